@@ -1,0 +1,9 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  // Middy ships ESM only; swc turns it (and our TypeScript) into CommonJS for jest.
+  transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },
+  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+};

@@ -1,0 +1,67 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { versionSortKey } from '../domain/version';
+
+/**
+ * The single table's key design. Every pk/sk the service reads or writes is built here;
+ * README.md "Data model" documents the same patterns.
+ */
+export const PARTITION_KEY = 'pk';
+export const SORT_KEY = 'sk';
+/** Admin-only index: keys per account and the list of accounts. The API never queries it. */
+export const ADMIN_INDEX = 'gsi1';
+export const ADMIN_INDEX_PARTITION_KEY = 'gsi1pk';
+export const ADMIN_INDEX_SORT_KEY = 'gsi1sk';
+
+export const keys = {
+  account: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
+  apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
+  usage: (keyHash: string, month: string) => ({ pk: `APIKEY#${keyHash}`, sk: `USAGE#${month}` }),
+  promptHead: (accountId: string, promptId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `PROMPT#${promptId}` }),
+  promptVersion: (accountId: string, promptId: string, version: string) => ({
+    pk: `ACCOUNT#${accountId}`,
+    sk: `VERSION#${promptId}#${versionSortKey(version)}`,
+  }),
+} as const;
+
+export const prefixes = {
+  accountPartition: (accountId: string) => `ACCOUNT#${accountId}`,
+  promptHeads: 'PROMPT#',
+  promptVersions: 'VERSION#',
+  versionsOf: (promptId: string) => `VERSION#${promptId}#`,
+} as const;
+
+export const adminIndexKeys = {
+  account: (accountId: string) => ({ gsi1pk: 'ACCOUNTS', gsi1sk: `ACCOUNT#${accountId}` }),
+  apiKey: (accountId: string, keyId: string) => ({ gsi1pk: `ACCOUNT#${accountId}`, gsi1sk: `APIKEY#${keyId}` }),
+  allAccounts: 'ACCOUNTS',
+  keysOf: (accountId: string) => `ACCOUNT#${accountId}`,
+  apiKeyPrefix: 'APIKEY#',
+} as const;
+
+/** For local stores and tests; the CDK stack declares the same keys and index. */
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [
+      { AttributeName: PARTITION_KEY, AttributeType: 'S' },
+      { AttributeName: SORT_KEY, AttributeType: 'S' },
+      { AttributeName: ADMIN_INDEX_PARTITION_KEY, AttributeType: 'S' },
+      { AttributeName: ADMIN_INDEX_SORT_KEY, AttributeType: 'S' },
+    ],
+    KeySchema: [
+      { AttributeName: PARTITION_KEY, KeyType: 'HASH' },
+      { AttributeName: SORT_KEY, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: ADMIN_INDEX,
+        KeySchema: [
+          { AttributeName: ADMIN_INDEX_PARTITION_KEY, KeyType: 'HASH' },
+          { AttributeName: ADMIN_INDEX_SORT_KEY, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ],
+  };
+}

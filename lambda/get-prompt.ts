@@ -1,0 +1,5 @@
+import { createGetPromptHandler } from './handlers';
+import { productionDependencies } from './runtime';
+
+/** Lambda entry point for GET /prompts/{promptId}. */
+export const handler = createGetPromptHandler(productionDependencies());

@@ -1,0 +1,43 @@
+import middy from '@middy/core';
+import type { ApiStore } from '../data/store';
+import type { ApiEvent, ApiResult } from '../http/http-event';
+import type { RouteName } from '../http/routes';
+import type { ApiContext } from '../middleware/api-context';
+import { authenticate } from '../middleware/authenticate';
+import { cors } from '../middleware/cors';
+import { errorHandler } from '../middleware/error-handler';
+import { quota } from '../middleware/quota';
+import { type LogSink, requestLog } from '../middleware/request-log';
+import { routeGuard } from '../middleware/route-guard';
+import type { RouteHandler, RouteHandlers } from './route-handler';
+
+export interface ApiDependencies {
+  readonly store: ApiStore;
+  readonly upgradeUrl: string;
+  readonly now: () => Date;
+  readonly log: LogSink;
+}
+
+/**
+ * Every function of the API is this chain, differing only in the routes it serves:
+ * CORS (and preflight) -> route -> key -> quota -> handler, with one error handler for all of it.
+ * Registration order matters: Middy runs `after`/`onError` in reverse, so errors become JSON
+ * first, then get rate-limit headers (quota), then CORS headers.
+ */
+export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers) {
+  const served = Object.keys(handlers) as RouteName[];
+  const dispatch = async (_event: ApiEvent, context: ApiContext): Promise<ApiResult> => {
+    const { route, httpRequest, principal } = context;
+    if (!route || !httpRequest || !principal) throw new Error('handler reached without route or principal');
+    const handler = handlers[route.name] as RouteHandler<typeof route.name>;
+    return handler({ route, request: httpRequest, principal });
+  };
+
+  return middy<ApiEvent, ApiResult, Error, ApiContext>(requestLog(deps.log))
+    .use(cors())
+    .use(routeGuard(served))
+    .use(authenticate(deps.store))
+    .use(quota(deps.store, { upgradeUrl: deps.upgradeUrl, now: deps.now }))
+    .use(errorHandler())
+    .handler(dispatch);
+}

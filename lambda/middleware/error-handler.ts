@@ -1,0 +1,28 @@
+import type { MiddlewareObj } from '@middy/core';
+import { StoreUnavailableError } from '../data/store';
+import { ApiError, internalError, serviceUnavailable } from '../http/api-error';
+import type { ApiEvent, ApiResult } from '../http/http-event';
+import { jsonResponse } from '../http/responses';
+import type { ApiContext } from './api-context';
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) return serviceUnavailable();
+  return internalError();
+}
+
+/**
+ * The one place a failure becomes a response: the spec's JSON error, never a stack trace or the
+ * error object itself. The original error stays on the request for the request log.
+ */
+export const errorHandler = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
+  onError: (request) => {
+    if (request.response !== undefined) return;
+    const error = toApiError(request.error);
+    request.response = jsonResponse(
+      error.statusCode,
+      { error: error.message, code: error.code, ...error.details },
+      { 'Cache-Control': 'no-store', ...error.headers },
+    );
+  },
+});

@@ -1,0 +1,41 @@
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AddressInfo, Server } from 'node:net';
+import { createDocumentClient } from '../../lambda/data/dynamo-client';
+import { createTableInput } from '../../lambda/data/table-schema';
+
+// dynalite ships no types; this is the part of it the tests use.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const dynalite = require('dynalite') as (options: { createTableMs: number; updateTableMs: number }) => Server;
+
+export interface LocalStore {
+  readonly endpoint: string;
+  readonly tableName: string;
+  readonly client: DynamoDBDocumentClient;
+  close(): Promise<void>;
+}
+
+/** A real DynamoDB-compatible store (dynalite, in memory) on a free loopback port, with the table created. */
+export async function startLocalStore(tableName = 'prompts-test'): Promise<LocalStore> {
+  const server = dynalite({ createTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const endpoint = `http://127.0.0.1:${port}`;
+  const raw = new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  await raw.send(new CreateTableCommand(createTableInput(tableName)));
+  raw.destroy();
+  const client = createDocumentClient({ region: 'us-east-1', endpoint });
+  return {
+    endpoint,
+    tableName,
+    client,
+    close: async () => {
+      client.destroy();
+      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
