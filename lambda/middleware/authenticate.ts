@@ -6,13 +6,14 @@ import { invalidApiKey, invalidAuthorizationFormat, missingAuthorization } from 
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import type { ApiContext, Principal } from './api-context';
 
-const BEARER = /^Bearer[ \t]+(\S*)[ \t]*$/i;
+/** The scheme is case-insensitive (RFC 9110); whatever follows it is the key, well formed or not. */
+const BEARER = /^Bearer(?:[ \t]+(.*))?$/i;
 
 /** The key from `Authorization: Bearer <key>`, or the 401 that says what is wrong with the header. */
 export function bearerKeyOf(header: string | undefined): string {
   if (header === undefined || header.trim() === '') throw missingAuthorization();
   const match = BEARER.exec(header.trim());
-  const key = match?.[1];
+  const key = match?.[1]?.trim();
   if (!key) throw invalidAuthorizationFormat();
   return key;
 }
