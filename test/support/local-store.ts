@@ -5,7 +5,6 @@ import { createDocumentClient } from '../../lambda/data/dynamo-client';
 import { createTableInput } from '../../lambda/data/table-schema';
 
 // dynalite ships no types; this is the part of it the tests use.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const dynalite = require('dynalite') as (options: { createTableMs: number; updateTableMs: number }) => Server;
 
 export interface LocalStore {

@@ -1,0 +1,105 @@
+import type { ApiStore } from '../../lambda/data/store';
+import { DynamoStore } from '../../lambda/data/dynamo-store';
+import type { ApiDependencies } from '../../lambda/handlers/api-handler';
+import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
+import type { ApiEvent, ApiResult } from '../../lambda/http/http-event';
+import type { RequestLogRecord } from '../../lambda/middleware/request-log';
+import { type EventOptions, httpApiEvent, lambdaContext } from './events';
+import { Fixtures } from './fixtures';
+import { type LocalStore, startLocalStore } from './local-store';
+
+export const UPGRADE_URL = 'https://prompts.example.test/upgrade';
+
+export interface ApiResponse {
+  readonly status: number;
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly rawBody: string | undefined;
+  readonly body: unknown;
+  /** The body, read as the shape the test expects it to have. */
+  json<T>(): T;
+}
+
+export interface ErrorBody {
+  error: string;
+  code: string;
+  usage?: { used: number; limit: number };
+  upgradeUrl?: string;
+}
+
+export function toApiResponse(result: ApiResult): ApiResponse {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers)) headers[name.toLowerCase()] = String(value);
+  const body: unknown = result.body === undefined || result.body === '' ? undefined : JSON.parse(result.body);
+  return { status: result.statusCode, headers, rawBody: result.body, body, json: <T>() => body as T };
+}
+
+type Handler = (event: ApiEvent, context: ReturnType<typeof lambdaContext>) => Promise<ApiResult>;
+
+/**
+ * The three functions behind the route table the HTTP API is deployed with:
+ * `GET /prompts`, `GET /prompts/{promptId}` and `$default` for everything else.
+ */
+export class ApiHarness {
+  readonly logs: RequestLogRecord[] = [];
+  clock = new Date('2026-11-15T12:00:00Z');
+  store!: ApiStore;
+  fixtures!: Fixtures;
+  private local!: LocalStore;
+  private handlers!: { get: Handler; list: Handler; fallback: Handler };
+
+  async start(): Promise<this> {
+    this.local = await startLocalStore();
+    this.fixtures = new Fixtures(this.local.client, this.local.tableName);
+    this.useStore(new DynamoStore(this.local.client, this.local.tableName));
+    return this;
+  }
+
+  get localStore(): LocalStore {
+    return this.local;
+  }
+
+  /** Swap the store the handlers use (e.g. one that fails on purpose); the table stays the same. */
+  useStore(store: ApiStore): void {
+    this.store = store;
+    const deps: ApiDependencies = {
+      store,
+      upgradeUrl: UPGRADE_URL,
+      now: () => this.clock,
+      log: (record) => this.logs.push(record),
+    };
+    this.handlers = {
+      get: createGetPromptHandler(deps) as Handler,
+      list: createListPromptsHandler(deps) as Handler,
+      fallback: createFallbackHandler(deps) as Handler,
+    };
+  }
+
+  realStore(): DynamoStore {
+    return new DynamoStore(this.local.client, this.local.tableName);
+  }
+
+  async send(event: ApiEvent): Promise<ApiResponse> {
+    return toApiResponse(await this.handlerFor(event)(event, lambdaContext()));
+  }
+
+  async request(method: string, pathWithQuery: string, options: EventOptions = {}): Promise<ApiResponse> {
+    return this.send(httpApiEvent(method, pathWithQuery, options));
+  }
+
+  get(pathWithQuery: string, apiKey: string, headers: Record<string, string> = {}): Promise<ApiResponse> {
+    return this.request('GET', pathWithQuery, { apiKey, headers });
+  }
+
+  async stop(): Promise<void> {
+    await this.local.close();
+  }
+
+  private handlerFor(event: ApiEvent): Handler {
+    const method = 'requestContext' in event && 'http' in event.requestContext ? event.requestContext.http.method : '';
+    const path = 'rawPath' in event ? event.rawPath : '';
+    if (method === 'GET' && path === '/prompts') return this.handlers.list;
+    if (method === 'GET' && /^\/prompts\/[^/]+$/.test(path)) return this.handlers.get;
+    return this.handlers.fallback;
+  }
+}

@@ -1,0 +1,92 @@
+import { API_KEY_PREFIX, generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
+import { monthlyLimitFor } from '../../lambda/domain/plans';
+import { isValidPromptId } from '../../lambda/domain/prompt';
+import { quotaPeriodAt, secondsUntil } from '../../lambda/domain/quota-period';
+import { compareVersions, isValidVersion, versionSortKey } from '../../lambda/domain/version';
+
+describe('versions', () => {
+  test.each([['0.0.0'], ['1.2.3'], ['10.20.30'], ['999999999.999999999.999999999']])('%s is MAJOR.MINOR.PATCH', (v) => {
+    expect(isValidVersion(v)).toBe(true);
+  });
+
+  test.each([['1.2'], ['1.2.3.4'], ['01.2.3'], ['1.02.3'], ['1.2.03'], ['1000000000.0.0'], ['1.2.3-rc.1'], ['1.2.3+build'], ['a.b.c'], ['']])(
+    '%j is not',
+    (v) => {
+      expect(isValidVersion(v)).toBe(false);
+    },
+  );
+
+  test('semantic-version order compares numbers, not strings: 1.10.0 > 1.9.0', () => {
+    expect(compareVersions('1.10.0', '1.9.0')).toBe(1);
+    expect(compareVersions('2.0.0', '10.0.0')).toBe(-1);
+    expect(compareVersions('1.0.10', '1.0.9')).toBe(1);
+    expect(compareVersions('3.1.4', '3.1.4')).toBe(0);
+  });
+
+  test('the sort key orders as bytes exactly as versions order semantically', () => {
+    const versions = ['1.10.0', '1.9.0', '0.0.1', '10.0.0', '2.0.0', '1.9.10', '1.9.9', '999999999.0.0'];
+    const bySemver = [...versions].sort(compareVersions);
+    const byKey = [...versions].sort((a, b) => (versionSortKey(a) < versionSortKey(b) ? -1 : 1));
+    expect(byKey).toEqual(bySemver);
+  });
+});
+
+describe('prompt ids', () => {
+  test.each([['a'], ['A-Z_a.z-09'], ['x'.repeat(128)]])('%j is valid', (id) => expect(isValidPromptId(id)).toBe(true));
+  test.each([[''], ['x'.repeat(129)], ['a b'], ['a/b'], ['a#b'], ['é']])('%j is not', (id) => expect(isValidPromptId(id)).toBe(false));
+});
+
+describe('quota periods', () => {
+  test('the month is the UTC calendar month, whatever the local time zone says', () => {
+    expect(quotaPeriodAt(new Date('2026-11-30T23:59:59.999Z'))).toEqual({ month: '2026-11', resetsAt: 1796083200 });
+    expect(quotaPeriodAt(new Date('2026-12-01T00:00:00Z')).month).toBe('2026-12');
+  });
+
+  test('reset is the first second of the next month, across the year end', () => {
+    expect(quotaPeriodAt(new Date('2026-12-15T00:00:00Z')).resetsAt).toBe(Date.UTC(2027, 0, 1) / 1000);
+    expect(quotaPeriodAt(new Date('2028-02-29T12:00:00Z')).resetsAt).toBe(Date.UTC(2028, 2, 1) / 1000);
+  });
+
+  test('seconds until reset are whole seconds, rounded up, never negative', () => {
+    const resetsAt = Date.UTC(2026, 11, 1) / 1000;
+    expect(secondsUntil(resetsAt, new Date('2026-11-30T23:59:59.200Z'))).toBe(1);
+    expect(secondsUntil(resetsAt, new Date('2026-11-30T23:00:00Z'))).toBe(3600);
+    expect(secondsUntil(resetsAt, new Date('2026-12-01T00:00:01Z'))).toBe(0);
+  });
+});
+
+describe('plans', () => {
+  test('free is 5,000 and pro 50,000 requests a month', () => {
+    expect(monthlyLimitFor('free', undefined)).toBe(5_000);
+    expect(monthlyLimitFor('pro', undefined)).toBe(50_000);
+  });
+
+  test("a key's own limit overrides the plan's, even when it is zero", () => {
+    expect(monthlyLimitFor('pro', 10)).toBe(10);
+    expect(monthlyLimitFor('free', 0)).toBe(0);
+  });
+});
+
+describe('API keys', () => {
+  test('a new key has the recognisable prefix and at least 128 bits of randomness', () => {
+    const key = generateApiKey();
+    expect(key.startsWith(API_KEY_PREFIX)).toBe(true);
+    const random = Buffer.from(key.slice(API_KEY_PREFIX.length), 'base64url');
+    expect(random.length * 8).toBeGreaterThanOrEqual(128);
+    expect(isWellFormedApiKey(key)).toBe(true);
+  });
+
+  test('keys do not repeat', () => {
+    const keys = new Set(Array.from({ length: 1000 }, generateApiKey));
+    expect(keys.size).toBe(1000);
+  });
+
+  test('the stored form is the SHA-256 hash, and the public id reveals only a prefix of that hash', () => {
+    expect(hashApiKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(keyIdFromHash(hashApiKey('abc'))).toBe('key_ba7816bf8f01cfea');
+  });
+
+  test.each([['short'], ['has space in it xxxxxxxxx'], ['x'.repeat(257)], ['ünïcödé-characters-here']])('%j is malformed', (key) => {
+    expect(isWellFormedApiKey(key)).toBe(false);
+  });
+});

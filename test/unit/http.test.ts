@@ -1,0 +1,80 @@
+import { ApiError } from '../../lambda/http/api-error';
+import { ifNoneMatchMatches, strongEtag } from '../../lambda/http/etag';
+import { readHttpRequest } from '../../lambda/http/http-event';
+import { matchRoute } from '../../lambda/http/routes';
+import { httpApiEvent, restApiEvent } from '../support/events';
+
+function statusOf(run: () => unknown): number | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    return error instanceof ApiError ? error.statusCode : -1;
+  }
+}
+
+describe('routing', () => {
+  test('GET /prompts is the list', () => expect(matchRoute('GET', '/prompts')).toEqual({ name: 'listPrompts' }));
+
+  test('GET /prompts/{promptId} is one prompt, with the id percent-decoded', () => {
+    expect(matchRoute('GET', '/prompts/welcome')).toEqual({ name: 'getPrompt', promptId: 'welcome' });
+    expect(matchRoute('GET', '/prompts/a%2Db')).toEqual({ name: 'getPrompt', promptId: 'a-b' });
+    expect(matchRoute('GET', '/prompts/')).toEqual({ name: 'getPrompt', promptId: '' });
+  });
+
+  test('the method is checked before the path', () => {
+    expect(statusOf(() => matchRoute('POST', '/nowhere'))).toBe(405);
+    expect(statusOf(() => matchRoute('HEAD', '/prompts'))).toBe(405);
+  });
+
+  test.each([['/'], ['/prompts/'.concat('a/b')], ['/prompts/x/'], ['/promptsx'], ['/prompts/../prompts']])(
+    'GET %s is no route',
+    (path) => expect(statusOf(() => matchRoute('GET', path))).toBe(404),
+  );
+});
+
+describe('reading events', () => {
+  test('payload 2.0: method, path, lower-cased headers and query', () => {
+    const event = httpApiEvent('GET', '/prompts/x?version=1.0.0', { headers: { 'If-None-Match': '"a"' } });
+    expect(readHttpRequest(event)).toEqual({
+      method: 'GET',
+      path: '/prompts/x',
+      headers: { 'if-none-match': '"a"' },
+      query: { version: '1.0.0' },
+    });
+  });
+
+  test('payload 2.0 on a named stage: the stage prefix is not part of the path', () => {
+    const event = httpApiEvent('GET', '/prod/prompts');
+    event.requestContext.stage = 'prod';
+    expect(readHttpRequest(event).path).toBe('/prompts');
+  });
+
+  test('payload 1.0: header case folded, repeated query parameters joined as 2.0 joins them', () => {
+    const event = restApiEvent('GET', '/prompts', { headers: { Authorization: 'Bearer k' } });
+    event.multiValueQueryStringParameters = { include_versions: ['true', 'false'] };
+    expect(readHttpRequest(event)).toEqual({
+      method: 'GET',
+      path: '/prompts',
+      headers: { authorization: 'Bearer k' },
+      query: { include_versions: 'true,false' },
+    });
+  });
+});
+
+describe('ETags', () => {
+  test('strong, quoted, and a function of the body alone', () => {
+    expect(strongEtag('{"a":1}')).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    expect(strongEtag('{"a":1}')).toBe(strongEtag('{"a":1}'));
+    expect(strongEtag('{"a":1}')).not.toBe(strongEtag('{"a":2}'));
+  });
+
+  test('If-None-Match compares weakly and understands lists and *', () => {
+    expect(ifNoneMatchMatches('"x"', '"x"')).toBe(true);
+    expect(ifNoneMatchMatches('W/"x"', '"x"')).toBe(true);
+    expect(ifNoneMatchMatches('"y", "x"', '"x"')).toBe(true);
+    expect(ifNoneMatchMatches('*', '"x"')).toBe(true);
+    expect(ifNoneMatchMatches('"y"', '"x"')).toBe(false);
+    expect(ifNoneMatchMatches(undefined, '"x"')).toBe(false);
+  });
+});
