@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { PromptServiceStack } from '../lib/prompt-service-stack';
+import { SettingsError, settingsFromContext, stackNameFor } from '../lib/stack-config';
+
+const app = new App();
+
+let settings;
+try {
+  settings = settingsFromContext((key) => app.node.tryGetContext(key));
+} catch (error) {
+  if (!(error instanceof SettingsError)) throw error;
+  // One line, no stack trace: the message says which -c option to fix.
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
+
+new PromptServiceStack(app, stackNameFor(settings.stage), {
+  settings,
+  // Account and region come from the deploying credentials (`cdk deploy --profile`, AWS_REGION, ...).
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+});
+
+// The same AwsSolutions rules the tests enforce run on every synth and deploy; a finding stops both.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -1,0 +1,106 @@
+import * as path from 'node:path';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+const PROJECT_ROOT = path.join(__dirname, '..');
+
+/** The runtime every API function runs on, and the esbuild target that matches it. */
+export const API_RUNTIME = Runtime.NODEJS_22_X;
+const ESBUILD_TARGET = 'node22';
+
+/**
+ * 512 MB: Lambda gives CPU in proportion to memory, and a cold start (parsing the bundled SDK, building
+ * the client) is CPU-bound, so it is roughly twice as fast as at 256 MB; warm requests wait on one to
+ * three DynamoDB calls, so the cost per request stays a fraction of a microdollar either way.
+ */
+export const API_MEMORY_MB = 512;
+
+/**
+ * 20 s: the SDK gives one store call up to 3 attempts x (1 s connect + 2 s request) plus backoff,
+ * about 9.5 s. A request whose store call fails after its quota unit was taken then gives the unit
+ * back, another call of the same bound. The function must outlive both so that the caller gets the
+ * service's own 503 (and keeps the unit) rather than the gateway's bare 500 for a killed invocation;
+ * HTTP API allows 30 s.
+ */
+export const API_TIMEOUT = Duration.seconds(20);
+
+/**
+ * Today's dependencies bundle to pure ESM, but a CommonJS one that calls `require('node:...')` would
+ * make the bundle throw "Dynamic require is not supported" at run time; this gives such code a real `require`.
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __prsCreateRequire } from 'node:module'; const require = __prsCreateRequire(import.meta.url);";
+
+/** The id `sam local invoke` knows a function by: the construct id plus `Function`. */
+export const samFunctionId = (constructId: string): string => `${constructId}Function`;
+
+export interface ApiFunctionProps {
+  /** The Lambda entry file under lambda/, exporting `handler`. */
+  readonly entry: string;
+  readonly description: string;
+  readonly environment: Record<string, string>;
+  readonly logRetention: RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+/**
+ * One API Lambda: bundled locally with esbuild into a single self-contained ESM file (the AWS SDK
+ * included, so nothing is loaded from the runtime's copy), its own log group with a set retention,
+ * and its own role that can write to that log group and nothing else until the table grants more.
+ */
+export class ApiFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly logGroup: LogGroup;
+  readonly role: Role;
+
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    // A role of our own instead of AWSLambdaBasicExecutionRole, whose log rights cover every log group.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.description} (execution role)`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: path.join(PROJECT_ROOT, props.entry),
+      handler: 'handler',
+      description: props.description,
+      runtime: API_RUNTIME,
+      architecture: Architecture.ARM_64,
+      memorySize: API_MEMORY_MB,
+      timeout: API_TIMEOUT,
+      role: this.role,
+      logGroup: this.logGroup,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      environment: {
+        ...props.environment,
+        // Stack traces in the logs point at lambda/*.ts lines, through the bundled source map.
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: ESBUILD_TARGET,
+        minify: true,
+        sourceMap: true,
+        mainFields: ['module', 'main'],
+        // Bundle the AWS SDK too: one file to load is a faster cold start than the runtime's copy.
+        externalModules: [],
+        banner: ESM_REQUIRE_BANNER,
+        // esbuild is a dev dependency; Docker is neither needed nor available.
+        forceDockerBundling: false,
+      },
+    });
+    // SAM CLI would otherwise name all three "Function", after the last part of their construct paths.
+    (this.function.node.defaultChild as CfnFunction).addMetadata('SamResourceId', samFunctionId(id));
+  }
+}

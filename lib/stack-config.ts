@@ -1,0 +1,152 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+/** What a deployment may choose, read from CDK context (`cdk.json` defaults, `-c name=value` overrides). */
+export interface ServiceSettings {
+  /** Names the stack (`PromptService-<stage>`) and tags its resources; letters, digits and hyphens. */
+  readonly stage: string;
+  /** The absolute http(s) URL put in every 429 body as `upgradeUrl`. */
+  readonly upgradeUrl: string;
+  /** RETAIN keeps the table (and logs) after `cdk destroy`; DESTROY is for throwaway stages. */
+  readonly removalPolicy: RemovalPolicy.RETAIN | RemovalPolicy.DESTROY;
+  /** The gateway's steady-state request rate (requests per second) for all clients together. */
+  readonly throttleRateLimit: number;
+  /** The gateway's burst bucket (requests) for all clients together. */
+  readonly throttleBurstLimit: number;
+  readonly logRetention: RetentionDays;
+  /** Subscribed to the alarm topic when given. */
+  readonly alarmEmail: string | undefined;
+}
+
+/** The context keys, as written in `cdk.json` and after `-c`. */
+export const CONTEXT_KEYS = {
+  stage: 'stage',
+  upgradeUrl: 'upgradeUrl',
+  removalPolicy: 'removalPolicy',
+  throttleRateLimit: 'throttleRateLimit',
+  throttleBurstLimit: 'throttleBurstLimit',
+  logRetentionDays: 'logRetentionDays',
+  alarmEmail: 'alarmEmail',
+} as const;
+
+export const DEFAULT_SETTINGS = {
+  stage: 'prod',
+  removalPolicy: 'retain',
+  throttleRateLimit: 50,
+  throttleBurstLimit: 100,
+  logRetentionDays: 30,
+} as const;
+
+export class SettingsError extends Error {
+  override readonly name = 'SettingsError';
+}
+
+/** Context values arrive as strings from `-c` and as JSON values from `cdk.json`. */
+type ContextLookup = (key: string) => unknown;
+
+const STAGE_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+const VALID_RETENTION_DAYS = new Set<number>(
+  Object.values(RetentionDays).filter((value): value is number => typeof value === 'number'),
+);
+
+function text(lookup: ContextLookup, key: string): string | undefined {
+  const value = lookup(key);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    throw new SettingsError(`Context "${key}" must be a plain value, got ${JSON.stringify(value)}`);
+  }
+  const trimmed = String(value).trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function positiveInteger(lookup: ContextLookup, key: string, fallback: number): number {
+  const raw = text(lookup, key);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new SettingsError(`Context "${key}" must be a whole number of at least 1, got "${raw}"`);
+  }
+  return value;
+}
+
+function stageOf(lookup: ContextLookup): string {
+  const stage = text(lookup, CONTEXT_KEYS.stage) ?? DEFAULT_SETTINGS.stage;
+  if (!STAGE_PATTERN.test(stage)) {
+    throw new SettingsError(
+      `Context "stage" must start with a letter and hold only letters, digits and hyphens (at most 32), got "${stage}"`,
+    );
+  }
+  return stage;
+}
+
+function upgradeUrlOf(lookup: ContextLookup): string {
+  const raw = text(lookup, CONTEXT_KEYS.upgradeUrl);
+  if (raw === undefined) {
+    throw new SettingsError('Context "upgradeUrl" is required: pass -c upgradeUrl=https://your.site/pricing');
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SettingsError(`Context "upgradeUrl" must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new SettingsError(`Context "upgradeUrl" must be an http(s) URL, got "${raw}"`);
+  }
+  return raw;
+}
+
+function removalPolicyOf(lookup: ContextLookup): ServiceSettings['removalPolicy'] {
+  const raw = (text(lookup, CONTEXT_KEYS.removalPolicy) ?? DEFAULT_SETTINGS.removalPolicy).toLowerCase();
+  if (raw === 'retain') return RemovalPolicy.RETAIN;
+  if (raw === 'destroy') return RemovalPolicy.DESTROY;
+  throw new SettingsError(`Context "removalPolicy" must be "retain" or "destroy", got "${raw}"`);
+}
+
+function logRetentionOf(lookup: ContextLookup): RetentionDays {
+  const days = positiveInteger(lookup, CONTEXT_KEYS.logRetentionDays, DEFAULT_SETTINGS.logRetentionDays);
+  if (!VALID_RETENTION_DAYS.has(days)) {
+    const allowed = [...VALID_RETENTION_DAYS].sort((a, b) => a - b).join(', ');
+    throw new SettingsError(`Context "logRetentionDays" must be one of CloudWatch's periods (${allowed}), got ${days}`);
+  }
+  return days as RetentionDays;
+}
+
+function alarmEmailOf(lookup: ContextLookup): string | undefined {
+  const email = text(lookup, CONTEXT_KEYS.alarmEmail);
+  if (email !== undefined && !EMAIL_PATTERN.test(email)) {
+    throw new SettingsError(`Context "alarmEmail" must be an email address, got "${email}"`);
+  }
+  return email;
+}
+
+/** Every setting checked at synth time, so a bad value stops `cdk synth`/`cdk deploy` with one clear line. */
+export function settingsFromContext(lookup: ContextLookup): ServiceSettings {
+  const throttleRateLimit = positiveInteger(lookup, CONTEXT_KEYS.throttleRateLimit, DEFAULT_SETTINGS.throttleRateLimit);
+  const throttleBurstLimit = positiveInteger(
+    lookup,
+    CONTEXT_KEYS.throttleBurstLimit,
+    DEFAULT_SETTINGS.throttleBurstLimit,
+  );
+  return {
+    stage: stageOf(lookup),
+    upgradeUrl: upgradeUrlOf(lookup),
+    removalPolicy: removalPolicyOf(lookup),
+    throttleRateLimit,
+    throttleBurstLimit,
+    logRetention: logRetentionOf(lookup),
+    alarmEmail: alarmEmailOf(lookup),
+  };
+}
+
+const PLACEHOLDER_HOSTS = new Set(['example.com', 'example.org', 'example.net']);
+
+/** True for the `cdk.json` default, which is fine for a synth but not for a deployment people pay through. */
+export function isPlaceholderUrl(url: string): boolean {
+  const host = new URL(url).hostname;
+  return PLACEHOLDER_HOSTS.has(host) || [...PLACEHOLDER_HOSTS].some((placeholder) => host.endsWith(`.${placeholder}`));
+}
+
+export const stackNameFor = (stage: string): string => `PromptService-${stage}`;
