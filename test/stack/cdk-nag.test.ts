@@ -1,0 +1,59 @@
+import { Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { synthesizeService } from './synth';
+
+interface Acknowledgment {
+  readonly path: string;
+  readonly ruleId: string;
+  readonly reason: string;
+}
+
+/** Every `Validations.of(x).acknowledge(...)` in the tree, read back from construct metadata. */
+function acknowledgmentsIn(root: IConstruct): Acknowledgment[] {
+  return root.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([ruleId, reason]) => ({
+          path: construct.node.path,
+          ruleId: ruleId.replace(/^annotation::/i, ''),
+          reason,
+        })),
+      ),
+  );
+}
+
+describe('cdk-nag AwsSolutions checks', () => {
+  const { app, stack } = synthesizeService();
+  app.synth();
+
+  it('report no error and no warning that is not acknowledged', () => {
+    const report = new AwsSolutionsChecks().validateScope(app);
+    expect(report.violations).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it('still find violations in this stack when its acknowledgments are ignored (the check is live)', () => {
+    // The same stack built with every acknowledge() call ignored: exactly the acknowledged rules fire.
+    const acknowledged = new Set(acknowledgmentsIn(stack).map((ack) => ack.ruleId));
+    const ignore = jest.spyOn(Validations.prototype, 'acknowledge').mockImplementation(() => undefined);
+    const { app: bare } = synthesizeService();
+    ignore.mockRestore();
+    const found = new Set(new AwsSolutionsChecks().validateScope(bare).violations.map((v) => v.ruleName));
+    expect(found).toEqual(acknowledged);
+  });
+
+  it('are acknowledged only where the issue is a decision, each with a written reason', () => {
+    const acknowledgments = acknowledgmentsIn(stack);
+    expect(acknowledgments.map(({ path, ruleId }) => `${ruleId} ${path}`).sort()).toEqual([
+      'AwsSolutions-APIG4 PromptService-test/Api/HttpApi',
+      'AwsSolutions-L1 PromptService-test/Fallback/Function',
+      'AwsSolutions-L1 PromptService-test/GetPrompt/Function',
+      'AwsSolutions-L1 PromptService-test/ListPrompts/Function',
+    ]);
+    for (const { reason } of acknowledgments) {
+      expect(reason.length).toBeGreaterThan(80);
+    }
+  });
+});

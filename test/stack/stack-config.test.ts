@@ -1,0 +1,95 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isPlaceholderUrl, SettingsError, settingsFromContext, stackNameFor } from '../../lib/stack-config';
+
+const lookup =
+  (values: Record<string, unknown>) =>
+  (key: string): unknown =>
+    values[key];
+
+const settings = (values: Record<string, unknown>) =>
+  settingsFromContext(lookup({ upgradeUrl: 'https://prompts.test/upgrade', ...values }));
+
+describe('deployment settings from CDK context', () => {
+  it('defaults to stage prod, RETAIN, 50 requests/s with a burst of 100, 30 days of logs and no alarm email', () => {
+    expect(settings({})).toEqual({
+      stage: 'prod',
+      upgradeUrl: 'https://prompts.test/upgrade',
+      removalPolicy: RemovalPolicy.RETAIN,
+      throttleRateLimit: 50,
+      throttleBurstLimit: 100,
+      logRetention: RetentionDays.ONE_MONTH,
+      alarmEmail: undefined,
+    });
+  });
+
+  it('reads every option as the strings `-c name=value` gives', () => {
+    expect(
+      settings({
+        stage: 'dev-alice',
+        removalPolicy: 'destroy',
+        throttleRateLimit: '7',
+        throttleBurstLimit: '13',
+        logRetentionDays: '7',
+        alarmEmail: 'ops@prompts.test',
+      }),
+    ).toEqual({
+      stage: 'dev-alice',
+      upgradeUrl: 'https://prompts.test/upgrade',
+      removalPolicy: RemovalPolicy.DESTROY,
+      throttleRateLimit: 7,
+      throttleBurstLimit: 13,
+      logRetention: RetentionDays.ONE_WEEK,
+      alarmEmail: 'ops@prompts.test',
+    });
+  });
+
+  it('reads the numbers cdk.json holds as JSON numbers', () => {
+    expect(settings({ throttleRateLimit: 20, logRetentionDays: 90 })).toMatchObject({
+      throttleRateLimit: 20,
+      logRetention: RetentionDays.THREE_MONTHS,
+    });
+  });
+
+  it.each([
+    [{ upgradeUrl: undefined }, 'Context "upgradeUrl" is required'],
+    [{ upgradeUrl: '  ' }, 'Context "upgradeUrl" is required'],
+    [{ upgradeUrl: '/pricing' }, 'must be an absolute URL'],
+    [{ upgradeUrl: 'ftp://prompts.test/x' }, 'must be an http(s) URL'],
+    [{ stage: 'prod_1' }, 'Context "stage" must start with a letter'],
+    [{ stage: '1prod' }, 'Context "stage" must start with a letter'],
+    [{ removalPolicy: 'snapshot' }, 'must be "retain" or "destroy"'],
+    [{ throttleRateLimit: '0' }, 'Context "throttleRateLimit" must be a whole number of at least 1'],
+    [{ throttleBurstLimit: '2.5' }, 'Context "throttleBurstLimit" must be a whole number'],
+    [{ logRetentionDays: '10' }, "must be one of CloudWatch's periods"],
+    [{ alarmEmail: 'ops' }, 'Context "alarmEmail" must be an email address'],
+    [{ stage: { nested: true } }, 'Context "stage" must be a plain value'],
+  ])('stops the synth with one clear message for %j', (values, message) => {
+    expect(() => settings(values)).toThrow(SettingsError);
+    expect(() => settings(values)).toThrow(message);
+  });
+
+  it('names the stack after the stage', () => {
+    expect(stackNameFor('prod')).toBe('PromptService-prod');
+  });
+
+  it("recognises cdk.json's example.com upgrade URL as a placeholder and a real one as not", () => {
+    expect(isPlaceholderUrl('https://example.com/upgrade')).toBe(true);
+    expect(isPlaceholderUrl('https://www.example.org/x')).toBe(true);
+    expect(isPlaceholderUrl('https://prompts.test/upgrade')).toBe(false);
+  });
+
+  it('accepts the defaults cdk.json ships, so `npx cdk synth` works from a fresh clone', () => {
+    const cdkJson = JSON.parse(fs.readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8')) as {
+      app: string;
+      context: Record<string, unknown>;
+    };
+    expect(cdkJson.app).toBe('npx tsx bin/app.ts');
+    expect(settingsFromContext(lookup(cdkJson.context))).toMatchObject({
+      stage: 'prod',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  });
+});
