@@ -2,11 +2,12 @@ import type { ApiStore } from '../../lambda/data/store';
 import { DynamoStore } from '../../lambda/data/dynamo-store';
 import type { ApiDependencies } from '../../lambda/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
-import type { ApiEvent, ApiResult } from '../../lambda/http/http-event';
+import { type ApiEvent, type ApiResult, readHttpRequest } from '../../lambda/http/http-event';
 import type { RequestLogRecord } from '../../lambda/middleware/request-log';
 import { type EventOptions, httpApiEvent, lambdaContext } from './events';
 import { Fixtures } from './fixtures';
 import { type LocalStore, startLocalStore } from './local-store';
+import { expectResponseMatchesOpenApi } from './openapi';
 
 export const UPGRADE_URL = 'https://prompts.example.test/upgrade';
 
@@ -79,8 +80,18 @@ export class ApiHarness {
     return new DynamoStore(this.local.client, this.local.tableName);
   }
 
+  /** Sends one event as the gateway would, and holds every answer to the OpenAPI document. */
   async send(event: ApiEvent): Promise<ApiResponse> {
-    return toApiResponse(await this.handlerFor(event)(event, lambdaContext()));
+    const result = await this.handlerFor(event)(event, lambdaContext());
+    const request = readHttpRequest(event);
+    expectResponseMatchesOpenApi({
+      method: request.method,
+      path: request.path,
+      status: result.statusCode,
+      headers: result.headers,
+      body: result.body,
+    });
+    return toApiResponse(result);
   }
 
   async request(method: string, pathWithQuery: string, options: EventOptions = {}): Promise<ApiResponse> {
