@@ -32,8 +32,10 @@ export const API_TIMEOUT = Duration.seconds(20);
  * Today's dependencies bundle to pure ESM, but a CommonJS one that calls `require('node:...')` would
  * make the bundle throw "Dynamic require is not supported" at run time; this gives such code a real `require`.
  */
-const ESM_REQUIRE_BANNER =
-  "import { createRequire as __prsCreateRequire } from 'node:module'; const require = __prsCreateRequire(import.meta.url);";
+const ESM_REQUIRE_BANNER = [
+  "import { createRequire as __prsCreateRequire } from 'node:module';",
+  'const require = __prsCreateRequire(import.meta.url);',
+].join(' ');
 
 /** The id `sam local invoke` knows a function by: the construct id plus `Function`. */
 export const samFunctionId = (constructId: string): string => `${constructId}Function`;

@@ -99,7 +99,10 @@ export class PromptServiceStack extends Stack {
       value: this.table.table.tableName,
       description: 'DynamoDB table; pass it as TABLE_NAME to the admin CLI',
     });
-    new CfnOutput(this, 'Region', { value: Aws.REGION, description: 'Region of the stack; AWS_REGION for the admin CLI' });
+    new CfnOutput(this, 'Region', {
+      value: Aws.REGION,
+      description: 'Region of the stack; AWS_REGION for the admin CLI',
+    });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'SNS topic of all alarms' });
     new CfnOutput(this, 'GetPromptFunctionName', { value: this.functions.getPrompt.function.functionName });
     new CfnOutput(this, 'ListPromptsFunctionName', { value: this.functions.listPrompts.function.functionName });

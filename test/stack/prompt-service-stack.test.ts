@@ -5,7 +5,12 @@ import { LEADING_KEY_PATTERNS } from '../../lib/prompt-table';
 import type { PromptServiceStack } from '../../lib/prompt-service-stack';
 import { synthesizeService, TEST_UPGRADE_URL } from './synth';
 
-type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string; Metadata?: Record<string, unknown> };
+type Resource = {
+  Type: string;
+  Properties: Record<string, unknown>;
+  DeletionPolicy?: string;
+  Metadata?: Record<string, unknown>;
+};
 type Statement = {
   Action: string | string[];
   Resource: unknown;
@@ -44,7 +49,10 @@ function roleIdOfFunction(functionId: string): string {
 
 /** `*`-globs as IAM's StringLike evaluates them. */
 const likeMatches = (pattern: string, value: string): boolean =>
-  new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(value);
+  new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`).test(value);
+function escapeRegExp(text: string): string {
+  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+}
 
 describe('the DynamoDB table', () => {
   const [table] = Object.values(resources('AWS::DynamoDB::Table'));
@@ -106,7 +114,7 @@ describe('the Lambda functions', () => {
     },
   );
 
-  it.each(Object.entries(functionIds))('%s gets the table name, the upgrade URL and source-mapped stack traces', (_name, id) => {
+  it.each(Object.entries(functionIds))('%s gets the table name, upgrade URL and source-mapped traces', (_name, id) => {
     expect(functions[id]?.Properties.Environment).toEqual({
       Variables: { TABLE_NAME: { Ref: tableId }, UPGRADE_URL: TEST_UPGRADE_URL, NODE_OPTIONS: '--enable-source-maps' },
     });
@@ -147,8 +155,8 @@ describe('least-privilege IAM', () => {
     '%s may write its own logs, get items, query account partitions and update usage counters, nothing else',
     (_name, id) => {
       const statements = policyStatementsOfRole(roleIdOfFunction(id));
-      const logGroup = (resources('AWS::Lambda::Function')[id]?.Properties.LoggingConfig as { LogGroup: { Ref: string } })
-        .LogGroup.Ref;
+      const loggingConfig = resources('AWS::Lambda::Function')[id]?.Properties.LoggingConfig;
+      const logGroup = (loggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
       expect(statements).toEqual([
         {
@@ -210,7 +218,8 @@ describe('the HTTP API', () => {
     const route = Object.values(routes).find((candidate) => candidate.Properties.RouteKey === routeKey);
     const target = route?.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] } | undefined;
     const integration = integrations[target?.['Fn::Join'][1][1].Ref ?? ''];
-    return (integration?.Properties.IntegrationUri as { 'Fn::GetAtt': [string, string] } | undefined)?.['Fn::GetAtt'][0];
+    const uri = integration?.Properties.IntegrationUri as { 'Fn::GetAtt': [string, string] } | undefined;
+    return uri?.['Fn::GetAtt'][0];
   }
 
   it('is one HTTP API with no gateway CORS, so preflight reaches the service', () => {
@@ -246,7 +255,8 @@ describe('the HTTP API', () => {
 
   it.each(Object.entries(functionIds))('lets API Gateway invoke %s from this API only', (_name, id) => {
     const permissions = Object.values(resources('AWS::Lambda::Permission')).filter(
-      (permission) => JSON.stringify(permission.Properties.FunctionName) === JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }),
+      (permission) =>
+        JSON.stringify(permission.Properties.FunctionName) === JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }),
     );
     expect(permissions.length).toBeGreaterThan(0);
     for (const permission of permissions) {
@@ -275,7 +285,11 @@ describe('the HTTP API', () => {
     const [stage] = Object.values(resources('AWS::ApiGatewayV2::Stage'));
     const settings = stage?.Properties.AccessLogSettings as { DestinationArn: unknown; Format: string };
     const format = JSON.parse(settings.Format) as Record<string, string>;
-    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      routeKey: '$context.routeKey',
+    });
     expect(settings.Format).not.toMatch(/header|querystring|authorization/i);
     const group = (settings.DestinationArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     expect(resources('AWS::Logs::LogGroup')[group]).toBeDefined();
@@ -285,7 +299,12 @@ describe('the HTTP API', () => {
 describe('alarms', () => {
   const alarms = Object.values(resources('AWS::CloudWatch::Alarm'));
   const [topicId] = Object.keys(resources('AWS::SNS::Topic'));
-  type MetricQuery = { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions: { Name: string; Value: unknown }[] } } };
+  type Dimension = { Name: string; Value: unknown };
+  type MetricQuery = {
+    Id: string;
+    Expression?: string;
+    MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions: Dimension[] } };
+  };
   const queriesOf = (alarm: Resource) => alarm.Properties.Metrics as MetricQuery[];
   const metricNamesOf = (alarm: Resource) =>
     queriesOf(alarm).flatMap((query) => (query.MetricStat ? [query.MetricStat.Metric.MetricName] : []));
@@ -303,7 +322,7 @@ describe('alarms', () => {
   it('alarm on any throttled GetItem, Query or UpdateItem of the table', () => {
     const alarm = alarms.find((candidate) => metricNamesOf(candidate).includes('ThrottledRequests'));
     const operations = queriesOf(alarm as Resource).flatMap((query) =>
-      query.MetricStat ? query.MetricStat.Metric.Dimensions.filter((d) => d.Name === 'Operation').map((d) => d.Value) : [],
+      (query.MetricStat?.Metric.Dimensions ?? []).filter((d) => d.Name === 'Operation').map((d) => d.Value),
     );
     expect(operations.sort()).toEqual(['GetItem', 'Query', 'UpdateItem']);
     for (const query of queriesOf(alarm as Resource).filter((q) => q.MetricStat)) {
@@ -314,7 +333,7 @@ describe('alarms', () => {
 
   it('alarm on errors (crash, init failure, timeout) of each function', () => {
     const errorAlarms = alarms.filter((alarm) => alarm.Properties.MetricName === 'Errors');
-    const watched = errorAlarms.map((alarm) => (alarm.Properties.Dimensions as { Name: string; Value: { Ref: string } }[]));
+    const watched = errorAlarms.map((alarm) => alarm.Properties.Dimensions as { Name: string; Value: { Ref: string } }[]);
     expect(watched.map((dimensions) => dimensions[0]?.Name)).toEqual(['FunctionName', 'FunctionName', 'FunctionName']);
     expect(watched.map((dimensions) => dimensions[0]?.Value.Ref).sort()).toEqual(Object.values(functionIds).sort());
     for (const alarm of errorAlarms) {
