@@ -1,0 +1,245 @@
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { DynamoAdminStore } from '../../lambda/data/dynamo-admin-store';
+import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
+import { samFunctionId } from '../../lib/api-function';
+import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
+import { prompt, version } from '../support/fixtures';
+import { type LocalStore, startLocalStore } from '../support/local-store';
+import { synthesizeService, TEST_UPGRADE_URL } from './synth';
+
+const run = promisify(execFile);
+const EVENTS_DIR = path.join(__dirname, '../../events');
+const STACK_NAME = 'PromptService-test';
+
+interface CfnResource {
+  readonly Type: string;
+  readonly Properties: Record<string, unknown>;
+  readonly Metadata?: Record<string, unknown>;
+}
+type Ref = { Ref: string };
+type GetAtt = { 'Fn::GetAtt': [string, string] };
+
+/**
+ * What `sam local` reads: the template file `cdk synth` writes, and the asset folders beside it.
+ * Synthesized the way the CLI does it (path and asset metadata on), bundled with the real esbuild.
+ */
+const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'prompt-service-synth-'));
+synthesizeService({ bundle: true, outdir }).app.synth();
+const templateFile = path.join(outdir, `${STACK_NAME}.template.json`);
+const resources = (JSON.parse(fs.readFileSync(templateFile, 'utf8')) as { Resources: Record<string, CfnResource> })
+  .Resources;
+
+const functions = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::Lambda::Function');
+const functionBySamId = new Map(
+  functions.map(([logicalId, resource]) => [resource.Metadata?.SamResourceId, { logicalId, resource }]),
+);
+
+function functionFor(samId: string): { logicalId: string; resource: CfnResource } {
+  const found = functionBySamId.get(samId);
+  if (!found) throw new Error(`no function with SamResourceId ${samId} in ${templateFile}`);
+  return found;
+}
+
+/** The bundle SAM mounts into its container: `<template dir>/<aws:asset:path>/index.mjs`. */
+function bundleDirOf(samId: string): string {
+  return path.join(outdir, String(functionFor(samId).resource.Metadata?.['aws:asset:path']));
+}
+
+/** SAM resolves a route to a function through Target -> Integration -> IntegrationUri (GetAtt Arn). */
+function samIdBehindRoute(routeKey: string): unknown {
+  const route = Object.values(resources).find(
+    (resource) => resource.Type === 'AWS::ApiGatewayV2::Route' && resource.Properties.RouteKey === routeKey,
+  );
+  const target = route?.Properties.Target as { 'Fn::Join': [string, [string, Ref]] } | undefined;
+  const integration = resources[target?.['Fn::Join'][1][1].Ref ?? ''];
+  const uri = integration?.Properties.IntegrationUri as GetAtt | undefined;
+  return resources[uri?.['Fn::GetAtt'][0] ?? '']?.Metadata?.SamResourceId;
+}
+
+function readEvent(name: string): APIGatewayProxyEventV2 {
+  return JSON.parse(fs.readFileSync(path.join(EVENTS_DIR, name), 'utf8')) as APIGatewayProxyEventV2;
+}
+
+function bearerKeyOf(event: APIGatewayProxyEventV2): string {
+  const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  const match = /^Bearer (.+)$/.exec(header ?? '');
+  if (!match?.[1]) throw new Error('the sample event carries no Authorization: Bearer header');
+  return match[1];
+}
+
+interface BundleResult {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+/**
+ * Copies one bundle into an empty folder with no node_modules above it and invokes its `handler` there
+ * with plain `node`: what Lambda (or SAM's container) does with the zip. Anything the bundle failed to
+ * include would fail to import here.
+ */
+async function invokeBundle(
+  samId: string,
+  event: APIGatewayProxyEventV2,
+  env: Record<string, string>,
+): Promise<BundleResult> {
+  const { resource } = functionFor(samId);
+  const [file, exportName] = String(resource.Properties.Handler).split('.');
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prompt-service-bundle-'));
+  fs.cpSync(bundleDirOf(samId), runDir, { recursive: true });
+  const eventFile = path.join(runDir, 'event.json');
+  const resultFile = path.join(runDir, 'result.json');
+  fs.writeFileSync(eventFile, JSON.stringify(event));
+  const script = `
+    import { readFileSync, writeFileSync } from 'node:fs';
+    const mod = await import('./${file}.mjs');
+    const handler = mod[${JSON.stringify(exportName)}];
+    if (typeof handler !== 'function') throw new Error('no exported handler');
+    const context = { awsRequestId: 'sam-local-test', functionName: ${JSON.stringify(samId)},
+      getRemainingTimeInMillis: () => 10000, callbackWaitsForEmptyEventLoop: false };
+    const result = await handler(JSON.parse(readFileSync(${JSON.stringify(eventFile)}, 'utf8')), context);
+    writeFileSync(${JSON.stringify(resultFile)}, JSON.stringify(result));
+  `;
+  const variables = (resource.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+  const childEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    NODE_OPTIONS: String(variables.NODE_OPTIONS),
+    UPGRADE_URL: String(variables.UPGRADE_URL),
+    AWS_REGION: 'us-east-1',
+    ...env,
+  };
+  try {
+    await run(process.execPath, ['--input-type=module', '-e', script], { cwd: runDir, env: childEnv, timeout: 20_000 });
+    return JSON.parse(fs.readFileSync(resultFile, 'utf8')) as BundleResult;
+  } finally {
+    fs.rmSync(runDir, { recursive: true, force: true });
+  }
+}
+
+afterAll(() => fs.rmSync(outdir, { recursive: true, force: true }));
+
+describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.template.json` reads it', () => {
+  it.each(Object.values(FUNCTION_IDS))('names the %s function for `sam local invoke` by its SamResourceId', (id) => {
+    expect(functionFor(samFunctionId(id)).resource.Type).toBe('AWS::Lambda::Function');
+  });
+
+  it('gives every function a distinct SAM id', () => {
+    expect(functionBySamId.size).toBe(functions.length);
+    expect([...functionBySamId.keys()].sort()).toEqual([
+      'FallbackFunction',
+      'GetPromptFunction',
+      'ListPromptsFunction',
+    ]);
+  });
+
+  it.each(Object.values(FUNCTION_IDS).map(samFunctionId))(
+    '%s points SAM at a bundled asset folder beside the template, holding the file and export Handler names',
+    (samId) => {
+      const { resource } = functionFor(samId);
+      expect(resource.Metadata).toMatchObject({ 'aws:asset:property': 'Code', 'aws:asset:is-bundled': true });
+      const [file, exportName] = String(resource.Properties.Handler).split('.');
+      expect(exportName).toBe('handler');
+      const bundle = path.join(bundleDirOf(samId), `${file}.mjs`);
+      expect(fs.existsSync(bundle)).toBe(true);
+      expect(fs.existsSync(`${bundle}.map`)).toBe(true);
+      const exportsHandler = /export\s*\{[^}]*\bas handler\b[^}]*\}|export\s*\{\s*handler\s*\}/;
+      expect(fs.readFileSync(bundle, 'utf8')).toMatch(exportsHandler);
+    },
+  );
+
+  it.each(Object.values(FUNCTION_IDS).map(samFunctionId))('%s declares TABLE_NAME and an absolute UPGRADE_URL', (id) => {
+    const variables = (functionFor(id).resource.Properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+    expect(variables.TABLE_NAME).toEqual({ Ref: expect.any(String) });
+    expect(new URL(String(variables.UPGRADE_URL)).href).toBe(TEST_UPGRADE_URL);
+  });
+
+  it('lets SAM resolve every route key to the right function', () => {
+    expect(samIdBehindRoute('GET /prompts')).toBe('ListPromptsFunction');
+    expect(samIdBehindRoute('GET /prompts/{promptId}')).toBe('GetPromptFunction');
+    expect(samIdBehindRoute('$default')).toBe('FallbackFunction');
+  });
+});
+
+describe('the bundles, run with plain node from a folder with no node_modules', () => {
+  let store: LocalStore;
+  const env = () => ({ TABLE_NAME: store.tableName, DYNAMODB_ENDPOINT: store.endpoint });
+
+  beforeAll(async () => {
+    for (let dir = os.tmpdir(); ; dir = path.dirname(dir)) {
+      // A node_modules above the run folder would let a bundle lean on packages it did not include.
+      expect(fs.existsSync(path.join(dir, 'node_modules'))).toBe(false);
+      if (path.dirname(dir) === dir) break;
+    }
+    store = await startLocalStore('sam-local-test');
+  });
+  afterAll(async () => store.close());
+
+  async function seedFor(event: APIGatewayProxyEventV2, promptId?: string, versions = ['1.0.0']): Promise<void> {
+    const apiKey = bearerKeyOf(event);
+    expect(isWellFormedApiKey(apiKey)).toBe(true);
+    const admin = new DynamoAdminStore(store.client, store.tableName);
+    await admin.putAccount({ accountId: 'sam-local', name: 'SAM local', plan: 'free' });
+    const keyHash = hashApiKey(apiKey);
+    await admin.putApiKey({
+      keyHash,
+      keyId: keyIdFromHash(keyHash),
+      accountId: 'sam-local',
+      displayPrefix: apiKey.slice(0, 8),
+    });
+    if (promptId) await admin.importPrompt('sam-local', prompt(promptId, versions.map((v) => version(v))));
+  }
+
+  it('GetPromptFunction answers events/get-prompt.json, an HTTP API 2.0 event for GET /prompts/{promptId}', async () => {
+    const event = readEvent('get-prompt.json');
+    expect(event).toMatchObject({
+      version: '2.0',
+      routeKey: 'GET /prompts/{promptId}',
+      requestContext: { http: { method: 'GET' } },
+    });
+    expect(samIdBehindRoute(event.routeKey)).toBe('GetPromptFunction');
+    const promptId = /^\/prompts\/([^/]+)$/.exec(event.rawPath)?.[1];
+    expect(promptId).toBeDefined();
+    const pinned = event.queryStringParameters?.version;
+    await seedFor(event, promptId, pinned ? ['1.0.0', pinned] : ['1.0.0']);
+    const result = await invokeBundle('GetPromptFunction', event, env());
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body ?? '')).toMatchObject({ promptId, version: pinned ?? '1.0.0' });
+    expect(result.headers).toMatchObject({ 'X-RateLimit-Limit': '5000', 'Access-Control-Allow-Origin': '*' });
+  }, 30_000);
+
+  it('ListPromptsFunction answers events/list-prompts.json, an HTTP API 2.0 event for GET /prompts', async () => {
+    const event = readEvent('list-prompts.json');
+    expect(event).toMatchObject({
+      version: '2.0',
+      routeKey: 'GET /prompts',
+      rawPath: '/prompts',
+      requestContext: { http: { method: 'GET' } },
+    });
+    expect(samIdBehindRoute(event.routeKey)).toBe('ListPromptsFunction');
+    await seedFor(event, 'listed');
+    const result = await invokeBundle('ListPromptsFunction', event, env());
+    expect(result.statusCode).toBe(200);
+    expect(Array.isArray(JSON.parse(result.body ?? ''))).toBe(true);
+  }, 30_000);
+
+  it('FallbackFunction answers a preflight on any path with 204 and never needs the store', async () => {
+    const preflight = { ...readEvent('list-prompts.json'), routeKey: '$default', rawPath: '/anything', headers: {} };
+    preflight.requestContext = {
+      ...preflight.requestContext,
+      routeKey: '$default',
+      http: { ...preflight.requestContext.http, method: 'OPTIONS', path: '/anything' },
+    };
+    const result = await invokeBundle('FallbackFunction', preflight, {
+      TABLE_NAME: 'unused',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+    });
+    expect(result.statusCode).toBe(204);
+    expect(result.headers).toMatchObject({ 'Access-Control-Allow-Methods': 'GET, OPTIONS' });
+  }, 30_000);
+});
