@@ -31,12 +31,24 @@ function absoluteUrl(name: string, value: string): string {
   }
 }
 
-export function loadConfig(env: Environment = process.env): ServiceConfig {
+export type StoreConfig = Pick<ServiceConfig, 'tableName' | 'region' | 'storeEndpoint'>;
+
+/** What the operator tools need: the store, without the API's own settings. */
+export function loadStoreConfig(env: Environment = process.env): StoreConfig {
   const endpoint = env.DYNAMODB_ENDPOINT?.trim();
   return {
     tableName: required(env, 'TABLE_NAME'),
-    upgradeUrl: absoluteUrl('UPGRADE_URL', required(env, 'UPGRADE_URL')),
     region: env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || DEFAULT_REGION,
     storeEndpoint: endpoint ? absoluteUrl('DYNAMODB_ENDPOINT', endpoint) : undefined,
+  };
+}
+
+export function loadConfig(env: Environment = process.env): ServiceConfig {
+  const store = loadStoreConfig(env);
+  return {
+    tableName: store.tableName,
+    upgradeUrl: absoluteUrl('UPGRADE_URL', required(env, 'UPGRADE_URL')),
+    region: store.region,
+    storeEndpoint: store.storeEndpoint,
   };
 }

@@ -1,19 +1,41 @@
 import {
-  BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   paginateQuery,
+  PutCommand,
+  type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../domain/plans';
 import type { PromptContent } from '../domain/prompt';
 import { compareVersions } from '../domain/version';
-import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptVersionItem } from './dynamo-store';
+import { batchGet, batchPut } from './batch-io';
+import type { PromptHeadItem, PromptVersionItem } from './dynamo-store';
+import {
+  type AccountImport,
+  accountItem,
+  apiKeyItem,
+  type Conflict,
+  type ImportSummary,
+  planImport,
+  type PromptImport,
+  promptRef,
+  type StoredAccount,
+  type StoredApiKey,
+  type StoredState,
+} from './import-plan';
 import { callStore, isConditionFailure } from './store-errors';
-import { adminIndexKeys, keys, prefixes } from './table-schema';
+import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from './table-schema';
 
-/** Operator writes: seeding, the admin CLI and test fixtures. The API itself never writes but the usage counter. */
+export type {
+  AccountImport,
+  ApiKeyImport,
+  ImportSummary,
+  PromptImport,
+  PromptVersionInput,
+} from './import-plan';
+
+/** Operator writes and views: seeding, the admin CLI and test fixtures. The API itself writes only usage. */
 
 export interface NewAccount {
   accountId: string;
@@ -31,26 +53,62 @@ export interface NewApiKey {
   revoked?: boolean;
 }
 
-export interface PromptVersionInput extends PromptContent {
-  published: boolean;
+/** A prompt with its versions: what the fixtures and a single-prompt import give. */
+export interface PromptInput extends PromptImport {
+  promptName: string;
 }
 
-export interface PromptInput {
+export type AdminAccount = StoredAccount;
+export type AdminApiKey = StoredApiKey;
+
+export interface AdminPromptSummary {
   promptId: string;
   promptName: string;
-  deleted?: boolean;
-  versions: PromptVersionInput[];
+  deleted: boolean;
+  /** The version the API serves as latest; absent while nothing is published. */
+  latestVersion?: string;
+  /** Every stored version, drafts included, in semantic-version order. */
+  versions: { version: string; published: boolean }[];
 }
 
-export class ImmutableVersionError extends Error {
-  override readonly name = 'ImmutableVersionError';
+export interface KeyUsage {
+  key: AdminApiKey;
+  plan: Plan | string;
+  month: string;
+  used: number;
+}
+
+export interface PublishRequest {
+  promptId: string;
+  version: string;
+  /** The version's content; without it, an existing draft of that version is published. */
+  content?: Omit<PromptContent, 'version'>;
+  /** Needed when the prompt does not exist yet; renames it otherwise. */
+  promptName?: string;
+}
+
+/** The request contradicts what is stored (an existing id, a published version, a final revocation). */
+export class ConflictError extends Error {
+  override readonly name: string = 'ConflictError';
+  constructor(
+    message: string,
+    readonly conflicts: readonly Conflict[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export class ImmutableVersionError extends ConflictError {
+  override readonly name: string = 'ImmutableVersionError';
 }
 
 export class NotFoundError extends Error {
   override readonly name = 'NotFoundError';
 }
 
-const BATCH_WRITE_LIMIT = 25;
+/** Above this many prompts of one account, one pass over the account's partition beats a read per prompt. */
+const TARGETED_READ_LIMIT = 10;
+const API_KEY_PK_PREFIX = keys.apiKey('').pk;
 
 export class DynamoAdminStore {
   constructor(
@@ -59,17 +117,41 @@ export class DynamoAdminStore {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
+  // Accounts
+
+  /** Writes the account as given, whatever was there: for fixtures. Operators use createAccount or an import. */
   async putAccount(account: NewAccount): Promise<void> {
-    const item: AccountItem & Record<string, unknown> = {
-      ...keys.account(account.accountId),
-      ...adminIndexKeys.account(account.accountId),
-      type: 'account',
-      accountId: account.accountId,
-      name: account.name,
-      plan: account.plan,
-      createdAt: this.timestamp(),
-    };
+    const item = accountItem(account.accountId, account.name, account.plan, this.timestamp());
     await callStore('putAccount', () => this.client.send(new PutCommand({ TableName: this.tableName, Item: item })));
+  }
+
+  async createAccount(account: NewAccount): Promise<AdminAccount> {
+    const item = accountItem(account.accountId, account.name, account.plan, this.timestamp());
+    try {
+      await callStore('createAccount', () =>
+        this.client.send(
+          new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+        ),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ConflictError(`account ${account.accountId} already exists`);
+      throw error;
+    }
+    return toAccount(item);
+  }
+
+  async findAccount(accountId: string): Promise<AdminAccount | undefined> {
+    const item = await this.getItem('findAccount', keys.account(accountId));
+    return item ? toAccount(item) : undefined;
+  }
+
+  async listAccounts(): Promise<AdminAccount[]> {
+    const items = await this.queryAll('listAccounts', {
+      IndexName: ADMIN_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': adminIndexKeys.allAccounts },
+    });
+    return items.map(toAccount);
   }
 
   async setAccountPlan(accountId: string, plan: Plan): Promise<void> {
@@ -87,24 +169,48 @@ export class DynamoAdminStore {
         ),
       );
     } catch (error) {
-      if (isConditionFailure(error)) throw new NotFoundError(`No account ${accountId}`);
+      if (isConditionFailure(error)) throw new NotFoundError(`account ${accountId} does not exist`);
       throw error;
     }
   }
 
+  // API keys
+
+  /** Writes the key as given, without checking its account: for fixtures. Operators use createApiKey. */
   async putApiKey(key: NewApiKey): Promise<void> {
-    const item: ApiKeyItem & Record<string, unknown> = {
-      ...keys.apiKey(key.keyHash),
-      ...adminIndexKeys.apiKey(key.accountId, key.keyId),
-      type: 'apiKey',
-      keyId: key.keyId,
-      accountId: key.accountId,
-      displayPrefix: key.displayPrefix,
-      status: key.revoked ? 'revoked' : 'active',
-      ...(key.monthlyLimit === undefined ? {} : { monthlyLimit: key.monthlyLimit }),
-      createdAt: this.timestamp(),
-    };
+    const item = apiKeyItem(key.keyHash, this.newKeyRecord(key));
     await callStore('putApiKey', () => this.client.send(new PutCommand({ TableName: this.tableName, Item: item })));
+  }
+
+  async createApiKey(key: NewApiKey): Promise<AdminApiKey> {
+    await this.requireAccount(key.accountId);
+    const record = this.newKeyRecord(key);
+    try {
+      await callStore('createApiKey', () =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: apiKeyItem(key.keyHash, record),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ConflictError(`API key ${key.keyId} already exists`);
+      throw error;
+    }
+    return record;
+  }
+
+  /** Every key of the account, newest index order (by key id); never the key, which is not stored. */
+  async listApiKeys(accountId: string): Promise<AdminApiKey[]> {
+    await this.requireAccount(accountId);
+    const items = await this.queryAll('listApiKeys', {
+      IndexName: ADMIN_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': adminIndexKeys.keysOf(accountId), ':prefix': adminIndexKeys.apiKeyPrefix },
+    });
+    return items.map(toApiKey);
   }
 
   async revokeApiKey(keyHash: string): Promise<void> {
@@ -114,7 +220,7 @@ export class DynamoAdminStore {
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.apiKey(keyHash),
-            UpdateExpression: 'SET #status = :revoked, revokedAt = :at',
+            UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :at)',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':revoked': 'revoked', ':at': this.timestamp() },
@@ -127,94 +233,271 @@ export class DynamoAdminStore {
     }
   }
 
-  /**
-   * Writes a prompt and its versions. Published versions are immutable: a version already published
-   * with other content is refused before anything is written. The head's copy of the latest published
-   * version is recomputed from everything stored, so imports are idempotent and order-free.
-   */
-  async importPrompt(accountId: string, prompt: PromptInput): Promise<void> {
-    const stored = await this.storedVersions(accountId, prompt.promptId);
-    for (const version of prompt.versions) {
-      const existing = stored.get(version.version);
-      if (existing?.published && !sameContent(existing, version)) {
-        throw new ImmutableVersionError(
-          `Version ${version.version} of prompt ${prompt.promptId} is published and cannot change`,
-        );
-      }
-    }
-    const changed = prompt.versions.filter((version) => {
-      const existing = stored.get(version.version);
-      return !existing || existing.published !== version.published || !sameContent(existing, version);
-    });
-    const versionItems = changed.map((version) => ({
-      ...keys.promptVersion(accountId, prompt.promptId, version.version),
-      type: 'promptVersion',
-      promptId: prompt.promptId,
-      version: version.version,
-      published: version.published,
-      systemMessage: version.systemMessage,
-      userMessage: version.userMessage,
-      config: version.config,
-    }));
-    await this.batchPut(versionItems);
-
-    for (const version of changed) stored.set(version.version, { ...version, promptId: prompt.promptId });
-    const latest = [...stored.values()]
-      .filter((version) => version.published)
-      .sort((a, b) => compareVersions(b.version, a.version))[0];
-    const head: PromptHeadItem & Record<string, unknown> = {
-      ...keys.promptHead(accountId, prompt.promptId),
-      type: 'prompt',
-      promptId: prompt.promptId,
-      promptName: prompt.promptName,
-      deleted: prompt.deleted ?? false,
-      ...(latest ? { latest: contentOf(latest) } : {}),
-    };
-    await callStore('importPrompt', () => this.client.send(new PutCommand({ TableName: this.tableName, Item: head })));
+  /** Revokes by the key's public id. Revoking twice is not an error: the key stays revoked. */
+  async revokeApiKeyById(accountId: string, keyId: string): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
+    const { keyHash, key } = await this.requireApiKey(accountId, keyId);
+    if (key.status === 'revoked') return { key, alreadyRevoked: true };
+    await this.revokeApiKey(keyHash);
+    return { key: { ...key, status: 'revoked', revokedAt: this.timestamp() }, alreadyRevoked: false };
   }
 
   async usage(keyHash: string, month: string): Promise<number> {
-    const result = await callStore('usage', () =>
-      this.client.send(
-        new GetCommand({ TableName: this.tableName, Key: keys.usage(keyHash, month), ConsistentRead: true }),
-      ),
-    );
-    return Number(result.Item?.used ?? 0);
+    const item = await this.getItem('usage', keys.usage(keyHash, month));
+    return Number(item?.used ?? 0);
   }
 
-  private async storedVersions(accountId: string, promptId: string): Promise<Map<string, PromptVersionItem>> {
-    const versions = new Map<string, PromptVersionItem>();
-    const pages = paginateQuery(
-      { client: this.client },
+  async keyUsage(accountId: string, keyId: string, month: string): Promise<KeyUsage> {
+    const account = await this.requireAccount(accountId);
+    const { keyHash, key } = await this.requireApiKey(accountId, keyId);
+    return { key, plan: account.plan, month, used: await this.usage(keyHash, month) };
+  }
+
+  // Prompts
+
+  /** One prompt and its versions; see importAccounts for what is refused. */
+  async importPrompt(accountId: string, prompt: PromptInput): Promise<void> {
+    await this.importAccounts([{ accountId, keys: [], prompts: [prompt] }]);
+  }
+
+  /**
+   * Accounts, keys, prompts and versions, as a seed file or the CLI's import gives them. Everything is
+   * checked against the store first; if anything is refused (a published version changed, a revoked key
+   * revived, an unknown account without a name and plan), nothing is written. Writing only what differs
+   * from what is stored makes a repeated import a no-op. Usage counts are separate items, never touched.
+   */
+  async importAccounts(imports: readonly AccountImport[], options: { dryRun?: boolean } = {}): Promise<ImportSummary> {
+    const stored = await this.loadState(imports);
+    const plan = planImport(imports, stored, this.timestamp());
+    const [first, ...others] = plan.conflicts;
+    if (first) {
+      const message = others.length > 0 ? `${first.message} (and ${others.length} more)` : first.message;
+      const ErrorType = first.kind === 'immutable' ? ImmutableVersionError : ConflictError;
+      throw new ErrorType(message, plan.conflicts);
+    }
+    if (!options.dryRun) {
+      const { accounts, versions, heads, keys: apiKeys } = plan.writes;
+      for (const items of [accounts, versions, heads, apiKeys]) await batchPut(this.client, this.tableName, items);
+    }
+    return plan.summary;
+  }
+
+  async publishVersion(accountId: string, request: PublishRequest): Promise<'published' | 'already-published'> {
+    await this.requireAccount(accountId);
+    let content = request.content;
+    if (!content) {
+      const stored = await this.getItem('publishVersion', keys.promptVersion(accountId, request.promptId, request.version));
+      if (!stored) {
+        throw new NotFoundError(
+          `prompt ${request.promptId} of account ${accountId} has no version ${request.version}: give its content to publish it`,
+        );
+      }
+      content = stored as unknown as PromptVersionItem;
+    }
+    const summary = await this.importAccounts([
       {
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': prefixes.accountPartition(accountId),
-          ':prefix': prefixes.versionsOf(promptId),
-        },
-        ConsistentRead: true,
+        accountId,
+        keys: [],
+        prompts: [
+          {
+            promptId: request.promptId,
+            ...(request.promptName === undefined ? {} : { promptName: request.promptName }),
+            versions: [
+              {
+                version: request.version,
+                systemMessage: content.systemMessage,
+                userMessage: content.userMessage,
+                config: content.config,
+                published: true,
+              },
+            ],
+          },
+        ],
       },
+    ]);
+    return summary.versions.unchanged > 0 ? 'already-published' : 'published';
+  }
+
+  /** Hides the prompt from the API; its versions stay stored. Deleting twice is not an error. */
+  async deletePrompt(accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {
+    try {
+      const result = await callStore('deletePrompt', () =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.promptHead(accountId, promptId),
+            UpdateExpression: 'SET #deleted = :true',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#deleted': 'deleted' },
+            ExpressionAttributeValues: { ':true': true },
+            ReturnValues: 'UPDATED_OLD',
+          }),
+        ),
+      );
+      return { alreadyDeleted: result.Attributes?.deleted === true };
+    } catch (error) {
+      if (isConditionFailure(error)) throw new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
+      throw error;
+    }
+  }
+
+  /** The operator's view of an account's prompts: deleted ones and drafts included, ordered by promptId. */
+  async listPromptSummaries(accountId: string): Promise<AdminPromptSummary[]> {
+    await this.requireAccount(accountId);
+    const [heads, versions] = await Promise.all([
+      this.queryPartition<PromptHeadItem>('listPromptSummaries', accountId, prefixes.promptHeads),
+      this.queryPartition<Pick<PromptVersionItem, 'promptId' | 'version' | 'published'>>(
+        'listPromptSummaries',
+        accountId,
+        prefixes.promptVersions,
+        { ProjectionExpression: 'promptId, version, published' },
+      ),
+    ]);
+    const versionsOf = new Map<string, { version: string; published: boolean }[]>();
+    for (const { promptId, version, published } of versions) {
+      const list = versionsOf.get(promptId) ?? [];
+      list.push({ version, published: published === true });
+      versionsOf.set(promptId, list);
+    }
+    return heads.map((head) => ({
+      promptId: head.promptId,
+      promptName: head.promptName,
+      deleted: head.deleted === true,
+      ...(head.latest ? { latestVersion: head.latest.version } : {}),
+      versions: (versionsOf.get(head.promptId) ?? []).sort((a, b) => compareVersions(a.version, b.version)),
+    }));
+  }
+
+  // Reading what an import touches
+
+  private async loadState(imports: readonly AccountImport[]): Promise<StoredState> {
+    const [accountItems, keyItems, prompts] = await Promise.all([
+      batchGet(this.client, this.tableName, unique(imports.map((input) => input.accountId)).map(keys.account)),
+      batchGet(
+        this.client,
+        this.tableName,
+        unique(imports.flatMap((input) => input.keys.map((key) => key.keyHash))).map(keys.apiKey),
+      ),
+      Promise.all(imports.map((input) => this.loadPrompts(input.accountId, input.prompts.map((p) => p.promptId)))),
+    ]);
+    const heads = new Map<string, PromptHeadItem>();
+    const versions = new Map<string, Map<string, PromptVersionItem>>();
+    for (const loaded of prompts) {
+      for (const [ref, head] of loaded.heads) heads.set(ref, head);
+      for (const [ref, list] of loaded.versions) versions.set(ref, list);
+    }
+    return {
+      accounts: new Map(accountItems.map((item) => [String(item.accountId), toAccount(item)])),
+      keys: new Map(keyItems.map((item) => [keyHashOf(item), toApiKey(item)])),
+      heads,
+      versions,
+    };
+  }
+
+  private async loadPrompts(accountId: string, promptIds: readonly string[]) {
+    const wanted = new Set(promptIds);
+    const heads = new Map<string, PromptHeadItem>();
+    const versions = new Map<string, Map<string, PromptVersionItem>>();
+    const addVersion = (version: PromptVersionItem) => {
+      const ref = promptRef(accountId, version.promptId);
+      const list = versions.get(ref) ?? new Map<string, PromptVersionItem>();
+      list.set(version.version, version);
+      versions.set(ref, list);
+    };
+    if (wanted.size > TARGETED_READ_LIMIT) {
+      const [allHeads, allVersions] = await Promise.all([
+        this.queryPartition<PromptHeadItem>('loadPrompts', accountId, prefixes.promptHeads, { ConsistentRead: true }),
+        this.queryPartition<PromptVersionItem>('loadPrompts', accountId, prefixes.promptVersions, {
+          ConsistentRead: true,
+        }),
+      ]);
+      for (const head of allHeads) if (wanted.has(head.promptId)) heads.set(promptRef(accountId, head.promptId), head);
+      for (const version of allVersions) if (wanted.has(version.promptId)) addVersion(version);
+    } else {
+      await Promise.all(
+        [...wanted].map(async (promptId) => {
+          const [head, stored] = await Promise.all([
+            this.getItem('loadPrompts', keys.promptHead(accountId, promptId)),
+            this.queryPartition<PromptVersionItem>('loadPrompts', accountId, prefixes.versionsOf(promptId), {
+              ConsistentRead: true,
+            }),
+          ]);
+          if (head) heads.set(promptRef(accountId, promptId), head as unknown as PromptHeadItem);
+          stored.forEach(addVersion);
+        }),
+      );
+    }
+    return { heads, versions };
+  }
+
+  // Small helpers
+
+  private newKeyRecord(key: NewApiKey): AdminApiKey {
+    const now = this.timestamp();
+    return {
+      keyId: key.keyId,
+      accountId: key.accountId,
+      displayPrefix: key.displayPrefix,
+      status: key.revoked ? 'revoked' : 'active',
+      ...(key.monthlyLimit === undefined ? {} : { monthlyLimit: key.monthlyLimit }),
+      createdAt: now,
+      ...(key.revoked ? { revokedAt: now } : {}),
+    };
+  }
+
+  private async requireAccount(accountId: string): Promise<AdminAccount> {
+    const account = await this.findAccount(accountId);
+    if (!account) throw new NotFoundError(`account ${accountId} does not exist`);
+    return account;
+  }
+
+  /** Finds the key through the admin index, then reads its item for the current status. */
+  private async requireApiKey(accountId: string, keyId: string): Promise<{ keyHash: string; key: AdminApiKey }> {
+    const [indexed] = await this.queryAll('findApiKey', {
+      IndexName: ADMIN_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+      ExpressionAttributeValues: {
+        ':pk': adminIndexKeys.keysOf(accountId),
+        ':sk': adminIndexKeys.apiKey(accountId, keyId).gsi1sk,
+      },
+    });
+    if (!indexed) throw new NotFoundError(`account ${accountId} has no API key ${keyId}`);
+    const keyHash = keyHashOf(indexed);
+    const item = await this.getItem('findApiKey', keys.apiKey(keyHash));
+    if (!item) throw new NotFoundError(`account ${accountId} has no API key ${keyId}`);
+    return { keyHash, key: toApiKey(item) };
+  }
+
+  private async getItem(operation: string, key: Record<string, string>): Promise<Record<string, unknown> | undefined> {
+    const result = await callStore(operation, () =>
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true })),
     );
-    await callStore('storedVersions', async () => {
-      for await (const page of pages) {
-        for (const item of (page.Items ?? []) as PromptVersionItem[]) versions.set(item.version, item);
+    return result.Item;
+  }
+
+  private queryPartition<T>(
+    operation: string,
+    accountId: string,
+    skPrefix: string,
+    extra: Partial<QueryCommandInput> = {},
+  ): Promise<T[]> {
+    return this.queryAll(operation, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': prefixes.accountPartition(accountId), ':prefix': skPrefix },
+      ...extra,
+    }) as Promise<T[]>;
+  }
+
+  private async queryAll(
+    operation: string,
+    input: Omit<QueryCommandInput, 'TableName'>,
+  ): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    await callStore(operation, async () => {
+      for await (const page of paginateQuery({ client: this.client }, { TableName: this.tableName, ...input })) {
+        items.push(...(page.Items ?? []));
       }
     });
-    return versions;
-  }
-
-  private async batchPut(items: Record<string, unknown>[]): Promise<void> {
-    for (let start = 0; start < items.length; start += BATCH_WRITE_LIMIT) {
-      let requests = items.slice(start, start + BATCH_WRITE_LIMIT).map((Item) => ({ PutRequest: { Item } }));
-      for (let attempt = 0; requests.length > 0; attempt += 1) {
-        if (attempt > 0) await delay(Math.min(1_000, 50 * 2 ** attempt));
-        const result = await callStore('batchPut', () =>
-          this.client.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } })),
-        );
-        requests = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
-      }
-    }
+    return items;
   }
 
   private timestamp(): string {
@@ -222,29 +505,30 @@ export class DynamoAdminStore {
   }
 }
 
-function contentOf(version: PromptContent): PromptContent {
+function toAccount(item: Record<string, unknown>): AdminAccount {
   return {
-    version: version.version,
-    systemMessage: version.systemMessage,
-    userMessage: version.userMessage,
-    config: version.config,
+    accountId: String(item.accountId),
+    name: String(item.name),
+    plan: String(item.plan),
+    ...(typeof item.createdAt === 'string' ? { createdAt: item.createdAt } : {}),
   };
 }
 
-function sameContent(a: PromptContent, b: PromptContent): boolean {
-  return canonicalJson(contentOf(a)) === canonicalJson(contentOf(b));
+function toApiKey(item: Record<string, unknown>): AdminApiKey {
+  return {
+    keyId: String(item.keyId),
+    accountId: String(item.accountId),
+    status: item.status === 'active' ? 'active' : 'revoked',
+    ...(typeof item.displayPrefix === 'string' ? { displayPrefix: item.displayPrefix } : {}),
+    ...(typeof item.monthlyLimit === 'number' ? { monthlyLimit: item.monthlyLimit } : {}),
+    ...(typeof item.createdAt === 'string' ? { createdAt: item.createdAt } : {}),
+    ...(typeof item.revokedAt === 'string' ? { revokedAt: item.revokedAt } : {}),
+  };
 }
 
-/** JSON with object keys sorted: the store does not keep the key order of maps. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, inner]) => inner !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
+/** Key items are keyed by the key's hash; it is the only form of the key the store holds. */
+function keyHashOf(item: Record<string, unknown>): string {
+  return String(item.pk).slice(API_KEY_PK_PREFIX.length);
 }
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const unique = <T>(values: readonly T[]): T[] => [...new Set(values)];

@@ -19,15 +19,16 @@ export function createDocumentClient({ region, endpoint }: DynamoClientOptions):
     region,
     maxAttempts: 3,
     requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
-    ...(endpoint
-      ? {
-          endpoint,
-          // A local store accepts any credentials; never reach for a real profile to talk to it.
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        }
-      : {}),
+    ...(endpoint ? { endpoint } : {}),
+    // A local store accepts any credentials; never reach for a real profile to talk to it.
+    ...(endpoint && !isAwsEndpoint(endpoint) ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
+}
+
+/** An explicit AWS endpoint (a region's, a VPC endpoint's) still needs the real credentials. */
+function isAwsEndpoint(endpoint: string): boolean {
+  return /(^|\.)amazonaws\.com(\.cn)?$/i.test(new URL(endpoint).hostname);
 }

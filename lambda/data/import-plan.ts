@@ -1,0 +1,352 @@
+import type { Plan } from '../domain/plans';
+import type { PromptConfig, PromptContent } from '../domain/prompt';
+import { compareVersions } from '../domain/version';
+import type { PromptHeadItem, PromptVersionItem } from './dynamo-store';
+import { adminIndexKeys, keys } from './table-schema';
+
+/**
+ * What an import asks for, and what it takes to get there from what is stored: a pure function,
+ * so every refusal is decided before the first write. A field the import leaves out is left as stored.
+ */
+
+export interface ApiKeyImport {
+  keyHash: string;
+  keyId: string;
+  displayPrefix: string;
+  monthlyLimit?: number;
+  revoked?: boolean;
+}
+
+export interface PromptVersionInput extends PromptContent {
+  published: boolean;
+}
+
+export interface PromptImport {
+  promptId: string;
+  /** Required to create a prompt; an existing one keeps its name when absent. */
+  promptName?: string;
+  deleted?: boolean;
+  versions: PromptVersionInput[];
+}
+
+export interface AccountImport {
+  accountId: string;
+  /** Both are required to create an account; an existing one keeps what is not given. */
+  name?: string;
+  plan?: Plan;
+  keys: ApiKeyImport[];
+  prompts: PromptImport[];
+}
+
+export interface StoredAccount {
+  accountId: string;
+  name: string;
+  plan: string;
+  createdAt?: string;
+}
+
+export interface StoredApiKey {
+  keyId: string;
+  accountId: string;
+  displayPrefix?: string;
+  status: 'active' | 'revoked';
+  monthlyLimit?: number;
+  createdAt?: string;
+  revokedAt?: string;
+}
+
+/** What the planner needs to know of the store, for the accounts, keys and prompts an import names. */
+export interface StoredState {
+  readonly accounts: ReadonlyMap<string, StoredAccount>;
+  /** By key hash. */
+  readonly keys: ReadonlyMap<string, StoredApiKey>;
+  /** By promptRef(accountId, promptId). */
+  readonly heads: ReadonlyMap<string, PromptHeadItem>;
+  /** By promptRef(accountId, promptId), then by version. */
+  readonly versions: ReadonlyMap<string, ReadonlyMap<string, PromptVersionItem>>;
+}
+
+export interface ChangeCount {
+  created: number;
+  updated: number;
+  unchanged: number;
+}
+
+export interface ImportSummary {
+  accounts: ChangeCount;
+  keys: ChangeCount;
+  prompts: ChangeCount;
+  versions: ChangeCount;
+}
+
+export type Conflict = { kind: 'immutable' | 'conflict' | 'missing'; message: string };
+
+type Item = Record<string, unknown>;
+
+export interface ImportPlan {
+  readonly summary: ImportSummary;
+  readonly conflicts: readonly Conflict[];
+  /** In write order: accounts, versions, heads, keys, so nothing points at what is not there yet. */
+  readonly writes: { accounts: Item[]; versions: Item[]; heads: Item[]; keys: Item[] };
+}
+
+export const promptRef = (accountId: string, promptId: string) => `${accountId}\u0000${promptId}`;
+
+export function planImport(imports: readonly AccountImport[], stored: StoredState, now: string): ImportPlan {
+  const summary: ImportSummary = {
+    accounts: zero(),
+    keys: zero(),
+    prompts: zero(),
+    versions: zero(),
+  };
+  const conflicts: Conflict[] = duplicatesIn(imports);
+  const writes: ImportPlan['writes'] = { accounts: [], versions: [], heads: [], keys: [] };
+
+  for (const input of imports) {
+    const account = planAccount(input, stored.accounts.get(input.accountId), now);
+    if ('conflict' in account) conflicts.push(account.conflict);
+    else count(summary.accounts, account.change, account.item, writes.accounts);
+
+    for (const key of input.keys) {
+      const planned = planApiKey(input.accountId, key, stored.keys.get(key.keyHash), now);
+      if ('conflict' in planned) conflicts.push(planned.conflict);
+      else count(summary.keys, planned.change, planned.item, writes.keys);
+    }
+
+    for (const prompt of input.prompts) {
+      const ref = promptRef(input.accountId, prompt.promptId);
+      const planned = planPrompt(input.accountId, prompt, stored.heads.get(ref), stored.versions.get(ref) ?? new Map());
+      conflicts.push(...planned.conflicts);
+      for (const version of planned.versions) count(summary.versions, version.change, version.item, writes.versions);
+      if (planned.head) count(summary.prompts, planned.head.change, planned.head.item, writes.heads);
+    }
+  }
+  return { summary, conflicts, writes };
+}
+
+/** Each account, key, prompt and version once per import: two wishes for one item cannot both be met. */
+function duplicatesIn(imports: readonly AccountImport[]): Conflict[] {
+  const found: Conflict[] = [];
+  const once = (seen: Set<string>, id: string, what: string) => {
+    if (seen.has(id)) found.push({ kind: 'conflict', message: `${what} appears more than once in the import` });
+    seen.add(id);
+  };
+  const accounts = new Set<string>();
+  const apiKeys = new Set<string>();
+  for (const input of imports) {
+    once(accounts, input.accountId, `account ${input.accountId}`);
+    for (const key of input.keys) once(apiKeys, key.keyHash, `API key ${key.keyId}`);
+    const prompts = new Set<string>();
+    for (const prompt of input.prompts) {
+      once(prompts, prompt.promptId, `prompt ${prompt.promptId} of account ${input.accountId}`);
+      const versions = new Set<string>();
+      for (const version of prompt.versions) {
+        once(versions, version.version, `version ${version.version} of prompt ${prompt.promptId}`);
+      }
+    }
+  }
+  return found;
+}
+
+type Change = keyof ChangeCount;
+type Planned = { change: Change; item?: Item } | { conflict: Conflict };
+
+function planAccount(input: AccountImport, stored: StoredAccount | undefined, now: string): Planned {
+  if (!stored) {
+    if (input.name === undefined || input.plan === undefined) {
+      return missing(`account ${input.accountId} does not exist, and a name and a plan are needed to create it`);
+    }
+    return { change: 'created', item: accountItem(input.accountId, input.name, input.plan, now) };
+  }
+  const name = input.name ?? stored.name;
+  const plan = input.plan ?? stored.plan;
+  if (name === stored.name && plan === stored.plan) return { change: 'unchanged' };
+  return { change: 'updated', item: accountItem(input.accountId, name, plan, stored.createdAt ?? now) };
+}
+
+export function accountItem(accountId: string, name: string, plan: string, createdAt: string): Item {
+  return {
+    ...keys.account(accountId),
+    ...adminIndexKeys.account(accountId),
+    type: 'account',
+    accountId,
+    name,
+    plan,
+    createdAt,
+  };
+}
+
+function planApiKey(accountId: string, input: ApiKeyImport, stored: StoredApiKey | undefined, now: string): Planned {
+  if (!stored) {
+    const revoked = input.revoked === true;
+    return {
+      change: 'created',
+      item: apiKeyItem(input.keyHash, {
+        keyId: input.keyId,
+        accountId,
+        displayPrefix: input.displayPrefix,
+        status: revoked ? 'revoked' : 'active',
+        monthlyLimit: input.monthlyLimit,
+        createdAt: now,
+        revokedAt: revoked ? now : undefined,
+      }),
+    };
+  }
+  if (stored.accountId !== accountId) {
+    return conflict(`API key ${input.keyId} belongs to account ${stored.accountId}, not ${accountId}`);
+  }
+  if (input.revoked === false && stored.status === 'revoked') {
+    return conflict(`API key ${input.keyId} of account ${accountId} is revoked, and revocation is final`);
+  }
+  const revokeNow = input.revoked === true && stored.status === 'active';
+  const next: StoredApiKey = {
+    ...stored,
+    displayPrefix: input.displayPrefix,
+    status: revokeNow ? 'revoked' : stored.status,
+    monthlyLimit: input.monthlyLimit ?? stored.monthlyLimit,
+    createdAt: stored.createdAt ?? now,
+    revokedAt: revokeNow ? now : stored.revokedAt,
+  };
+  const changed =
+    revokeNow || next.monthlyLimit !== stored.monthlyLimit || next.displayPrefix !== stored.displayPrefix;
+  return changed ? { change: 'updated', item: apiKeyItem(input.keyHash, next) } : { change: 'unchanged' };
+}
+
+export function apiKeyItem(keyHash: string, key: StoredApiKey): Item {
+  return {
+    ...keys.apiKey(keyHash),
+    ...adminIndexKeys.apiKey(key.accountId, key.keyId),
+    type: 'apiKey',
+    keyId: key.keyId,
+    accountId: key.accountId,
+    status: key.status,
+    ...(key.displayPrefix === undefined ? {} : { displayPrefix: key.displayPrefix }),
+    ...(key.monthlyLimit === undefined ? {} : { monthlyLimit: key.monthlyLimit }),
+    ...(key.createdAt === undefined ? {} : { createdAt: key.createdAt }),
+    ...(key.revokedAt === undefined ? {} : { revokedAt: key.revokedAt }),
+  };
+}
+
+interface PlannedPrompt {
+  conflicts: Conflict[];
+  versions: { change: Change; item?: Item }[];
+  head?: { change: Change; item?: Item };
+}
+
+function planPrompt(
+  accountId: string,
+  input: PromptImport,
+  storedHead: PromptHeadItem | undefined,
+  storedVersions: ReadonlyMap<string, PromptVersionItem>,
+): PlannedPrompt {
+  const conflicts: Conflict[] = [];
+  const versions: PlannedPrompt['versions'] = [];
+  const merged = new Map<string, PromptVersionItem>(storedVersions);
+  const label = `prompt ${input.promptId} of account ${accountId}`;
+
+  for (const version of input.versions) {
+    const stored = storedVersions.get(version.version);
+    if (stored?.published) {
+      if (!version.published) {
+        conflicts.push({
+          kind: 'immutable',
+          message: `version ${version.version} of ${label} is published and cannot be unpublished`,
+        });
+      } else if (!sameContent(stored, version)) {
+        conflicts.push({
+          kind: 'immutable',
+          message: `version ${version.version} of ${label} is published and cannot change: publish a new version instead`,
+        });
+      } else {
+        versions.push({ change: 'unchanged' });
+      }
+      continue;
+    }
+    const item = versionItem(accountId, input.promptId, version);
+    merged.set(version.version, item);
+    if (!stored) versions.push({ change: 'created', item });
+    else if (stored.published !== version.published || !sameContent(stored, version)) {
+      versions.push({ change: 'updated', item });
+    } else versions.push({ change: 'unchanged' });
+  }
+
+  const promptName = input.promptName ?? storedHead?.promptName;
+  if (promptName === undefined) {
+    conflicts.push({ kind: 'missing', message: `${label} does not exist, and a name is needed to create it` });
+    return { conflicts, versions };
+  }
+  const latest = [...merged.values()]
+    .filter((version) => version.published)
+    .sort((a, b) => compareVersions(b.version, a.version))[0];
+  const head: PromptHeadItem & Item = {
+    ...keys.promptHead(accountId, input.promptId),
+    type: 'prompt',
+    promptId: input.promptId,
+    promptName,
+    deleted: input.deleted ?? storedHead?.deleted ?? false,
+    ...(latest ? { latest: contentOf(latest) } : {}),
+  };
+  if (!storedHead) return { conflicts, versions, head: { change: 'created', item: head } };
+  const same =
+    storedHead.promptName === head.promptName &&
+    storedHead.deleted === head.deleted &&
+    canonicalJson(storedHead.latest ? contentOf(storedHead.latest) : null) ===
+      canonicalJson(head.latest ? contentOf(head.latest) : null);
+  return { conflicts, versions, head: same ? { change: 'unchanged' } : { change: 'updated', item: head } };
+}
+
+function versionItem(accountId: string, promptId: string, version: PromptVersionInput): PromptVersionItem & Item {
+  return {
+    ...keys.promptVersion(accountId, promptId, version.version),
+    type: 'promptVersion',
+    promptId,
+    ...contentOf(version),
+    published: version.published,
+  };
+}
+
+export function contentOf(version: PromptContent): PromptContent {
+  return {
+    version: version.version,
+    systemMessage: version.systemMessage,
+    userMessage: version.userMessage,
+    config: configOf(version.config),
+  };
+}
+
+/** The config as the API returns it: missing optional fields are the same as their defaults. */
+function configOf(config: PromptConfig): PromptConfig {
+  return {
+    model: config.model,
+    temperature: config.temperature,
+    schema: config.schema ?? [],
+    inputData: config.inputData ?? null,
+    inputDataRootName: config.inputDataRootName ?? null,
+  };
+}
+
+export function sameContent(a: PromptContent, b: PromptContent): boolean {
+  return canonicalJson(contentOf(a)) === canonicalJson(contentOf(b));
+}
+
+/** JSON with object keys sorted: the store does not keep the key order of maps. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, inner]) => inner !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+const zero = (): ChangeCount => ({ created: 0, updated: 0, unchanged: 0 });
+
+function count(counts: ChangeCount, change: Change, item: Item | undefined, writes: Item[]): void {
+  counts[change] += 1;
+  if (item) writes.push(item);
+}
+
+const conflict = (message: string): Planned => ({ conflict: { kind: 'conflict', message } });
+const missing = (message: string): Planned => ({ conflict: { kind: 'missing', message } });
