@@ -1,0 +1,62 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { DynamoAdminStore } from '../lambda/data/dynamo-admin-store';
+
+/** One admin command: its words (`keys create`), its help, its options, and what it does. */
+export interface Command {
+  readonly words: readonly string[];
+  readonly summary: string;
+  /** After the command's words: `--name <name> --plan <free|pro> [--id <accountId>]`. */
+  readonly synopsis: string;
+  /** One line per option or remark, shown by --help. */
+  readonly help: readonly string[];
+  readonly examples: readonly string[];
+  readonly options: NonNullable<ParseArgsConfig['options']>;
+  /** How many positional arguments the command takes. */
+  readonly positionals?: { readonly min: number; readonly max: number };
+  run(context: CommandContext, args: CommandArgs): Promise<CommandResult>;
+}
+
+export interface CommandArgs {
+  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly positionals: readonly string[];
+}
+
+export interface CommandContext {
+  /** Connected on first use, so --help and bad input never need a store. */
+  admin(): DynamoAdminStore;
+  now(): Date;
+}
+
+/** What a command tells: `json` for --json (scripts), `text` for people. */
+export interface CommandResult {
+  readonly json: unknown;
+  readonly text: string;
+}
+
+/** Wrong words, options or values: exit 2 and a one-line reason. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export function stringOption(args: CommandArgs, name: string): string | undefined {
+  const value = args.values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function requiredOption(args: CommandArgs, name: string): string {
+  const value = stringOption(args, name);
+  if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+/** Columns padded to their widest cell, for people; scripts use --json. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  if (rows.length === 0) return '';
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}

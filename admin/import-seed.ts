@@ -1,0 +1,24 @@
+import type { DynamoAdminStore, ImportSummary } from '../lambda/data/dynamo-admin-store';
+import { readSeed, type Seed, toAccountImports } from './seed-file';
+
+/**
+ * Reads and checks the whole seed (a file or a folder) before the store sees any of it; the store
+ * then refuses the lot if any of it contradicts what is stored. Either way nothing is half-written.
+ */
+export async function importSeed(
+  admin: DynamoAdminStore,
+  path: string,
+  options: { dryRun?: boolean } = {},
+): Promise<{ seed: Seed; summary: ImportSummary }> {
+  const seed = await readSeed(path);
+  const summary = await admin.importAccounts(toAccountImports(seed), options);
+  return { seed, summary };
+}
+
+export function describeSummary(summary: ImportSummary): string {
+  const parts = (['accounts', 'keys', 'prompts', 'versions'] as const).map((kind) => {
+    const { created, updated, unchanged } = summary[kind];
+    return `${kind} ${created} created, ${updated} updated, ${unchanged} unchanged`;
+  });
+  return parts.join('; ');
+}

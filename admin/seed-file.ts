@@ -1,0 +1,235 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AccountImport, PromptImport, PromptVersionInput } from '../lambda/data/dynamo-admin-store';
+import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../lambda/domain/api-key';
+import { isPlan, type Plan, PLANS } from '../lambda/domain/plans';
+import { isValidPromptId } from '../lambda/domain/prompt';
+import { ACCOUNT_ID_RULE, isValidAccountId } from './account-id';
+import {
+  at,
+  fail,
+  InputError,
+  readArray,
+  readObject,
+  readOptionalArray,
+  readOptionalBoolean,
+  readOptionalCount,
+  readOptionalString,
+  readString,
+} from './input-reader';
+import { CONTENT_FIELDS, readContent, readVersionNumber } from './prompt-content';
+
+/**
+ * The seed file: what `npm start` loads and the admin CLI's `prompts import` takes.
+ * `{"accounts":[{"accountId","name","plan","keys":[...],"prompts":[...]}]}`; see README "Seed file format".
+ * Keys are plaintext here, for local development only, and become hashes before anything is stored.
+ */
+
+export interface SeedKey {
+  apiKey: string;
+  monthlyLimit?: number;
+  revoked?: boolean;
+}
+
+export interface SeedAccount {
+  accountId: string;
+  name?: string;
+  plan?: Plan;
+  keys: SeedKey[];
+  prompts: PromptImport[];
+}
+
+export interface Seed {
+  accounts: SeedAccount[];
+}
+
+export class SeedError extends Error {
+  override readonly name = 'SeedError';
+}
+
+/** Characters of a key a listing may show: the `prs_` prefix and a few more, never enough to guess it. */
+const DISPLAY_PREFIX_LENGTH = 8;
+
+/** Reads a seed file, or every `*.json` file of a folder (in name order), as one seed. */
+export async function readSeed(path: string): Promise<Seed> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) throw new SeedError(`${path}: no such file or folder`);
+  const files = info.isDirectory()
+    ? (await readdir(path))
+        .filter((name) => name.endsWith('.json'))
+        .sort()
+        .map((name) => join(path, name))
+    : [path];
+  if (files.length === 0) throw new SeedError(`${path}: the folder holds no .json file`);
+  const parts: { source: string; seed: Seed }[] = [];
+  for (const file of files) parts.push({ source: file, seed: parseSeed(await readFile(file, 'utf8'), file) });
+  return mergeSeeds(parts);
+}
+
+export function parseSeed(text: string, source: string): Seed {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new SeedError(`${source}: not valid JSON (${(error as Error).message})`);
+  }
+  try {
+    return readSeedJson(json);
+  } catch (error) {
+    if (error instanceof InputError) throw new SeedError(`${source}: ${error.message}`);
+    throw error;
+  }
+}
+
+function readSeedJson(json: unknown): Seed {
+  const root = readObject(json, '', ['$schema', 'accounts']);
+  return { accounts: readArray(root.accounts, 'accounts').map((account, i) => readAccount(account, at('accounts', i))) };
+}
+
+function readAccount(value: unknown, path: string): SeedAccount {
+  const account = readObject(value, path, ['accountId', 'name', 'plan', 'keys', 'prompts']);
+  const accountId = readString(account, 'accountId', path);
+  if (!isValidAccountId(accountId)) fail(at(path, 'accountId'), `must be ${ACCOUNT_ID_RULE}`);
+  const name = readOptionalString(account, 'name', path, { nonEmpty: true, max: 256 });
+  const plan = account.plan;
+  if (plan !== undefined && !isPlan(plan)) fail(at(path, 'plan'), `must be one of ${PLANS.join(', ')}`);
+  const prompts = readOptionalArray(account, 'prompts', path).map((prompt, i) => readPrompt(prompt, at(at(path, 'prompts'), i)));
+  const seen = new Map<string, number>();
+  prompts.forEach(({ promptId }, i) => {
+    const first = seen.get(promptId);
+    if (first !== undefined) fail(at(at(path, 'prompts'), i), `promptId ${promptId} already appears at prompts[${first}]`);
+    seen.set(promptId, i);
+  });
+  return {
+    accountId,
+    ...(name === undefined ? {} : { name }),
+    ...(plan === undefined ? {} : { plan }),
+    keys: readOptionalArray(account, 'keys', path).map((key, i) => readKey(key, at(at(path, 'keys'), i))),
+    prompts,
+  };
+}
+
+function readKey(value: unknown, path: string): SeedKey {
+  const key = readObject(value, path, ['apiKey', 'monthlyLimit', 'revoked']);
+  const apiKey = readString(key, 'apiKey', path);
+  // Never echo the key: the message says what is wrong with it, not what it is.
+  if (!isWellFormedApiKey(apiKey)) fail(at(path, 'apiKey'), 'must be 16 to 256 characters of A-Z a-z 0-9 - . _ ~ + / (then optional =)');
+  const monthlyLimit = readOptionalCount(key, 'monthlyLimit', path);
+  const revoked = readOptionalBoolean(key, 'revoked', path);
+  return {
+    apiKey,
+    ...(monthlyLimit === undefined ? {} : { monthlyLimit }),
+    ...(revoked === undefined ? {} : { revoked }),
+  };
+}
+
+function readPrompt(value: unknown, path: string): PromptImport {
+  const prompt = readObject(value, path, ['promptId', 'promptName', 'deleted', 'versions']);
+  const promptId = readString(prompt, 'promptId', path);
+  if (!isValidPromptId(promptId)) fail(at(path, 'promptId'), 'must be 1 to 128 characters of A-Z a-z 0-9 _ . -');
+  const deleted = readOptionalBoolean(prompt, 'deleted', path);
+  const versions = readArray(prompt.versions ?? [], at(path, 'versions')).map((version, i) =>
+    readVersion(version, at(at(path, 'versions'), i)),
+  );
+  const seen = new Map<string, number>();
+  versions.forEach(({ version }, i) => {
+    const first = seen.get(version);
+    if (first !== undefined) fail(at(at(path, 'versions'), i), `version ${version} already appears at versions[${first}]`);
+    seen.set(version, i);
+  });
+  return {
+    promptId,
+    promptName: readString(prompt, 'promptName', path, { nonEmpty: true, max: 256 }),
+    ...(deleted === undefined ? {} : { deleted }),
+    versions,
+  };
+}
+
+function readVersion(value: unknown, path: string): PromptVersionInput {
+  const version = readObject(value, path, ['version', 'published', ...CONTENT_FIELDS]);
+  const number = readVersionNumber(version, path);
+  const published = version.published;
+  if (typeof published !== 'boolean') fail(at(path, 'published'), 'is required: true or false');
+  return { version: number, published, ...readContent(version, path) };
+}
+
+interface Origin {
+  source: string;
+  path: string;
+}
+
+/**
+ * One seed from several parts: an account may appear in many (say, one file per prompt), as long as
+ * what they say of it agrees. A prompt or a key belongs in one place only.
+ */
+export function mergeSeeds(parts: readonly { source: string; seed: Seed }[]): Seed {
+  const accounts = new Map<string, { account: SeedAccount; origin: Origin; prompts: Map<string, Origin> }>();
+  const keys = new Map<string, Origin>();
+  const where = (origin: Origin) => `${origin.source}: ${origin.path}`;
+
+  for (const { source, seed } of parts) {
+    seed.accounts.forEach((account, i) => {
+      const origin = { source, path: at('accounts', i) };
+      let merged = accounts.get(account.accountId);
+      if (!merged) {
+        merged = { account: { ...account, keys: [], prompts: [] }, origin, prompts: new Map() };
+        accounts.set(account.accountId, merged);
+      } else {
+        for (const field of ['name', 'plan'] as const) {
+          const [before, now] = [merged.account[field], account[field]];
+          if (before !== undefined && now !== undefined && before !== now) {
+            throw new SeedError(`${where(origin)}.${field}: "${now}" differs from ${where(merged.origin)}.${field} "${before}"`);
+          }
+          if (before === undefined && now !== undefined) merged.account = { ...merged.account, [field]: now };
+        }
+      }
+      account.keys.forEach((key, k) => {
+        const keyOrigin = { source, path: at(at(origin.path, 'keys'), k) };
+        const earlier = keys.get(key.apiKey);
+        if (earlier) throw new SeedError(`${where(keyOrigin)}: the same apiKey is already at ${where(earlier)}`);
+        keys.set(key.apiKey, keyOrigin);
+        merged.account.keys.push(key);
+      });
+      account.prompts.forEach((prompt, p) => {
+        const promptOrigin = { source, path: at(at(origin.path, 'prompts'), p) };
+        const earlier = merged.prompts.get(prompt.promptId);
+        if (earlier) {
+          throw new SeedError(`${where(promptOrigin)}: prompt ${prompt.promptId} is already at ${where(earlier)}`);
+        }
+        merged.prompts.set(prompt.promptId, promptOrigin);
+        merged.account.prompts.push(prompt);
+      });
+    });
+  }
+  return { accounts: [...accounts.values()].map(({ account }) => account) };
+}
+
+/** The seed as the store takes it: keys only as their hashes. */
+export function toAccountImports(seed: Seed): AccountImport[] {
+  return seed.accounts.map((account) => ({
+    accountId: account.accountId,
+    ...(account.name === undefined ? {} : { name: account.name }),
+    ...(account.plan === undefined ? {} : { plan: account.plan }),
+    keys: account.keys.map((key) => {
+      const keyHash = hashApiKey(key.apiKey);
+      return {
+        keyHash,
+        keyId: keyIdFromHash(keyHash),
+        displayPrefix: key.apiKey.slice(0, DISPLAY_PREFIX_LENGTH),
+        ...(key.monthlyLimit === undefined ? {} : { monthlyLimit: key.monthlyLimit }),
+        ...(key.revoked === undefined ? {} : { revoked: key.revoked }),
+      };
+    }),
+    prompts: account.prompts,
+  }));
+}
+
+export function seedCounts(seed: Seed): { accounts: number; keys: number; prompts: number; versions: number } {
+  const prompts = seed.accounts.flatMap((account) => account.prompts);
+  return {
+    accounts: seed.accounts.length,
+    keys: seed.accounts.reduce((sum, account) => sum + account.keys.length, 0),
+    prompts: prompts.length,
+    versions: prompts.reduce((sum, prompt) => sum + prompt.versions.length, 0),
+  };
+}

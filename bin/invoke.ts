@@ -1,0 +1,88 @@
+/**
+ * `npm run invoke -- <getPrompt|listPrompts|fallback> <event.json>`: one Lambda handler, one event,
+ * against the local store, as `sam local invoke` would. The result goes to stdout, request logs to stderr.
+ * The store is the one `npm start` uses: the running stack's if DATA_DIR is in use, else DATA_DIR opened
+ * (and seeded) here; DYNAMODB_ENDPOINT overrides both.
+ */
+import { readFile } from 'node:fs/promises';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { DataDirInUseError } from '../local/embedded-store';
+import { lambdaContext } from '../local/lambda-context';
+import { createLocalFunctions, FUNCTION_NAMES, isFunctionName } from '../local/lambda-functions';
+import { type LocalConfig, loadLocalConfig } from '../local/local-config';
+import { type LocalStore, openLocalStore } from '../local/local-stack';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const USAGE = `Usage: npm run invoke -- <${FUNCTION_NAMES.join('|')}> <event.json>   (sample events in events/)`;
+
+class InvokeError extends Error {}
+
+async function main(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const [functionName, eventPath, ...extra] = argv;
+  if (functionName === undefined || eventPath === undefined || extra.length > 0) throw new InvokeError(USAGE);
+  if (!isFunctionName(functionName)) {
+    throw new InvokeError(`unknown function "${functionName}": one of ${FUNCTION_NAMES.join(', ')}`);
+  }
+  const event = await readEvent(eventPath);
+  const config = loadLocalConfig();
+  const store = await openStore(config);
+  try {
+    const functions = createLocalFunctions(config, store.endpoint, {
+      log: (record) => process.stderr.write(`${JSON.stringify(record)}\n`),
+    });
+    const result = await functions[functionName].handler(event, lambdaContext(functionName, `invoke-${Date.now()}`));
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+async function readEvent(path: string): Promise<APIGatewayProxyEventV2> {
+  const text = await readFile(path, 'utf8').catch(() => {
+    throw new InvokeError(`${path}: cannot read the event file`);
+  });
+  let event: unknown;
+  try {
+    event = JSON.parse(text);
+  } catch (error) {
+    throw new InvokeError(`${path}: not valid JSON (${(error as Error).message})`);
+  }
+  const looksLikeV2 =
+    typeof event === 'object' &&
+    event !== null &&
+    (event as { version?: unknown }).version === '2.0' &&
+    typeof (event as { requestContext?: { http?: { method?: unknown } } }).requestContext?.http?.method === 'string' &&
+    typeof (event as { rawPath?: unknown }).rawPath === 'string';
+  if (!looksLikeV2) {
+    throw new InvokeError(`${path}: not an HTTP API payload 2.0 event (version "2.0", rawPath, requestContext.http.method)`);
+  }
+  return event as APIGatewayProxyEventV2;
+}
+
+/** The running stack's store when it holds DATA_DIR; otherwise DATA_DIR (or DYNAMODB_ENDPOINT), as `npm start` opens it. */
+async function openStore(config: LocalConfig): Promise<LocalStore> {
+  try {
+    return await openLocalStore({ ...config, dynamoPort: 0 });
+  } catch (error) {
+    if (!(error instanceof DataDirInUseError)) throw error;
+    const endpoint = `http://127.0.0.1:${config.dynamoPort}`;
+    process.stderr.write(`DATA_DIR is held by the running local stack: using its store at ${endpoint}\n`);
+    return openLocalStore({ ...config, storeEndpoint: endpoint, seedPath: undefined });
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`invoke: ${(error as Error)?.message ?? String(error)}\n`);
+    process.exitCode = error instanceof InvokeError ? 2 : 1;
+  },
+);

@@ -1,0 +1,90 @@
+/**
+ * `npm start`: the service on this machine. An embedded DynamoDB-compatible store on DATA_DIR (or
+ * DYNAMODB_ENDPOINT), the table, the seed (SEED_FILE), and the real Lambda handlers behind an
+ * API Gateway stand-in on http://127.0.0.1:$PORT. README "Run it locally" lists the settings.
+ */
+import { relative } from 'node:path';
+import { describeSummary } from '../admin/import-seed';
+import { seedCounts } from '../admin/seed-file';
+import { type LocalStack, startLocalStack } from '../local/local-stack';
+import { loadLocalConfig } from '../local/local-config';
+
+// Node 20 runs this fine; the SDK's notice about its own future Node support is not for this console.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+async function main(): Promise<void> {
+  const config = loadLocalConfig();
+  const stack = await startLocalStack(config, {
+    onFunctionError: (functionName, error) => {
+      process.stderr.write(`[${functionName}] the function failed: ${(error as Error)?.stack ?? String(error)}\n`);
+    },
+  });
+  printBanner(stack, config.dataDir, config.tableName);
+  stopOnSignals(stack);
+}
+
+function printBanner(stack: LocalStack, dataDir: string, tableName: string): void {
+  const lines = [
+    '',
+    'Prompt service, running locally',
+    `  API       ${stack.apiUrl}`,
+    `  Store     ${stack.storeEndpoint} ${stack.embeddedStore ? `(embedded dynalite, data in ${dataDir})` : '(DYNAMODB_ENDPOINT)'}`,
+    `  Table     ${tableName}${stack.tableCreated ? ' (created)' : ''}`,
+  ];
+  if (stack.seed) {
+    const counts = seedCounts(stack.seed.seed);
+    lines.push(
+      `  Seed      ${relative(process.cwd(), stack.seed.path) || stack.seed.path}: ${counts.accounts} account(s), ` +
+        `${counts.prompts} prompt(s), ${counts.versions} version(s), loaded in ${stack.seed.elapsedMs} ms`,
+      `            ${describeSummary(stack.seed.summary)}`,
+    );
+  } else {
+    lines.push('  Seed      none (SEED_FILE is empty)');
+  }
+  if (stack.demo) {
+    lines.push(
+      `  Demo key  ${stack.demo.apiKey}`,
+      '',
+      'Try it:',
+      `  curl -H "Authorization: Bearer ${stack.demo.apiKey}" ${stack.apiUrl}/prompts/${stack.demo.promptId}`,
+    );
+  }
+  lines.push(
+    '',
+    'Admin CLI against this store:',
+    `  DYNAMODB_ENDPOINT=${stack.storeEndpoint} TABLE_NAME=${tableName} npm run admin -- accounts list`,
+    '',
+    'Requests are logged below, one JSON line each. Ctrl+C stops.',
+    '',
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function stopOnSignals(stack: LocalStack): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: exiting without waiting\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stdout.write(`\n${signal}: stopping...\n`);
+    stack.stop().then(
+      () => {
+        process.stdout.write('Stopped.\n');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        process.stderr.write(`npm start: stopping failed: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`npm start: ${(error as Error)?.message ?? String(error)}\n`);
+  process.exit(1);
+});

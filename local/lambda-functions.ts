@@ -1,0 +1,48 @@
+import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../lambda/handlers';
+import type { ApiDependencies } from '../lambda/handlers/api-handler';
+import { productionDependencies } from '../lambda/runtime';
+import type { GatewayRoute, LambdaFunction, LambdaHandler } from './http-gateway';
+import type { LocalConfig } from './local-config';
+
+export const FUNCTION_NAMES = ['getPrompt', 'listPrompts', 'fallback'] as const;
+export type FunctionName = (typeof FUNCTION_NAMES)[number];
+
+export type LocalFunctions = Readonly<Record<FunctionName, LambdaFunction>>;
+
+/**
+ * The deployed functions, built as each Lambda builds itself at cold start (lambda/runtime.ts reads
+ * the environment), once per process, from the environment the deployed stack would give them.
+ */
+export function createLocalFunctions(
+  config: LocalConfig,
+  storeEndpoint: string,
+  overrides: Partial<Pick<ApiDependencies, 'log'>> = {},
+): LocalFunctions {
+  const deps: ApiDependencies = {
+    ...productionDependencies({
+      TABLE_NAME: config.tableName,
+      UPGRADE_URL: config.upgradeUrl,
+      AWS_REGION: config.region,
+      DYNAMODB_ENDPOINT: storeEndpoint,
+    }),
+    ...overrides,
+  };
+  const fn = (name: FunctionName, handler: LambdaHandler): LambdaFunction => ({ name, handler });
+  return {
+    getPrompt: fn('getPrompt', createGetPromptHandler(deps)),
+    listPrompts: fn('listPrompts', createListPromptsHandler(deps)),
+    fallback: fn('fallback', createFallbackHandler(deps)),
+  };
+}
+
+/** The HTTP API's routes, as lib/prompt-api.ts declares them; everything else takes `$default` to the fallback. */
+export function gatewayRoutes(functions: LocalFunctions): GatewayRoute[] {
+  return [
+    { routeKey: 'GET /prompts', function: functions.listPrompts },
+    { routeKey: 'GET /prompts/{promptId}', function: functions.getPrompt },
+  ];
+}
+
+export function isFunctionName(value: string): value is FunctionName {
+  return (FUNCTION_NAMES as readonly string[]).includes(value);
+}

@@ -1,0 +1,59 @@
+import { resolve } from 'node:path';
+import { ConfigError } from '../lambda/config';
+
+/** Settings of the local stack (`npm start`, `npm run invoke`); README "Run it locally" lists them. */
+export interface LocalConfig {
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly dynamoPort: number;
+  readonly dataDir: string;
+  /** Absent when SEED_FILE is set empty: start without seeding. */
+  readonly seedPath: string | undefined;
+  /** An existing store to use instead of the embedded one. */
+  readonly storeEndpoint: string | undefined;
+  readonly tableName: string;
+  readonly region: string;
+  readonly upgradeUrl: string;
+}
+
+export const DEFAULT_SEED_FILE = resolve(__dirname, '..', 'seed', 'demo-seed.json');
+export const DEFAULT_TABLE_NAME = 'prompts-local';
+/** A reserved example domain: clearly a placeholder for the deployment's real upgrade page. */
+export const DEFAULT_UPGRADE_URL = 'https://example.com/upgrade';
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+export function loadLocalConfig(env: Environment = process.env): LocalConfig {
+  const seedFile = env.SEED_FILE;
+  return {
+    port: portOf(env, 'PORT', 3000),
+    dynamoPort: portOf(env, 'DYNAMODB_PORT', 8000),
+    dataDir: env.DATA_DIR?.trim() || '.data',
+    seedPath: seedFile === undefined ? DEFAULT_SEED_FILE : seedFile.trim() || undefined,
+    storeEndpoint: urlOf(env, 'DYNAMODB_ENDPOINT'),
+    tableName: env.TABLE_NAME?.trim() || DEFAULT_TABLE_NAME,
+    region: env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || 'us-east-1',
+    upgradeUrl: urlOf(env, 'UPGRADE_URL') ?? DEFAULT_UPGRADE_URL,
+  };
+}
+
+function portOf(env: Environment, name: string, fallback: number): number {
+  const value = env[name]?.trim();
+  if (!value) return fallback;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) {
+    throw new ConfigError(`${name} must be a port number from 0 to 65535 (0 picks a free one), got "${value}"`);
+  }
+  return port;
+}
+
+function urlOf(env: Environment, name: string): string | undefined {
+  const value = env[name]?.trim();
+  if (!value) return undefined;
+  try {
+    new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${value}"`);
+  }
+  return value;
+}

@@ -1,0 +1,147 @@
+import type { Server } from 'node:http';
+import { importSeed } from '../admin/import-seed';
+import type { Seed } from '../admin/seed-file';
+import { createDocumentClient } from '../lambda/data/dynamo-client';
+import { DynamoAdminStore, type ImportSummary } from '../lambda/data/dynamo-admin-store';
+import { ensureTable } from '../lambda/data/ensure-table';
+import { isStoreUnavailable } from '../lambda/data/store-errors';
+import { StoreUnavailableError } from '../lambda/data/store';
+import type { LogSink } from '../lambda/middleware/request-log';
+import { startEmbeddedStore } from './embedded-store';
+import { createHttpGateway } from './http-gateway';
+import { createLocalFunctions, gatewayRoutes } from './lambda-functions';
+import { listenOnLoopback } from './listen';
+import type { LocalConfig } from './local-config';
+
+export interface SeedReport {
+  readonly path: string;
+  readonly seed: Seed;
+  readonly summary: ImportSummary;
+  readonly elapsedMs: number;
+}
+
+export interface DemoRequest {
+  /** Plaintext, from the local seed file: the one place a key is ever written down. */
+  readonly apiKey: string;
+  readonly promptId: string;
+}
+
+export interface LocalStack {
+  readonly apiUrl: string;
+  readonly storeEndpoint: string;
+  /** True when this process runs the store (dynalite on DATA_DIR), false for DYNAMODB_ENDPOINT. */
+  readonly embeddedStore: boolean;
+  readonly tableCreated: boolean;
+  readonly seed: SeedReport | undefined;
+  readonly demo: DemoRequest | undefined;
+  stop(): Promise<void>;
+}
+
+export interface LocalStackOptions {
+  readonly log?: LogSink;
+  readonly onFunctionError: (functionName: string, error: unknown) => void;
+}
+
+/** How long open requests get to finish when the stack stops. */
+const DRAIN_MS = 3_000;
+
+export interface LocalStore {
+  readonly endpoint: string;
+  /** True when this process runs the store (dynalite on DATA_DIR), false for DYNAMODB_ENDPOINT. */
+  readonly embedded: boolean;
+  readonly tableCreated: boolean;
+  readonly seed: SeedReport | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * The store as `npm start` and `npm run invoke` use it: embedded on DATA_DIR (or DYNAMODB_ENDPOINT),
+ * with the table created if missing and SEED_FILE loaded.
+ */
+export async function openLocalStore(config: LocalConfig): Promise<LocalStore> {
+  const store = config.storeEndpoint
+    ? { endpoint: config.storeEndpoint, close: async () => undefined }
+    : await startEmbeddedStore({ dataDir: config.dataDir, port: config.dynamoPort });
+  const client = createDocumentClient({ region: config.region, endpoint: store.endpoint });
+  const close = async () => {
+    client.destroy();
+    await store.close();
+  };
+  try {
+    const tableCreated = (await reachable(store.endpoint, () => ensureTable(client, config.tableName))) === 'created';
+    const seed = config.seedPath ? await loadSeed(new DynamoAdminStore(client, config.tableName), config.seedPath) : undefined;
+    return { endpoint: store.endpoint, embedded: !config.storeEndpoint, tableCreated, seed, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * The whole service on this machine: the store, and the API Gateway stand-in serving the real
+ * Lambda handlers on http://127.0.0.1:$PORT.
+ */
+export async function startLocalStack(config: LocalConfig, options: LocalStackOptions): Promise<LocalStack> {
+  const store = await openLocalStore(config);
+  try {
+    const functions = createLocalFunctions(config, store.endpoint, options.log ? { log: options.log } : {});
+    const gateway = createHttpGateway({
+      routes: gatewayRoutes(functions),
+      defaultFunction: functions.fallback,
+      onFunctionError: options.onFunctionError,
+    });
+    const port = await listenOnLoopback(gateway, config.port, 'PORT');
+    return {
+      apiUrl: `http://127.0.0.1:${port}`,
+      storeEndpoint: store.endpoint,
+      embeddedStore: store.embedded,
+      tableCreated: store.tableCreated,
+      seed: store.seed,
+      demo: store.seed ? demoRequestOf(store.seed.seed) : undefined,
+      stop: async () => {
+        await closeGateway(gateway);
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function loadSeed(admin: DynamoAdminStore, path: string): Promise<SeedReport> {
+  const started = performance.now();
+  const { seed, summary } = await importSeed(admin, path);
+  return { path, seed, summary, elapsedMs: Math.round(performance.now() - started) };
+}
+
+/** The first usable key of the seed, and a prompt its account can read. */
+function demoRequestOf(seed: Seed): DemoRequest | undefined {
+  for (const account of seed.accounts) {
+    const key = account.keys.find((candidate) => candidate.revoked !== true);
+    const prompt = account.prompts.find(
+      (candidate) => candidate.deleted !== true && candidate.versions.some((version) => version.published),
+    );
+    if (key && prompt) return { apiKey: key.apiKey, promptId: prompt.promptId };
+  }
+  return undefined;
+}
+
+async function reachable<T>(endpoint: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isStoreUnavailable(error) || error instanceof StoreUnavailableError) {
+      throw new StoreUnavailableError(`cannot reach the store at ${endpoint}: is it running?`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+async function closeGateway(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const drain = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+  await closed;
+  clearTimeout(drain);
+}
