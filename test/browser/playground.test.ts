@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type PlaygroundServer, startPlaygroundServer } from '../../local/playground-server';
 import { launchChromium } from './support/chromium';
-import { type BrowserSeed, type LocalApi, readBrowserSeed, startLocalApi } from './support/local-api';
+import { type LocalApi, startLocalApi } from './support/local-api';
 import { type Exchange, NetworkLog } from './support/network-log';
 
 // A real browser, a real cross-origin page and the API over HTTP: slower than the other suites.
@@ -16,7 +16,6 @@ const UNKNOWN_KEY = 'prs_this-key-was-never-issued-0000';
 let browser: Browser;
 let api: LocalApi;
 let playground: PlaygroundServer;
-let seed: BrowserSeed;
 
 let context: BrowserContext | undefined;
 let page: Page;
@@ -24,7 +23,7 @@ let network: NetworkLog;
 let pageProblems: string[] = [];
 
 function seedKey(index: number): string {
-  const key = seed.accounts[0]?.keys[index]?.apiKey;
+  const key = api.seed.accounts[0]?.keys[index]?.apiKey;
   if (!key) throw new Error(`test/browser/seed.json has no key ${index}`);
   return key;
 }
@@ -33,15 +32,14 @@ const normalKey = () => seedKey(0);
 const limitedKey = () => seedKey(1);
 
 function seedVersion(promptId: string, version: string) {
-  const found = seed.accounts[0]?.prompts.find((prompt) => prompt.promptId === promptId)?.versions.find((v) => v.version === version);
+  const found = api.seed.accounts[0]?.prompts.find((prompt) => prompt.promptId === promptId)?.versions.find((v) => v.version === version);
   if (!found) throw new Error(`test/browser/seed.json has no ${promptId} ${version}`);
   return found;
 }
 
 beforeAll(async () => {
   browser = await launchChromium();
-  seed = await readBrowserSeed(SEED_PATH);
-  api = await startLocalApi(seed);
+  api = await startLocalApi(SEED_PATH);
   playground = await startPlaygroundServer({ host: '127.0.0.1', port: 0, apiUrl: api.url });
 });
 

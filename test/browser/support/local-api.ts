@@ -1,93 +1,52 @@
-import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { hashApiKey, keyIdFromHash } from '../../../lambda/domain/api-key';
-import type { Plan } from '../../../lambda/domain/plans';
-import type { PromptInput } from '../../../lambda/data/dynamo-admin-store';
-import { ApiHarness, UPGRADE_URL } from '../../support/api-harness';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Seed } from '../../../admin/seed-file';
+import { loadLocalConfig } from '../../../local/local-config';
+import { startLocalStack } from '../../../local/local-stack';
 
-/** The part of the seed file format (README "Seed file format") these tests use. */
-export interface BrowserSeed {
-  accounts: {
-    accountId: string;
-    name: string;
-    plan: Plan;
-    keys: { apiKey: string; monthlyLimit?: number }[];
-    prompts: PromptInput[];
-  }[];
-}
+const UPGRADE_URL = 'https://prompts.example.test/upgrade';
 
 export interface LocalApi {
   readonly url: string;
   readonly upgradeUrl: string;
-  /** Anything the gateway could not answer, including a response openapi.yaml does not document. */
+  /** The seed as loaded, keys in plaintext: what the tests type into the page. */
+  readonly seed: Seed;
+  /** Every function failure and 5xx the stack logged: a browser test expects none. */
   readonly failures: string[];
   close(): Promise<void>;
 }
 
-export async function readBrowserSeed(path: string): Promise<BrowserSeed> {
-  return JSON.parse(await readFile(path, 'utf8')) as BrowserSeed;
-}
-
-function requestHeaders(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
-
 /**
- * The API's handlers behind a loopback HTTP server that turns each request into the payload 2.0
- * event the HTTP API sends, on the route table it is deployed with (ApiHarness), over dynalite.
+ * `npm start`'s stack (embedded dynalite, the seed, the real handlers behind the HTTP API stand-in),
+ * configured as its environment would configure it, on free ports and a throwaway data folder.
  */
-export async function startLocalApi(seed: BrowserSeed): Promise<LocalApi> {
-  const harness = await new ApiHarness().start();
-  harness.clock = new Date();
-  for (const account of seed.accounts) {
-    await harness.fixtures.admin.putAccount({ accountId: account.accountId, name: account.name, plan: account.plan });
-    for (const { apiKey, monthlyLimit } of account.keys) {
-      const keyHash = hashApiKey(apiKey);
-      await harness.fixtures.admin.putApiKey({
-        keyHash,
-        keyId: keyIdFromHash(keyHash),
-        accountId: account.accountId,
-        displayPrefix: apiKey.slice(0, 8),
-        ...(monthlyLimit === undefined ? {} : { monthlyLimit }),
-      });
-    }
-    await harness.fixtures.prompts(account.accountId, ...account.prompts);
-  }
-
+export async function startLocalApi(seedPath: string): Promise<LocalApi> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'playground-browser-tests-'));
   const failures: string[] = [];
-  const server = createServer((request, response) => {
-    const method = request.method ?? 'GET';
-    const path = request.url ?? '/';
-    harness
-      .request(method, path, { headers: requestHeaders(request) })
-      .then((answer) => {
-        response.writeHead(answer.status, answer.headers);
-        response.end(answer.rawBody);
-      })
-      .catch((error: unknown) => {
-        failures.push(`${method} ${path}: ${error instanceof Error ? error.message : String(error)}`);
-        response.writeHead(500, { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*' });
-        response.end(JSON.stringify({ error: 'The test gateway failed; see the test output', code: 'INTERNAL_ERROR' }));
-      });
+  const config = loadLocalConfig({
+    PORT: '0',
+    DYNAMODB_PORT: '0',
+    DATA_DIR: dataDir,
+    SEED_FILE: seedPath,
+    TABLE_NAME: 'prompts-browser-tests',
+    UPGRADE_URL,
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-
+  const stack = await startLocalStack(config, {
+    log: (record) => {
+      if (record.level === 'error') failures.push(`${record.method} ${record.path ?? ''}: ${record.status ?? 'no response'}`);
+    },
+    onFunctionError: (functionName, error) => failures.push(`${functionName} failed: ${String(error)}`),
+  });
+  if (!stack.seed) throw new Error(`the local stack loaded no seed from ${seedPath}`);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: stack.apiUrl,
     upgradeUrl: UPGRADE_URL,
+    seed: stack.seed.seed,
     failures,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await harness.stop();
+      await stack.stop();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
