@@ -3,7 +3,7 @@
  * DYNAMODB_ENDPOINT), the table, the seed (SEED_FILE), and the real Lambda handlers behind an
  * API Gateway stand-in on http://127.0.0.1:$PORT. README "Run it locally" lists the settings.
  */
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { describeSummary } from '../admin/import-seed';
 import { seedCounts } from '../admin/seed-file';
 import { type LocalStack, startLocalStack } from '../local/local-stack';
@@ -34,7 +34,7 @@ function printBanner(stack: LocalStack, dataDir: string, tableName: string): voi
   if (stack.seed) {
     const counts = seedCounts(stack.seed.seed);
     lines.push(
-      `  Seed      ${relative(process.cwd(), stack.seed.path) || stack.seed.path}: ${counts.accounts} account(s), ` +
+      `  Seed      ${shortPath(stack.seed.path)}: ${counts.accounts} account(s), ` +
         `${counts.prompts} prompt(s), ${counts.versions} version(s), loaded in ${stack.seed.elapsedMs} ms`,
       `            ${describeSummary(stack.seed.summary)}`,
     );
@@ -58,6 +58,12 @@ function printBanner(stack: LocalStack, dataDir: string, tableName: string): voi
     '',
   );
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Relative to where the developer stands, when it is below it. */
+function shortPath(path: string): string {
+  const shorter = relative(process.cwd(), path);
+  return shorter === '' || shorter.startsWith('..') || isAbsolute(shorter) ? path : shorter;
 }
 
 function stopOnSignals(stack: LocalStack): void {

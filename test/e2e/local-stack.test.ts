@@ -1,0 +1,146 @@
+import { createServer, type Server } from 'node:net';
+import { failedStart, StackSet, type StackProcess, temporaryFolder } from './support/processes';
+
+/** `npm start` end to end: a child process, spoken to over HTTP as a developer's curl would. */
+
+const stacks = new StackSet();
+let dataDir: { path: string; remove(): Promise<void> };
+
+beforeAll(async () => {
+  dataDir = await temporaryFolder('local-stack-e2e');
+});
+
+afterAll(async () => {
+  await stacks.stopAll();
+  await dataDir.remove();
+});
+
+/** The line the banner prints, taken apart: `curl -H "Authorization: Bearer <key>" <url>`. */
+function printedCurl(output: string): { apiKey: string; url: string } {
+  const match = /curl -H "Authorization: Bearer (\S+)" (http:\/\/\S+)/.exec(output);
+  if (!match?.[1] || !match[2]) throw new Error(`no curl line in:\n${output}`);
+  return { apiKey: match[1], url: match[2] };
+}
+
+/** The lowest X-RateLimit-Remaining seen: what the key has left, whatever order responses came in. */
+let lowestRemaining = Number.POSITIVE_INFINITY;
+
+async function fetchWithKey(url: string, apiKey: string, method = 'GET'): Promise<Response> {
+  const response = await fetch(url, { method, headers: { Authorization: `Bearer ${apiKey}` } });
+  const remaining = response.headers.get('x-ratelimit-remaining');
+  if (remaining !== null) lowestRemaining = Math.min(lowestRemaining, Number(remaining));
+  return response;
+}
+
+describe('npm start from an empty DATA_DIR, with the demo seed', () => {
+  let stack: StackProcess;
+
+  beforeAll(async () => {
+    stack = await stacks.start({ DATA_DIR: `${dataDir.path}/data` });
+  }, 60_000);
+
+  it('creates the table and loads the demo seed', () => {
+    expect(stack.output()).toMatch(/Table\s+prompts-local \(created\)/);
+    expect(stack.output()).toMatch(/accounts 1 created, 0 updated, 0 unchanged/);
+  });
+
+  it('serves the demo prompt to the printed curl line', async () => {
+    const { apiKey, url } = printedCurl(stack.output());
+    expect(url.startsWith(`${stack.apiUrl}/prompts/`)).toBe(true);
+
+    const response = await fetchWithKey(url, apiKey);
+
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ promptId: 'welcome-email', version: '1.1.0' });
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('4999');
+  });
+
+  it.each([
+    ['GET /prompts (the list function)', 'GET', '/prompts', 200],
+    ['a repeated query parameter, comma-joined as the HTTP API does', 'GET', '/prompts/welcome-email?version=1.0.0&version=1.1.0', 400],
+    ['a version that is only a draft', 'GET', '/prompts/welcome-email?version=1.2.0', 404],
+    ['OPTIONS on any path (the fallback)', 'OPTIONS', '/anything/at/all', 204],
+    ['DELETE (the fallback)', 'DELETE', '/prompts/welcome-email', 405],
+    ['an unknown path (the fallback)', 'GET', '/nothing-here', 404],
+    ['a trailing slash, which no route matches', 'GET', '/prompts/', 400],
+  ])('routes %s like the deployed HTTP API', async (_name, method, path, status) => {
+    const { apiKey } = printedCurl(stack.output());
+    const response = await fetchWithKey(`${stack.apiUrl}${path}`, apiKey, method);
+    expect(response.status).toBe(status);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('answers HEAD with 405 and no body', async () => {
+    const response = await fetch(`${stack.apiUrl}/prompts`, { method: 'HEAD' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, OPTIONS');
+    expect(await response.text()).toBe('');
+  });
+
+  it('serves concurrent requests', async () => {
+    const { apiKey, url } = printedCurl(stack.output());
+    const responses = await Promise.all(Array.from({ length: 20 }, () => fetchWithKey(url, apiKey)));
+    expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200));
+  });
+
+  it('refuses a second stack on the same DATA_DIR with a one-line reason', async () => {
+    const failure = await failedStart({ DATA_DIR: `${dataDir.path}/data` });
+    expect(failure.code).toBe(1);
+    expect(failure.output.trim()).toMatch(/^npm start: DATA_DIR \S+ is in use by another process.*$/);
+  });
+
+  it('stops cleanly on SIGINT', async () => {
+    const { code, output } = await stack.stop('SIGINT');
+    expect(code).toBe(0);
+    expect(output).toContain('Stopped.');
+  });
+
+  describe('started again on the same DATA_DIR', () => {
+    let again: StackProcess;
+
+    beforeAll(async () => {
+      again = await stacks.start({ DATA_DIR: `${dataDir.path}/data` });
+    }, 60_000);
+
+    it('keeps the table and re-seeds without changing anything', () => {
+      expect(again.output()).toMatch(/Table\s+prompts-local\n/);
+      expect(again.output()).toMatch(
+        /accounts 0 created, 0 updated, 1 unchanged; keys 0 created, 0 updated, 1 unchanged; prompts 0 created, 0 updated, 3 unchanged; versions 0 created, 0 updated, 7 unchanged/,
+      );
+    });
+
+    it('keeps the usage counted before the restart', async () => {
+      const { apiKey, url } = printedCurl(again.output());
+      const before = lowestRemaining;
+      const response = await fetchWithKey(url, apiKey);
+      expect(response.status).toBe(200);
+      expect(Number(response.headers.get('x-ratelimit-remaining'))).toBe(before - 1);
+    });
+
+    it('stops cleanly on SIGTERM', async () => {
+      const { code } = await again.stop('SIGTERM');
+      expect(code).toBe(0);
+    });
+  });
+});
+
+describe('npm start with a port in use', () => {
+  let blocker: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    port = (blocker.address() as { port: number }).port;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => blocker.close(resolve));
+  });
+
+  it.each(['PORT', 'DYNAMODB_PORT'])('fails with one line naming %s', async (variable) => {
+    const failure = await failedStart({ DATA_DIR: `${dataDir.path}/ports-${variable}`, [variable]: String(port) });
+    expect(failure.code).toBe(1);
+    expect(failure.output.trim()).toBe(`npm start: port ${port} is in use: set ${variable} to a free port (e.g. ${variable}=${port + 1})`);
+  }, 60_000);
+});

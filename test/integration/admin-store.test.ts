@@ -1,0 +1,187 @@
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  ConflictError,
+  DynamoAdminStore,
+  type ImportSummary,
+  NotFoundError,
+  type PromptImport,
+} from '../../lambda/data/dynamo-admin-store';
+import { DynamoStore } from '../../lambda/data/dynamo-store';
+import { ensureTable, TableSchemaError } from '../../lambda/data/ensure-table';
+import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
+import { version } from '../support/fixtures';
+import { type LocalStore, startLocalStore } from '../support/local-store';
+
+/** The operator's write path against a real DynamoDB-compatible store (dynalite). */
+
+let local: LocalStore;
+let admin: DynamoAdminStore;
+let api: DynamoStore;
+
+beforeAll(async () => {
+  local = await startLocalStore('admin-store-test');
+  admin = new DynamoAdminStore(local.client, local.tableName, () => new Date('2026-11-15T12:00:00Z'));
+  api = new DynamoStore(local.client, local.tableName);
+});
+
+afterAll(async () => local.close());
+
+const prompts = (count: number, prefix: string): PromptImport[] =>
+  Array.from({ length: count }, (_, i) => ({
+    promptId: `${prefix}-${String(i).padStart(3, '0')}`,
+    promptName: `Prompt ${i}`,
+    versions: [version('1.0.0'), version('1.1.0'), version('2.0.0', { published: false })],
+  }));
+
+const unchangedOnly = (summary: ImportSummary) =>
+  Object.values(summary).every((count) => count.created === 0 && count.updated === 0);
+
+describe('importAccounts', () => {
+  it('writes everything in batches, and a second identical import writes nothing', async () => {
+    const input = [{ accountId: 'bulk', name: 'Bulk', plan: 'pro' as const, keys: [], prompts: prompts(40, 'bulk') }];
+
+    const first = await admin.importAccounts(input);
+    const second = await admin.importAccounts(input);
+
+    expect(first.versions).toEqual({ created: 120, updated: 0, unchanged: 0 });
+    expect(unchangedOnly(second)).toBe(true);
+    expect(await api.listPrompts('bulk')).toHaveLength(40);
+  });
+
+  it('on a dry run, reports the changes and writes nothing', async () => {
+    const input = [{ accountId: 'dry', name: 'Dry', plan: 'free' as const, keys: [], prompts: prompts(2, 'dry') }];
+
+    const summary = await admin.importAccounts(input, { dryRun: true });
+
+    expect(summary.prompts.created).toBe(2);
+    expect(await admin.findAccount('dry')).toBeUndefined();
+  });
+
+  it('refuses the whole import when one version of one prompt would change, in either read path', async () => {
+    for (const [accountId, count] of [['few', 2], ['many', 15]] as const) {
+      const original = prompts(count, accountId);
+      await admin.importAccounts([{ accountId, name: accountId, plan: 'free', keys: [], prompts: original }]);
+      const changed = original.map((prompt, i) =>
+        i === count - 1 ? { ...prompt, versions: [version('1.0.0', { userMessage: 'changed' })] } : prompt,
+      );
+      const added = { promptId: `${accountId}-new`, promptName: 'New', versions: [version('1.0.0')] };
+
+      await expect(
+        admin.importAccounts([{ accountId, keys: [], prompts: [added, ...changed] }]),
+      ).rejects.toThrow(`version 1.0.0 of prompt ${accountId}-${String(count - 1).padStart(3, '0')} of account ${accountId} is published and cannot change`);
+      expect(await admin.listPromptSummaries(accountId)).toHaveLength(count);
+    }
+  });
+});
+
+describe('accounts', () => {
+  it('are created once, listed, and change plan', async () => {
+    await admin.createAccount({ accountId: 'acme', name: 'Acme', plan: 'free' });
+    await expect(admin.createAccount({ accountId: 'acme', name: 'Other', plan: 'pro' })).rejects.toThrow(ConflictError);
+
+    await admin.setAccountPlan('acme', 'pro');
+
+    expect(await admin.listAccounts()).toContainEqual({ accountId: 'acme', name: 'Acme', plan: 'pro', createdAt: '2026-11-15T12:00:00.000Z' });
+    await expect(admin.setAccountPlan('nobody', 'pro')).rejects.toThrow(NotFoundError);
+  });
+});
+
+describe('API keys', () => {
+  const apiKey = 'prs_admin_store_test_key_0001';
+  const keyHash = hashApiKey(apiKey);
+  const keyId = keyIdFromHash(keyHash);
+
+  beforeAll(async () => {
+    await admin.createAccount({ accountId: 'keyed', name: 'Keyed', plan: 'free' });
+    await admin.createApiKey({ keyHash, keyId, accountId: 'keyed', displayPrefix: 'prs_admi', monthlyLimit: 10 });
+  });
+
+  it('need an existing account', async () => {
+    await expect(
+      admin.createApiKey({ keyHash: hashApiKey('prs_x_0123456789abcdef'), keyId: 'key_x', accountId: 'nobody', displayPrefix: 'prs_x' }),
+    ).rejects.toThrow(NotFoundError);
+  });
+
+  it('are listed by id through the admin index, without the key or its hash', async () => {
+    const keys = await admin.listApiKeys('keyed');
+    expect(keys).toEqual([
+      { keyId, accountId: 'keyed', displayPrefix: 'prs_admi', status: 'active', monthlyLimit: 10, createdAt: '2026-11-15T12:00:00.000Z' },
+    ]);
+    expect(JSON.stringify(keys)).not.toContain(keyHash);
+  });
+
+  it('report their usage for a month', async () => {
+    await api.takeUsageUnit(keyHash, '2026-11', 10);
+    expect(await admin.keyUsage('keyed', keyId, '2026-11')).toMatchObject({ used: 1, plan: 'free', month: '2026-11' });
+    expect(await admin.keyUsage('keyed', keyId, '2026-10')).toMatchObject({ used: 0 });
+  });
+
+  it('are revoked by id, once', async () => {
+    expect((await admin.revokeApiKeyById('keyed', keyId)).alreadyRevoked).toBe(false);
+    expect((await admin.revokeApiKeyById('keyed', keyId)).alreadyRevoked).toBe(true);
+    expect(await api.findApiKey(keyHash)).toMatchObject({ status: 'revoked' });
+    await expect(admin.revokeApiKeyById('other', keyId)).rejects.toThrow(NotFoundError);
+  });
+});
+
+describe('publishing and deleting', () => {
+  beforeAll(async () => {
+    await admin.importAccounts([
+      {
+        accountId: 'pub',
+        name: 'Pub',
+        plan: 'free',
+        keys: [],
+        prompts: [{ promptId: 'p', promptName: 'P', versions: [version('1.0.0'), version('1.1.0', { published: false })] }],
+      },
+    ]);
+  });
+
+  it('publishes a stored draft, which becomes the latest', async () => {
+    expect(await admin.publishVersion('pub', { promptId: 'p', version: '1.1.0' })).toBe('published');
+    expect(await admin.publishVersion('pub', { promptId: 'p', version: '1.1.0' })).toBe('already-published');
+    expect(await api.findLatestPrompt('pub', 'p')).toMatchObject({ found: true, prompt: { version: '1.1.0' } });
+  });
+
+  it('refuses a version that is not stored, without content', async () => {
+    await expect(admin.publishVersion('pub', { promptId: 'p', version: '9.0.0' })).rejects.toThrow(NotFoundError);
+  });
+
+  it('lists drafts and deleted prompts to the operator', async () => {
+    await admin.publishVersion('pub', {
+      promptId: 'q',
+      promptName: 'Q',
+      version: '0.1.0',
+      content: { systemMessage: 's', userMessage: 'u', config: version('0.1.0').config },
+    });
+    expect((await admin.deletePrompt('pub', 'q')).alreadyDeleted).toBe(false);
+
+    expect(await admin.listPromptSummaries('pub')).toEqual([
+      { promptId: 'p', promptName: 'P', deleted: false, latestVersion: '1.1.0', versions: [{ version: '1.0.0', published: true }, { version: '1.1.0', published: true }] },
+      { promptId: 'q', promptName: 'Q', deleted: true, latestVersion: '0.1.0', versions: [{ version: '0.1.0', published: true }] },
+    ]);
+    expect(await api.findLatestPrompt('pub', 'q')).toEqual({ found: false, reason: 'prompt-not-found' });
+  });
+});
+
+describe('ensureTable', () => {
+  it('leaves the service table as it is', async () => {
+    expect(await ensureTable(local.client, local.tableName)).toBe('existing');
+  });
+
+  it('creates a missing table', async () => {
+    expect(await ensureTable(local.client, 'created-by-ensure')).toBe('created');
+  });
+
+  it('refuses a table with other keys', async () => {
+    await local.client.send(
+      new CreateTableCommand({
+        TableName: 'someone-elses',
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      }),
+    );
+    await expect(ensureTable(local.client, 'someone-elses')).rejects.toThrow(TableSchemaError);
+  });
+});
