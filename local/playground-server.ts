@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { listenOnLoopback } from './listen';
 
 export interface PlaygroundServerOptions {
   readonly host: string;
@@ -113,17 +113,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
   const assets = await loadAssets(options.root ?? DEFAULT_ROOT, apiUrl);
   const server = createServer(handler(assets, securityHeaders(api.origin)));
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new PlaygroundConfigError(`Port ${options.port} on ${options.host} is in use; set PLAYGROUND_PORT to another port`)
-          : error,
-      ),
-    );
-    server.listen(options.port, options.host, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server, options.port, 'PLAYGROUND_PORT', options.host);
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
 
   return {
