@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import { importSeed } from '../admin/import-seed';
-import type { Seed } from '../admin/seed-file';
+import { type Seed, SeedError } from '../admin/seed-file';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
-import { DynamoAdminStore, type ImportSummary } from '../lambda/data/dynamo-admin-store';
+import { ConflictError, DynamoAdminStore, type ImportSummary } from '../lambda/data/dynamo-admin-store';
 import { ensureTable } from '../lambda/data/ensure-table';
 import { isStoreUnavailable } from '../lambda/data/store-errors';
 import { StoreUnavailableError } from '../lambda/data/store';
@@ -111,8 +111,17 @@ export async function startLocalStack(config: LocalConfig, options: LocalStackOp
 
 async function loadSeed(admin: DynamoAdminStore, path: string): Promise<SeedReport> {
   const started = performance.now();
-  const { seed, summary } = await importSeed(admin, path);
-  return { path, seed, summary, elapsedMs: Math.round(performance.now() - started) };
+  try {
+    const { seed, summary } = await importSeed(admin, path);
+    return { path, seed, summary, elapsedMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    // Name the setting, so the developer knows which file to fix or which variable to change.
+    if (error instanceof SeedError) throw new SeedError(`SEED_FILE ${error.message}`, { cause: error });
+    if (error instanceof ConflictError) {
+      throw new ConflictError(`SEED_FILE ${path} refused, nothing written: ${error.message}`, error.conflicts);
+    }
+    throw error;
+  }
 }
 
 /** The first usable key of the seed, and a prompt its account can read. */
