@@ -124,7 +124,7 @@ interface EventParts {
 }
 
 /** The payload 2.0 event: lower-case headers, repeated ones and query parameters joined with commas, cookies apart. */
-export function toEvent(request: IncomingMessage, parts: EventParts): APIGatewayProxyEventV2 {
+function toEvent(request: IncomingMessage, parts: EventParts): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
   for (const [name, values] of Object.entries(request.headersDistinct)) {
     if (name === 'cookie' || values === undefined) continue;
@@ -186,7 +186,7 @@ interface StructuredResult {
  * As API Gateway reads a payload 2.0 result: a `{statusCode, ...}` object as given; anything else
  * is a 200 JSON body (a string as it is, other values as JSON).
  */
-export function writeResult(response: ServerResponse, result: unknown): void {
+function writeResult(response: ServerResponse, result: unknown): void {
   const structured = isStructured(result)
     ? result
     : {

@@ -73,7 +73,8 @@ export interface AdminPromptSummary {
 
 export interface KeyUsage {
   key: AdminApiKey;
-  plan: Plan | string;
+  /** As stored; the caller checks it is a known plan. */
+  plan: string;
   month: string;
   used: number;
 }
@@ -202,7 +203,7 @@ export class DynamoAdminStore {
     return record;
   }
 
-  /** Every key of the account, newest index order (by key id); never the key, which is not stored. */
+  /** Every key of the account, ordered by key id; never the key, which is not stored. */
   async listApiKeys(accountId: string): Promise<AdminApiKey[]> {
     await this.requireAccount(accountId);
     const items = await this.queryAll('listApiKeys', {
@@ -285,13 +286,14 @@ export class DynamoAdminStore {
     await this.requireAccount(accountId);
     let content = request.content;
     if (!content) {
-      const stored = await this.getItem('publishVersion', keys.promptVersion(accountId, request.promptId, request.version));
+      const key = keys.promptVersion(accountId, request.promptId, request.version);
+      const stored = (await this.getItem('publishVersion', key)) as PromptVersionItem | undefined;
       if (!stored) {
         throw new NotFoundError(
           `prompt ${request.promptId} of account ${accountId} has no version ${request.version}: give its content to publish it`,
         );
       }
-      content = stored as unknown as PromptVersionItem;
+      content = stored;
     }
     const summary = await this.importAccounts([
       {
