@@ -58,7 +58,7 @@ const publish: Command = {
     'prompts publish --account acme --prompt welcome-email --version 1.2.0',
     'prompts publish --account acme --prompt welcome-email --version 2.0.0 --file welcome-2.0.0.json',
     'prompts publish --account acme --prompt greet --name "Greeting" --version 1.0.0 \\\n' +
-      '      --system-message "You are kind." --user-message "Greet ${name}." --model gpt-4o-mini --temperature 0.7',
+      "      --system-message 'You are kind.' --user-message 'Greet ${name}.' --model gpt-4o-mini --temperature 0.7",
   ],
   options: {
     account: { type: 'string' },
