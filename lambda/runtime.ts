@@ -1,5 +1,6 @@
 import { loadConfig } from './config';
 import { createDocumentClient } from './data/dynamo-client';
+import { CachedPromptStore } from './data/cached-prompt-store';
 import { DynamoStore } from './data/dynamo-store';
 import type { ApiDependencies } from './handlers/api-handler';
 import { stdoutLogSink } from './middleware/request-log';
@@ -8,8 +9,10 @@ import { stdoutLogSink } from './middleware/request-log';
 export function productionDependencies(env: NodeJS.ProcessEnv = process.env): ApiDependencies {
   const config = loadConfig(env);
   const client = createDocumentClient({ region: config.region, endpoint: config.storeEndpoint });
+  const store = new DynamoStore(client, config.tableName);
   return {
-    store: new DynamoStore(client, config.tableName),
+    usage: store,
+    prompts: new CachedPromptStore(store),
     upgradeUrl: config.upgradeUrl,
     now: () => new Date(),
     log: stdoutLogSink,

@@ -11,6 +11,7 @@ import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import {
   ADMIN_INDEX,
+  ADMIN_INDEX_ATTRIBUTES,
   ADMIN_INDEX_PARTITION_KEY,
   ADMIN_INDEX_SORT_KEY,
   keys,
@@ -60,7 +61,8 @@ export class PromptTable extends Construct {
       indexName: ADMIN_INDEX,
       partitionKey: { name: ADMIN_INDEX_PARTITION_KEY, type: AttributeType.STRING },
       sortKey: { name: ADMIN_INDEX_SORT_KEY, type: AttributeType.STRING },
-      projectionType: ProjectionType.ALL,
+      projectionType: ProjectionType.INCLUDE,
+      nonKeyAttributes: [...ADMIN_INDEX_ATTRIBUTES],
     });
   }
 

@@ -15,6 +15,7 @@ import {
   type AccountImport,
   accountItem,
   apiKeyItem,
+  limitInForce,
   type Conflict,
   type ImportSummary,
   planImport,
@@ -25,7 +26,7 @@ import {
   type StoredState,
 } from './import-plan';
 import { callStore, isConditionFailure } from './store-errors';
-import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from './table-schema';
+import { ADMIN_INDEX, adminIndexKeys, keys, prefixes, usageAttribute } from './table-schema';
 
 export type {
   AccountImport,
@@ -173,19 +174,72 @@ export class DynamoAdminStore {
       if (isConditionFailure(error)) throw new NotFoundError(`account ${accountId} does not exist`);
       throw error;
     }
+    await this.copyPlanToKeys(accountId, plan);
+  }
+
+  /**
+   * Every key carries its account's plan so the API can admit a request with one read. A plan change is
+   * copied to each key; if this is interrupted, running the change again completes it.
+   */
+  private async copyPlanToKeys(accountId: string, plan: string): Promise<void> {
+    const indexed = await this.queryAll('copyPlanToKeys', {
+      IndexName: ADMIN_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': adminIndexKeys.keysOf(accountId), ':prefix': adminIndexKeys.apiKeyPrefix },
+    });
+    for (const item of indexed) {
+      const monthlyLimit = typeof item.monthlyLimit === 'number' ? item.monthlyLimit : undefined;
+      const limit = limitInForce(plan, monthlyLimit);
+      if (item.plan === plan && item.limit === limit) continue;
+      await callStore('copyPlanToKeys', () =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.apiKey(keyHashOf(item)),
+            UpdateExpression: 'SET #plan = :plan, #limit = :limit',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#plan': 'plan', '#limit': 'limit' },
+            ExpressionAttributeValues: { ':plan': plan, ':limit': limit },
+          }),
+        ),
+      );
+    }
+  }
+
+  /** Key items hold the usage counters too: a key is written field by field, never replaced whole. */
+  private async upsertApiKey(item: Record<string, unknown>): Promise<void> {
+    const fields = Object.entries(item).filter(([name]) => name !== 'pk' && name !== 'sk');
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets = fields.map(([name, value], index) => {
+      names[`#f${index}`] = name;
+      values[`:f${index}`] = value;
+      return `#f${index} = :f${index}`;
+    });
+    await callStore('upsertApiKey', () =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: String(item.pk), sk: String(item.sk) },
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
   }
 
   // API keys
 
-  /** Writes the key as given, without checking its account: for fixtures. Operators use createApiKey. */
+  /** Writes the key as given, over what was there but its usage counts: for fixtures. Operators use createApiKey. */
   async putApiKey(key: NewApiKey): Promise<void> {
-    const item = apiKeyItem(key.keyHash, this.newKeyRecord(key));
-    await callStore('putApiKey', () => this.client.send(new PutCommand({ TableName: this.tableName, Item: item })));
+    const account = await this.requireAccount(key.accountId);
+    await this.upsertApiKey(apiKeyItem(key.keyHash, this.newKeyRecord(key, account.plan)));
   }
 
   async createApiKey(key: NewApiKey): Promise<AdminApiKey> {
-    await this.requireAccount(key.accountId);
-    const record = this.newKeyRecord(key);
+    const account = await this.requireAccount(key.accountId);
+    const record = this.newKeyRecord(key, account.plan);
     try {
       await callStore('createApiKey', () =>
         this.client.send(
@@ -243,8 +297,8 @@ export class DynamoAdminStore {
   }
 
   async usage(keyHash: string, month: string): Promise<number> {
-    const item = await this.getItem('usage', keys.usage(keyHash, month));
-    return Number(item?.used ?? 0);
+    const item = await this.getItem('usage', keys.apiKey(keyHash));
+    return Number(item?.[usageAttribute(month)] ?? 0);
   }
 
   async keyUsage(accountId: string, keyId: string, month: string): Promise<KeyUsage> {
@@ -277,7 +331,14 @@ export class DynamoAdminStore {
     }
     if (!options.dryRun) {
       const { accounts, versions, heads, keys: apiKeys } = plan.writes;
-      for (const items of [accounts, versions, heads, apiKeys]) await batchPut(this.client, this.tableName, items);
+      for (const items of [accounts, versions, heads]) await batchPut(this.client, this.tableName, items);
+      for (const item of apiKeys) await this.upsertApiKey(item);
+      for (const input of imports) {
+        const before = stored.accounts.get(input.accountId);
+        if (before && input.plan !== undefined && input.plan !== before.plan) {
+          await this.copyPlanToKeys(input.accountId, input.plan);
+        }
+      }
     }
     return plan.summary;
   }
@@ -433,11 +494,12 @@ export class DynamoAdminStore {
 
   // Small helpers
 
-  private newKeyRecord(key: NewApiKey): AdminApiKey {
+  private newKeyRecord(key: NewApiKey, plan: string): AdminApiKey {
     const now = this.timestamp();
     return {
       keyId: key.keyId,
       accountId: key.accountId,
+      plan,
       displayPrefix: key.displayPrefix,
       status: key.revoked ? 'revoked' : 'active',
       ...(key.monthlyLimit === undefined ? {} : { monthlyLimit: key.monthlyLimit }),
@@ -520,6 +582,7 @@ function toApiKey(item: Record<string, unknown>): AdminApiKey {
   return {
     keyId: String(item.keyId),
     accountId: String(item.accountId),
+    plan: String(item.plan),
     status: item.status === 'active' ? 'active' : 'revoked',
     ...(typeof item.displayPrefix === 'string' ? { displayPrefix: item.displayPrefix } : {}),
     ...(typeof item.monthlyLimit === 'number' ? { monthlyLimit: item.monthlyLimit } : {}),

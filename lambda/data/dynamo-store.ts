@@ -6,18 +6,24 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { isPlan } from '../domain/plans';
 import type { Prompt, PromptConfig, PromptContent, PromptWithVersions, PublishedVersion } from '../domain/prompt';
 import { callStore, isConditionFailure } from './store-errors';
-import type { AccountRecord, ApiKeyRecord, ApiStore, PromptLookup, UsageGrant } from './store';
-import { keys, prefixes } from './table-schema';
+import type { Admission, AdmittedKey, ApiStore, PromptLookup } from './store';
+import { keys, prefixes, usageAttribute } from './table-schema';
 
 /** Stored shapes. Writers are in dynamo-admin-store.ts; both follow table-schema.ts. */
 export interface ApiKeyItem {
   keyId: string;
   accountId: string;
   status: 'active' | 'revoked';
+  /** A copy of the account's plan, kept in step by the writers. */
+  plan: string;
+  /** The key's own monthly limit, overriding the plan's. */
   monthlyLimit?: number;
+  /** The limit in force (own, else the plan's), kept by the writers, so admission reads nothing else. */
+  limit: number;
+  /** `used#YYYY-MM` counters, one per month the key was used. */
+  [usage: `used#${string}`]: number | undefined;
 }
 
 export interface AccountItem {
@@ -39,52 +45,47 @@ export interface PromptVersionItem extends PromptContent {
   published: boolean;
 }
 
+/**
+ * Active and under its monthly limit: the whole quota rule, decided by the store atomically with the
+ * count. A missing item fails `#status = :active` too, so an unknown key never creates one.
+ * Written without parentheses (AND binds tighter than OR): dynalite, the local store, parses
+ * parenthesised conditions at twice the cost, which would dominate local runs and benchmarks.
+ */
+const ADMISSION_CONDITION =
+  '#used < #limit AND #status = :active OR attribute_not_exists(#used) AND #status = :active AND :zero < #limit';
+
 export class DynamoStore implements ApiStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  async findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const item = await this.getItem<ApiKeyItem>('findApiKey', keys.apiKey(keyHash));
-    if (!item) return undefined;
-    return {
-      keyHash,
-      keyId: item.keyId,
-      accountId: item.accountId,
-      status: item.status === 'active' ? 'active' : 'revoked',
-      monthlyLimit: typeof item.monthlyLimit === 'number' ? item.monthlyLimit : undefined,
-    };
-  }
-
-  async findAccount(accountId: string): Promise<AccountRecord | undefined> {
-    const item = await this.getItem<AccountItem>('findAccount', keys.account(accountId));
-    if (!item || !isPlan(item.plan)) return undefined;
-    return { accountId: item.accountId, name: item.name, plan: item.plan };
-  }
-
-  async takeUsageUnit(keyHash: string, month: string, limit: number): Promise<UsageGrant> {
+  async admit(keyHash: string, month: string): Promise<Admission> {
+    const usedName = usageAttribute(month);
     try {
-      const result = await callStore('takeUsageUnit', () =>
+      const result = await callStore('admit', () =>
         this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
-            Key: keys.usage(keyHash, month),
-            UpdateExpression: 'SET #used = if_not_exists(#used, :zero) + :one, #limit = :limit',
-            // The count only moves while it is below the limit, so no interleaving can pass it.
-            ConditionExpression: '(attribute_not_exists(#used) AND :zero < :limit) OR #used < :limit',
-            ExpressionAttributeNames: { '#used': 'used', '#limit': 'limit' },
-            ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit },
-            ReturnValues: 'UPDATED_NEW',
+            Key: keys.apiKey(keyHash),
+            UpdateExpression: 'SET #used = if_not_exists(#used, :zero) + :one',
+            ConditionExpression: ADMISSION_CONDITION,
+            ExpressionAttributeNames: { '#status': 'status', '#limit': 'limit', '#used': usedName },
+            ExpressionAttributeValues: { ':active': 'active', ':zero': 0, ':one': 1 },
+            ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         ),
       );
-      return { granted: true, used: Number(result.Attributes?.used) };
+      const key = toAdmittedKey(result.Attributes as ApiKeyItem | undefined, usedName);
+      return key ? { admitted: true, key } : { admitted: false, reason: 'invalid-key' };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const used = error.Item ? Number(unmarshall(error.Item).used ?? 0) : await this.readUsage(keyHash, month);
-      return { granted: false, used };
+      const item = error.Item
+        ? (unmarshall(error.Item) as ApiKeyItem)
+        : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), true);
+      const key = toAdmittedKey(item, usedName);
+      return key ? { admitted: false, reason: 'limit-reached', key } : { admitted: false, reason: 'invalid-key' };
     }
   }
 
@@ -94,10 +95,10 @@ export class DynamoStore implements ApiStore {
         this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
-            Key: keys.usage(keyHash, month),
+            Key: keys.apiKey(keyHash),
             UpdateExpression: 'SET #used = #used - :one',
             ConditionExpression: '#used > :zero',
-            ExpressionAttributeNames: { '#used': 'used' },
+            ExpressionAttributeNames: { '#used': usageAttribute(month) },
             ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
           }),
         ),
@@ -106,12 +107,6 @@ export class DynamoStore implements ApiStore {
       // Nothing to give back (the count is already zero): never go below it.
       if (!isConditionFailure(error)) throw error;
     }
-  }
-
-  /** The one extra read for stores that do not return the item of a failed condition (dynalite). */
-  private async readUsage(keyHash: string, month: string): Promise<number> {
-    const item = await this.getItem<{ used?: number }>('readUsage', keys.usage(keyHash, month), true);
-    return Number(item?.used ?? 0);
   }
 
   async findLatestPrompt(accountId: string, promptId: string): Promise<PromptLookup> {
@@ -190,6 +185,17 @@ export class DynamoStore implements ApiStore {
     });
     return items;
   }
+}
+
+/** An active key with a limit; anything else admits nothing and reads as an invalid key. */
+function toAdmittedKey(item: ApiKeyItem | undefined, usedName: string): AdmittedKey | undefined {
+  if (!item || item.status !== 'active' || typeof item.limit !== 'number') return undefined;
+  return {
+    keyId: item.keyId,
+    accountId: item.accountId,
+    limit: item.limit,
+    used: Number(item[usedName as `used#${string}`] ?? 0),
+  };
 }
 
 type VisibleHead = PromptHeadItem & { latest: PromptContent };

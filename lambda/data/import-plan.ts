@@ -1,4 +1,4 @@
-import type { Plan } from '../domain/plans';
+import { isPlan, monthlyLimitFor, type Plan } from '../domain/plans';
 import type { PromptConfig, PromptContent } from '../domain/prompt';
 import { compareVersions } from '../domain/version';
 import type { PromptHeadItem, PromptVersionItem } from './dynamo-store';
@@ -48,6 +48,8 @@ export interface StoredAccount {
 export interface StoredApiKey {
   keyId: string;
   accountId: string;
+  /** A copy of the account's plan, so the API admits a request with one read of the key alone. */
+  plan: string;
   displayPrefix?: string;
   status: 'active' | 'revoked';
   monthlyLimit?: number;
@@ -107,8 +109,11 @@ export function planImport(imports: readonly AccountImport[], stored: StoredStat
     if ('conflict' in account) conflicts.push(account.conflict);
     else count(summary.accounts, account.change, account.item, writes.accounts);
 
+    const accountPlan = input.plan ?? stored.accounts.get(input.accountId)?.plan;
     for (const key of input.keys) {
-      const planned = planApiKey(input.accountId, key, stored.keys.get(key.keyHash), now);
+      // Without a plan the account itself is refused above; its keys wait for it.
+      if (accountPlan === undefined) continue;
+      const planned = planApiKey(input.accountId, accountPlan, key, stored.keys.get(key.keyHash), now);
       if ('conflict' in planned) conflicts.push(planned.conflict);
       else count(summary.keys, planned.change, planned.item, writes.keys);
     }
@@ -176,7 +181,13 @@ export function accountItem(accountId: string, name: string, plan: string, creat
   };
 }
 
-function planApiKey(accountId: string, input: ApiKeyImport, stored: StoredApiKey | undefined, now: string): Planned {
+function planApiKey(
+  accountId: string,
+  plan: string,
+  input: ApiKeyImport,
+  stored: StoredApiKey | undefined,
+  now: string,
+): Planned {
   if (!stored) {
     const revoked = input.revoked === true;
     return {
@@ -184,6 +195,7 @@ function planApiKey(accountId: string, input: ApiKeyImport, stored: StoredApiKey
       item: apiKeyItem(input.keyHash, {
         keyId: input.keyId,
         accountId,
+        plan,
         displayPrefix: input.displayPrefix,
         status: revoked ? 'revoked' : 'active',
         monthlyLimit: input.monthlyLimit,
@@ -201,6 +213,7 @@ function planApiKey(accountId: string, input: ApiKeyImport, stored: StoredApiKey
   const revokeNow = input.revoked === true && stored.status === 'active';
   const next: StoredApiKey = {
     ...stored,
+    plan,
     displayPrefix: input.displayPrefix,
     status: revokeNow ? 'revoked' : stored.status,
     monthlyLimit: input.monthlyLimit ?? stored.monthlyLimit,
@@ -208,8 +221,16 @@ function planApiKey(accountId: string, input: ApiKeyImport, stored: StoredApiKey
     revokedAt: revokeNow ? now : stored.revokedAt,
   };
   const changed =
-    revokeNow || next.monthlyLimit !== stored.monthlyLimit || next.displayPrefix !== stored.displayPrefix;
+    revokeNow ||
+    next.plan !== stored.plan ||
+    next.monthlyLimit !== stored.monthlyLimit ||
+    next.displayPrefix !== stored.displayPrefix;
   return changed ? { change: 'updated', item: apiKeyItem(input.keyHash, next) } : { change: 'unchanged' };
+}
+
+/** What the API enforces for a key: its own limit, else its plan's (an unknown plan admits nothing). */
+export function limitInForce(plan: string, monthlyLimit: number | undefined): number {
+  return isPlan(plan) ? monthlyLimitFor(plan, monthlyLimit) : (monthlyLimit ?? 0);
 }
 
 export function apiKeyItem(keyHash: string, key: StoredApiKey): Item {
@@ -219,6 +240,8 @@ export function apiKeyItem(keyHash: string, key: StoredApiKey): Item {
     type: 'apiKey',
     keyId: key.keyId,
     accountId: key.accountId,
+    plan: key.plan,
+    limit: limitInForce(key.plan, key.monthlyLimit),
     status: key.status,
     ...(key.displayPrefix === undefined ? {} : { displayPrefix: key.displayPrefix }),
     ...(key.monthlyLimit === undefined ? {} : { monthlyLimit: key.monthlyLimit }),

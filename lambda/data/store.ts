@@ -1,42 +1,33 @@
-import type { Plan } from '../domain/plans';
 import type { Prompt, PromptWithVersions } from '../domain/prompt';
 
 /** What the API reads and counts. The DynamoDB implementation is dynamo-store.ts; tests may use others. */
 
-export type ApiKeyStatus = 'active' | 'revoked';
-
-export interface ApiKeyRecord {
-  readonly keyHash: string;
+/** An active key, as its item stood right after a unit was taken (or refused). */
+export interface AdmittedKey {
   readonly keyId: string;
   readonly accountId: string;
-  readonly status: ApiKeyStatus;
-  /** Overrides the account plan's monthly limit when set. */
-  readonly monthlyLimit: number | undefined;
+  /** The monthly limit in force: the key's own, else its plan's. */
+  readonly limit: number;
+  /** This month's count, including the unit just taken when admitted. */
+  readonly used: number;
 }
 
-export interface AccountRecord {
-  readonly accountId: string;
-  readonly name: string;
-  readonly plan: Plan;
-}
-
-export type UsageGrant =
-  | { readonly granted: true; readonly used: number }
-  /** `used` is the count the store holds; it may exceed the limit if the limit was lowered this month. */
-  | { readonly granted: false; readonly used: number };
+export type Admission =
+  | { readonly admitted: true; readonly key: AdmittedKey }
+  /** Unknown and revoked keys are indistinguishable to callers. */
+  | { readonly admitted: false; readonly reason: 'invalid-key' }
+  | { readonly admitted: false; readonly reason: 'limit-reached'; readonly key: AdmittedKey };
 
 export type PromptLookup =
   | { readonly found: true; readonly prompt: Prompt }
   | { readonly found: false; readonly reason: 'prompt-not-found' | 'version-not-found' };
 
-export interface KeyStore {
-  findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
-  findAccount(accountId: string): Promise<AccountRecord | undefined>;
-}
-
 export interface UsageStore {
-  /** Takes one unit of the key's monthly quota, atomically, only while the count is below `limit`. */
-  takeUsageUnit(keyHash: string, month: string, limit: number): Promise<UsageGrant>;
+  /**
+   * Verifies the key and takes one unit of its monthly quota in one atomic step: only an active key
+   * under its limit is counted, so no interleaving of requests can pass the limit.
+   */
+  admit(keyHash: string, month: string): Promise<Admission>;
   /** Gives back a unit taken for a request that failed on our side. */
   returnUsageUnit(keyHash: string, month: string): Promise<void>;
 }
@@ -50,7 +41,7 @@ export interface PromptStore {
   listPromptsWithVersions(accountId: string): Promise<PromptWithVersions[]>;
 }
 
-export type ApiStore = KeyStore & UsageStore & PromptStore;
+export type ApiStore = UsageStore & PromptStore;
 
 /** The store could not answer (throttled, unreachable, failing) after the SDK's own retries. */
 export class StoreUnavailableError extends Error {

@@ -11,17 +11,39 @@ export const SORT_KEY = 'sk';
 export const ADMIN_INDEX = 'gsi1';
 export const ADMIN_INDEX_PARTITION_KEY = 'gsi1pk';
 export const ADMIN_INDEX_SORT_KEY = 'gsi1sk';
+/**
+ * What the admin index copies of its items: what operators list, and not the usage counters, so that
+ * counting a request (which changes only a counter) never costs a write to the index as well.
+ */
+export const ADMIN_INDEX_ATTRIBUTES = [
+  'type',
+  'accountId',
+  'name',
+  'plan',
+  'keyId',
+  'status',
+  'monthlyLimit',
+  'limit',
+  'displayPrefix',
+  'createdAt',
+  'revokedAt',
+];
 
 export const keys = {
   account: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
-  usage: (keyHash: string, month: string) => ({ pk: `APIKEY#${keyHash}`, sk: `USAGE#${month}` }),
   promptHead: (accountId: string, promptId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `PROMPT#${promptId}` }),
   promptVersion: (accountId: string, promptId: string, version: string) => ({
     pk: `ACCOUNT#${accountId}`,
     sk: `VERSION#${promptId}#${versionSortKey(version)}`,
   }),
 } as const;
+
+/**
+ * A key's usage in one UTC month is a counter on the key's own item: one conditional update can then
+ * check that the key is active and under its limit, and count the request, all at once.
+ */
+export const usageAttribute = (month: string): string => `used#${month}`;
 
 export const prefixes = {
   accountPartition: (accountId: string) => `ACCOUNT#${accountId}`,
@@ -60,7 +82,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
           { AttributeName: ADMIN_INDEX_PARTITION_KEY, KeyType: 'HASH' },
           { AttributeName: ADMIN_INDEX_SORT_KEY, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...ADMIN_INDEX_ATTRIBUTES] },
       },
     ],
   };

@@ -1,7 +1,7 @@
 export const PLANS = ['free', 'pro'] as const;
 export type Plan = (typeof PLANS)[number];
 
-const MONTHLY_REQUESTS: Record<Plan, number> = { free: 5_000, pro: 50_000 };
+const MONTHLY_REQUESTS: Readonly<Record<Plan, number>> = { free: 5_000, pro: 50_000 };
 
 export function isPlan(value: unknown): value is Plan {
   return typeof value === 'string' && (PLANS as readonly string[]).includes(value);

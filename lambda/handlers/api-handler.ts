@@ -1,5 +1,6 @@
 import middy from '@middy/core';
-import type { ApiStore } from '../data/store';
+import { LruCache } from '../cache/lru-cache';
+import type { PromptStore, UsageStore } from '../data/store';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import type { RouteName } from '../http/routes';
 import type { ApiContext } from '../middleware/api-context';
@@ -11,8 +12,11 @@ import { type LogSink, requestLog } from '../middleware/request-log';
 import { routeGuard } from '../middleware/route-guard';
 import type { RouteHandler, RouteHandlers } from './route-handler';
 
+const KEY_ACCOUNTS_CACHED = 10_000;
+
 export interface ApiDependencies {
-  readonly store: ApiStore;
+  readonly usage: UsageStore;
+  readonly prompts: PromptStore;
   readonly upgradeUrl: string;
   readonly now: () => Date;
   readonly log: LogSink;
@@ -25,19 +29,26 @@ export interface ApiDependencies {
  * first, then get rate-limit headers (quota), then CORS headers.
  */
 export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers) {
+  const keyAccounts = new LruCache<string>({ maxEntries: KEY_ACCOUNTS_CACHED });
   const served = Object.keys(handlers) as RouteName[];
   const dispatch = async (_event: ApiEvent, context: ApiContext): Promise<ApiResult> => {
-    const { route, httpRequest, principal } = context;
+    const { route, httpRequest, principal, admission } = context;
     if (!route || !httpRequest || !principal) throw new Error('handler reached without route or principal');
     const handler = handlers[route.name] as RouteHandler<typeof route.name>;
-    return handler({ route, request: httpRequest, principal });
+    const answer = handler({ route, request: httpRequest, principal });
+    if (admission) {
+      // The key and the quota are decided first: if they refuse, the handler's answer is never seen.
+      answer.catch(() => undefined);
+      await admission;
+    }
+    return answer;
   };
 
   return middy<ApiEvent, ApiResult, Error, ApiContext>(requestLog(deps.log))
     .use(cors())
     .use(routeGuard(served))
-    .use(authenticate(deps.store))
-    .use(quota(deps.store, { upgradeUrl: deps.upgradeUrl, now: deps.now }))
+    .use(authenticate())
+    .use(quota(deps.usage, { upgradeUrl: deps.upgradeUrl, now: deps.now, keyAccounts }))
     .use(errorHandler())
     .handler(dispatch);
 }

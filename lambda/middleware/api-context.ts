@@ -2,15 +2,13 @@ import type { Context } from 'aws-lambda';
 import type { HttpRequest } from '../http/http-event';
 import type { Route } from '../http/routes';
 
-/** The caller, once its key is verified. */
+/** The caller, as far as it is known: the account may be known (from an earlier request) before the key is verified. */
 export interface Principal {
-  readonly keyId: string;
   readonly keyHash: string;
   readonly accountId: string;
-  readonly monthlyLimit: number;
 }
 
-/** The key's quota for this request, once a unit was asked for. */
+/** The key's quota for this request, once the store has answered. */
 export interface UsageState {
   readonly month: string;
   readonly limit: number;
@@ -26,6 +24,14 @@ export interface UsageState {
 export interface ApiContext extends Context {
   httpRequest?: HttpRequest;
   route?: Route;
+  /** The SHA-256 hash of the presented key: the key itself is never kept. */
+  keyHash?: string;
+  keyId?: string;
   principal?: Principal;
+  /**
+   * Settles when the store has verified the key and counted the request; rejects with the 401, 429 or
+   * 503 the request must end with. The handler may run meanwhile, but its answer waits for this.
+   */
+  admission?: Promise<void>;
   usage?: UsageState;
 }

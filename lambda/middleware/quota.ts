@@ -1,14 +1,19 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { UsageStore } from '../data/store';
+import type { LruCache } from '../cache/lru-cache';
+import type { Admission, UsageStore } from '../data/store';
 import { quotaPeriodAt, secondsUntil } from '../domain/quota-period';
-import { usageLimitExceeded } from '../http/api-error';
+import { invalidApiKey, usageLimitExceeded } from '../http/api-error';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import type { ApiContext, UsageState } from './api-context';
 
 export interface QuotaOptions {
   readonly upgradeUrl: string;
   readonly now: () => Date;
+  /** Which account each verified key belongs to (a key never changes account). */
+  readonly keyAccounts: LruCache<string>;
 }
+
+type ApiRequest = Request<ApiEvent, ApiResult, Error, ApiContext>;
 
 export function rateLimitHeaders(usage: UsageState): Record<string, string> {
   return {
@@ -19,14 +24,31 @@ export function rateLimitHeaders(usage: UsageState): Record<string, string> {
 }
 
 /**
- * One unit of the key's monthly quota per request, taken before the handler runs, given back if the
- * request ends in 5xx. Every response after this point carries the rate-limit headers.
+ * One store operation per request both verifies the key (known, active) and takes one unit of its
+ * monthly quota, so a revoked key or a changed plan applies on the very next request. When the key's
+ * account is already known, the handler reads prompts meanwhile; the key and quota still decide first.
+ * A unit is given back if the request ends in 5xx; every response from here on has rate-limit headers.
  */
 export const quota = (
   store: UsageStore,
-  { upgradeUrl, now }: QuotaOptions,
+  { upgradeUrl, now, keyAccounts }: QuotaOptions,
 ): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => {
-  const settle = async (request: Request<ApiEvent, ApiResult, Error, ApiContext>): Promise<void> => {
+  const decide = (request: ApiRequest, keyHash: string, at: Date, admission: Admission): void => {
+    if (!admission.admitted && admission.reason === 'invalid-key') {
+      keyAccounts.delete(keyHash);
+      throw invalidApiKey();
+    }
+    const { key } = admission;
+    const { month, resetsAt } = quotaPeriodAt(at);
+    const limit = key.limit;
+    keyAccounts.set(keyHash, key.accountId);
+    request.context.principal = { keyHash, accountId: key.accountId };
+    // The spec fixes used == limit when refusing, even if a lowered limit left the count above it.
+    request.context.usage = { month, limit, resetsAt, used: Math.min(key.used, limit), charged: admission.admitted };
+    if (!admission.admitted) throw usageLimitExceeded(limit, upgradeUrl, secondsUntil(resetsAt, at));
+  };
+
+  const settle = async (request: ApiRequest): Promise<void> => {
     const { usage, principal } = request.context;
     const response = request.response;
     if (!usage || !principal || !response) return;
@@ -45,14 +67,21 @@ export const quota = (
 
   return {
     before: async (request) => {
-      const principal = request.context.principal;
-      if (!principal) throw new Error('quota middleware needs authenticate before it');
+      const keyHash = request.context.keyHash;
+      if (keyHash === undefined) throw new Error('quota middleware needs authenticate before it');
       const at = now();
-      const { month, resetsAt } = quotaPeriodAt(at);
-      const limit = principal.monthlyLimit;
-      const grant = await store.takeUsageUnit(principal.keyHash, month, limit);
-      request.context.usage = { month, limit, resetsAt, used: Math.min(grant.used, limit), charged: grant.granted };
-      if (!grant.granted) throw usageLimitExceeded(limit, upgradeUrl, secondsUntil(resetsAt, at));
+      const admission = store
+        .admit(keyHash, quotaPeriodAt(at).month)
+        .then((answer) => decide(request, keyHash, at, answer));
+      const knownAccount = keyAccounts.get(keyHash);
+      if (knownAccount === undefined) {
+        await admission;
+        return;
+      }
+      request.context.principal = { keyHash, accountId: knownAccount };
+      request.context.admission = admission;
+      // Awaited by the dispatcher; until then a refusal must not surface as an unhandled rejection.
+      admission.catch(() => undefined);
     },
     after: settle,
     onError: settle,

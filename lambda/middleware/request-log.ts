@@ -66,7 +66,7 @@ export function requestLog(sink: LogSink, now: () => number = () => performance.
         route: context.route?.name,
         status,
         latencyMs: Math.round((now() - (started.get(request) ?? now())) * 100) / 100,
-        keyId: context.principal?.keyId,
+        keyId: context.keyId,
         accountId: context.principal?.accountId,
         used: context.usage?.used,
         limit: context.usage?.limit,

@@ -105,13 +105,21 @@ describe('API keys', () => {
   it('are listed by id through the admin index, without the key or its hash', async () => {
     const keys = await admin.listApiKeys('keyed');
     expect(keys).toEqual([
-      { keyId, accountId: 'keyed', displayPrefix: 'prs_admi', status: 'active', monthlyLimit: 10, createdAt: '2026-11-15T12:00:00.000Z' },
+      {
+        keyId,
+        accountId: 'keyed',
+        plan: 'free',
+        displayPrefix: 'prs_admi',
+        status: 'active',
+        monthlyLimit: 10,
+        createdAt: '2026-11-15T12:00:00.000Z',
+      },
     ]);
     expect(JSON.stringify(keys)).not.toContain(keyHash);
   });
 
   it('report their usage for a month', async () => {
-    await api.takeUsageUnit(keyHash, '2026-11', 10);
+    await api.admit(keyHash, '2026-11');
     expect(await admin.keyUsage('keyed', keyId, '2026-11')).toMatchObject({ used: 1, plan: 'free', month: '2026-11' });
     expect(await admin.keyUsage('keyed', keyId, '2026-10')).toMatchObject({ used: 0 });
   });
@@ -119,7 +127,7 @@ describe('API keys', () => {
   it('are revoked by id, once', async () => {
     expect((await admin.revokeApiKeyById('keyed', keyId)).alreadyRevoked).toBe(false);
     expect((await admin.revokeApiKeyById('keyed', keyId)).alreadyRevoked).toBe(true);
-    expect(await api.findApiKey(keyHash)).toMatchObject({ status: 'revoked' });
+    expect(await api.admit(keyHash, '2026-11')).toEqual({ admitted: false, reason: 'invalid-key' });
     await expect(admin.revokeApiKeyById('other', keyId)).rejects.toThrow(NotFoundError);
   });
 });

@@ -164,6 +164,24 @@ describe('GET /prompts', () => {
   });
 });
 
+describe('deleting a prompt', () => {
+  test('hides it at once from latest and the list, and its pinned versions within the 60 s bound', async () => {
+    await api.fixtures.prompts('acme', prompt('short-lived', [version('1.0.0')]));
+    expect((await api.get('/prompts/short-lived?version=1.0.0', key)).status).toBe(200);
+
+    await api.fixtures.admin.deletePrompt('acme', 'short-lived');
+    expect((await api.get('/prompts/short-lived', key)).status).toBe(404);
+    expect((await api.get('/prompts', key)).json<Prompt[]>().map((p) => p.promptId)).not.toContain('short-lived');
+    // A warm container serves a pinned version it has read from memory for at most 60 s.
+    api.clock = new Date(api.clock.getTime() + 60_000);
+    try {
+      expect((await api.get('/prompts/short-lived?version=1.0.0', key)).status).toBe(404);
+    } finally {
+      api.clock = new Date('2026-11-15T12:00:00Z');
+    }
+  });
+});
+
 describe('tenant isolation', () => {
   test("a prompt of one account is invisible to every key of another: 404, exactly as if it did not exist", async () => {
     const other = await api.get('/prompts/globex-only', key);

@@ -1,3 +1,4 @@
+import { hashApiKey } from '../../lambda/domain/api-key';
 import { ApiHarness, type ErrorBody } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';
 
@@ -87,9 +88,12 @@ describe('401 UNAUTHORIZED', () => {
     expect(response.headers['www-authenticate']).toBe(unknown.headers['www-authenticate']);
   });
 
-  test('a key whose account no longer exists is invalid', async () => {
-    const orphan = await api.fixtures.apiKey('no-such-account');
-    expectError(await api.get('/prompts', orphan), 401, 'UNAUTHORIZED', 'Invalid API key');
+  test('a key revoked after use is refused on its very next request', async () => {
+    const apiKey = await api.fixtures.apiKey('acme');
+    expect((await api.get('/prompts/welcome', apiKey)).status).toBe(200);
+    await api.fixtures.admin.revokeApiKey(hashApiKey(apiKey));
+    expectError(await api.get('/prompts/welcome', apiKey), 401, 'UNAUTHORIZED', 'Invalid API key');
+    expectError(await api.get('/prompts/welcome?version=1.0.0', apiKey), 401, 'UNAUTHORIZED', 'Invalid API key');
   });
 
   test('the list endpoint needs a key too', async () => {

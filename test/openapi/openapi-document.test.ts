@@ -428,8 +428,10 @@ describe('responses of the real handlers match openapi.yaml', () => {
       none: undefined,
       unknown: 'prs_ThisKeyWasNeverIssuedToAnyoneAtAll0000000',
     };
+    const chosen = stores[store]();
     const deps: ApiDependencies = {
-      store: stores[store](),
+      usage: chosen,
+      prompts: chosen,
       upgradeUrl: 'https://prompts.example.test/upgrade',
       now: () => NOW,
       log: () => undefined,

@@ -189,10 +189,9 @@ describe('least-privilege IAM', () => {
     },
   );
 
-  it('lets GetItem reach every item the API reads: keys, usage, accounts, prompt heads and versions', () => {
+  it('lets GetItem reach every item the API reads: keys (with their usage counters), prompt heads and versions', () => {
     const readable = [
       keys.apiKey('0f'.repeat(32)),
-      keys.usage('0f'.repeat(32), '2026-11'),
       keys.account('acme'),
       keys.promptHead('acme', 'welcome'),
       keys.promptVersion('acme', 'welcome', '1.10.0'),
@@ -201,10 +200,10 @@ describe('least-privilege IAM', () => {
     for (const key of readable) expect(patterns.some((pattern) => likeMatches(pattern, key.pk))).toBe(true);
   });
 
-  it('lets Query reach account partitions only, and UpdateItem usage counters only', () => {
+  it('lets Query reach account partitions only, and UpdateItem key items (their usage counters) only', () => {
     expect(likeMatches(LEADING_KEY_PATTERNS.accountPartitions, prefixes.accountPartition('acme'))).toBe(true);
     expect(likeMatches(LEADING_KEY_PATTERNS.accountPartitions, keys.apiKey('ab').pk)).toBe(false);
-    expect(likeMatches(LEADING_KEY_PATTERNS.apiKeyPartitions, keys.usage('ab', '2026-11').pk)).toBe(true);
+    expect(likeMatches(LEADING_KEY_PATTERNS.apiKeyPartitions, keys.apiKey('ab').pk)).toBe(true);
     expect(likeMatches(LEADING_KEY_PATTERNS.apiKeyPartitions, keys.promptHead('acme', 'welcome').pk)).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import type { ApiStore } from '../../lambda/data/store';
+import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/data/cached-prompt-store';
 import { DynamoStore } from '../../lambda/data/dynamo-store';
 import type { ApiDependencies } from '../../lambda/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
@@ -64,7 +65,9 @@ export class ApiHarness {
   useStore(store: ApiStore): void {
     this.store = store;
     const deps: ApiDependencies = {
-      store,
+      usage: store,
+      // As deployed: pinned versions come from memory once read.
+      prompts: new CachedPromptStore(store, { ...DEFAULT_PROMPT_CACHE, now: () => this.clock.getTime() }),
       upgradeUrl: UPGRADE_URL,
       now: () => this.clock,
       log: (record) => this.logs.push(record),

@@ -20,8 +20,10 @@ let clock: Date;
 let logs: RequestLogRecord[];
 
 function handlers() {
+  const store = new DynamoStore(createDocumentClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1' }), 'table');
   const deps = {
-    store: new DynamoStore(createDocumentClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1' }), 'table'),
+    usage: store,
+    prompts: store,
     upgradeUrl: UPGRADE_URL,
     now: () => clock,
     log: (record: RequestLogRecord) => logs.push(record),
@@ -29,8 +31,10 @@ function handlers() {
   return { get: createGetPromptHandler(deps), list: createListPromptsHandler(deps) };
 }
 
+let api: ReturnType<typeof handlers>;
+
 async function getPrompt(path = '/prompts/welcome') {
-  return toApiResponse(await handlers().get(httpApiEvent('GET', path, { apiKey: API_KEY }), lambdaContext()));
+  return toApiResponse(await api.get(httpApiEvent('GET', path, { apiKey: API_KEY }), lambdaContext()));
 }
 
 const head = {
@@ -45,12 +49,25 @@ const head = {
   },
 };
 
-function givenKeyAndAccount(monthlyLimit?: number) {
-  ddb.on(GetCommand, { Key: { pk: `APIKEY#${KEY_HASH}`, sk: 'APIKEY' } }).resolves({
-    Item: { keyId: 'key_unit', accountId: 'acme', status: 'active', ...(monthlyLimit === undefined ? {} : { monthlyLimit }) },
-  });
-  ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'ACCOUNT' } }).resolves({
-    Item: { accountId: 'acme', name: 'Acme', plan: 'free' },
+const KEY = { pk: `APIKEY#${KEY_HASH}`, sk: 'APIKEY' };
+
+function keyItem(used: number, monthlyLimit?: number, month = '2026-11') {
+  return {
+    ...KEY,
+    keyId: 'key_unit',
+    accountId: 'acme',
+    status: 'active',
+    plan: 'free',
+    ...(monthlyLimit === undefined ? {} : { monthlyLimit }),
+    limit: monthlyLimit ?? 5000,
+    [`used#${month}`]: used,
+  };
+}
+
+/** The key is active and the store counts the request: `used` is the count after it. */
+function givenAdmitted(used = 1, monthlyLimit?: number) {
+  ddb.on(UpdateCommand, { Key: KEY, UpdateExpression: 'SET #used = if_not_exists(#used, :zero) + :one' }).resolves({
+    Attributes: keyItem(used, monthlyLimit),
   });
   ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' } }).resolves({ Item: head });
 }
@@ -60,13 +77,14 @@ const throttled = () =>
 
 beforeEach(() => {
   ddb.reset();
+  api = handlers();
   clock = new Date('2026-11-15T12:00:00Z');
   logs = [];
 });
 
 describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAILABLE with Retry-After', () => {
-  test('throttled while looking up the key', async () => {
-    ddb.on(GetCommand).rejects(throttled());
+  test('throttled while verifying the key and counting the request', async () => {
+    ddb.on(UpdateCommand).rejects(throttled());
     const response = await getPrompt();
     expect(response.status).toBe(503);
     expect(response.json<ErrorBody>()).toEqual({ error: expect.any(String), code: 'SERVICE_UNAVAILABLE' });
@@ -74,43 +92,43 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
     expect(response.headers['access-control-allow-origin']).toBe('*');
   });
 
-  test('throttled while taking the usage unit: 503, never 429', async () => {
-    givenKeyAndAccount();
+  test('throttled while counting the request: 503, never 429 or 401', async () => {
     ddb.on(UpdateCommand).rejects(throttled());
     const response = await getPrompt();
     expect(response.status).toBe(503);
     expect(response.json<ErrorBody>().code).toBe('SERVICE_UNAVAILABLE');
+    expect(response.headers['www-authenticate']).toBeUndefined();
   });
 
   test('throttled while reading the prompt: 503, and the unit taken is given back', async () => {
-    givenKeyAndAccount();
-    ddb.on(UpdateCommand).resolves({ Attributes: { used: 7 } });
+    givenAdmitted(7);
     ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' } }).rejects(throttled());
     const response = await getPrompt();
     expect(response.status).toBe(503);
     const updates = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
     expect(updates).toHaveLength(2);
     expect(updates[1]).toMatchObject({
-      Key: { pk: `APIKEY#${KEY_HASH}`, sk: 'USAGE#2026-11' },
+      Key: KEY,
       UpdateExpression: 'SET #used = #used - :one',
+      ExpressionAttributeNames: { '#used': 'used#2026-11' },
     });
     expect(response.headers['x-ratelimit-remaining']).toBe(String(5000 - 6));
   });
 
   test('the store unreachable (connection refused) is 503', async () => {
-    ddb.on(GetCommand).rejects(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
+    ddb.on(UpdateCommand).rejects(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
     expect((await getPrompt()).status).toBe(503);
   });
 
   test('a store-side 5xx is 503', async () => {
-    ddb.on(GetCommand).rejects(
+    ddb.on(UpdateCommand).rejects(
       Object.assign(new Error('Internal'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }),
     );
     expect((await getPrompt()).status).toBe(503);
   });
 
   test('a misconfigured table (not found) is a 500, not a 503 that invites retries', async () => {
-    ddb.on(GetCommand).rejects(
+    ddb.on(UpdateCommand).rejects(
       Object.assign(new Error('Requested resource not found'), {
         name: 'ResourceNotFoundException',
         $metadata: { httpStatusCode: 400 },
@@ -123,7 +141,7 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
   });
 
   test('the 5xx is logged with its cause, once', async () => {
-    ddb.on(GetCommand).rejects(throttled());
+    ddb.on(UpdateCommand).rejects(throttled());
     await getPrompt();
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ level: 'error', status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
@@ -131,8 +149,8 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
   });
 
   test('a unit that cannot be given back is reported in the log, and the response is unchanged', async () => {
-    givenKeyAndAccount();
-    ddb.on(UpdateCommand).resolvesOnce({ Attributes: { used: 1 } }).rejects(throttled());
+    givenAdmitted(1);
+    ddb.on(UpdateCommand, { UpdateExpression: 'SET #used = #used - :one' }).rejects(throttled());
     ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' } }).rejects(throttled());
     const response = await getPrompt();
     expect(response.status).toBe(503);
@@ -141,16 +159,16 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
   });
 });
 
-describe('a failed conditional update is the 429 body', () => {
+describe('a failed conditional update is the 429 body, or the 401 of a dead key', () => {
+  const conditionFailed = (item?: Record<string, unknown>) =>
+    new ConditionalCheckFailedException({
+      message: 'The conditional request failed',
+      $metadata: {},
+      ...(item ? { Item: marshall(item, { removeUndefinedValues: true }) } : {}),
+    });
+
   test('with the item the store returns (ReturnValuesOnConditionCheckFailure: ALL_OLD): no extra read', async () => {
-    givenKeyAndAccount(50);
-    ddb.on(UpdateCommand).rejects(
-      new ConditionalCheckFailedException({
-        message: 'The conditional request failed',
-        $metadata: {},
-        Item: marshall({ pk: `APIKEY#${KEY_HASH}`, sk: 'USAGE#2026-11', used: 50, limit: 50 }),
-      }),
-    );
+    ddb.on(UpdateCommand).rejects(conditionFailed(keyItem(50, 50)));
     const response = await getPrompt();
     expect(response.status).toBe(429);
     expect(response.body).toEqual({
@@ -161,28 +179,45 @@ describe('a failed conditional update is the 429 body', () => {
     });
     const update = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(update?.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
-    expect(update?.ConditionExpression).toContain('#used < :limit');
-    expect(ddb.commandCalls(GetCommand, { Key: { pk: `APIKEY#${KEY_HASH}`, sk: 'USAGE#2026-11' } })).toHaveLength(0);
+    expect(update?.ConditionExpression).toContain('#status = :active');
+    expect(update?.ConditionExpression).toContain('#used < #limit');
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
   });
 
-  test('without it (a store that does not return the item): one consistent read of the counter', async () => {
-    givenKeyAndAccount(50);
-    ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
-    ddb.on(GetCommand, { Key: { pk: `APIKEY#${KEY_HASH}`, sk: 'USAGE#2026-11' } }).resolves({ Item: { used: 50 } });
+  test('without it (a store that does not return the item): one consistent read of the key item', async () => {
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    ddb.on(GetCommand, { Key: KEY }).resolves({ Item: keyItem(5000) });
     const response = await getPrompt();
     expect(response.status).toBe(429);
-    expect(response.json<ErrorBody>().usage).toEqual({ used: 50, limit: 50 });
-    const reads = ddb.commandCalls(GetCommand, { Key: { pk: `APIKEY#${KEY_HASH}`, sk: 'USAGE#2026-11' } });
+    expect(response.json<ErrorBody>().usage).toEqual({ used: 5000, limit: 5000 });
+    const reads = ddb.commandCalls(GetCommand, { Key: KEY });
     expect(reads).toHaveLength(1);
     expect(reads[0]?.args[0].input.ConsistentRead).toBe(true);
   });
 
+  test.each([
+    ['unknown (no item)', undefined],
+    ['revoked', { ...keyItem(0), status: 'revoked' }],
+    ['without a limit in force', { ...keyItem(0), limit: undefined }],
+  ])('a key that is %s is 401 Invalid API key, whichever way the store reports it', async (_, item) => {
+    ddb.on(UpdateCommand).rejects(conditionFailed(item));
+    // DynamoDB returns no item for a key that does not exist, so that case reads too.
+    ddb.on(GetCommand, { Key: KEY }).resolves(item ? { Item: item } : {});
+    const withItem = await getPrompt();
+    ddb.reset();
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    ddb.on(GetCommand, { Key: KEY }).resolves(item ? { Item: item } : {});
+    const withRead = await getPrompt();
+    for (const response of [withItem, withRead]) {
+      expect(response.status).toBe(401);
+      expect(response.json<ErrorBody>()).toEqual({ error: 'Invalid API key', code: 'UNAUTHORIZED' });
+      expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+  });
+
   test('the 429 headers: Limit, Remaining 0, Reset, Retry-After until the reset, CORS', async () => {
-    givenKeyAndAccount(50);
     clock = new Date('2026-11-30T22:00:00Z');
-    ddb.on(UpdateCommand).rejects(
-      new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall({ used: 50 }) }),
-    );
+    ddb.on(UpdateCommand).rejects(conditionFailed(keyItem(50, 50)));
     const response = await getPrompt();
     expect(response.headers).toMatchObject({
       'x-ratelimit-limit': '50',
@@ -197,19 +232,18 @@ describe('a failed conditional update is the 429 body', () => {
 
 describe('the month rolls over with the clock', () => {
   test('the counter item is the UTC month of the request, and Reset follows it', async () => {
-    givenKeyAndAccount();
-    ddb.on(UpdateCommand).resolves({ Attributes: { used: 1 } });
+    ddb.on(UpdateCommand).callsFake((input: { ExpressionAttributeNames: Record<string, string> }) => ({
+      Attributes: keyItem(1, undefined, input.ExpressionAttributeNames['#used']?.slice('used#'.length)),
+    }));
+    ddb.on(GetCommand).resolves({ Item: head });
 
     clock = new Date('2026-11-30T23:59:59Z');
     const november = await getPrompt();
     clock = new Date('2026-12-01T00:00:00Z');
     const december = await getPrompt();
 
-    const keys = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input.Key);
-    expect(keys).toEqual([
-      { pk: `APIKEY#${KEY_HASH}`, sk: 'USAGE#2026-11' },
-      { pk: `APIKEY#${KEY_HASH}`, sk: 'USAGE#2026-12' },
-    ]);
+    const counters = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input.ExpressionAttributeNames?.['#used']);
+    expect(counters).toEqual(['used#2026-11', 'used#2026-12']);
     expect(november.headers['x-ratelimit-reset']).toBe('1796083200');
     expect(december.headers['x-ratelimit-reset']).toBe('1798761600');
   });
@@ -217,8 +251,7 @@ describe('the month rolls over with the clock', () => {
 
 describe('header values of a successful response', () => {
   test('200 latest: JSON, ETag, revalidate, rate limits from the counter, CORS exposing them', async () => {
-    givenKeyAndAccount();
-    ddb.on(UpdateCommand).resolves({ Attributes: { used: 42 } });
+    givenAdmitted(42);
     const response = await getPrompt();
     expect(response.status).toBe(200);
     expect(response.headers).toMatchObject({
@@ -235,15 +268,13 @@ describe('header values of a successful response', () => {
   });
 
   test('the store is asked for the key by its hash, never by the key', async () => {
-    givenKeyAndAccount();
-    ddb.on(UpdateCommand).resolves({ Attributes: { used: 1 } });
+    givenAdmitted(1);
     await getPrompt();
     expect(JSON.stringify(ddb.calls().map((call) => call.args[0].input))).not.toContain(API_KEY);
   });
 
   test('the list follows LastEvaluatedKey until the end', async () => {
-    givenKeyAndAccount();
-    ddb.on(UpdateCommand).resolves({ Attributes: { used: 1 } });
+    givenAdmitted(1);
     const page = (id: string) => ({ ...head, promptId: id });
     const pages = [
       { Items: [page('a')], LastEvaluatedKey: { pk: 'ACCOUNT#acme', sk: 'PROMPT#a' } },
@@ -257,9 +288,85 @@ describe('header values of a successful response', () => {
       return pages[starts.length - 1];
     });
     const response = toApiResponse(
-      await handlers().list(httpApiEvent('GET', '/prompts', { apiKey: API_KEY }), lambdaContext()),
+      await api.list(httpApiEvent('GET', '/prompts', { apiKey: API_KEY }), lambdaContext()),
     );
     expect(response.json<Array<{ promptId: string }>>().map((p) => p.promptId)).toEqual(['a', 'b', 'c']);
     expect(starts).toEqual([undefined, { pk: 'ACCOUNT#acme', sk: 'PROMPT#a' }, { pk: 'ACCOUNT#acme', sk: 'PROMPT#b' }]);
+  });
+});
+
+describe('store round trips', () => {
+  /** Records when each store call starts and ends, with the admission held open until released. */
+  function trace() {
+    const events: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    ddb.on(UpdateCommand).callsFake(async () => {
+      events.push('admit:start');
+      await released;
+      events.push('admit:end');
+      return { Attributes: keyItem(1) };
+    });
+    ddb.on(GetCommand).callsFake(async () => {
+      events.push('read:start');
+      return { Item: head };
+    });
+    return { events, release };
+  }
+
+  test('a key seen for the first time: verified first, then the prompt is read', async () => {
+    const { events, release } = trace();
+    const pending = getPrompt();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    expect((await pending).status).toBe(200);
+    expect(events).toEqual(['admit:start', 'admit:end', 'read:start']);
+  });
+
+  test("a key whose account is known: the prompt is read while the key is verified, one round trip in all", async () => {
+    givenAdmitted(1);
+    await getPrompt();
+    ddb.reset();
+    const { events, release } = trace();
+    const pending = getPrompt();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual(['admit:start', 'read:start']);
+    release();
+    expect((await pending).status).toBe(200);
+  });
+
+  test('a key revoked since: the prompt read in the meantime is never shown, the answer is 401', async () => {
+    givenAdmitted(1);
+    await getPrompt();
+    ddb.reset();
+    ddb.on(UpdateCommand).rejects(
+      new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall({ ...keyItem(1), status: 'revoked' }) }),
+    );
+    ddb.on(GetCommand).resolves({ Item: head });
+    const response = await getPrompt();
+    expect(response.status).toBe(401);
+    expect(response.rawBody).not.toContain('welcome');
+  });
+
+  test('a handler failure while the key is refused: the refusal wins, and no unit is given back', async () => {
+    givenAdmitted(1);
+    await getPrompt();
+    ddb.reset();
+    ddb.on(UpdateCommand).rejects(
+      new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall(keyItem(5000)) }),
+    );
+    ddb.on(GetCommand).rejects(throttled());
+    const response = await getPrompt();
+    expect(response.status).toBe(429);
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(1);
+  });
+
+  test('OPTIONS, 405 and unknown routes make no store call', async () => {
+    for (const [method, path] of [['OPTIONS', '/prompts'], ['POST', '/prompts'], ['GET', '/nowhere']] as const) {
+      await api.get(httpApiEvent(method, path, { apiKey: API_KEY }), lambdaContext());
+    }
+    expect(ddb.calls()).toHaveLength(0);
   });
 });

@@ -30,6 +30,7 @@ const key: ApiKeyImport = { keyHash: 'hash', keyId: 'key_hash', displayPrefix: '
 const storedKey = (overrides: Partial<StoredApiKey> = {}): StoredApiKey => ({
   keyId: 'key_hash',
   accountId: 'acme',
+  plan: 'free',
   displayPrefix: 'prs_abcd',
   status: 'active',
   createdAt: '2026-01-01T00:00:00.000Z',

@@ -1,0 +1,131 @@
+import { LruCache } from '../../lambda/cache/lru-cache';
+import { CachedPromptStore } from '../../lambda/data/cached-prompt-store';
+import type { PromptLookup, PromptStore } from '../../lambda/data/store';
+import type { Prompt } from '../../lambda/domain/prompt';
+
+describe('LruCache', () => {
+  test('keeps at most maxEntries, dropping the least recently used', () => {
+    const cache = new LruCache<number>({ maxEntries: 2 });
+    cache.set('a', 1);
+    cache.set('b', 2);
+    cache.get('a');
+    cache.set('c', 3);
+    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([1, undefined, 3]);
+  });
+
+  test('keeps at most maxSize, and never an entry larger than all of it', () => {
+    const cache = new LruCache<string>({ maxEntries: 100, maxSize: 10, sizeOf: (value) => value.length });
+    cache.set('a', '12345');
+    cache.set('b', '123456');
+    expect([cache.get('a'), cache.get('b')]).toEqual([undefined, '123456']);
+    cache.set('huge', 'x'.repeat(11));
+    expect(cache.get('huge')).toBeUndefined();
+    expect(cache.get('b')).toBe('123456');
+  });
+
+  test('serves an entry only until its time to live runs out', () => {
+    let now = 0;
+    const cache = new LruCache<number>({ maxEntries: 10, ttlMs: 1_000, now: () => now });
+    cache.set('a', 1);
+    now = 999;
+    expect(cache.get('a')).toBe(1);
+    now = 1_000;
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+});
+
+describe('CachedPromptStore', () => {
+  const prompt = (version: string): Prompt => ({
+    promptId: 'p',
+    promptName: 'P',
+    version,
+    systemMessage: 's',
+    userMessage: 'u',
+    config: { model: 'm', temperature: 0, schema: [], inputData: null, inputDataRootName: null },
+  });
+
+  function countingStore(answer: () => PromptLookup) {
+    const calls: string[] = [];
+    const store: PromptStore = {
+      findPromptVersion: async (_a, _p, version) => {
+        calls.push(`version ${version}`);
+        return answer();
+      },
+      findLatestPrompt: async () => {
+        calls.push('latest');
+        return answer();
+      },
+      listPrompts: async () => {
+        calls.push('list');
+        return [];
+      },
+      listPromptsWithVersions: async () => {
+        calls.push('list+versions');
+        return [];
+      },
+    };
+    return { store, calls };
+  }
+
+  let now: number;
+  const options = { maxVersions: 10, maxCharacters: 1_000_000, visibilityTtlMs: 60_000, now: () => now };
+  beforeEach(() => {
+    now = 0;
+  });
+
+  test('a pinned version read once is served from memory afterwards', async () => {
+    const { store, calls } = countingStore(() => ({ found: true, prompt: prompt('1.0.0') }));
+    const cached = new CachedPromptStore(store, options);
+    await cached.findPromptVersion('acme', 'p', '1.0.0');
+    const again = await cached.findPromptVersion('acme', 'p', '1.0.0');
+    expect(again).toEqual({ found: true, prompt: prompt('1.0.0') });
+    expect(calls).toEqual(['version 1.0.0']);
+  });
+
+  test('entries are per account: another account asks the store', async () => {
+    const { store, calls } = countingStore(() => ({ found: true, prompt: prompt('1.0.0') }));
+    const cached = new CachedPromptStore(store, options);
+    await cached.findPromptVersion('acme', 'p', '1.0.0');
+    await cached.findPromptVersion('globex', 'p', '1.0.0');
+    expect(calls).toHaveLength(2);
+  });
+
+  test('a deleted prompt stops being served within the visibility bound', async () => {
+    let deleted = false;
+    const { store, calls } = countingStore(() =>
+      deleted ? { found: false, reason: 'prompt-not-found' } : { found: true, prompt: prompt('1.0.0') },
+    );
+    const cached = new CachedPromptStore(store, options);
+    await cached.findPromptVersion('acme', 'p', '1.0.0');
+    deleted = true;
+    now = 59_999;
+    expect((await cached.findPromptVersion('acme', 'p', '1.0.0')).found).toBe(true);
+    now = 60_000;
+    expect((await cached.findPromptVersion('acme', 'p', '1.0.0')).found).toBe(false);
+    expect(calls).toHaveLength(2);
+  });
+
+  test('a version not found is not remembered: publishing it shows at once', async () => {
+    let published = false;
+    const { store, calls } = countingStore(() =>
+      published ? { found: true, prompt: prompt('2.0.0') } : { found: false, reason: 'version-not-found' },
+    );
+    const cached = new CachedPromptStore(store, options);
+    expect((await cached.findPromptVersion('acme', 'p', '2.0.0')).found).toBe(false);
+    published = true;
+    expect((await cached.findPromptVersion('acme', 'p', '2.0.0')).found).toBe(true);
+    expect(calls).toHaveLength(2);
+  });
+
+  test('latest and the lists always go to the store', async () => {
+    const { store, calls } = countingStore(() => ({ found: true, prompt: prompt('1.0.0') }));
+    const cached = new CachedPromptStore(store, options);
+    for (let i = 0; i < 2; i += 1) {
+      await cached.findLatestPrompt('acme', 'p');
+      await cached.listPrompts('acme');
+      await cached.listPromptsWithVersions('acme');
+    }
+    expect(calls).toEqual(['latest', 'list', 'list+versions', 'latest', 'list', 'list+versions']);
+  });
+});
