@@ -1,0 +1,78 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { synthesizeService } from '../test/stack/synth';
+
+export interface BundleReport {
+  readonly functionName: string;
+  readonly bytes: number;
+  readonly gzipBytes: number;
+  /** Median over fresh processes of the time to import the bundle (module scope included: client, config). */
+  readonly loadMs: number;
+  readonly loadRunsMs: readonly number[];
+}
+
+interface FunctionResource {
+  Type: string;
+  Metadata?: Record<string, unknown>;
+  Properties?: { Handler?: string };
+}
+
+const LOAD_RUNS = 5;
+
+/** Synthesizes the stack with real bundling, exactly as `cdk synth` would, and measures each function's bundle. */
+export async function measureBundles(): Promise<BundleReport[]> {
+  const outdir = await mkdtemp(join(tmpdir(), 'prompt-bench-synth-'));
+  const { template } = synthesizeService({ bundle: true, outdir });
+  const resources = template.toJSON().Resources as Record<string, FunctionResource>;
+  const bundles: Array<{ functionName: string; path: string }> = [];
+  for (const resource of Object.values(resources)) {
+    const assetPath = resource.Metadata?.['aws:asset:path'];
+    if (resource.Type !== 'AWS::Lambda::Function' || typeof assetPath !== 'string') continue;
+    bundles.push({ functionName: String(resource.Metadata?.SamResourceId ?? assetPath), path: join(outdir, assetPath, 'index.mjs') });
+  }
+  // Not counted: the first read of a new file also measures the disk.
+  for (const bundle of bundles) loadOnce(bundle.path);
+  // Round-robin, so that a busy moment of the machine falls on every bundle alike.
+  const runs = new Map<string, number[]>(bundles.map((bundle) => [bundle.path, []]));
+  for (let run = 0; run < LOAD_RUNS; run += 1) {
+    for (const bundle of bundles) runs.get(bundle.path)?.push(loadOnce(bundle.path));
+  }
+  const reports = bundles.map((bundle): BundleReport => {
+    const loadRunsMs = runs.get(bundle.path) ?? [];
+    return {
+      functionName: bundle.functionName,
+      bytes: statSync(bundle.path).size,
+      gzipBytes: gzipSync(readFileSync(bundle.path)).length,
+      loadMs: median(loadRunsMs),
+      loadRunsMs,
+    };
+  });
+  return reports.sort((a, b) => a.functionName.localeCompare(b.functionName));
+}
+
+/** One fresh Node process importing the bundle as Lambda's runtime would, with the environment the stack gives it. */
+function loadOnce(bundle: string): number {
+  const script = `const t = performance.now(); await import(${JSON.stringify(`file://${bundle}`)}); process.stdout.write(String(performance.now() - t));`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    env: {
+      PATH: process.env.PATH,
+      TABLE_NAME: 'bench',
+      UPGRADE_URL: 'https://example.com/upgrade',
+      AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`loading ${bundle} failed: ${result.stderr}`);
+  return Number(result.stdout);
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
