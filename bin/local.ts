@@ -8,6 +8,7 @@ import { describeSummary } from '../admin/import-seed';
 import { seedCounts } from '../admin/seed-file';
 import { type LocalStack, startLocalStack } from '../local/local-stack';
 import { loadLocalConfig } from '../local/local-config';
+import { type PlaygroundServer, startPlaygroundServer } from '../local/playground-server';
 
 // Node 20 runs this fine; the SDK's notice about its own future Node support is not for this console.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -19,31 +20,38 @@ async function main(): Promise<void> {
       process.stderr.write(`[${functionName}] the function failed: ${(error as Error)?.stack ?? String(error)}\n`);
     },
   });
-  printBanner(stack, config.dataDir, config.tableName);
-  stopOnSignals(stack);
+  const playground = await startPlaygroundServer({ host: '127.0.0.1', port: config.playgroundPort, apiUrl: stack.apiUrl }).catch(
+    async (error: unknown) => {
+      await stack.stop();
+      throw error;
+    },
+  );
+  printBanner(stack, playground, config.dataDir, config.tableName);
+  stopOnSignals(stack, playground);
 }
 
-function printBanner(stack: LocalStack, dataDir: string, tableName: string): void {
+function printBanner(stack: LocalStack, playground: PlaygroundServer, dataDir: string, tableName: string): void {
   const lines = [
     '',
     'Prompt service, running locally',
-    `  API       ${stack.apiUrl}`,
-    `  Store     ${stack.storeEndpoint} ${stack.embeddedStore ? `(embedded dynalite, data in ${dataDir})` : '(DYNAMODB_ENDPOINT)'}`,
-    `  Table     ${tableName}${stack.tableCreated ? ' (created)' : ''}`,
+    `  API        ${stack.apiUrl}`,
+    `  Playground ${playground.url} (a browser page calling the API cross-origin)`,
+    `  Store      ${stack.storeEndpoint} ${stack.embeddedStore ? `(embedded dynalite, data in ${dataDir})` : '(DYNAMODB_ENDPOINT)'}`,
+    `  Table      ${tableName}${stack.tableCreated ? ' (created)' : ''}`,
   ];
   if (stack.seed) {
     const counts = seedCounts(stack.seed.seed);
     lines.push(
-      `  Seed      ${shortPath(stack.seed.path)}: ${counts.accounts} account(s), ` +
+      `  Seed       ${shortPath(stack.seed.path)}: ${counts.accounts} account(s), ` +
         `${counts.prompts} prompt(s), ${counts.versions} version(s), loaded in ${stack.seed.elapsedMs} ms`,
-      `            ${describeSummary(stack.seed.summary)}`,
+      `             ${describeSummary(stack.seed.summary)}`,
     );
   } else {
-    lines.push('  Seed      none (SEED_FILE is empty)');
+    lines.push('  Seed       none (SEED_FILE is empty)');
   }
   if (stack.demo) {
     lines.push(
-      `  Demo key  ${stack.demo.apiKey}`,
+      `  Demo key   ${stack.demo.apiKey}`,
       '',
       'Try it:',
       `  curl -H "Authorization: Bearer ${stack.demo.apiKey}" ${stack.apiUrl}/prompts/${stack.demo.promptId}`,
@@ -66,7 +74,7 @@ function shortPath(path: string): string {
   return shorter === '' || shorter.startsWith('..') || isAbsolute(shorter) ? path : shorter;
 }
 
-function stopOnSignals(stack: LocalStack): void {
+function stopOnSignals(stack: LocalStack, playground: PlaygroundServer): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -75,7 +83,7 @@ function stopOnSignals(stack: LocalStack): void {
     }
     stopping = true;
     process.stdout.write(`\n${signal}: stopping...\n`);
-    stack.stop().then(
+    Promise.all([playground.close(), stack.stop()]).then(
       () => {
         process.stdout.write('Stopped.\n');
         process.exit(0);

@@ -6,6 +6,8 @@ export interface LocalConfig {
   /** 0 picks a free port. */
   readonly port: number;
   readonly dynamoPort: number;
+  /** The playground page's own origin, so its calls to the API are cross-origin. */
+  readonly playgroundPort: number;
   readonly dataDir: string;
   /** Absent when SEED_FILE is set empty: start without seeding. */
   readonly seedPath: string | undefined;
@@ -28,6 +30,7 @@ export function loadLocalConfig(env: Environment = process.env): LocalConfig {
   return {
     port: portOf(env, 'PORT', 3000),
     dynamoPort: portOf(env, 'DYNAMODB_PORT', 8000),
+    playgroundPort: portOf(env, 'PLAYGROUND_PORT', 3001),
     dataDir: env.DATA_DIR?.trim() || '.data',
     seedPath: seedFile === undefined ? DEFAULT_SEED_FILE : seedFile.trim() || undefined,
     storeEndpoint: urlOf(env, 'DYNAMODB_ENDPOINT'),

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runAdmin, StackSet, type StackProcess, temporaryFolder } from './support/processes';
+import { fetchApi } from './support/api-fetch';
 
 /** The admin CLI as an operator runs it, against a running local stack, checked through the API over HTTP. */
 
@@ -42,7 +43,7 @@ async function seedFile(name: string, seed: unknown): Promise<string> {
 }
 
 const getPrompt = (apiKey: string, promptId: string) =>
-  fetch(`${stack.apiUrl}/prompts/${promptId}`, { headers: { Authorization: `Bearer ${apiKey}` } });
+  fetchApi(`${stack.apiUrl}/prompts/${promptId}`, { headers: { Authorization: `Bearer ${apiKey}` } });
 
 it('round trip: create account, create key, import, GET through HTTP, revoke, then 401', async () => {
   const account = await adminJson<{ accountId: string; plan: string }>('accounts', 'create', '--name', 'Round Trip Ltd', '--plan', 'pro');

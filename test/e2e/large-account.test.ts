@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StackSet, type StackProcess, temporaryFolder } from './support/processes';
+import { fetchApi } from './support/api-fetch';
 
 /**
  * An account far bigger than one store page: 1,500 prompts x 3 published versions, seeded at start-up,
@@ -53,7 +54,7 @@ afterAll(async () => {
 });
 
 const list = async (query = '') => {
-  const response = await fetch(`${stack.apiUrl}/prompts${query}`, { headers: { Authorization: `Bearer ${API_KEY}` } });
+  const response = await fetchApi(`${stack.apiUrl}/prompts${query}`, { headers: { Authorization: `Bearer ${API_KEY}` } });
   expect(response.status).toBe(200);
   return (await response.json()) as { promptId: string; version: string; publishedVersions?: { version: string }[] }[];
 };

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import { failedStart, StackSet, type StackProcess, temporaryFolder } from './support/processes';
+import { fetchApi } from './support/api-fetch';
 
 /** `npm start` end to end: a child process, spoken to over HTTP as a developer's curl would. */
 
@@ -26,7 +27,7 @@ function printedCurl(output: string): { apiKey: string; url: string } {
 let lowestRemaining = Number.POSITIVE_INFINITY;
 
 async function fetchWithKey(url: string, apiKey: string, method = 'GET'): Promise<Response> {
-  const response = await fetch(url, { method, headers: { Authorization: `Bearer ${apiKey}` } });
+  const response = await fetchApi(url, { method, headers: { Authorization: `Bearer ${apiKey}` } });
   const remaining = response.headers.get('x-ratelimit-remaining');
   if (remaining !== null) lowestRemaining = Math.min(lowestRemaining, Number(remaining));
   return response;
@@ -38,6 +39,14 @@ describe('npm start from an empty DATA_DIR, with the demo seed', () => {
   beforeAll(async () => {
     stack = await stacks.start({ DATA_DIR: `${dataDir.path}/data` });
   }, 60_000);
+
+  it('serves the playground on its own origin, pointed at the API', async () => {
+    const playground = /^\s*Playground\s+(http:\/\/\S+)/m.exec(stack.output())?.[1];
+    expect(playground).toBeDefined();
+    expect(new URL(playground ?? '').origin).not.toBe(new URL(stack.apiUrl).origin);
+    expect((await fetch(`${playground}/`)).status).toBe(200);
+    expect(await (await fetch(`${playground}/config.js`)).text()).toContain(stack.apiUrl);
+  });
 
   it('creates the table and loads the demo seed', () => {
     expect(stack.output()).toMatch(/Table\s+prompts-local \(created\)/);
@@ -71,6 +80,7 @@ describe('npm start from an empty DATA_DIR, with the demo seed', () => {
   });
 
   it('answers HEAD with 405 and no body', async () => {
+    // Not held to the document: HTTP strips a HEAD answer's body, which the 405 the document describes has.
     const response = await fetch(`${stack.apiUrl}/prompts`, { method: 'HEAD' });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, OPTIONS');
@@ -138,7 +148,7 @@ describe('npm start with a port in use', () => {
     await new Promise((resolve) => blocker.close(resolve));
   });
 
-  it.each(['PORT', 'DYNAMODB_PORT'])('fails with one line naming %s', async (variable) => {
+  it.each(['PORT', 'DYNAMODB_PORT', 'PLAYGROUND_PORT'])('fails with one line naming %s', async (variable) => {
     const failure = await failedStart({ DATA_DIR: `${dataDir.path}/ports-${variable}`, [variable]: String(port) });
     expect(failure.code).toBe(1);
     expect(failure.output.trim()).toBe(`npm start: port ${port} is in use: set ${variable} to a free port (e.g. ${variable}=${port + 1})`);

@@ -49,13 +49,13 @@ export interface Exited {
 const START_TIMEOUT_MS = 60_000;
 
 /**
- * `npm start` as a child process (PORT=0 and DYNAMODB_PORT=0 unless given), resolved once it prints
- * its banner; rejected with its output if it exits first.
+ * `npm start` as a child process (PORT, DYNAMODB_PORT and PLAYGROUND_PORT 0 unless given),
+ * resolved once it prints its banner; rejected with its output if it exits first.
  */
 export function startStack(env: Env): Promise<StackProcess> {
   const child = spawn(process.execPath, [...TSX, 'bin/local.ts'], {
     cwd: REPO_ROOT,
-    env: childEnv({ PORT: '0', DYNAMODB_PORT: '0', ...env }),
+    env: childEnv({ PORT: '0', DYNAMODB_PORT: '0', PLAYGROUND_PORT: '0', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
