@@ -1,5 +1,5 @@
 import { isPlan, monthlyLimitFor, type Plan } from '../domain/plans';
-import type { PromptConfig, PromptContent } from '../domain/prompt';
+import { type PromptContent, toConfigBody } from '../domain/prompt';
 import { compareVersions } from '../domain/version';
 import type { PromptHeadItem, PromptVersionItem } from './dynamo-store';
 import { adminIndexKeys, keys } from './table-schema';
@@ -333,18 +333,7 @@ export function contentOf(version: PromptContent): PromptContent {
     version: version.version,
     systemMessage: version.systemMessage,
     userMessage: version.userMessage,
-    config: configOf(version.config),
-  };
-}
-
-/** The config as the API returns it: missing optional fields are the same as their defaults. */
-function configOf(config: PromptConfig): PromptConfig {
-  return {
-    model: config.model,
-    temperature: config.temperature,
-    schema: config.schema ?? [],
-    inputData: config.inputData ?? null,
-    inputDataRootName: config.inputDataRootName ?? null,
+    config: toConfigBody(version.config),
   };
 }
 

@@ -41,7 +41,8 @@ export function toPromptBody(prompt: Prompt): Prompt {
   return { promptId, promptName, version, systemMessage, userMessage, config: toConfigBody(config) };
 }
 
-function toConfigBody(config: PromptConfig): PromptConfig {
+/** The config as the API returns it: missing optional fields are the same as their defaults. */
+export function toConfigBody(config: PromptConfig): PromptConfig {
   return {
     model: config.model,
     temperature: config.temperature,
