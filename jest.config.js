@@ -4,6 +4,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   setupFiles: ['<rootDir>/test/support/jest-env.ts'],
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   // Middy ships ESM only; swc turns it (and our TypeScript) into CommonJS for jest.
   transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
