@@ -99,7 +99,19 @@ describe('the counter never passes the limit', () => {
     const remaining = ok.map((response) => Number(response.headers['x-ratelimit-remaining'])).sort((a, b) => a - b);
     expect(remaining).toEqual(Array.from({ length: 50 }, (_, i) => i));
     expect(await used(apiKey)).toBe(50);
-  });
+  }, 30_000);
+
+  test('exact too when the key is already known, so prompt reads run alongside the count', async () => {
+    const apiKey = await api.fixtures.apiKey('acme', { monthlyLimit: 51 });
+    expect((await api.get('/prompts/welcome', apiKey)).status).toBe(200);
+    const responses = await Promise.all(Array.from({ length: 300 }, () => api.get('/prompts/welcome', apiKey)));
+
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(50);
+    const refused = responses.filter((response) => response.status === 429);
+    expect(refused).toHaveLength(250);
+    for (const response of refused) expect(response.json<ErrorBody>().usage).toEqual({ used: 51, limit: 51 });
+    expect(await used(apiKey)).toBe(51);
+  }, 30_000);
 
   test('the request that takes the last unit gets 200 with Remaining 0; the next gets 429', async () => {
     const apiKey = await api.fixtures.apiKey('acme', { monthlyLimit: 3 });
