@@ -5,6 +5,7 @@ import type { ApiEvent, ApiResult } from '../http/http-event';
 import type { RouteName } from '../http/routes';
 import type { ApiContext } from '../middleware/api-context';
 import { authenticate } from '../middleware/authenticate';
+import { compression } from '../middleware/compression';
 import { cors } from '../middleware/cors';
 import { errorHandler } from '../middleware/error-handler';
 import { quota } from '../middleware/quota';
@@ -24,7 +25,8 @@ export interface ApiDependencies {
 
 /**
  * Every function of the API is this chain, differing only in the routes it serves:
- * CORS (and preflight) -> route -> key -> quota -> handler, with one error handler for all of it.
+ * CORS (and preflight) -> route -> key -> quota -> handler, with one error handler for all of it,
+ * and large answers gzipped for callers that accept it.
  * Registration order matters: Middy runs `after`/`onError` in reverse, so errors become JSON
  * first, then get rate-limit headers (quota), then CORS headers.
  */
@@ -46,6 +48,7 @@ export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers)
 
   return middy<ApiEvent, ApiResult, Error, ApiContext>(requestLog(deps.log))
     .use(cors())
+    .use(compression())
     .use(routeGuard(served))
     .use(authenticate())
     .use(quota(deps.usage, { upgradeUrl: deps.upgradeUrl, now: deps.now, keyAccounts }))

@@ -21,5 +21,6 @@ export const listPrompts =
           publishedVersions: prompt.publishedVersions,
         }))
       : (await store.listPrompts(principal.accountId)).map(toPromptBody);
-    return jsonResponse(200, body, { 'Cache-Control': REVALIDATE_CACHE_CONTROL, Vary: 'Authorization' });
+    // Large lists are gzipped for callers that accept it (see middleware/compression.ts).
+    return jsonResponse(200, body, { 'Cache-Control': REVALIDATE_CACHE_CONTROL, Vary: 'Authorization, Accept-Encoding' });
   };

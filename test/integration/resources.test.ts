@@ -232,6 +232,10 @@ describe('lists larger than one store page', () => {
       );
       expect(queries.length).toBeGreaterThan(1);
 
+      const gzipped = await api.get('/prompts', bulkKey, { 'Accept-Encoding': 'gzip, br' });
+      expect(gzipped.headers['content-encoding']).toBe('gzip');
+      expect(gzipped.body).toEqual(list.body);
+
       const withVersions = await api.get('/prompts?include_versions=true', bulkKey);
       expect(withVersions.json<PromptWithVersions[]>()).toHaveLength(count);
       expect(withVersions.json<PromptWithVersions[]>().every((p) => p.publishedVersions.length === 1)).toBe(true);

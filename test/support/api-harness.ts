@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import type { ApiStore } from '../../lambda/data/store';
 import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/data/cached-prompt-store';
 import { DynamoStore } from '../../lambda/data/dynamo-store';
@@ -29,11 +30,22 @@ export interface ErrorBody {
   upgradeUrl?: string;
 }
 
+/** The body as a client reads it: a gzipped, base64-encoded answer decoded as a gateway and fetch would. */
+export function decodedBody(result: ApiResult): string | undefined {
+  if (!result.isBase64Encoded || result.body === undefined) return result.body;
+  const bytes = Buffer.from(result.body, 'base64');
+  const gzipped = Object.entries(result.headers).some(
+    ([name, value]) => name.toLowerCase() === 'content-encoding' && value === 'gzip',
+  );
+  return (gzipped ? gunzipSync(bytes) : bytes).toString('utf8');
+}
+
 export function toApiResponse(result: ApiResult): ApiResponse {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(result.headers)) headers[name.toLowerCase()] = String(value);
-  const body: unknown = result.body === undefined || result.body === '' ? undefined : JSON.parse(result.body);
-  return { status: result.statusCode, headers, rawBody: result.body, body, json: <T>() => body as T };
+  const rawBody = decodedBody(result);
+  const body: unknown = rawBody === undefined || rawBody === '' ? undefined : JSON.parse(rawBody);
+  return { status: result.statusCode, headers, rawBody, body, json: <T>() => body as T };
 }
 
 type Handler = (event: ApiEvent, context: ReturnType<typeof lambdaContext>) => Promise<ApiResult>;
@@ -92,7 +104,7 @@ export class ApiHarness {
       path: request.path,
       status: result.statusCode,
       headers: result.headers,
-      body: result.body,
+      body: decodedBody(result),
     });
     return toApiResponse(result);
   }

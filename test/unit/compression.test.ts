@@ -1,0 +1,55 @@
+import { gunzipSync } from 'node:zlib';
+import type { Request } from '@middy/core';
+import type { ApiEvent, ApiResult } from '../../lambda/http/http-event';
+import type { ApiContext } from '../../lambda/middleware/api-context';
+import { acceptsGzip, compression } from '../../lambda/middleware/compression';
+import { httpApiEvent, lambdaContext } from '../support/events';
+
+describe('Accept-Encoding', () => {
+  test.each([['gzip'], ['gzip, deflate, br'], ['br;q=1.0, gzip;q=0.8'], ['*'], [' GZIP ']])('%j accepts gzip', (header) => {
+    expect(acceptsGzip(header)).toBe(true);
+  });
+
+  test.each([[undefined], [''], ['identity'], ['br'], ['gzip;q=0'], ['gzip;q=0.0, br']])('%j does not', (header) => {
+    expect(acceptsGzip(header)).toBe(false);
+  });
+});
+
+describe('compression', () => {
+  const largeBody = JSON.stringify(Array.from({ length: 500 }, (_, i) => ({ promptId: `p-${i}`, text: 'hello ${name}' })));
+
+  async function after(response: ApiResult, acceptEncoding?: string): Promise<ApiResult> {
+    const headers: Record<string, string> = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
+    const context: ApiContext = {
+      ...lambdaContext(),
+      httpRequest: { method: 'GET', path: '/prompts', headers, query: {} },
+    };
+    const request = { event: httpApiEvent('GET', '/prompts'), context, response, error: null, internal: {} };
+    await compression().after?.(request as Request<ApiEvent, ApiResult, Error, ApiContext>);
+    return request.response;
+  }
+
+  test('a large answer is gzipped for a caller that accepts it, and decodes to the same text', async () => {
+    const result = await after({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: largeBody }, 'gzip');
+    expect(result.isBase64Encoded).toBe(true);
+    expect(result.headers['Content-Encoding']).toBe('gzip');
+    expect(gunzipSync(Buffer.from(result.body ?? '', 'base64')).toString('utf8')).toBe(largeBody);
+    expect(Buffer.byteLength(result.body ?? '')).toBeLessThan(largeBody.length / 4);
+  });
+
+  test('a caller that does not accept gzip gets the text as it is', async () => {
+    const result = await after({ statusCode: 200, headers: {}, body: largeBody });
+    expect(result.body).toBe(largeBody);
+    expect(result.isBase64Encoded).toBeUndefined();
+  });
+
+  test('a small answer is left alone', async () => {
+    const result = await after({ statusCode: 200, headers: {}, body: '{"a":1}' }, 'gzip');
+    expect(result.body).toBe('{"a":1}');
+  });
+
+  test('an answer with an ETag is left alone, so the strong validator names one representation', async () => {
+    const result = await after({ statusCode: 200, headers: { ETag: '"x"' }, body: largeBody }, 'gzip');
+    expect(result.body).toBe(largeBody);
+  });
+});
