@@ -11,6 +11,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { GATEWAY_ROUTES, type RoutedFunction } from './gateway-routes';
 
 export interface PromptApiProps {
   readonly stage: string;
@@ -68,16 +69,15 @@ export class PromptApi extends Construct {
       createDefaultStage: false,
       defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', props.fallback, { payloadFormatVersion }),
     });
-    this.httpApi.addRoutes({
-      path: '/prompts',
-      methods: [HttpMethod.GET],
-      integration: new HttpLambdaIntegration('ListPromptsIntegration', props.listPrompts, { payloadFormatVersion }),
-    });
-    this.httpApi.addRoutes({
-      path: '/prompts/{promptId}',
-      methods: [HttpMethod.GET],
-      integration: new HttpLambdaIntegration('GetPromptIntegration', props.getPrompt, { payloadFormatVersion }),
-    });
+    const functions: Record<RoutedFunction, IFunction> = { listPrompts: props.listPrompts, getPrompt: props.getPrompt };
+    for (const route of GATEWAY_ROUTES) {
+      const integrationId = `${route.function[0]?.toUpperCase()}${route.function.slice(1)}Integration`;
+      this.httpApi.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(integrationId, functions[route.function], { payloadFormatVersion }),
+      });
+    }
 
     this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: props.logRetention,

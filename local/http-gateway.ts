@@ -83,6 +83,11 @@ async function serve(
   }
 }
 
+/** The route a request takes, as the HTTP API picks it; undefined means `$default`. */
+export function gatewayRouteFor(routes: readonly GatewayRoute[], method: string, rawPath: string): GatewayRoute | undefined {
+  return findRoute(routes.map(compileRoute), method.toUpperCase(), rawPath)?.route;
+}
+
 function compileRoute(route: GatewayRoute): CompiledRoute {
   const [method = '', path = ''] = route.routeKey.split(' ');
   return { route, method: method.toUpperCase(), segments: path.split('/') };

@@ -1,6 +1,7 @@
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../lambda/handlers';
 import type { ApiDependencies } from '../lambda/handlers/api-handler';
 import { productionDependencies } from '../lambda/runtime';
+import { GATEWAY_ROUTES } from '../lib/gateway-routes';
 import type { GatewayRoute, LambdaFunction, LambdaHandler } from './http-gateway';
 import type { LocalConfig } from './local-config';
 
@@ -35,12 +36,9 @@ export function createLocalFunctions(
   };
 }
 
-/** The HTTP API's routes, as lib/prompt-api.ts declares them; everything else takes `$default` to the fallback. */
+/** The HTTP API's routes, as the deployed stack declares them; everything else takes `$default` to the fallback. */
 export function gatewayRoutes(functions: LocalFunctions): GatewayRoute[] {
-  return [
-    { routeKey: 'GET /prompts', function: functions.listPrompts },
-    { routeKey: 'GET /prompts/{promptId}', function: functions.getPrompt },
-  ];
+  return GATEWAY_ROUTES.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: functions[route.function] }));
 }
 
 export function isFunctionName(value: string): value is FunctionName {

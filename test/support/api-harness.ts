@@ -8,6 +8,8 @@ import { type ApiEvent, type ApiResult, readHttpRequest } from '../../lambda/htt
 import type { RequestLogRecord } from '../../lambda/middleware/request-log';
 import { type EventOptions, httpApiEvent, lambdaContext } from './events';
 import { Fixtures } from './fixtures';
+import { type GatewayRoute, gatewayRouteFor, type LambdaFunction, type LambdaHandler } from '../../local/http-gateway';
+import { type FunctionName, gatewayRoutes, type LocalFunctions } from '../../local/lambda-functions';
 import { type LocalStore, startLocalStore } from './local-store';
 import { expectResponseMatchesOpenApi } from './openapi';
 
@@ -51,8 +53,8 @@ export function toApiResponse(result: ApiResult): ApiResponse {
 type Handler = (event: ApiEvent, context: ReturnType<typeof lambdaContext>) => Promise<ApiResult>;
 
 /**
- * The three functions behind the route table the HTTP API is deployed with:
- * `GET /prompts`, `GET /prompts/{promptId}` and `$default` for everything else.
+ * The three functions behind the route table the HTTP API is deployed with (lib/gateway-routes.ts),
+ * `$default` to the fallback for everything else.
  */
 export class ApiHarness {
   readonly logs: RequestLogRecord[] = [];
@@ -60,7 +62,8 @@ export class ApiHarness {
   store!: ApiStore;
   fixtures!: Fixtures;
   private local!: LocalStore;
-  private handlers!: { get: Handler; list: Handler; fallback: Handler };
+  private functions!: LocalFunctions;
+  private routes!: GatewayRoute[];
 
   async start(): Promise<this> {
     this.local = await startLocalStore();
@@ -84,11 +87,13 @@ export class ApiHarness {
       now: () => this.clock,
       log: (record) => this.logs.push(record),
     };
-    this.handlers = {
-      get: createGetPromptHandler(deps) as Handler,
-      list: createListPromptsHandler(deps) as Handler,
-      fallback: createFallbackHandler(deps) as Handler,
+    const fn = (name: FunctionName, handler: unknown): LambdaFunction => ({ name, handler: handler as LambdaHandler });
+    this.functions = {
+      getPrompt: fn('getPrompt', createGetPromptHandler(deps)),
+      listPrompts: fn('listPrompts', createListPromptsHandler(deps)),
+      fallback: fn('fallback', createFallbackHandler(deps)),
     };
+    this.routes = gatewayRoutes(this.functions);
   }
 
   realStore(): DynamoStore {
@@ -121,11 +126,12 @@ export class ApiHarness {
     await this.local.close();
   }
 
+  /** The deployed route table, matched as the local gateway matches it; REST events go to the fallback. */
   private handlerFor(event: ApiEvent): Handler {
-    const method = 'requestContext' in event && 'http' in event.requestContext ? event.requestContext.http.method : '';
-    const path = 'rawPath' in event ? event.rawPath : '';
-    if (method === 'GET' && path === '/prompts') return this.handlers.list;
-    if (method === 'GET' && /^\/prompts\/[^/]+$/.test(path)) return this.handlers.get;
-    return this.handlers.fallback;
+    const route =
+      'rawPath' in event
+        ? gatewayRouteFor(this.routes, event.requestContext.http.method, event.rawPath)
+        : undefined;
+    return (route?.function ?? this.functions.fallback).handler as Handler;
   }
 }
