@@ -1,7 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { LruCache } from '../cache/lru-cache';
 import type { Admission, UsageStore } from '../data/store';
-import { quotaPeriodAt, secondsUntil } from '../domain/quota-period';
+import { type QuotaPeriod, quotaPeriodAt, secondsUntil } from '../domain/quota-period';
 import { invalidApiKey, usageLimitExceeded } from '../http/api-error';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import type { ApiContext, UsageState } from './api-context';
@@ -33,13 +33,13 @@ export const quota = (
   store: UsageStore,
   { upgradeUrl, now, keyAccounts }: QuotaOptions,
 ): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => {
-  const decide = (request: ApiRequest, keyHash: string, at: Date, admission: Admission): void => {
+  const decide = (request: ApiRequest, keyHash: string, at: Date, period: QuotaPeriod, admission: Admission): void => {
     if (!admission.admitted && admission.reason === 'invalid-key') {
       keyAccounts.delete(keyHash);
       throw invalidApiKey();
     }
     const { key } = admission;
-    const { month, resetsAt } = quotaPeriodAt(at);
+    const { month, resetsAt } = period;
     const limit = key.limit;
     keyAccounts.set(keyHash, key.accountId);
     request.context.principal = { keyHash, accountId: key.accountId };
@@ -70,9 +70,10 @@ export const quota = (
       const keyHash = request.context.keyHash;
       if (keyHash === undefined) throw new Error('quota middleware needs authenticate before it');
       const at = now();
+      const period = quotaPeriodAt(at);
       const admission = store
-        .admit(keyHash, quotaPeriodAt(at).month)
-        .then((answer) => decide(request, keyHash, at, answer));
+        .admit(keyHash, period.month)
+        .then((answer) => decide(request, keyHash, at, period, answer));
       const knownAccount = keyAccounts.get(keyHash);
       if (knownAccount === undefined) {
         await admission;
