@@ -1,4 +1,5 @@
 import type { DynamoAdminStore, ImportSummary } from '../lambda/data/dynamo-admin-store';
+import type { ImportMode } from '../lambda/data/import-plan';
 import { readSeed, type Seed, toAccountImports } from './seed-file';
 
 /**
@@ -8,7 +9,7 @@ import { readSeed, type Seed, toAccountImports } from './seed-file';
 export async function importSeed(
   admin: DynamoAdminStore,
   path: string,
-  options: { dryRun?: boolean } = {},
+  options: { dryRun?: boolean; mode?: ImportMode } = {},
 ): Promise<{ seed: Seed; summary: ImportSummary }> {
   const seed = await readSeed(path);
   const summary = await admin.importAccounts(toAccountImports(seed), options);

@@ -112,7 +112,8 @@ export async function startLocalStack(config: LocalConfig, options: LocalStackOp
 async function loadSeed(admin: DynamoAdminStore, path: string): Promise<SeedReport> {
   const started = performance.now();
   try {
-    const { seed, summary } = await importSeed(admin, path);
+    // The seed creates what is missing and leaves the rest: it never undoes what an operator did since.
+    const { seed, summary } = await importSeed(admin, path, { mode: 'create-missing' });
     return { path, seed, summary, elapsedMs: Math.round(performance.now() - started) };
   } catch (error) {
     // Name the setting, so the developer knows which file to fix or which variable to change.

@@ -153,7 +153,7 @@ const deleteCommand: Command = {
   help: [
     '--account <accountId>  the account (required)',
     '--prompt <promptId>    the prompt (required)',
-    'Its versions stay stored (for the record); importing the prompt with "deleted": false brings it back.',
+    'Its versions stay stored; `prompts restore` brings it back. Publishing to a deleted prompt is refused.',
   ],
   examples: ['prompts delete --account acme --prompt welcome-email'],
   options: { account: { type: 'string' }, prompt: { type: 'string' } },
@@ -164,6 +164,24 @@ const deleteCommand: Command = {
     return {
       json: { accountId, promptId, deleted: true, alreadyDeleted },
       text: alreadyDeleted ? `Prompt ${promptId} was already deleted` : `Deleted prompt ${promptId} of account ${accountId}`,
+    };
+  },
+};
+
+const restore: Command = {
+  words: ['prompts', 'restore'],
+  summary: 'Bring a deleted prompt back: the API serves its published versions again',
+  synopsis: '--account <accountId> --prompt <promptId>',
+  help: ['--account <accountId>  the account (required)', '--prompt <promptId>    the prompt (required)'],
+  examples: ['prompts restore --account acme --prompt welcome-email'],
+  options: { account: { type: 'string' }, prompt: { type: 'string' } },
+  async run(context, args) {
+    const accountId = accountOption(args);
+    const promptId = promptIdOption(args);
+    const { alreadyVisible } = await context.admin().restorePrompt(accountId, promptId);
+    return {
+      json: { accountId, promptId, deleted: false, alreadyVisible },
+      text: alreadyVisible ? `Prompt ${promptId} was not deleted` : `Restored prompt ${promptId} of account ${accountId}`,
     };
   },
 };
@@ -192,4 +210,4 @@ const list: Command = {
   },
 };
 
-export const promptCommands: readonly Command[] = [importCommand, publish, deleteCommand, list];
+export const promptCommands: readonly Command[] = [importCommand, publish, deleteCommand, restore, list];

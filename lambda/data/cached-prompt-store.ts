@@ -1,24 +1,17 @@
 import { LruCache } from '../cache/lru-cache';
 import type { Prompt, PromptWithVersions } from '../domain/prompt';
-import type { PromptLookup, PromptStore } from './store';
+import type { PromptLookup, PromptReader, PromptStore } from './store';
 
 export interface PromptCacheOptions {
-  /** Pinned versions kept; a published version never changes, so entries never expire. */
+  /** Pinned versions kept, at most. */
   readonly maxVersions: number;
   /** Memory the kept versions may take, counted as the characters of their text fields. */
   readonly maxCharacters: number;
-  /**
-   * How long a pinned version may be served from memory without asking the store whether its prompt
-   * still exists: deleting a prompt hides its pinned versions within this bound.
-   */
-  readonly visibilityTtlMs: number;
-  readonly now?: () => number;
 }
 
 export const DEFAULT_PROMPT_CACHE: PromptCacheOptions = {
   maxVersions: 2_000,
   maxCharacters: 16_000_000,
-  visibilityTtlMs: 60_000,
 };
 
 function charactersOf(prompt: Prompt): number {
@@ -26,13 +19,14 @@ function charactersOf(prompt: Prompt): number {
 }
 
 /**
- * Pinned versions from memory. Published versions are immutable, so a warm container answers a pinned
- * fetch with no prompt read at all; only the prompt's visibility (not deleted) is re-checked, at most
- * every `visibilityTtlMs`. Latest and the list always go to the store: they change with every publish.
+ * Pinned versions from memory: a published version never changes, so a warm container answers a pinned
+ * fetch with no prompt read at all. Whether its prompt is still visible (not deleted) is what can change,
+ * and every delete changes the account's prompt revision, which each request learns from the key it
+ * already updates: a copy is served only under the revision it was read under, so a delete applies from
+ * the very next request. Latest and the list always go to the store: they change with every publish.
  */
 export class CachedPromptStore implements PromptStore {
   private readonly versions: LruCache<Prompt>;
-  private readonly checkedAt: LruCache<true>;
 
   constructor(
     private readonly store: PromptStore,
@@ -42,38 +36,27 @@ export class CachedPromptStore implements PromptStore {
       maxEntries: options.maxVersions,
       maxSize: options.maxCharacters,
       sizeOf: charactersOf,
-      now: options.now,
-    });
-    this.checkedAt = new LruCache<true>({
-      maxEntries: options.maxVersions,
-      ttlMs: options.visibilityTtlMs,
-      now: options.now,
     });
   }
 
-  async findPromptVersion(accountId: string, promptId: string, version: string): Promise<PromptLookup> {
-    const key = `${accountId}\u0000${promptId}\u0000${version}`;
+  async findPromptVersion(reader: PromptReader, promptId: string, version: string): Promise<PromptLookup> {
+    const key = [reader.accountId, reader.promptsRevision, promptId, version].join('\u0000');
     const cached = this.versions.get(key);
-    if (cached && this.checkedAt.get(key)) return { found: true, prompt: cached };
-    const lookup = await this.store.findPromptVersion(accountId, promptId, version);
-    if (lookup.found) {
-      this.versions.set(key, lookup.prompt);
-      this.checkedAt.set(key, true);
-    } else {
-      this.versions.delete(key);
-    }
+    if (cached) return { found: true, prompt: cached };
+    const lookup = await this.store.findPromptVersion(reader, promptId, version);
+    if (lookup.found) this.versions.set(key, lookup.prompt);
     return lookup;
   }
 
-  findLatestPrompt(accountId: string, promptId: string): Promise<PromptLookup> {
-    return this.store.findLatestPrompt(accountId, promptId);
+  findLatestPrompt(reader: PromptReader, promptId: string): Promise<PromptLookup> {
+    return this.store.findLatestPrompt(reader, promptId);
   }
 
-  listPrompts(accountId: string): Promise<Prompt[]> {
-    return this.store.listPrompts(accountId);
+  listPrompts(reader: PromptReader): Promise<Prompt[]> {
+    return this.store.listPrompts(reader);
   }
 
-  listPromptsWithVersions(accountId: string): Promise<PromptWithVersions[]> {
-    return this.store.listPromptsWithVersions(accountId);
+  listPromptsWithVersions(reader: PromptReader): Promise<PromptWithVersions[]> {
+    return this.store.listPromptsWithVersions(reader);
   }
 }

@@ -5,6 +5,7 @@ import {
   PutCommand,
   type QueryCommandInput,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../domain/plans';
 import type { PromptContent } from '../domain/prompt';
@@ -14,6 +15,9 @@ import type { PromptHeadItem, PromptVersionItem } from './dynamo-store';
 import {
   type AccountImport,
   accountItem,
+  deletedPromptMessage,
+  type HeadWrite,
+  type ImportMode,
   apiKeyItem,
   limitInForce,
   type Conflict,
@@ -27,6 +31,7 @@ import {
 } from './import-plan';
 import { callStore, isConditionFailure } from './store-errors';
 import { ADMIN_INDEX, adminIndexKeys, keys, prefixes, usageAttribute } from './table-schema';
+import { versionSortKey } from '../domain/version';
 
 export type {
   AccountImport,
@@ -182,11 +187,7 @@ export class DynamoAdminStore {
    * copied to each key; if this is interrupted, running the change again completes it.
    */
   private async copyPlanToKeys(accountId: string, plan: string): Promise<void> {
-    const indexed = await this.queryAll('copyPlanToKeys', {
-      IndexName: ADMIN_INDEX,
-      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': adminIndexKeys.keysOf(accountId), ':prefix': adminIndexKeys.apiKeyPrefix },
-    });
+    const indexed = await this.indexedKeysOf('copyPlanToKeys', accountId);
     for (const item of indexed) {
       const monthlyLimit = typeof item.monthlyLimit === 'number' ? item.monthlyLimit : undefined;
       const limit = limitInForce(plan, monthlyLimit);
@@ -235,6 +236,7 @@ export class DynamoAdminStore {
   async putApiKey(key: NewApiKey): Promise<void> {
     const account = await this.requireAccount(key.accountId);
     await this.upsertApiKey(apiKeyItem(key.keyHash, this.newKeyRecord(key, account.plan)));
+    await this.catchUpKeys([key]);
   }
 
   async createApiKey(key: NewApiKey): Promise<AdminApiKey> {
@@ -254,18 +256,23 @@ export class DynamoAdminStore {
       if (isConditionFailure(error)) throw new ConflictError(`API key ${key.keyId} already exists`);
       throw error;
     }
+    await this.catchUpKeys([key]);
     return record;
   }
 
   /** Every key of the account, ordered by key id; never the key, which is not stored. */
   async listApiKeys(accountId: string): Promise<AdminApiKey[]> {
     await this.requireAccount(accountId);
-    const items = await this.queryAll('listApiKeys', {
+    return (await this.indexedKeysOf('listApiKeys', accountId)).map(toApiKey);
+  }
+
+  /** The account's keys as the admin index holds them (what operators list; not the usage counters). */
+  private indexedKeysOf(operation: string, accountId: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll(operation, {
       IndexName: ADMIN_INDEX,
       KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
       ExpressionAttributeValues: { ':pk': adminIndexKeys.keysOf(accountId), ':prefix': adminIndexKeys.apiKeyPrefix },
     });
-    return items.map(toApiKey);
   }
 
   async revokeApiKey(keyHash: string): Promise<void> {
@@ -318,11 +325,15 @@ export class DynamoAdminStore {
    * Accounts, keys, prompts and versions, as a seed file or the CLI's import gives them. Everything is
    * checked against the store first; if anything is refused (a published version changed, a revoked key
    * revived, an unknown account without a name and plan), nothing is written. Writing only what differs
-   * from what is stored makes a repeated import a no-op. Usage counts are separate items, never touched.
+   * from what is stored makes a repeated import a no-op. Usage counters on key items are never touched.
+   * In `create-missing` mode (the start-up seed) nothing is refused: only what is missing is written.
    */
-  async importAccounts(imports: readonly AccountImport[], options: { dryRun?: boolean } = {}): Promise<ImportSummary> {
+  async importAccounts(
+    imports: readonly AccountImport[],
+    options: { dryRun?: boolean; mode?: ImportMode } = {},
+  ): Promise<ImportSummary> {
     const stored = await this.loadState(imports);
-    const plan = planImport(imports, stored, this.timestamp());
+    const plan = planImport(imports, stored, this.timestamp(), options.mode);
     const [first, ...others] = plan.conflicts;
     if (first) {
       const message = others.length > 0 ? `${first.message} (and ${others.length} more)` : first.message;
@@ -331,8 +342,10 @@ export class DynamoAdminStore {
     }
     if (!options.dryRun) {
       const { accounts, versions, heads, keys: apiKeys } = plan.writes;
-      for (const items of [accounts, versions, heads]) await batchPut(this.client, this.tableName, items);
+      for (const items of [accounts, versions]) await batchPut(this.client, this.tableName, items);
+      await inBatches(heads, (head) => this.writeHead(head));
       for (const item of apiKeys) await this.upsertApiKey(item);
+      await this.catchUpKeys(apiKeys.map((item) => ({ accountId: String(item.accountId), keyHash: keyHashOf(item) })));
       for (const input of imports) {
         const before = stored.accounts.get(input.accountId);
         if (before && input.plan !== undefined && input.plan !== before.plan) {
@@ -343,8 +356,16 @@ export class DynamoAdminStore {
     return plan.summary;
   }
 
+  /**
+   * Publishes one version; refused for a deleted prompt (restorePrompt brings it back). Publishes racing
+   * each other all land: the head's `latest` is written conditionally and only ever moves up.
+   */
   async publishVersion(accountId: string, request: PublishRequest): Promise<'published' | 'already-published'> {
     await this.requireAccount(accountId);
+    const head = (await this.getItem('publishVersion', keys.promptHead(accountId, request.promptId))) as
+      | PromptHeadItem
+      | undefined;
+    if (head?.deleted === true) throw new ConflictError(deletedPromptMessage(accountId, request.promptId));
     let content = request.content;
     if (!content) {
       const key = keys.promptVersion(accountId, request.promptId, request.version);
@@ -380,26 +401,155 @@ export class DynamoAdminStore {
     return summary.versions.unchanged > 0 ? 'already-published' : 'published';
   }
 
-  /** Hides the prompt from the API; its versions stay stored. Deleting twice is not an error. */
+  /**
+   * Hides the prompt from the API; its versions stay stored. Deleting twice is not an error, and completes
+   * a delete that was interrupted. The account's prompt revision then changes on the account and on every
+   * key, which every request already reads: copies of the prompt that containers keep in memory are not
+   * served again, from the very next request.
+   */
   async deletePrompt(accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {
+    const wasDeleted = await this.setDeleted(accountId, promptId, true);
+    await this.bumpPromptsRevision(accountId);
+    return { alreadyDeleted: wasDeleted };
+  }
+
+  /** Makes a deleted prompt visible again, with every version it had published. Restoring twice is not an error. */
+  async restorePrompt(accountId: string, promptId: string): Promise<{ alreadyVisible: boolean }> {
+    return { alreadyVisible: !(await this.setDeleted(accountId, promptId, false)) };
+  }
+
+  /** Sets the head's `deleted` flag; says whether it was set before. */
+  private async setDeleted(accountId: string, promptId: string, deleted: boolean): Promise<boolean> {
     try {
-      const result = await callStore('deletePrompt', () =>
+      const result = await callStore('setDeleted', () =>
         this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.promptHead(accountId, promptId),
-            UpdateExpression: 'SET #deleted = :true',
+            UpdateExpression: 'SET #deleted = :deleted',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeNames: { '#deleted': 'deleted' },
-            ExpressionAttributeValues: { ':true': true },
-            ReturnValues: 'UPDATED_OLD',
+            ExpressionAttributeValues: { ':deleted': deleted },
+            ReturnValues: 'ALL_OLD',
           }),
         ),
       );
-      return { alreadyDeleted: result.Attributes?.deleted === true };
+      return result.Attributes?.deleted === true;
     } catch (error) {
       if (isConditionFailure(error)) throw new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
       throw error;
+    }
+  }
+
+  /** A new revision on the account item, then copied to each of its keys (which only ever take a higher one). */
+  private async bumpPromptsRevision(accountId: string): Promise<void> {
+    const result = await callStore('bumpPromptsRevision', () =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.account(accountId),
+          UpdateExpression: 'ADD #revision :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#revision': 'promptsRevision' },
+          ExpressionAttributeValues: { ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      ),
+    );
+    const revision = Number(result.Attributes?.promptsRevision);
+    const keysOf = await this.indexedKeysOf('bumpPromptsRevision', accountId);
+    await inBatches(keysOf, (item) => this.raiseKeyRevision(keyHashOf(item), revision));
+  }
+
+  /** Keys written after a prompt was deleted take the account's revision too, or they would see older copies. */
+  private async catchUpKeys(written: readonly { accountId: string; keyHash: string }[]): Promise<void> {
+    const revisions = new Map<string, number>();
+    for (const { accountId } of written) {
+      if (revisions.has(accountId)) continue;
+      const account = await this.getItem('catchUpKeys', keys.account(accountId));
+      revisions.set(accountId, Number(account?.promptsRevision ?? 0));
+    }
+    await inBatches(written, async ({ accountId, keyHash }) => {
+      const revision = revisions.get(accountId) ?? 0;
+      if (revision > 0) await this.raiseKeyRevision(keyHash, revision);
+    });
+  }
+
+  private async raiseKeyRevision(keyHash: string, revision: number): Promise<void> {
+    try {
+      await callStore('raiseKeyRevision', () =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.apiKey(keyHash),
+            UpdateExpression: 'SET #revision = :revision',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#revision) OR #revision < :revision)',
+            ExpressionAttributeNames: { '#revision': 'promptsRevision' },
+            ExpressionAttributeValues: { ':revision': revision },
+          }),
+        ),
+      );
+    } catch (error) {
+      // A higher revision is there already (a later delete got there first), or the key is gone.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  /**
+   * Writes what an import changes on a head. `latest` is set only if it moves up (or the head predates
+   * `latestKey` and still shows what the plan saw); when a racing publish has put a higher version there,
+   * the rest of the change is still written.
+   */
+  private async writeHead(head: HeadWrite): Promise<void> {
+    const sets: string[] = ['#type = :type', '#promptId = :promptId'];
+    const names: Record<string, string> = { '#type': 'type', '#promptId': 'promptId' };
+    const values: Record<string, unknown> = { ':type': 'prompt', ':promptId': head.promptId };
+    if (head.promptName !== undefined) {
+      sets.push('#promptName = :promptName');
+      names['#promptName'] = 'promptName';
+      values[':promptName'] = head.promptName;
+    }
+    if (head.deleted !== undefined) {
+      sets.push('#deleted = :deleted');
+      names['#deleted'] = 'deleted';
+      values[':deleted'] = head.deleted;
+    }
+    const update = (input: Pick<UpdateCommandInput, 'UpdateExpression' | 'ConditionExpression'> & {
+      names: Record<string, string>;
+      values: Record<string, unknown>;
+    }) =>
+      callStore('writeHead', () =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.promptHead(head.accountId, head.promptId),
+            UpdateExpression: input.UpdateExpression,
+            ConditionExpression: input.ConditionExpression,
+            ExpressionAttributeNames: input.names,
+            ExpressionAttributeValues: input.values,
+          }),
+        ),
+      );
+    if (head.latest === undefined) {
+      await update({ UpdateExpression: `SET ${sets.join(', ')}`, names, values });
+      return;
+    }
+    const legacy = head.seenLatestVersion === undefined ? '' : ' OR attribute_not_exists(#latestKey) AND #latest.#version = :seen';
+    try {
+      await update({
+        UpdateExpression: `SET ${[...sets, '#latest = :latest', '#latestKey = :latestKey'].join(', ')}`,
+        ConditionExpression: `attribute_not_exists(#latest) OR #latestKey < :latestKey${legacy}`,
+        names: { ...names, '#latest': 'latest', '#latestKey': 'latestKey', ...(legacy ? { '#version': 'version' } : {}) },
+        values: {
+          ...values,
+          ':latest': head.latest,
+          ':latestKey': versionSortKey(head.latest.version),
+          ...(legacy ? { ':seen': head.seenLatestVersion } : {}),
+        },
+      });
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      await update({ UpdateExpression: `SET ${sets.join(', ')}`, names, values });
     }
   }
 
@@ -597,3 +747,12 @@ function keyHashOf(item: Record<string, unknown>): string {
 }
 
 const unique = <T>(values: readonly T[]): T[] => [...new Set(values)];
+
+/** Single-item writes, a few at a time: fast for a large import without flooding the store. */
+const PARALLEL_WRITES = 16;
+
+async function inBatches<T>(items: readonly T[], write: (item: T) => Promise<void>): Promise<void> {
+  for (let start = 0; start < items.length; start += PARALLEL_WRITES) {
+    await Promise.all(items.slice(start, start + PARALLEL_WRITES).map(write));
+  }
+}

@@ -1,5 +1,4 @@
 import {
-  type DynamoDBDocumentClient,
   GetCommand,
   paginateQuery,
   type QueryCommandInput,
@@ -8,7 +7,8 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Prompt, PromptConfig, PromptContent, PromptWithVersions, PublishedVersion } from '../domain/prompt';
 import { callStore, isConditionFailure } from './store-errors';
-import type { Admission, AdmittedKey, ApiStore, PromptLookup } from './store';
+import type { StoreClients } from './dynamo-client';
+import type { Admission, AdmittedKey, ApiStore, Deadline, PromptLookup, PromptReader } from './store';
 import { keys, prefixes, usageAttribute } from './table-schema';
 
 /** Stored shapes. Writers are in dynamo-admin-store.ts; both follow table-schema.ts. */
@@ -22,6 +22,8 @@ export interface ApiKeyItem {
   monthlyLimit?: number;
   /** The limit in force (own, else the plan's), kept by the writers, so admission reads nothing else. */
   limit: number;
+  /** Copied from the account by the writers; absent until a prompt of the account is first deleted. */
+  promptsRevision?: number;
   /** `used#YYYY-MM` counters, one per month the key was used. */
   [usage: `used#${string}`]: number | undefined;
 }
@@ -38,6 +40,11 @@ export interface PromptHeadItem {
   deleted: boolean;
   /** A copy of the highest published version, so "latest" is a single read. Absent until one is published. */
   latest?: PromptContent;
+  /**
+   * versionSortKey(latest.version): lets a publish move `latest` up in one conditional write, never down,
+   * however many publishes race. Heads written before it existed lack it.
+   */
+  latestKey?: string;
 }
 
 export interface PromptVersionItem extends PromptContent {
@@ -54,17 +61,21 @@ export interface PromptVersionItem extends PromptContent {
 const ADMISSION_CONDITION =
   '#used < #limit AND #status = :active OR attribute_not_exists(#used) AND #status = :active AND :zero < #limit';
 
+/**
+ * The API's reads and counts. Visibility (a prompt's head, the list) is read strongly consistent: a
+ * delete applies from the very next request, not whenever a replica catches up.
+ */
 export class DynamoStore implements ApiStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly clients: Pick<StoreClients, 'reads' | 'writes'>,
     private readonly tableName: string,
   ) {}
 
-  async admit(keyHash: string, month: string): Promise<Admission> {
+  async admit(keyHash: string, month: string, deadline: Deadline): Promise<Admission> {
     const usedName = usageAttribute(month);
     try {
       const result = await callStore('admit', () =>
-        this.client.send(
+        this.clients.writes.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.apiKey(keyHash),
@@ -75,6 +86,7 @@ export class DynamoStore implements ApiStore {
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
+          { abortSignal: deadline },
         ),
       );
       const key = toAdmittedKey(result.Attributes as ApiKeyItem | undefined, usedName);
@@ -83,16 +95,16 @@ export class DynamoStore implements ApiStore {
       if (!isConditionFailure(error)) throw error;
       const item = error.Item
         ? (unmarshall(error.Item) as ApiKeyItem)
-        : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), true);
+        : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), deadline);
       const key = toAdmittedKey(item, usedName);
       return key ? { admitted: false, reason: 'limit-reached', key } : { admitted: false, reason: 'invalid-key' };
     }
   }
 
-  async returnUsageUnit(keyHash: string, month: string): Promise<void> {
+  async returnUsageUnit(keyHash: string, month: string, deadline: Deadline): Promise<void> {
     try {
       await callStore('returnUsageUnit', () =>
-        this.client.send(
+        this.clients.writes.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.apiKey(keyHash),
@@ -101,6 +113,7 @@ export class DynamoStore implements ApiStore {
             ExpressionAttributeNames: { '#used': usageAttribute(month) },
             ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
           }),
+          { abortSignal: deadline },
         ),
       );
     } catch (error) {
@@ -109,32 +122,38 @@ export class DynamoStore implements ApiStore {
     }
   }
 
-  async findLatestPrompt(accountId: string, promptId: string): Promise<PromptLookup> {
-    const head = await this.getItem<PromptHeadItem>('findLatestPrompt', keys.promptHead(accountId, promptId));
+  async findLatestPrompt({ accountId, deadline }: PromptReader, promptId: string): Promise<PromptLookup> {
+    const head = await this.getItem<PromptHeadItem>('findLatestPrompt', keys.promptHead(accountId, promptId), deadline);
     if (!isVisible(head)) return { found: false, reason: 'prompt-not-found' };
     return { found: true, prompt: toPrompt(head, head.latest) };
   }
 
-  async findPromptVersion(accountId: string, promptId: string, version: string): Promise<PromptLookup> {
+  async findPromptVersion({ accountId, deadline }: PromptReader, promptId: string, version: string): Promise<PromptLookup> {
     const [head, item] = await Promise.all([
-      this.getItem<PromptHeadItem>('findPromptVersion', keys.promptHead(accountId, promptId)),
-      this.getItem<PromptVersionItem>('findPromptVersion', keys.promptVersion(accountId, promptId, version)),
+      this.getItem<PromptHeadItem>('findPromptVersion', keys.promptHead(accountId, promptId), deadline),
+      // A published version never changes, and an unpublished one is never served: any replica will do.
+      this.getItem<PromptVersionItem>(
+        'findPromptVersion',
+        keys.promptVersion(accountId, promptId, version),
+        deadline,
+        false,
+      ),
     ]);
     if (!isVisible(head)) return { found: false, reason: 'prompt-not-found' };
     if (!item?.published) return { found: false, reason: 'version-not-found' };
     return { found: true, prompt: toPrompt(head, item) };
   }
 
-  async listPrompts(accountId: string): Promise<Prompt[]> {
-    const heads = await this.queryAll<PromptHeadItem>('listPrompts', accountId, prefixes.promptHeads);
+  async listPrompts({ accountId, deadline }: PromptReader): Promise<Prompt[]> {
+    const heads = await this.queryAll<PromptHeadItem>('listPrompts', accountId, prefixes.promptHeads, deadline);
     return heads.filter(isVisible).map((head) => toPrompt(head, head.latest));
   }
 
-  async listPromptsWithVersions(accountId: string): Promise<PromptWithVersions[]> {
+  async listPromptsWithVersions({ accountId, deadline }: PromptReader): Promise<PromptWithVersions[]> {
     // Heads and versions are separate ranges of the partition: page through both at once.
     const [heads, versions] = await Promise.all([
-      this.queryAll<PromptHeadItem>('listPromptsWithVersions', accountId, prefixes.promptHeads),
-      this.queryAll<PromptVersionItem>('listPromptsWithVersions', accountId, prefixes.promptVersions, {
+      this.queryAll<PromptHeadItem>('listPromptsWithVersions', accountId, prefixes.promptHeads, deadline),
+      this.queryAll<PromptVersionItem>('listPromptsWithVersions', accountId, prefixes.promptVersions, deadline, {
         ProjectionExpression: 'promptId, version, userMessage, published',
         FilterExpression: 'published = :true',
         ExpressionAttributeValues: { ':true': true },
@@ -153,9 +172,16 @@ export class DynamoStore implements ApiStore {
     }));
   }
 
-  private async getItem<T>(operation: string, key: Record<string, string>, consistent = false): Promise<T | undefined> {
+  private async getItem<T>(
+    operation: string,
+    key: Record<string, string>,
+    deadline: Deadline,
+    consistent = true,
+  ): Promise<T | undefined> {
     const result = await callStore(operation, () =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: consistent })),
+      this.clients.reads.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: consistent }), {
+        abortSignal: deadline,
+      }),
     );
     return result.Item as T | undefined;
   }
@@ -165,17 +191,20 @@ export class DynamoStore implements ApiStore {
     operation: string,
     accountId: string,
     skPrefix: string,
+    deadline: Deadline,
     extra: Partial<QueryCommandInput> = {},
   ): Promise<T[]> {
     const { ExpressionAttributeValues: extraValues, ...rest } = extra;
     const pages = paginateQuery(
-      { client: this.client },
+      { client: this.clients.reads },
       {
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': prefixes.accountPartition(accountId), ':prefix': skPrefix, ...extraValues },
+        ConsistentRead: true,
         ...rest,
       },
+      { abortSignal: deadline },
     );
     const items: T[] = [];
     await callStore(operation, async () => {
@@ -195,6 +224,7 @@ function toAdmittedKey(item: ApiKeyItem | undefined, usedName: string): Admitted
     accountId: item.accountId,
     limit: item.limit,
     used: Number(item[usedName as `used#${string}`] ?? 0),
+    promptsRevision: item.promptsRevision ?? 0,
   };
 }
 

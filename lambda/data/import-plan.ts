@@ -85,16 +85,43 @@ export type Conflict = { kind: 'immutable' | 'conflict' | 'missing'; message: st
 
 type Item = Record<string, unknown>;
 
+/**
+ * What an import changes on a prompt's head, field by field: only what the import asks to change, so
+ * that a delete, a restore or a publish made since the store was read is not undone. `latest` only ever
+ * moves up (see DynamoPromptWriter): two publishes racing each other both land, the higher one as latest.
+ */
+export interface HeadWrite {
+  readonly accountId: string;
+  readonly promptId: string;
+  readonly promptName?: string;
+  readonly deleted?: boolean;
+  readonly latest?: PromptContent;
+  /** The latest version the plan was made against, for heads written before `latestKey` existed. */
+  readonly seenLatestVersion?: string;
+}
+
+/**
+ * `strict` (operator imports): anything that contradicts the store refuses the whole import.
+ * `create-missing` (the start-up seed): creates what the store lacks and leaves everything else as the
+ * operator left it (published, revoked, deleted, restored), so the seed never fights what was done since.
+ */
+export type ImportMode = 'strict' | 'create-missing';
+
 export interface ImportPlan {
   readonly summary: ImportSummary;
   readonly conflicts: readonly Conflict[];
   /** In write order: accounts, versions, heads, keys, so nothing points at what is not there yet. */
-  readonly writes: { accounts: Item[]; versions: Item[]; heads: Item[]; keys: Item[] };
+  readonly writes: { accounts: Item[]; versions: Item[]; heads: HeadWrite[]; keys: Item[] };
 }
 
 export const promptRef = (accountId: string, promptId: string) => `${accountId}\u0000${promptId}`;
 
-export function planImport(imports: readonly AccountImport[], stored: StoredState, now: string): ImportPlan {
+export function planImport(
+  imports: readonly AccountImport[],
+  stored: StoredState,
+  now: string,
+  mode: ImportMode = 'strict',
+): ImportPlan {
   const summary: ImportSummary = {
     accounts: zero(),
     keys: zero(),
@@ -105,7 +132,11 @@ export function planImport(imports: readonly AccountImport[], stored: StoredStat
   const writes: ImportPlan['writes'] = { accounts: [], versions: [], heads: [], keys: [] };
 
   for (const input of imports) {
-    const account = planAccount(input, stored.accounts.get(input.accountId), now);
+    const storedAccount = stored.accounts.get(input.accountId);
+    const account =
+      mode === 'create-missing' && storedAccount
+        ? { change: 'unchanged' as const }
+        : planAccount(input, storedAccount, now);
     if ('conflict' in account) conflicts.push(account.conflict);
     else count(summary.accounts, account.change, account.item, writes.accounts);
 
@@ -113,6 +144,10 @@ export function planImport(imports: readonly AccountImport[], stored: StoredStat
     for (const key of input.keys) {
       // Without a plan the account itself is refused above; its keys wait for it.
       if (accountPlan === undefined) continue;
+      if (mode === 'create-missing' && stored.keys.has(key.keyHash)) {
+        summary.keys.unchanged += 1;
+        continue;
+      }
       const planned = planApiKey(input.accountId, accountPlan, key, stored.keys.get(key.keyHash), now);
       if ('conflict' in planned) conflicts.push(planned.conflict);
       else count(summary.keys, planned.change, planned.item, writes.keys);
@@ -120,10 +155,19 @@ export function planImport(imports: readonly AccountImport[], stored: StoredStat
 
     for (const prompt of input.prompts) {
       const ref = promptRef(input.accountId, prompt.promptId);
-      const planned = planPrompt(input.accountId, prompt, stored.heads.get(ref), stored.versions.get(ref) ?? new Map());
+      const planned = planPrompt(
+        input.accountId,
+        prompt,
+        stored.heads.get(ref),
+        stored.versions.get(ref) ?? new Map(),
+        mode,
+      );
       conflicts.push(...planned.conflicts);
       for (const version of planned.versions) count(summary.versions, version.change, version.item, writes.versions);
-      if (planned.head) count(summary.prompts, planned.head.change, planned.head.item, writes.heads);
+      if (planned.head) {
+        summary.prompts[planned.head.change] += 1;
+        if (planned.head.write) writes.heads.push(planned.head.write);
+      }
     }
   }
   return { summary, conflicts, writes };
@@ -253,7 +297,7 @@ export function apiKeyItem(keyHash: string, key: StoredApiKey): Item {
 interface PlannedPrompt {
   conflicts: Conflict[];
   versions: { change: Change; item?: Item }[];
-  head?: { change: Change; item?: Item };
+  head?: { change: Change; write?: HeadWrite };
 }
 
 function planPrompt(
@@ -261,14 +305,20 @@ function planPrompt(
   input: PromptImport,
   storedHead: PromptHeadItem | undefined,
   storedVersions: ReadonlyMap<string, PromptVersionItem>,
+  mode: ImportMode,
 ): PlannedPrompt {
   const conflicts: Conflict[] = [];
   const versions: PlannedPrompt['versions'] = [];
   const merged = new Map<string, PromptVersionItem>(storedVersions);
   const label = `prompt ${input.promptId} of account ${accountId}`;
+  let publishes = false;
 
   for (const version of input.versions) {
     const stored = storedVersions.get(version.version);
+    if (stored && mode === 'create-missing') {
+      versions.push({ change: 'unchanged' });
+      continue;
+    }
     if (stored?.published) {
       if (!version.published) {
         conflicts.push({
@@ -287,35 +337,46 @@ function planPrompt(
     }
     const item = versionItem(accountId, input.promptId, version);
     merged.set(version.version, item);
+    publishes ||= version.published;
     if (!stored) versions.push({ change: 'created', item });
     else if (stored.published !== version.published || !sameContent(stored, version)) {
       versions.push({ change: 'updated', item });
     } else versions.push({ change: 'unchanged' });
   }
 
-  const promptName = input.promptName ?? storedHead?.promptName;
+  const keepStored = mode === 'create-missing' && storedHead !== undefined;
+  const promptName = keepStored ? storedHead.promptName : (input.promptName ?? storedHead?.promptName);
   if (promptName === undefined) {
     conflicts.push({ kind: 'missing', message: `${label} does not exist, and a name is needed to create it` });
     return { conflicts, versions };
   }
+  const deleted = keepStored ? storedHead.deleted : (input.deleted ?? storedHead?.deleted ?? false);
+  if (mode === 'strict' && publishes && storedHead?.deleted === true && deleted) {
+    conflicts.push({ kind: 'conflict', message: deletedPromptMessage(accountId, input.promptId) });
+  }
   const latest = [...merged.values()]
     .filter((version) => version.published)
     .sort((a, b) => compareVersions(b.version, a.version))[0];
-  const head: PromptHeadItem & Item = {
-    ...keys.promptHead(accountId, input.promptId),
-    type: 'prompt',
+  const latestContent = latest ? contentOf(latest) : undefined;
+  const storedLatest = storedHead?.latest ? contentOf(storedHead.latest) : undefined;
+  const write: HeadWrite = {
+    accountId,
     promptId: input.promptId,
-    promptName,
-    deleted: input.deleted ?? storedHead?.deleted ?? false,
-    ...(latest ? { latest: contentOf(latest) } : {}),
+    ...(promptName !== storedHead?.promptName ? { promptName } : {}),
+    ...(deleted !== storedHead?.deleted ? { deleted } : {}),
+    ...(latestContent && canonicalJson(latestContent) !== canonicalJson(storedLatest ?? null)
+      ? { latest: latestContent }
+      : {}),
+    ...(storedLatest ? { seenLatestVersion: storedLatest.version } : {}),
   };
-  if (!storedHead) return { conflicts, versions, head: { change: 'created', item: head } };
-  const same =
-    storedHead.promptName === head.promptName &&
-    storedHead.deleted === head.deleted &&
-    canonicalJson(storedHead.latest ? contentOf(storedHead.latest) : null) ===
-      canonicalJson(head.latest ? contentOf(head.latest) : null);
-  return { conflicts, versions, head: same ? { change: 'unchanged' } : { change: 'updated', item: head } };
+  if (!storedHead) return { conflicts, versions, head: { change: 'created', write } };
+  const same = write.promptName === undefined && write.deleted === undefined && write.latest === undefined;
+  return { conflicts, versions, head: same ? { change: 'unchanged' } : { change: 'updated', write } };
+}
+
+/** Publishing to a deleted prompt is refused, naming the way back. */
+export function deletedPromptMessage(accountId: string, promptId: string): string {
+  return `prompt ${promptId} of account ${accountId} is deleted: restore it first (prompts restore --account ${accountId} --prompt ${promptId})`;
 }
 
 function versionItem(accountId: string, promptId: string, version: PromptVersionInput): PromptVersionItem & Item {

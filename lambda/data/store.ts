@@ -10,6 +10,12 @@ export interface AdmittedKey {
   readonly limit: number;
   /** This month's count, including the unit just taken when admitted. */
   readonly used: number;
+  /**
+   * Changes whenever a prompt of the account is deleted (the writers copy it to every key of the
+   * account, as they do the plan): what a container remembers of the account's prompts is valid only
+   * while it stays the same.
+   */
+  readonly promptsRevision: number;
 }
 
 export type Admission =
@@ -22,23 +28,35 @@ export type PromptLookup =
   | { readonly found: true; readonly prompt: Prompt }
   | { readonly found: false; readonly reason: 'prompt-not-found' | 'version-not-found' };
 
+/** Every store call of a request takes its deadline: the call gives up (StoreUnavailableError) when it aborts. */
+export type Deadline = AbortSignal;
+
 export interface UsageStore {
   /**
    * Verifies the key and takes one unit of its monthly quota in one atomic step: only an active key
-   * under its limit is counted, so no interleaving of requests can pass the limit.
+   * under its limit is counted, so no interleaving of requests can pass the limit. Never sent twice
+   * unless the first attempt provably did not reach the store: a request costs at most one unit.
    */
-  admit(keyHash: string, month: string): Promise<Admission>;
-  /** Gives back a unit taken for a request that failed on our side. */
-  returnUsageUnit(keyHash: string, month: string): Promise<void>;
+  admit(keyHash: string, month: string, deadline: Deadline): Promise<Admission>;
+  /** Gives back a unit taken for a request that failed on our side; sent again on the same terms as admit. */
+  returnUsageUnit(keyHash: string, month: string, deadline: Deadline): Promise<void>;
+}
+
+/** Whose prompts a request reads, as far as the request knows the account, and until when. */
+export interface PromptReader {
+  readonly accountId: string;
+  /** The account's prompt revision (see AdmittedKey): a copy remembered under another revision is not served. */
+  readonly promptsRevision: number;
+  readonly deadline: Deadline;
 }
 
 export interface PromptStore {
   /** The prompt at its highest published version. */
-  findLatestPrompt(accountId: string, promptId: string): Promise<PromptLookup>;
-  findPromptVersion(accountId: string, promptId: string, version: string): Promise<PromptLookup>;
+  findLatestPrompt(reader: PromptReader, promptId: string): Promise<PromptLookup>;
+  findPromptVersion(reader: PromptReader, promptId: string, version: string): Promise<PromptLookup>;
   /** Every visible prompt of the account, ordered by promptId, however many store pages that takes. */
-  listPrompts(accountId: string): Promise<Prompt[]>;
-  listPromptsWithVersions(accountId: string): Promise<PromptWithVersions[]>;
+  listPrompts(reader: PromptReader): Promise<Prompt[]>;
+  listPromptsWithVersions(reader: PromptReader): Promise<PromptWithVersions[]>;
 }
 
 export type ApiStore = UsageStore & PromptStore;

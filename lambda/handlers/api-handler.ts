@@ -3,14 +3,15 @@ import { LruCache } from '../cache/lru-cache';
 import type { PromptStore, UsageStore } from '../data/store';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import type { RouteName } from '../http/routes';
-import type { ApiContext } from '../middleware/api-context';
+import type { ApiContext, Principal } from '../middleware/api-context';
 import { authenticate } from '../middleware/authenticate';
 import { compression } from '../middleware/compression';
 import { cors } from '../middleware/cors';
 import { errorHandler } from '../middleware/error-handler';
-import { quota } from '../middleware/quota';
+import { type KnownAccount, quota } from '../middleware/quota';
 import { type LogSink, requestLog } from '../middleware/request-log';
 import { routeGuard } from '../middleware/route-guard';
+import { storeDeadline } from '../middleware/store-deadline';
 import type { RouteHandler, RouteHandlers } from './route-handler';
 
 const KEY_ACCOUNTS_CACHED = 10_000;
@@ -25,31 +26,35 @@ export interface ApiDependencies {
 
 /**
  * Every function of the API is this chain, differing only in the routes it serves:
- * CORS (and preflight) -> route -> key -> quota -> handler, with one error handler for all of it,
+ * CORS (and preflight) -> route -> store deadline -> key -> quota -> handler, with one error handler for all of it,
  * and large answers gzipped for callers that accept it.
  * Registration order matters: Middy runs `after`/`onError` in reverse, so errors become JSON
  * first, then get rate-limit headers (quota), then CORS headers.
  */
 export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers) {
-  const keyAccounts = new LruCache<string>({ maxEntries: KEY_ACCOUNTS_CACHED });
+  const keyAccounts = new LruCache<KnownAccount>({ maxEntries: KEY_ACCOUNTS_CACHED });
   const served = Object.keys(handlers) as RouteName[];
   const dispatch = async (_event: ApiEvent, context: ApiContext): Promise<ApiResult> => {
-    const { route, httpRequest, principal, admission } = context;
-    if (!route || !httpRequest || !principal) throw new Error('handler reached without route or principal');
+    const { route, httpRequest, principal, admission, storeDeadline: deadline } = context;
+    if (!route || !httpRequest || !principal || !deadline) throw new Error('handler reached without route or principal');
     const handler = handlers[route.name] as RouteHandler<typeof route.name>;
-    const answer = handler({ route, request: httpRequest, principal });
-    if (admission) {
-      // The key and the quota are decided first: if they refuse, the handler's answer is never seen.
-      answer.catch(() => undefined);
-      await admission;
-    }
-    return answer;
+    const run = ({ accountId, promptsRevision }: Principal) =>
+      handler({ route, request: httpRequest, reader: { accountId, promptsRevision, deadline } });
+    const answer = run(principal);
+    if (!admission) return answer;
+    // The key and the quota are decided first: if they refuse, the handler's answer is never seen.
+    answer.catch(() => undefined);
+    await admission;
+    const admitted = context.principal;
+    // A prompt of the account was deleted since this container last heard of it: read again, under the new revision.
+    return admitted && admitted.promptsRevision !== principal.promptsRevision ? run(admitted) : answer;
   };
 
   return middy<ApiEvent, ApiResult, Error, ApiContext>(requestLog(deps.log))
     .use(cors())
     .use(compression())
     .use(routeGuard(served))
+    .use(storeDeadline())
     .use(authenticate())
     .use(quota(deps.usage, { upgradeUrl: deps.upgradeUrl, now: deps.now, keyAccounts }))
     .use(errorHandler())

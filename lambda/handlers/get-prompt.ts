@@ -12,7 +12,7 @@ export const REVALIDATE_CACHE_CONTROL = 'private, no-cache';
 
 export const getPrompt =
   (store: PromptStore): RouteHandler<'getPrompt'> =>
-  async ({ route: { promptId }, request, principal }) => {
+  async ({ route: { promptId }, request, reader }) => {
     if (!isValidPromptId(promptId)) {
       throw badRequest('promptId must be 1 to 128 characters of A-Z, a-z, 0-9, "_", "." or "-"');
     }
@@ -23,8 +23,8 @@ export const getPrompt =
 
     const lookup =
       version === undefined
-        ? await store.findLatestPrompt(principal.accountId, promptId)
-        : await store.findPromptVersion(principal.accountId, promptId, version);
+        ? await store.findLatestPrompt(reader, promptId)
+        : await store.findPromptVersion(reader, promptId, version);
     if (!lookup.found) {
       throw lookup.reason === 'version-not-found' && version !== undefined
         ? versionNotFound(promptId, version)

@@ -13,14 +13,14 @@ function includeVersionsOf(value: string | undefined): boolean {
 
 export const listPrompts =
   (store: PromptStore): RouteHandler<'listPrompts'> =>
-  async ({ request, principal }) => {
+  async ({ request, reader }) => {
     const includeVersions = includeVersionsOf(request.query.include_versions);
     const body = includeVersions
-      ? (await store.listPromptsWithVersions(principal.accountId)).map((prompt) => ({
+      ? (await store.listPromptsWithVersions(reader)).map((prompt) => ({
           ...toPromptBody(prompt),
           publishedVersions: prompt.publishedVersions,
         }))
-      : (await store.listPrompts(principal.accountId)).map(toPromptBody);
+      : (await store.listPrompts(reader)).map(toPromptBody);
     // Large lists are gzipped for callers that accept it (see middleware/compression.ts).
     return jsonResponse(200, body, { 'Cache-Control': REVALIDATE_CACHE_CONTROL, Vary: 'Authorization, Accept-Encoding' });
   };

@@ -1,12 +1,12 @@
 import type { HttpRequest, ApiResult } from '../http/http-event';
 import type { Route, RouteName } from '../http/routes';
-import type { Principal } from '../middleware/api-context';
+import type { PromptReader } from '../data/store';
 
 /** What a handler gets once the middleware has routed, authenticated and counted the request. */
 export interface RouteInput<N extends RouteName> {
   readonly route: Extract<Route, { name: N }>;
   readonly request: HttpRequest;
-  readonly principal: Principal;
+  readonly reader: PromptReader;
 }
 
 export type RouteHandler<N extends RouteName> = (input: RouteInput<N>) => Promise<ApiResult>;

@@ -2,10 +2,14 @@ import type { Context } from 'aws-lambda';
 import type { HttpRequest } from '../http/http-event';
 import type { Route } from '../http/routes';
 
-/** The caller, as far as it is known: the account may be known (from an earlier request) before the key is verified. */
+/**
+ * The caller, as far as it is known: the account (and its prompt revision) may be known from an
+ * earlier request before this request's key check has answered.
+ */
 export interface Principal {
   readonly keyHash: string;
   readonly accountId: string;
+  readonly promptsRevision: number;
 }
 
 /** The key's quota for this request, once the store has answered. */
@@ -22,6 +26,10 @@ export interface UsageState {
 
 /** What the middleware learns about a request, in the order it learns it. */
 export interface ApiContext extends Context {
+  /** When the gateway received the request (epoch ms): the 5 s the answer is due in count from here. */
+  arrivedAt?: number;
+  /** Aborts when the request's store calls must give up (see store-deadline.ts). */
+  storeDeadline?: AbortSignal;
   httpRequest?: HttpRequest;
   route?: Route;
   /** The SHA-256 hash of the presented key: the key itself is never kept. */

@@ -4,13 +4,16 @@ import type { Admission, UsageStore } from '../data/store';
 import { type QuotaPeriod, quotaPeriodAt, secondsUntil } from '../domain/quota-period';
 import { invalidApiKey, usageLimitExceeded } from '../http/api-error';
 import type { ApiEvent, ApiResult } from '../http/http-event';
-import type { ApiContext, UsageState } from './api-context';
+import type { ApiContext, Principal, UsageState } from './api-context';
+import { deadlineAfter, REFUND_BUDGET_MS } from './store-deadline';
+
+export type KnownAccount = Pick<Principal, 'accountId' | 'promptsRevision'>;
 
 export interface QuotaOptions {
   readonly upgradeUrl: string;
   readonly now: () => Date;
-  /** Which account each verified key belongs to (a key never changes account). */
-  readonly keyAccounts: LruCache<string>;
+  /** What the last key check of each key said of its account (a key never changes account). */
+  readonly keyAccounts: LruCache<KnownAccount>;
 }
 
 type ApiRequest = Request<ApiEvent, ApiResult, Error, ApiContext>;
@@ -25,9 +28,11 @@ export function rateLimitHeaders(usage: UsageState): Record<string, string> {
 
 /**
  * One store operation per request both verifies the key (known, active) and takes one unit of its
- * monthly quota, so a revoked key or a changed plan applies on the very next request. When the key's
- * account is already known, the handler reads prompts meanwhile; the key and quota still decide first.
- * A unit is given back if the request ends in 5xx; every response from here on has rate-limit headers.
+ * monthly quota, so a revoked key, a changed plan or a deleted prompt applies on the very next request.
+ * It starts here and its promise is `context.admission`: when the key's account is already known, the
+ * handler reads prompts meanwhile and the dispatcher (api-handler.ts) awaits it before answering; the
+ * key and quota still decide first. A unit is given back if the request ends in 5xx (within the refund
+ * budget of store-deadline.ts); every response from here on has rate-limit headers.
  */
 export const quota = (
   store: UsageStore,
@@ -41,20 +46,21 @@ export const quota = (
     const { key } = admission;
     const { month, resetsAt } = period;
     const limit = key.limit;
-    keyAccounts.set(keyHash, key.accountId);
-    request.context.principal = { keyHash, accountId: key.accountId };
+    const known: KnownAccount = { accountId: key.accountId, promptsRevision: key.promptsRevision };
+    keyAccounts.set(keyHash, known);
+    request.context.principal = { keyHash, ...known };
     // The spec fixes used == limit when refusing, even if a lowered limit left the count above it.
     request.context.usage = { month, limit, resetsAt, used: Math.min(key.used, limit), charged: admission.admitted };
     if (!admission.admitted) throw usageLimitExceeded(limit, upgradeUrl, secondsUntil(resetsAt, at));
   };
 
   const settle = async (request: ApiRequest): Promise<void> => {
-    const { usage, principal } = request.context;
+    const { usage, principal, arrivedAt = Date.now() } = request.context;
     const response = request.response;
     if (!usage || !principal || !response) return;
     if (usage.charged && response.statusCode >= 500) {
       try {
-        await store.returnUsageUnit(principal.keyHash, usage.month);
+        await store.returnUsageUnit(principal.keyHash, usage.month, deadlineAfter(arrivedAt, REFUND_BUDGET_MS));
         usage.charged = false;
         usage.used -= 1;
       } catch (error) {
@@ -67,19 +73,21 @@ export const quota = (
 
   return {
     before: async (request) => {
-      const keyHash = request.context.keyHash;
-      if (keyHash === undefined) throw new Error('quota middleware needs authenticate before it');
+      const { keyHash, storeDeadline } = request.context;
+      if (keyHash === undefined || storeDeadline === undefined) {
+        throw new Error('quota middleware needs authenticate and storeDeadline before it');
+      }
       const at = now();
       const period = quotaPeriodAt(at);
       const admission = store
-        .admit(keyHash, period.month)
+        .admit(keyHash, period.month, storeDeadline)
         .then((answer) => decide(request, keyHash, at, period, answer));
       const knownAccount = keyAccounts.get(keyHash);
       if (knownAccount === undefined) {
         await admission;
         return;
       }
-      request.context.principal = { keyHash, accountId: knownAccount };
+      request.context.principal = { keyHash, ...knownAccount };
       request.context.admission = admission;
       // Awaited by the dispatcher; until then a refusal must not surface as an unhandled rejection.
       admission.catch(() => undefined);

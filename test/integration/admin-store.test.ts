@@ -11,6 +11,7 @@ import { ensureTable, TableSchemaError } from '../../lambda/data/ensure-table';
 import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
+import { noDeadline, readerOf } from '../support/readers';
 
 /** The operator's write path against a real DynamoDB-compatible store (dynalite). */
 
@@ -21,7 +22,7 @@ let api: DynamoStore;
 beforeAll(async () => {
   local = await startLocalStore('admin-store-test');
   admin = new DynamoAdminStore(local.client, local.tableName, () => new Date('2026-11-15T12:00:00Z'));
-  api = new DynamoStore(local.client, local.tableName);
+  api = new DynamoStore(local.clients, local.tableName);
 });
 
 afterAll(async () => local.close());
@@ -45,7 +46,7 @@ describe('importAccounts', () => {
 
     expect(first.versions).toEqual({ created: 120, updated: 0, unchanged: 0 });
     expect(unchangedOnly(second)).toBe(true);
-    expect(await api.listPrompts('bulk')).toHaveLength(40);
+    expect(await api.listPrompts(readerOf('bulk'))).toHaveLength(40);
   });
 
   it('on a dry run, reports the changes and writes nothing', async () => {
@@ -119,7 +120,7 @@ describe('API keys', () => {
   });
 
   it('report their usage for a month', async () => {
-    await api.admit(keyHash, '2026-11');
+    await api.admit(keyHash, '2026-11', noDeadline);
     expect(await admin.keyUsage('keyed', keyId, '2026-11')).toMatchObject({ used: 1, plan: 'free', month: '2026-11' });
     expect(await admin.keyUsage('keyed', keyId, '2026-10')).toMatchObject({ used: 0 });
   });
@@ -127,7 +128,7 @@ describe('API keys', () => {
   it('are revoked by id, once', async () => {
     expect((await admin.revokeApiKeyById('keyed', keyId)).alreadyRevoked).toBe(false);
     expect((await admin.revokeApiKeyById('keyed', keyId)).alreadyRevoked).toBe(true);
-    expect(await api.admit(keyHash, '2026-11')).toEqual({ admitted: false, reason: 'invalid-key' });
+    expect(await api.admit(keyHash, '2026-11', noDeadline)).toEqual({ admitted: false, reason: 'invalid-key' });
     await expect(admin.revokeApiKeyById('other', keyId)).rejects.toThrow(NotFoundError);
   });
 });
@@ -148,7 +149,7 @@ describe('publishing and deleting', () => {
   it('publishes a stored draft, which becomes the latest', async () => {
     expect(await admin.publishVersion('pub', { promptId: 'p', version: '1.1.0' })).toBe('published');
     expect(await admin.publishVersion('pub', { promptId: 'p', version: '1.1.0' })).toBe('already-published');
-    expect(await api.findLatestPrompt('pub', 'p')).toMatchObject({ found: true, prompt: { version: '1.1.0' } });
+    expect(await api.findLatestPrompt(readerOf('pub'), 'p')).toMatchObject({ found: true, prompt: { version: '1.1.0' } });
   });
 
   it('refuses a version that is not stored, without content', async () => {
@@ -168,7 +169,7 @@ describe('publishing and deleting', () => {
       { promptId: 'p', promptName: 'P', deleted: false, latestVersion: '1.1.0', versions: [{ version: '1.0.0', published: true }, { version: '1.1.0', published: true }] },
       { promptId: 'q', promptName: 'Q', deleted: true, latestVersion: '0.1.0', versions: [{ version: '0.1.0', published: true }] },
     ]);
-    expect(await api.findLatestPrompt('pub', 'q')).toEqual({ found: false, reason: 'prompt-not-found' });
+    expect(await api.findLatestPrompt(readerOf('pub'), 'q')).toEqual({ found: false, reason: 'prompt-not-found' });
   });
 });
 

@@ -165,20 +165,26 @@ describe('GET /prompts', () => {
 });
 
 describe('deleting a prompt', () => {
-  test('hides it at once from latest and the list, and its pinned versions within the 60 s bound', async () => {
+  test('hides it from the very next request: latest, the list, and pinned versions a container keeps in memory', async () => {
     await api.fixtures.prompts('acme', prompt('short-lived', [version('1.0.0')]));
+    expect((await api.get('/prompts/short-lived?version=1.0.0', key)).status).toBe(200);
     expect((await api.get('/prompts/short-lived?version=1.0.0', key)).status).toBe(200);
 
     await api.fixtures.admin.deletePrompt('acme', 'short-lived');
+    expect((await api.get('/prompts/short-lived?version=1.0.0', key)).status).toBe(404);
     expect((await api.get('/prompts/short-lived', key)).status).toBe(404);
     expect((await api.get('/prompts', key)).json<Prompt[]>().map((p) => p.promptId)).not.toContain('short-lived');
-    // A warm container serves a pinned version it has read from memory for at most 60 s.
-    api.clock = new Date(api.clock.getTime() + 60_000);
-    try {
-      expect((await api.get('/prompts/short-lived?version=1.0.0', key)).status).toBe(404);
-    } finally {
-      api.clock = new Date('2026-11-15T12:00:00Z');
-    }
+  });
+
+  test('a restored prompt is served again, pinned versions included', async () => {
+    await api.fixtures.prompts('acme', prompt('comeback', [version('1.0.0'), version('1.1.0')]));
+    expect((await api.get('/prompts/comeback?version=1.0.0', key)).status).toBe(200);
+    await api.fixtures.admin.deletePrompt('acme', 'comeback');
+    expect((await api.get('/prompts/comeback?version=1.0.0', key)).status).toBe(404);
+
+    await api.fixtures.admin.restorePrompt('acme', 'comeback');
+    expect((await api.get('/prompts/comeback?version=1.0.0', key)).status).toBe(200);
+    expect((await api.get('/prompts/comeback', key)).json<Prompt>().version).toBe('1.1.0');
   });
 });
 
@@ -217,12 +223,12 @@ describe('lists larger than one store page', () => {
         }
       }),
     );
-    const { client } = api.localStore;
+    const client = api.localStore.clients.reads;
     const queries: number[] = [];
     const send = client.send.bind(client);
-    const spy = jest.spyOn(client, 'send').mockImplementation(((command: unknown) => {
+    const spy = jest.spyOn(client, 'send').mockImplementation(((command: unknown, options: unknown) => {
       if (command instanceof QueryCommand) queries.push(1);
-      return send(command as never);
+      return send(command as never, options as never);
     }) as typeof client.send);
     try {
       const list = await api.get('/prompts', bulkKey);

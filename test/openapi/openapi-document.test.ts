@@ -327,7 +327,7 @@ class FailingPromptStore extends DynamoStore {
     local: LocalStore,
     private readonly failure: () => Error,
   ) {
-    super(local.client, local.tableName);
+    super(local.clients, local.tableName);
   }
 
   override async findLatestPrompt(): Promise<PromptLookup> {
@@ -418,7 +418,7 @@ describe('responses of the real handlers match openapi.yaml', () => {
 
   test.each(Object.entries(cases))('%s', async (_name, { method, path, key = 'valid', headers, store = 'local', status, code }) => {
     const stores = {
-      local: () => new DynamoStore(local.client, local.tableName),
+      local: () => new DynamoStore(local.clients, local.tableName),
       unavailable: () => new FailingPromptStore(local, () => new StoreUnavailableError('throttled')),
       broken: () => new FailingPromptStore(local, () => new TypeError('a bug')),
     };

@@ -68,7 +68,7 @@ export class ApiHarness {
   async start(): Promise<this> {
     this.local = await startLocalStore();
     this.fixtures = new Fixtures(this.local.client, this.local.tableName);
-    this.useStore(new DynamoStore(this.local.client, this.local.tableName));
+    this.useStore(new DynamoStore(this.local.clients, this.local.tableName));
     return this;
   }
 
@@ -82,7 +82,7 @@ export class ApiHarness {
     const deps: ApiDependencies = {
       usage: store,
       // As deployed: pinned versions come from memory once read.
-      prompts: new CachedPromptStore(store, { ...DEFAULT_PROMPT_CACHE, now: () => this.clock.getTime() }),
+      prompts: new CachedPromptStore(store, DEFAULT_PROMPT_CACHE),
       upgradeUrl: UPGRADE_URL,
       now: () => this.clock,
       log: (record) => this.logs.push(record),
@@ -97,7 +97,7 @@ export class ApiHarness {
   }
 
   realStore(): DynamoStore {
-    return new DynamoStore(this.local.client, this.local.tableName);
+    return new DynamoStore(this.local.clients, this.local.tableName);
   }
 
   /** Sends one event as the gateway would, and holds every answer to the OpenAPI document. */

@@ -1,7 +1,7 @@
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AddressInfo, Server } from 'node:net';
-import { createDocumentClient } from '../../lambda/data/dynamo-client';
+import { createDocumentClient, createStoreClients, type StoreClients } from '../../lambda/data/dynamo-client';
 import { createTableInput } from '../../lambda/data/table-schema';
 
 // dynalite ships no types; this is the part of it the tests use.
@@ -10,7 +10,10 @@ const dynalite = require('dynalite') as (options: { createTableMs: number; updat
 export interface LocalStore {
   readonly endpoint: string;
   readonly tableName: string;
+  /** The operator tools' client, as the admin CLI makes it. */
   readonly client: DynamoDBDocumentClient;
+  /** The API's clients, as a Lambda makes them. */
+  readonly clients: StoreClients;
   close(): Promise<void>;
 }
 
@@ -28,12 +31,15 @@ export async function startLocalStore(tableName = 'prompts-test'): Promise<Local
   await raw.send(new CreateTableCommand(createTableInput(tableName)));
   raw.destroy();
   const client = createDocumentClient({ region: 'us-east-1', endpoint });
+  const clients = createStoreClients({ region: 'us-east-1', endpoint });
   return {
     endpoint,
     tableName,
     client,
+    clients,
     close: async () => {
       client.destroy();
+      clients.destroy();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },
   };

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException, ProvisionedThroughputExceededException
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { createDocumentClient } from '../../lambda/data/dynamo-client';
+import { createStoreClients } from '../../lambda/data/dynamo-client';
 import { DynamoStore } from '../../lambda/data/dynamo-store';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
@@ -20,7 +20,7 @@ let clock: Date;
 let logs: RequestLogRecord[];
 
 function handlers() {
-  const store = new DynamoStore(createDocumentClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1' }), 'table');
+  const store = new DynamoStore(createStoreClients({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1' }), 'table');
   const deps = {
     usage: store,
     prompts: store,

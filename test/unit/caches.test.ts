@@ -1,6 +1,6 @@
 import { LruCache } from '../../lambda/cache/lru-cache';
 import { CachedPromptStore } from '../../lambda/data/cached-prompt-store';
-import type { PromptLookup, PromptStore } from '../../lambda/data/store';
+import type { PromptLookup, PromptReader, PromptStore } from '../../lambda/data/store';
 import type { Prompt } from '../../lambda/domain/prompt';
 
 describe('LruCache', () => {
@@ -68,17 +68,15 @@ describe('CachedPromptStore', () => {
     return { store, calls };
   }
 
-  let now: number;
-  const options = { maxVersions: 10, maxCharacters: 1_000_000, visibilityTtlMs: 60_000, now: () => now };
-  beforeEach(() => {
-    now = 0;
-  });
+  const options = { maxVersions: 10, maxCharacters: 1_000_000 };
+  const deadline = new AbortController().signal;
+  const reader = (accountId: string, promptsRevision = 0): PromptReader => ({ accountId, promptsRevision, deadline });
 
   test('a pinned version read once is served from memory afterwards', async () => {
     const { store, calls } = countingStore(() => ({ found: true, prompt: prompt('1.0.0') }));
     const cached = new CachedPromptStore(store, options);
-    await cached.findPromptVersion('acme', 'p', '1.0.0');
-    const again = await cached.findPromptVersion('acme', 'p', '1.0.0');
+    await cached.findPromptVersion(reader('acme'), 'p', '1.0.0');
+    const again = await cached.findPromptVersion(reader('acme'), 'p', '1.0.0');
     expect(again).toEqual({ found: true, prompt: prompt('1.0.0') });
     expect(calls).toEqual(['version 1.0.0']);
   });
@@ -86,23 +84,20 @@ describe('CachedPromptStore', () => {
   test('entries are per account: another account asks the store', async () => {
     const { store, calls } = countingStore(() => ({ found: true, prompt: prompt('1.0.0') }));
     const cached = new CachedPromptStore(store, options);
-    await cached.findPromptVersion('acme', 'p', '1.0.0');
-    await cached.findPromptVersion('globex', 'p', '1.0.0');
+    await cached.findPromptVersion(reader('acme'), 'p', '1.0.0');
+    await cached.findPromptVersion(reader('globex'), 'p', '1.0.0');
     expect(calls).toHaveLength(2);
   });
 
-  test('a deleted prompt stops being served within the visibility bound', async () => {
+  test('a copy read under one prompt revision is not served under another: a delete shows at once', async () => {
     let deleted = false;
     const { store, calls } = countingStore(() =>
       deleted ? { found: false, reason: 'prompt-not-found' } : { found: true, prompt: prompt('1.0.0') },
     );
     const cached = new CachedPromptStore(store, options);
-    await cached.findPromptVersion('acme', 'p', '1.0.0');
+    await cached.findPromptVersion(reader('acme', 4), 'p', '1.0.0');
     deleted = true;
-    now = 59_999;
-    expect((await cached.findPromptVersion('acme', 'p', '1.0.0')).found).toBe(true);
-    now = 60_000;
-    expect((await cached.findPromptVersion('acme', 'p', '1.0.0')).found).toBe(false);
+    expect((await cached.findPromptVersion(reader('acme', 5), 'p', '1.0.0')).found).toBe(false);
     expect(calls).toHaveLength(2);
   });
 
@@ -112,9 +107,9 @@ describe('CachedPromptStore', () => {
       published ? { found: true, prompt: prompt('2.0.0') } : { found: false, reason: 'version-not-found' },
     );
     const cached = new CachedPromptStore(store, options);
-    expect((await cached.findPromptVersion('acme', 'p', '2.0.0')).found).toBe(false);
+    expect((await cached.findPromptVersion(reader('acme'), 'p', '2.0.0')).found).toBe(false);
     published = true;
-    expect((await cached.findPromptVersion('acme', 'p', '2.0.0')).found).toBe(true);
+    expect((await cached.findPromptVersion(reader('acme'), 'p', '2.0.0')).found).toBe(true);
     expect(calls).toHaveLength(2);
   });
 
@@ -122,9 +117,9 @@ describe('CachedPromptStore', () => {
     const { store, calls } = countingStore(() => ({ found: true, prompt: prompt('1.0.0') }));
     const cached = new CachedPromptStore(store, options);
     for (let i = 0; i < 2; i += 1) {
-      await cached.findLatestPrompt('acme', 'p');
-      await cached.listPrompts('acme');
-      await cached.listPromptsWithVersions('acme');
+      await cached.findLatestPrompt(reader('acme'), 'p');
+      await cached.listPrompts(reader('acme'));
+      await cached.listPromptsWithVersions(reader('acme'));
     }
     expect(calls).toEqual(['latest', 'list', 'list+versions', 'latest', 'list', 'list+versions']);
   });
