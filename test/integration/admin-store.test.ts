@@ -1,5 +1,6 @@
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import {
+  type AccountImport,
   ConflictError,
   DynamoAdminStore,
   type ImportSummary,
@@ -192,5 +193,120 @@ describe('ensureTable', () => {
       }),
     );
     await expect(ensureTable(local.client, 'someone-elses')).rejects.toThrow(TableSchemaError);
+  });
+});
+
+describe('publishing under concurrency', () => {
+  it('lands every one of many versions published at once, and latest ends as the highest', async () => {
+    await admin.importAccounts([{ accountId: 'race', name: 'Race', plan: 'free', keys: [], prompts: [] }]);
+    await admin.publishVersion('race', {
+      promptId: 'r',
+      promptName: 'R',
+      version: '1.0.0',
+      content: { systemMessage: 's', userMessage: 'u', config: version('1.0.0').config },
+    });
+    const versions = Array.from({ length: 12 }, (_, i) => `1.${i + 1}.0`);
+    await Promise.all(
+      versions.map((v) =>
+        admin.publishVersion('race', {
+          promptId: 'r',
+          version: v,
+          content: { systemMessage: `s ${v}`, userMessage: `u ${v}`, config: version(v).config },
+        }),
+      ),
+    );
+    const [summary] = await admin.listPromptSummaries('race');
+    expect(summary?.versions).toEqual(['1.0.0', ...versions].map((v) => ({ version: v, published: true })));
+    expect(await api.findLatestPrompt(readerOf('race'), 'r')).toMatchObject({
+      found: true,
+      prompt: { version: '1.12.0', userMessage: 'u 1.12.0' },
+    });
+  });
+
+  it('never moves latest down: a lower version published after a higher one stays a pinned version', async () => {
+    const content = (v: string) => ({ systemMessage: 's', userMessage: `u ${v}`, config: version(v).config });
+    await admin.publishVersion('race', { promptId: 'low', promptName: 'Low', version: '2.0.0', content: content('2.0.0') });
+    await admin.publishVersion('race', { promptId: 'low', version: '1.9.0', content: content('1.9.0') });
+    expect(await api.findLatestPrompt(readerOf('race'), 'low')).toMatchObject({ prompt: { version: '2.0.0' } });
+    expect(await api.findPromptVersion(readerOf('race'), 'low', '1.9.0')).toMatchObject({ found: true });
+  });
+});
+
+describe('deleted prompts', () => {
+  const content = { systemMessage: 's', userMessage: 'u', config: version('1.0.0').config };
+
+  beforeAll(async () => {
+    await admin.importAccounts([{ accountId: 'gone', name: 'Gone', plan: 'free', keys: [], prompts: [] }]);
+    await admin.publishVersion('gone', { promptId: 'greet', promptName: 'Greet', version: '1.0.0', content });
+    await admin.deletePrompt('gone', 'greet');
+  });
+
+  it('refuse a publish, naming the way back', async () => {
+    const refused = admin.publishVersion('gone', { promptId: 'greet', version: '3.0.0', content });
+    await expect(refused).rejects.toThrow(ConflictError);
+    await expect(refused).rejects.toThrow(
+      'prompt greet of account gone is deleted: restore it first (prompts restore --account gone --prompt greet)',
+    );
+    expect((await admin.listPromptSummaries('gone'))[0]?.versions).toEqual([{ version: '1.0.0', published: true }]);
+  });
+
+  it('refuse an import that publishes to them, unless it restores them', async () => {
+    const publishing = { promptId: 'greet', versions: [version('3.0.0')] };
+    await expect(admin.importAccounts([{ accountId: 'gone', keys: [], prompts: [publishing] }])).rejects.toThrow(
+      /is deleted: restore it first/,
+    );
+    expect(await api.findLatestPrompt(readerOf('gone'), 'greet')).toEqual({ found: false, reason: 'prompt-not-found' });
+  });
+
+  it('come back with restore, with every version they had published', async () => {
+    expect(await admin.restorePrompt('gone', 'greet')).toEqual({ alreadyVisible: false });
+    expect(await admin.restorePrompt('gone', 'greet')).toEqual({ alreadyVisible: true });
+    expect(await api.findLatestPrompt(readerOf('gone'), 'greet')).toMatchObject({ prompt: { version: '1.0.0' } });
+    await expect(admin.restorePrompt('gone', 'never-was')).rejects.toThrow(NotFoundError);
+  });
+
+  it('change the prompt revision that every key of the account carries', async () => {
+    const keyHash = 'c'.repeat(64);
+    await admin.putApiKey({ keyHash, keyId: 'key_gone', accountId: 'gone', displayPrefix: 'prs_gone' });
+    const before = await api.admit(keyHash, '2026-11', noDeadline);
+    await admin.deletePrompt('gone', 'greet');
+    const after = await api.admit(keyHash, '2026-11', noDeadline);
+    expect(before.admitted && after.admitted).toBe(true);
+    if (before.admitted && after.admitted) expect(after.key.promptsRevision).toBeGreaterThan(before.key.promptsRevision);
+  });
+});
+
+describe('the start-up seed (create-missing)', () => {
+  const seedAccount = (): AccountImport => ({
+    accountId: 'seeded',
+    name: 'Seeded',
+    plan: 'free',
+    keys: [{ keyHash: 'd'.repeat(64), keyId: 'key_seeded', displayPrefix: 'prs_seed' }],
+    prompts: [
+      { promptId: 'w', promptName: 'W', versions: [version('1.0.0'), version('1.2.0', { published: false })] },
+      { promptId: 'x', promptName: 'X', versions: [version('1.0.0')] },
+    ],
+  });
+
+  it('leaves what an operator did since: a published draft, a revoked key, a deleted prompt', async () => {
+    await admin.importAccounts([seedAccount()], { mode: 'create-missing' });
+    await admin.publishVersion('seeded', { promptId: 'w', version: '1.2.0' });
+    await admin.revokeApiKeyById('seeded', 'key_seeded');
+    await admin.deletePrompt('seeded', 'x');
+
+    const again = await admin.importAccounts([seedAccount()], { mode: 'create-missing' });
+
+    expect(unchangedOnly(again)).toBe(true);
+    expect(await api.findLatestPrompt(readerOf('seeded'), 'w')).toMatchObject({ prompt: { version: '1.2.0' } });
+    expect(await api.findLatestPrompt(readerOf('seeded'), 'x')).toEqual({ found: false, reason: 'prompt-not-found' });
+    expect(await api.admit('d'.repeat(64), '2026-11', noDeadline)).toEqual({ admitted: false, reason: 'invalid-key' });
+  });
+
+  it('creates what is missing, a new version of an existing prompt included', async () => {
+    const grown = seedAccount();
+    grown.prompts[0]?.versions.push(version('2.0.0'));
+    const summary = await admin.importAccounts([grown], { mode: 'create-missing' });
+    expect(summary.versions.created).toBe(1);
+    expect(await api.findLatestPrompt(readerOf('seeded'), 'w')).toMatchObject({ prompt: { version: '2.0.0' } });
   });
 });

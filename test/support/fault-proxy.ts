@@ -1,0 +1,74 @@
+import { createServer, request as forward, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * What the proxy does with one store call, by its DynamoDB operation (`UpdateItem`, `GetItem`, `Query`):
+ * - `pass`: forward it and return the answer;
+ * - `throttle`: answer as DynamoDB does when throttling, without forwarding (nothing is applied);
+ * - `drop-answer`: forward it (the store applies it) but never return the answer;
+ * - `stall`: hold it without forwarding or answering.
+ */
+export type Fault = 'pass' | 'throttle' | 'drop-answer' | 'stall';
+
+export interface FaultProxy {
+  readonly endpoint: string;
+  /** Decides each call's fate; `pass` for all by default. */
+  rule: (operation: string) => Fault;
+  /** Operations seen, in order. */
+  readonly seen: string[];
+  close(): Promise<void>;
+}
+
+/** An HTTP proxy in front of a store, for faults a process signal cannot make: throttling, lost answers. */
+export async function startFaultProxy(storeEndpoint: string): Promise<FaultProxy> {
+  const target = new URL(storeEndpoint);
+  const held: ServerResponse[] = [];
+  const proxy: FaultProxy = {
+    endpoint: '',
+    rule: () => 'pass',
+    seen: [],
+    close: async () => {
+      for (const response of held) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  const server: Server = createServer((incoming: IncomingMessage, response: ServerResponse) => {
+    const operation = String(incoming.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+    proxy.seen.push(operation);
+    const fault = proxy.rule(operation);
+    if (fault === 'stall') {
+      held.push(response);
+      incoming.resume();
+      return;
+    }
+    if (fault === 'throttle') {
+      incoming.resume();
+      response.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
+      response.end(
+        JSON.stringify({
+          __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException',
+          message: 'Rate of requests exceeds the allowed throughput.',
+        }),
+      );
+      return;
+    }
+    const upstream = forward(
+      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      (answer) => {
+        if (fault === 'drop-answer') {
+          answer.resume();
+          held.push(response);
+          return;
+        }
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    upstream.on('error', () => response.destroy());
+    incoming.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  Object.assign(proxy, { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  return proxy;
+}
