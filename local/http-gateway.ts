@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { serviceUnavailable } from '../lambda/http/api-error';
+import { EXPOSED_HEADERS } from '../lambda/middleware/cors';
+import { InvocationSlots } from './invocation-slots';
 import { lambdaContext } from './lambda-context';
 
 /**
@@ -28,6 +31,8 @@ export interface GatewayOptions {
   readonly defaultFunction: LambdaFunction;
   /** A function that threw: the gateway answers 500, the developer should see why. */
   readonly onFunctionError: (functionName: string, error: unknown) => void;
+  /** Invocations at once, and waiting in line beyond them; a request past both gets the service's own 503. */
+  readonly concurrency: { readonly maxRunning: number; readonly maxWaiting: number };
 }
 
 /** API Gateway's own limit on a request payload. */
@@ -41,8 +46,9 @@ interface CompiledRoute {
 
 export function createHttpGateway(options: GatewayOptions): Server {
   const routes = options.routes.map(compileRoute);
+  const slots = new InvocationSlots(options.concurrency.maxRunning, options.concurrency.maxWaiting);
   return createServer((request, response) => {
-    void serve(request, response, routes, options);
+    void serve(request, response, routes, slots, options);
   });
 }
 
@@ -50,6 +56,7 @@ async function serve(
   request: IncomingMessage,
   response: ServerResponse,
   routes: readonly CompiledRoute[],
+  slots: InvocationSlots,
   options: GatewayOptions,
 ): Promise<void> {
   let body: Buffer;
@@ -64,15 +71,23 @@ async function serve(
   const match = findRoute(routes, method, rawPath);
   const routeKey = match?.route.routeKey ?? '$default';
   const fn = match?.route.function ?? options.defaultFunction;
+  // Waiting for a slot is the gateway's queue, not the function's time: as a Lambda invocation's clock
+  // starts when it is invoked, the event is stamped (timeEpoch) when the invocation starts.
+  const release = await slots.acquire();
+  if (!release) {
+    writeOverloaded(response);
+    return;
+  }
   const event = toEvent(request, { method, rawPath, rawQueryString, routeKey, pathParameters: match?.pathParameters, body });
-  const context = lambdaContext(fn.name, event.requestContext.requestId);
   let result: unknown;
   try {
-    result = await fn.handler(event, context);
+    result = await fn.handler(event, lambdaContext(fn.name, event.requestContext.requestId));
   } catch (error) {
     options.onFunctionError(fn.name, error);
     writeGatewayError(response, 500, 'Internal Server Error');
     return;
+  } finally {
+    release();
   }
   try {
     writeResult(response, result);
@@ -215,6 +230,19 @@ function writeGatewayError(response: ServerResponse, statusCode: number, message
   response.statusCode = statusCode;
   response.setHeader('content-type', 'application/json');
   response.end(JSON.stringify({ message }));
+}
+
+/** More requests than the stack runs and queues: the service's own 503, readable by a browser. */
+function writeOverloaded(response: ServerResponse): void {
+  const error = serviceUnavailable();
+  response.writeHead(error.statusCode, {
+    'content-type': 'application/json',
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': EXPOSED_HEADERS,
+    'cache-control': 'no-store',
+    ...error.headers,
+  });
+  response.end(JSON.stringify({ error: error.message, code: error.code }));
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {

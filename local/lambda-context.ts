@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 
-/** API Gateway gives an integration at most 30 s; the local functions get the same. */
-const FUNCTION_TIMEOUT_MS = 30_000;
+/** The deployed functions' timeout (lib/api-function.ts), so Middy sees the same remaining time locally. */
+const FUNCTION_TIMEOUT_MS = 6_000;
 
 /** The Lambda context of one local invocation. */
 export function lambdaContext(functionName: string, requestId: string): Context {

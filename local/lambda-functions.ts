@@ -17,15 +17,18 @@ export type LocalFunctions = Readonly<Record<FunctionName, LambdaFunction>>;
 export function createLocalFunctions(
   config: LocalConfig,
   storeEndpoint: string,
-  overrides: Partial<Pick<ApiDependencies, 'log'>> = {},
+  { maxSockets, ...overrides }: Partial<Pick<ApiDependencies, 'log'>> & { readonly maxSockets?: number } = {},
 ): LocalFunctions {
   const deps: ApiDependencies = {
-    ...productionDependencies({
-      TABLE_NAME: config.tableName,
-      UPGRADE_URL: config.upgradeUrl,
-      AWS_REGION: config.region,
-      DYNAMODB_ENDPOINT: storeEndpoint,
-    }),
+    ...productionDependencies(
+      {
+        TABLE_NAME: config.tableName,
+        UPGRADE_URL: config.upgradeUrl,
+        AWS_REGION: config.region,
+        DYNAMODB_ENDPOINT: storeEndpoint,
+      },
+      { maxSockets },
+    ),
     ...overrides,
   };
   const fn = (name: FunctionName, handler: LambdaHandler): LambdaFunction => ({ name, handler });

@@ -45,6 +45,15 @@ export interface LocalStackOptions {
 /** How long open requests get to finish when the stack stops. */
 const DRAIN_MS = 3_000;
 
+/**
+ * Invocations the local stack runs at once, as a deployed function's concurrency would; README.md
+ * "Run it locally" says what it absorbs. Each request makes at most three store calls at once (the key
+ * check, a prompt's head and version), so the store clients keep that many connections per invocation:
+ * no store call ever waits for a socket with its timeout running.
+ */
+export const LOCAL_CONCURRENCY = { maxRunning: 64, maxWaiting: 10_000 } as const;
+const STORE_CALLS_PER_REQUEST = 3;
+
 export interface LocalStore {
   readonly endpoint: string;
   /** True when this process runs the store (dynalite on DATA_DIR), false for DYNAMODB_ENDPOINT. */
@@ -84,11 +93,15 @@ export async function openLocalStore(config: LocalConfig): Promise<LocalStore> {
 export async function startLocalStack(config: LocalConfig, options: LocalStackOptions): Promise<LocalStack> {
   const store = await openLocalStore(config);
   try {
-    const functions = createLocalFunctions(config, store.endpoint, options.log ? { log: options.log } : {});
+    const functions = createLocalFunctions(config, store.endpoint, {
+      ...(options.log ? { log: options.log } : {}),
+      maxSockets: LOCAL_CONCURRENCY.maxRunning * STORE_CALLS_PER_REQUEST,
+    });
     const gateway = createHttpGateway({
       routes: gatewayRoutes(functions),
       defaultFunction: functions.fallback,
       onFunctionError: options.onFunctionError,
+      concurrency: LOCAL_CONCURRENCY,
     });
     const port = await listenOnLoopback(gateway, config.port, 'PORT');
     return {

@@ -28,6 +28,7 @@ beforeAll(async () => {
     ],
     defaultFunction: recording('fallback'),
     onFunctionError: (name) => failures.push(name),
+    concurrency: { maxRunning: 8, maxWaiting: 100 },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -161,4 +162,60 @@ test('requests are served concurrently', async () => {
   };
   const statuses = await Promise.all([1, 2, 3].map(() => send('GET', '/prompts').then((r) => r.status)));
   expect(statuses).toEqual([204, 204, 204]);
+});
+
+describe('concurrency, as a deployed function has it', () => {
+  let small: Server;
+  let smallBase: string;
+  let running = 0;
+  let mostRunning = 0;
+  let open: () => void = () => undefined;
+  let gate = Promise.resolve();
+
+  beforeAll(async () => {
+    small = createHttpGateway({
+      routes: [],
+      defaultFunction: {
+        name: 'fallback',
+        handler: async () => {
+          running += 1;
+          mostRunning = Math.max(mostRunning, running);
+          await gate;
+          running -= 1;
+          return { statusCode: 204 };
+        },
+      },
+      onFunctionError: () => undefined,
+      concurrency: { maxRunning: 2, maxWaiting: 3 },
+    });
+    await new Promise<void>((resolve) => small.listen(0, '127.0.0.1', resolve));
+    smallBase = `http://127.0.0.1:${(small.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => small.close(resolve));
+  });
+
+  test('runs at most maxRunning invocations at once; the rest wait in line and are all served', async () => {
+    gate = new Promise<void>((resolve) => (open = resolve));
+    const answers = Array.from({ length: 5 }, () => fetch(`${smallBase}/x`).then((r) => r.status));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(running).toBe(2);
+    open();
+    expect(await Promise.all(answers)).toEqual([204, 204, 204, 204, 204]);
+    expect(mostRunning).toBe(2);
+  });
+
+  test('a request beyond the line gets the service\'s own 503, in its JSON format and readable by a browser', async () => {
+    gate = new Promise<void>((resolve) => (open = resolve));
+    const admitted = Array.from({ length: 5 }, () => fetch(`${smallBase}/x`).then((r) => r.status));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const refused = await fetch(`${smallBase}/x`);
+    open();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await refused.json()).toEqual({ code: 'SERVICE_UNAVAILABLE', error: expect.any(String) });
+    expect(await Promise.all(admitted)).toEqual([204, 204, 204, 204, 204]);
+  });
 });
