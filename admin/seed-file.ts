@@ -4,6 +4,8 @@ import type { AccountImport, PromptImport, PromptVersionInput } from '../lambda/
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../lambda/domain/api-key';
 import { isPlan, type Plan, PLANS } from '../lambda/domain/plans';
 import { isValidPromptId } from '../lambda/domain/prompt';
+import { isValidScopeEntry, MAX_SCOPE_ENTRIES } from '../lambda/domain/prompt-scope';
+import { parseInstant, SCOPE_ENTRY_RULE } from './key-settings';
 import { ACCOUNT_ID_RULE, isValidAccountId } from './account-id';
 import {
   at,
@@ -29,6 +31,11 @@ export interface SeedKey {
   apiKey: string;
   monthlyLimit?: number;
   revoked?: boolean;
+  disabled?: boolean;
+  /** Prompt ids and `prefix*` entries; absent for the whole account. */
+  scope?: string[];
+  /** An ISO 8601 instant from which the key is refused. */
+  expiresAt?: string;
 }
 
 export interface SeedAccount {
@@ -110,17 +117,37 @@ function readAccount(value: unknown, path: string): SeedAccount {
 }
 
 function readKey(value: unknown, path: string): SeedKey {
-  const key = readObject(value, path, ['apiKey', 'monthlyLimit', 'revoked']);
+  const key = readObject(value, path, ['apiKey', 'monthlyLimit', 'revoked', 'disabled', 'scope', 'expiresAt']);
   const apiKey = readString(key, 'apiKey', path);
   // Never echo the key: the message says what is wrong with it, not what it is.
   if (!isWellFormedApiKey(apiKey)) fail(at(path, 'apiKey'), 'must be 16 to 256 characters of A-Z a-z 0-9 - . _ ~ + / (then optional =)');
   const monthlyLimit = readOptionalCount(key, 'monthlyLimit', path);
   const revoked = readOptionalBoolean(key, 'revoked', path);
+  const disabled = readOptionalBoolean(key, 'disabled', path);
+  const scope = key.scope === undefined ? undefined : readScope(key.scope, at(path, 'scope'));
+  const expiresAt = readOptionalString(key, 'expiresAt', path);
+  if (expiresAt !== undefined && parseInstant(expiresAt) === undefined) {
+    fail(at(path, 'expiresAt'), 'must be an ISO 8601 instant with a time zone, e.g. 2026-12-31T23:59:59Z');
+  }
   return {
     apiKey,
     ...(monthlyLimit === undefined ? {} : { monthlyLimit }),
     ...(revoked === undefined ? {} : { revoked }),
+    ...(disabled === undefined ? {} : { disabled }),
+    ...(scope === undefined ? {} : { scope }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
   };
+}
+
+function readScope(value: unknown, path: string): string[] {
+  const entries = readArray(value, path);
+  if (entries.length === 0 || entries.length > MAX_SCOPE_ENTRIES) {
+    fail(path, `must list 1 to ${MAX_SCOPE_ENTRIES} prompt ids or prefixes (leave it out for the whole account)`);
+  }
+  return entries.map((entry, i) => {
+    if (typeof entry !== 'string' || !isValidScopeEntry(entry)) fail(at(path, i), SCOPE_ENTRY_RULE);
+    return entry;
+  });
 }
 
 function readPrompt(value: unknown, path: string): PromptImport {
@@ -139,7 +166,8 @@ function readPrompt(value: unknown, path: string): PromptImport {
   });
   return {
     promptId,
-    promptName: readString(prompt, 'promptName', path, { nonEmpty: true, max: 256 }),
+    // Needed to create a prompt; an existing one keeps its stored name (the store says which it is).
+    ...optional('promptName', readOptionalString(prompt, 'promptName', path, { nonEmpty: true, max: 256 })),
     ...(deleted === undefined ? {} : { deleted }),
     versions,
   };
@@ -218,6 +246,9 @@ export function toAccountImports(seed: Seed): AccountImport[] {
         displayPrefix: key.apiKey.slice(0, DISPLAY_PREFIX_LENGTH),
         ...(key.monthlyLimit === undefined ? {} : { monthlyLimit: key.monthlyLimit }),
         ...(key.revoked === undefined ? {} : { revoked: key.revoked }),
+        ...(key.disabled === undefined ? {} : { disabled: key.disabled }),
+        ...(key.scope === undefined ? {} : { scope: key.scope }),
+        ...(key.expiresAt === undefined ? {} : { expiresAt: parseInstant(key.expiresAt) }),
       };
     }),
     prompts: account.prompts,
@@ -233,3 +264,6 @@ export function seedCounts(seed: Seed): { accounts: number; keys: number; prompt
     versions: prompts.reduce((sum, prompt) => sum + prompt.versions.length, 0),
   };
 }
+
+const optional = <K extends string, V>(name: K, value: V | undefined): Partial<Record<K, V>> =>
+  (value === undefined ? {} : { [name]: value }) as Partial<Record<K, V>>;

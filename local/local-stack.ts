@@ -53,6 +53,7 @@ const DRAIN_MS = 3_000;
  */
 export const LOCAL_CONCURRENCY = { maxRunning: 64, maxWaiting: 10_000 } as const;
 const STORE_CALLS_PER_REQUEST = 3;
+export const LOCAL_STORE_SOCKETS = LOCAL_CONCURRENCY.maxRunning * STORE_CALLS_PER_REQUEST;
 
 export interface LocalStore {
   readonly endpoint: string;
@@ -95,7 +96,7 @@ export async function startLocalStack(config: LocalConfig, options: LocalStackOp
   try {
     const functions = createLocalFunctions(config, store.endpoint, {
       ...(options.log ? { log: options.log } : {}),
-      maxSockets: LOCAL_CONCURRENCY.maxRunning * STORE_CALLS_PER_REQUEST,
+      maxSockets: LOCAL_STORE_SOCKETS,
     });
     const gateway = createHttpGateway({
       routes: gatewayRoutes(functions),

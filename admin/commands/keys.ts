@@ -1,6 +1,7 @@
 import type { AdminApiKey } from '../../lambda/data/dynamo-admin-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
-import { type Command, table } from '../command';
+import { type Command, table, UsageError } from '../command';
+import { DEFAULT_GRACE, describeScope, expiresOption, graceOption, keyState, scopeOption } from '../key-settings';
 import { accountOption, countOption, keyIdOption } from '../option-values';
 
 /** Enough of the key to recognise it in a listing (`prs_` and four more), nothing to use it with. */
@@ -9,17 +10,31 @@ const DISPLAY_PREFIX_LENGTH = 8;
 const create: Command = {
   words: ['keys', 'create'],
   summary: 'Create an API key for an account; the key is shown once',
-  synopsis: '--account <accountId> [--monthly-limit <n>]',
+  synopsis: '--account <accountId> [--monthly-limit <n>] [--scope <ids>] [--expires <when>]',
   help: [
     '--account <accountId>  the account the key belongs to (required)',
     "--monthly-limit <n>    the key's own monthly request limit, overriding the account's plan",
+    '--scope <ids>          only these prompts: ids and prefixes ending in *, comma-separated (e.g. welcome-email,web.*);',
+    '                       any other prompt answers 404 as if it did not exist. Default: the whole account',
+    '--expires <when>       refused from then on: an instant (2026-12-31T23:59:59Z) or a time from now (30d, 12h)',
     'The key is printed once and only its SHA-256 hash is stored: keep it now, it cannot be shown again.',
   ],
-  examples: ['keys create --account acme', 'keys create --account acme --monthly-limit 100 --json'],
-  options: { account: { type: 'string' }, 'monthly-limit': { type: 'string' } },
+  examples: [
+    'keys create --account acme',
+    'keys create --account acme --monthly-limit 100 --json',
+    "keys create --account acme --scope 'web.*' --expires 90d",
+  ],
+  options: {
+    account: { type: 'string' },
+    'monthly-limit': { type: 'string' },
+    scope: { type: 'string' },
+    expires: { type: 'string' },
+  },
   async run(context, args) {
     const accountId = accountOption(args);
     const monthlyLimit = countOption(args, 'monthly-limit');
+    const scope = scopeOption(args, { clearable: false }) ?? undefined;
+    const expiresAt = expiresOption(args, context.now(), { clearable: false }) ?? undefined;
     const apiKey = generateApiKey();
     const keyHash = hashApiKey(apiKey);
     const key = await context.admin().createApiKey({
@@ -28,6 +43,8 @@ const create: Command = {
       accountId,
       displayPrefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH),
       ...(monthlyLimit === undefined ? {} : { monthlyLimit }),
+      ...(scope === undefined ? {} : { scope }),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
     });
     return {
       json: { ...key, apiKey },
@@ -53,21 +70,114 @@ const list: Command = {
     const accountId = accountOption(args);
     const keys = await context.admin().listApiKeys(accountId);
     return {
-      json: keys,
-      text: keys.length === 0 ? `Account ${accountId} has no keys` : table(['KEY ID', 'PREFIX', 'STATUS', 'LIMIT', 'CREATED'], keys.map(keyRow)),
+      json: keys.map((key) => ({ ...key, state: keyState(key, context.now()) })),
+      text:
+        keys.length === 0
+          ? `Account ${accountId} has no keys`
+          : table(
+              ['KEY ID', 'PREFIX', 'STATE', 'LIMIT', 'SCOPE', 'EXPIRES', 'CREATED'],
+              keys.map((key) => keyRow(key, context.now())),
+            ),
     };
   },
 };
 
-function keyRow(key: AdminApiKey): string[] {
+function keyRow(key: AdminApiKey, now: Date): string[] {
   return [
     key.keyId,
     key.displayPrefix ? `${key.displayPrefix}...` : '',
-    key.status,
+    keyState(key, now),
     key.monthlyLimit === undefined ? 'plan' : String(key.monthlyLimit),
+    describeScope(key.scope),
+    key.expiresAt === undefined ? 'never' : new Date(key.expiresAt).toISOString(),
     key.createdAt ?? '',
   ];
 }
+
+const set: Command = {
+  words: ['keys', 'set'],
+  summary: "Change a key's scope or expiry, or disable and enable it; applies from its next request",
+  synopsis: '--account <accountId> --key <keyId> [--scope <ids>|none] [--expires <when>|never] [--disable|--enable]',
+  help: [
+    '--account <accountId>  the account the key belongs to (required)',
+    '--key <keyId>          the key id from `keys list` (required)',
+    '--scope <ids>|none     only these prompts (ids and prefixes ending in *, comma-separated); none: the whole account',
+    '--expires <when>|never an instant (2026-12-31T23:59:59Z) or a time from now (30d, 12h); never: no expiry',
+    '--disable / --enable   suspend the key (it answers 401 like an unknown key) or bring it back',
+    'A revoked key cannot be changed: revocation is final.',
+  ],
+  examples: [
+    "keys set --account acme --key key_0123456789abcdef --scope 'web.*,welcome-email'",
+    'keys set --account acme --key key_0123456789abcdef --disable',
+  ],
+  options: {
+    account: { type: 'string' },
+    key: { type: 'string' },
+    scope: { type: 'string' },
+    expires: { type: 'string' },
+    disable: { type: 'boolean' },
+    enable: { type: 'boolean' },
+  },
+  async run(context, args) {
+    const accountId = accountOption(args);
+    const keyId = keyIdOption(args);
+    if (args.values.disable === true && args.values.enable === true) {
+      throw new UsageError('give --disable or --enable, not both');
+    }
+    const scope = scopeOption(args, { clearable: true });
+    const expiresAt = expiresOption(args, context.now(), { clearable: true });
+    const enabled = args.values.disable === true ? false : args.values.enable === true ? true : undefined;
+    if (scope === undefined && expiresAt === undefined && enabled === undefined) {
+      throw new UsageError('nothing to change: give --scope, --expires, --disable or --enable');
+    }
+    const key = await context.admin().updateApiKey(accountId, keyId, {
+      ...(scope === undefined ? {} : { scope }),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+      ...(enabled === undefined ? {} : { enabled }),
+    });
+    const state = keyState(key, context.now());
+    return {
+      json: { ...key, state },
+      text: `Key ${keyId}: ${state}, scope ${describeScope(key.scope)}, expires ${key.expiresAt === undefined ? 'never' : new Date(key.expiresAt).toISOString()}`,
+    };
+  },
+};
+
+const rotate: Command = {
+  words: ['keys', 'rotate'],
+  summary: 'Replace a key: a new one with the same limit and scope, the old one expiring after a grace period',
+  synopsis: '--account <accountId> --key <keyId> [--grace <time>]',
+  help: [
+    '--account <accountId>  the account the key belongs to (required)',
+    '--key <keyId>          the key to replace (required)',
+    `--grace <time>         how long the old key keeps working (default ${DEFAULT_GRACE}); 0 revokes it at once`,
+    'The new key is printed once, like `keys create`; its monthly count starts from zero (usage is per key).',
+  ],
+  examples: ['keys rotate --account acme --key key_0123456789abcdef', 'keys rotate --account acme --key key_0123456789abcdef --grace 0'],
+  options: { account: { type: 'string' }, key: { type: 'string' }, grace: { type: 'string' } },
+  async run(context, args) {
+    const accountId = accountOption(args);
+    const keyId = keyIdOption(args);
+    const graceMs = graceOption(args);
+    const apiKey = generateApiKey();
+    const keyHash = hashApiKey(apiKey);
+    const { created, retired } = await context
+      .admin()
+      .rotateApiKey(accountId, keyId, { keyHash, keyId: keyIdFromHash(keyHash), displayPrefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH) }, graceMs);
+    const until =
+      retired.status === 'revoked' ? 'revoked now' : `works until ${new Date(retired.expiresAt ?? 0).toISOString()}`;
+    return {
+      json: { ...created, apiKey, retired: { ...retired, state: keyState(retired, context.now()) } },
+      text: [
+        `Created key ${created.keyId} for account ${accountId}, replacing ${keyId} (${until}).`,
+        'This is the only time the new key is shown; store it now:',
+        '',
+        `  ${apiKey}`,
+        '',
+      ].join('\n'),
+    };
+  },
+};
 
 const revoke: Command = {
   words: ['keys', 'revoke'],
@@ -91,4 +201,4 @@ const revoke: Command = {
   },
 };
 
-export const keyCommands: readonly Command[] = [create, list, revoke];
+export const keyCommands: readonly Command[] = [create, list, set, rotate, revoke];

@@ -57,6 +57,16 @@ export interface NewApiKey {
   displayPrefix: string;
   monthlyLimit?: number;
   revoked?: boolean;
+  scope?: readonly string[];
+  /** Epoch milliseconds. */
+  expiresAt?: number;
+}
+
+/** What `keys set` changes; `null` clears a scope or an expiry. */
+export interface ApiKeyChange {
+  scope?: readonly string[] | null;
+  expiresAt?: number | null;
+  enabled?: boolean;
 }
 
 /** A prompt with its versions: what the fixtures and a single-prompt import give. */
@@ -260,10 +270,93 @@ export class DynamoAdminStore {
     return record;
   }
 
-  /** Every key of the account, ordered by key id; never the key, which is not stored. */
+  /**
+   * Every key of the account, ordered by key id; never the key, which is not stored. The index finds
+   * them; their items give what the index does not project (scope, expiry).
+   */
   async listApiKeys(accountId: string): Promise<AdminApiKey[]> {
     await this.requireAccount(accountId);
-    return (await this.indexedKeysOf('listApiKeys', accountId)).map(toApiKey);
+    const indexed = await this.indexedKeysOf('listApiKeys', accountId);
+    const items = await batchGet(this.client, this.tableName, indexed.map((item) => keys.apiKey(keyHashOf(item))));
+    const byHash = new Map(items.map((item) => [keyHashOf(item), item]));
+    return indexed.map((item) => toApiKey(byHash.get(keyHashOf(item)) ?? item));
+  }
+
+  /** Scope, expiry, disabled or enabled: applies from the key's next request. A revoked key stays as it is. */
+  async updateApiKey(accountId: string, keyId: string, change: ApiKeyChange): Promise<AdminApiKey> {
+    const { keyHash } = await this.requireApiKey(accountId, keyId);
+    const sets: string[] = [];
+    const removes: string[] = [];
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':revoked': 'revoked' };
+    const field = (name: 'scope' | 'expiresAt', value: unknown) => {
+      if (value === undefined) return;
+      names[`#${name}`] = name;
+      if (value === null) removes.push(`#${name}`);
+      else {
+        sets.push(`#${name} = :${name}`);
+        values[`:${name}`] = value;
+      }
+    };
+    field('scope', change.scope === undefined || change.scope === null ? change.scope : [...change.scope]);
+    field('expiresAt', change.expiresAt);
+    if (change.enabled !== undefined) {
+      sets.push('#status = :status');
+      values[':status'] = change.enabled ? 'active' : 'disabled';
+    }
+    if (sets.length + removes.length === 0) return (await this.requireApiKey(accountId, keyId)).key;
+    try {
+      const result = await callStore('updateApiKey', () =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.apiKey(keyHash),
+            UpdateExpression: [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '']
+              .join(' ')
+              .trim(),
+            ConditionExpression: 'attribute_exists(pk) AND #status <> :revoked',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      return toApiKey(result.Attributes ?? {});
+    } catch (error) {
+      if (isConditionFailure(error)) {
+        throw new ConflictError(`API key ${keyId} of account ${accountId} is revoked, and revocation is final`);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * A new key for the same account, with the same limit and scope (and a count of its own, as every
+   * key has); the old key keeps working for `graceMs`, then expires (an earlier expiry it had stays).
+   * A grace of 0 revokes it at once.
+   */
+  async rotateApiKey(
+    accountId: string,
+    keyId: string,
+    replacement: Pick<NewApiKey, 'keyHash' | 'keyId' | 'displayPrefix'>,
+    graceMs: number,
+  ): Promise<{ created: AdminApiKey; retired: AdminApiKey }> {
+    const { key: old } = await this.requireApiKey(accountId, keyId);
+    if (old.status === 'revoked') {
+      throw new ConflictError(`API key ${keyId} of account ${accountId} is revoked: create a new key instead`);
+    }
+    const created = await this.createApiKey({
+      ...replacement,
+      accountId,
+      ...(old.monthlyLimit === undefined ? {} : { monthlyLimit: old.monthlyLimit }),
+      ...(old.scope === undefined ? {} : { scope: old.scope }),
+    });
+    if (graceMs === 0) {
+      const { key } = await this.revokeApiKeyById(accountId, keyId);
+      return { created, retired: { ...key, status: 'revoked' } };
+    }
+    const expiresAt = Math.min(this.now().getTime() + graceMs, old.expiresAt ?? Number.POSITIVE_INFINITY);
+    return { created, retired: await this.updateApiKey(accountId, keyId, { expiresAt }) };
   }
 
   /** The account's keys as the admin index holds them (what operators list; not the usage counters). */
@@ -653,6 +746,8 @@ export class DynamoAdminStore {
       displayPrefix: key.displayPrefix,
       status: key.revoked ? 'revoked' : 'active',
       ...(key.monthlyLimit === undefined ? {} : { monthlyLimit: key.monthlyLimit }),
+      ...(key.scope === undefined ? {} : { scope: [...key.scope] }),
+      ...(key.expiresAt === undefined ? {} : { expiresAt: key.expiresAt }),
       createdAt: now,
       ...(key.revoked ? { revokedAt: now } : {}),
     };
@@ -733,9 +828,11 @@ function toApiKey(item: Record<string, unknown>): AdminApiKey {
     keyId: String(item.keyId),
     accountId: String(item.accountId),
     plan: String(item.plan),
-    status: item.status === 'active' ? 'active' : 'revoked',
+    status: item.status === 'active' || item.status === 'disabled' ? item.status : 'revoked',
     ...(typeof item.displayPrefix === 'string' ? { displayPrefix: item.displayPrefix } : {}),
     ...(typeof item.monthlyLimit === 'number' ? { monthlyLimit: item.monthlyLimit } : {}),
+    ...(Array.isArray(item.scope) ? { scope: item.scope.map(String) } : {}),
+    ...(typeof item.expiresAt === 'number' ? { expiresAt: item.expiresAt } : {}),
     ...(typeof item.createdAt === 'string' ? { createdAt: item.createdAt } : {}),
     ...(typeof item.revokedAt === 'string' ? { revokedAt: item.revokedAt } : {}),
   };

@@ -8,14 +8,19 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Prompt, PromptConfig, PromptContent, PromptWithVersions, PublishedVersion } from '../domain/prompt';
 import { callStore, isConditionFailure } from './store-errors';
 import type { StoreClients } from './dynamo-client';
-import type { Admission, AdmittedKey, ApiStore, Deadline, PromptLookup, PromptReader } from './store';
+import type { Admission, AdmissionRequest, AdmittedKey, ApiStore, Deadline, PromptLookup, PromptReader } from './store';
 import { keys, prefixes, usageAttribute } from './table-schema';
 
 /** Stored shapes. Writers are in dynamo-admin-store.ts; both follow table-schema.ts. */
 export interface ApiKeyItem {
   keyId: string;
   accountId: string;
-  status: 'active' | 'revoked';
+  /** `disabled` can be undone; `revoked` is final. Only `active` keys are admitted. */
+  status: 'active' | 'disabled' | 'revoked';
+  /** Epoch milliseconds from which the key is refused; absent for a key that never expires. */
+  expiresAt?: number;
+  /** Prompt ids and `prefix*` entries the key may read; absent for the whole account. */
+  scope?: string[];
   /** A copy of the account's plan, kept in step by the writers. */
   plan: string;
   /** The key's own monthly limit, overriding the plan's. */
@@ -53,13 +58,15 @@ export interface PromptVersionItem extends PromptContent {
 }
 
 /**
- * Active and under its monthly limit: the whole quota rule, decided by the store atomically with the
- * count. A missing item fails `#status = :active` too, so an unknown key never creates one.
- * Written without parentheses (AND binds tighter than OR): dynalite, the local store, parses
- * parenthesised conditions at twice the cost, which would dominate local runs and benchmarks.
+ * Active, not expired and under its monthly limit: the whole admission rule, decided by the store
+ * atomically with the count. A missing item fails `#status = :active` too, so an unknown key never
+ * creates one. `NOT #expiresAt <= :now` holds for a key without an expiry (a comparison with a missing
+ * attribute is false). Written without parentheses (NOT binds tighter than AND, AND than OR): dynalite,
+ * the local store, parses parenthesised conditions at twice the cost, which would dominate local runs.
  */
 const ADMISSION_CONDITION =
-  '#used < #limit AND #status = :active OR attribute_not_exists(#used) AND #status = :active AND :zero < #limit';
+  '#used < #limit AND #status = :active AND NOT #expiresAt <= :now OR ' +
+  'attribute_not_exists(#used) AND #status = :active AND :zero < #limit AND NOT #expiresAt <= :now';
 
 /**
  * The API's reads and counts. Visibility (a prompt's head, the list) is read strongly consistent: a
@@ -71,7 +78,7 @@ export class DynamoStore implements ApiStore {
     private readonly tableName: string,
   ) {}
 
-  async admit(keyHash: string, month: string, deadline: Deadline): Promise<Admission> {
+  async admit({ keyHash, month, at }: AdmissionRequest, deadline: Deadline): Promise<Admission> {
     const usedName = usageAttribute(month);
     try {
       const result = await callStore('admit', () =>
@@ -81,22 +88,27 @@ export class DynamoStore implements ApiStore {
             Key: keys.apiKey(keyHash),
             UpdateExpression: 'SET #used = if_not_exists(#used, :zero) + :one',
             ConditionExpression: ADMISSION_CONDITION,
-            ExpressionAttributeNames: { '#status': 'status', '#limit': 'limit', '#used': usedName },
-            ExpressionAttributeValues: { ':active': 'active', ':zero': 0, ':one': 1 },
+            ExpressionAttributeNames: {
+              '#status': 'status',
+              '#limit': 'limit',
+              '#used': usedName,
+              '#expiresAt': 'expiresAt',
+            },
+            ExpressionAttributeValues: { ':active': 'active', ':zero': 0, ':one': 1, ':now': at.getTime() },
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
           { abortSignal: deadline },
         ),
       );
-      const key = toAdmittedKey(result.Attributes as ApiKeyItem | undefined, usedName);
+      const key = toAdmittedKey(result.Attributes as ApiKeyItem | undefined, usedName, at);
       return key ? { admitted: true, key } : { admitted: false, reason: 'invalid-key' };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const item = error.Item
         ? (unmarshall(error.Item) as ApiKeyItem)
         : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), deadline);
-      const key = toAdmittedKey(item, usedName);
+      const key = toAdmittedKey(item, usedName, at);
       return key ? { admitted: false, reason: 'limit-reached', key } : { admitted: false, reason: 'invalid-key' };
     }
   }
@@ -216,15 +228,17 @@ export class DynamoStore implements ApiStore {
   }
 }
 
-/** An active key with a limit; anything else admits nothing and reads as an invalid key. */
-function toAdmittedKey(item: ApiKeyItem | undefined, usedName: string): AdmittedKey | undefined {
+/** An active, unexpired key with a limit; anything else admits nothing and reads as an invalid key. */
+function toAdmittedKey(item: ApiKeyItem | undefined, usedName: string, at: Date): AdmittedKey | undefined {
   if (!item || item.status !== 'active' || typeof item.limit !== 'number') return undefined;
+  if (typeof item.expiresAt === 'number' && item.expiresAt <= at.getTime()) return undefined;
   return {
     keyId: item.keyId,
     accountId: item.accountId,
     limit: item.limit,
     used: Number(item[usedName as `used#${string}`] ?? 0),
     promptsRevision: item.promptsRevision ?? 0,
+    ...(item.scope ? { scope: item.scope } : {}),
   };
 }
 

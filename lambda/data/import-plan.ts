@@ -15,6 +15,11 @@ export interface ApiKeyImport {
   displayPrefix: string;
   monthlyLimit?: number;
   revoked?: boolean;
+  /** Reversible, unlike revoked. */
+  disabled?: boolean;
+  scope?: string[];
+  /** Epoch milliseconds. */
+  expiresAt?: number;
 }
 
 export interface PromptVersionInput extends PromptContent {
@@ -51,8 +56,12 @@ export interface StoredApiKey {
   /** A copy of the account's plan, so the API admits a request with one read of the key alone. */
   plan: string;
   displayPrefix?: string;
-  status: 'active' | 'revoked';
+  status: 'active' | 'disabled' | 'revoked';
   monthlyLimit?: number;
+  /** Prompt ids and `prefix*` entries the key may read; absent for the whole account. */
+  scope?: string[];
+  /** Epoch milliseconds from which the key is refused. */
+  expiresAt?: number;
   createdAt?: string;
   revokedAt?: string;
 }
@@ -241,8 +250,10 @@ function planApiKey(
         accountId,
         plan,
         displayPrefix: input.displayPrefix,
-        status: revoked ? 'revoked' : 'active',
+        status: revoked ? 'revoked' : input.disabled === true ? 'disabled' : 'active',
         monthlyLimit: input.monthlyLimit,
+        scope: input.scope,
+        expiresAt: input.expiresAt,
         createdAt: now,
         revokedAt: revoked ? now : undefined,
       }),
@@ -254,21 +265,33 @@ function planApiKey(
   if (input.revoked === false && stored.status === 'revoked') {
     return conflict(`API key ${input.keyId} of account ${accountId} is revoked, and revocation is final`);
   }
-  const revokeNow = input.revoked === true && stored.status === 'active';
+  const revokeNow = input.revoked === true && stored.status !== 'revoked';
+  const status =
+    stored.status === 'revoked' || revokeNow
+      ? 'revoked'
+      : input.disabled === undefined
+        ? stored.status
+        : input.disabled
+          ? 'disabled'
+          : 'active';
   const next: StoredApiKey = {
     ...stored,
     plan,
     displayPrefix: input.displayPrefix,
-    status: revokeNow ? 'revoked' : stored.status,
+    status,
     monthlyLimit: input.monthlyLimit ?? stored.monthlyLimit,
+    scope: input.scope ?? stored.scope,
+    expiresAt: input.expiresAt ?? stored.expiresAt,
     createdAt: stored.createdAt ?? now,
     revokedAt: revokeNow ? now : stored.revokedAt,
   };
   const changed =
-    revokeNow ||
+    next.status !== stored.status ||
     next.plan !== stored.plan ||
     next.monthlyLimit !== stored.monthlyLimit ||
-    next.displayPrefix !== stored.displayPrefix;
+    next.displayPrefix !== stored.displayPrefix ||
+    next.expiresAt !== stored.expiresAt ||
+    (next.scope ?? []).join(',') !== (stored.scope ?? []).join(',');
   return changed ? { change: 'updated', item: apiKeyItem(input.keyHash, next) } : { change: 'unchanged' };
 }
 
@@ -289,6 +312,8 @@ export function apiKeyItem(keyHash: string, key: StoredApiKey): Item {
     status: key.status,
     ...(key.displayPrefix === undefined ? {} : { displayPrefix: key.displayPrefix }),
     ...(key.monthlyLimit === undefined ? {} : { monthlyLimit: key.monthlyLimit }),
+    ...(key.scope === undefined ? {} : { scope: key.scope }),
+    ...(key.expiresAt === undefined ? {} : { expiresAt: key.expiresAt }),
     ...(key.createdAt === undefined ? {} : { createdAt: key.createdAt }),
     ...(key.revokedAt === undefined ? {} : { revokedAt: key.revokedAt }),
   };

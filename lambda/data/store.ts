@@ -1,4 +1,5 @@
 import type { Prompt, PromptWithVersions } from '../domain/prompt';
+import type { PromptScope } from '../domain/prompt-scope';
 
 /** What the API reads and counts. The DynamoDB implementation is dynamo-store.ts; tests may use others. */
 
@@ -16,11 +17,20 @@ export interface AdmittedKey {
    * while it stays the same.
    */
   readonly promptsRevision: number;
+  /** The prompts the key may read; absent for a key that reads its whole account. */
+  readonly scope?: PromptScope;
+}
+
+/** One request's key check: which key, counted in which month, at which instant (a key may expire). */
+export interface AdmissionRequest {
+  readonly keyHash: string;
+  readonly month: string;
+  readonly at: Date;
 }
 
 export type Admission =
   | { readonly admitted: true; readonly key: AdmittedKey }
-  /** Unknown and revoked keys are indistinguishable to callers. */
+  /** Unknown, revoked, disabled and expired keys are indistinguishable to callers. */
   | { readonly admitted: false; readonly reason: 'invalid-key' }
   | { readonly admitted: false; readonly reason: 'limit-reached'; readonly key: AdmittedKey };
 
@@ -34,10 +44,11 @@ export type Deadline = AbortSignal;
 export interface UsageStore {
   /**
    * Verifies the key and takes one unit of its monthly quota in one atomic step: only an active key
-   * under its limit is counted, so no interleaving of requests can pass the limit. Never sent twice
-   * unless the first attempt provably did not reach the store: a request costs at most one unit.
+   * under its limit (and not expired at `at`) is counted, so no interleaving of requests can pass the
+   * limit. Never sent twice unless the first attempt provably did not reach the store: a request costs
+   * at most one unit.
    */
-  admit(keyHash: string, month: string, deadline: Deadline): Promise<Admission>;
+  admit(request: AdmissionRequest, deadline: Deadline): Promise<Admission>;
   /** Gives back a unit taken for a request that failed on our side; sent again on the same terms as admit. */
   returnUsageUnit(keyHash: string, month: string, deadline: Deadline): Promise<void>;
 }
@@ -47,6 +58,8 @@ export interface PromptReader {
   readonly accountId: string;
   /** The account's prompt revision (see AdmittedKey): a copy remembered under another revision is not served. */
   readonly promptsRevision: number;
+  /** The key's scope: what the handlers show of the account (see domain/prompt-scope.ts). */
+  readonly scope?: PromptScope;
   readonly deadline: Deadline;
 }
 

@@ -8,7 +8,7 @@ import { authenticate } from '../middleware/authenticate';
 import { compression } from '../middleware/compression';
 import { cors } from '../middleware/cors';
 import { errorHandler } from '../middleware/error-handler';
-import { type KnownAccount, quota } from '../middleware/quota';
+import { type KnownAccount, quota, sameKnownAccount } from '../middleware/quota';
 import { type LogSink, requestLog } from '../middleware/request-log';
 import { routeGuard } from '../middleware/route-guard';
 import { storeDeadline } from '../middleware/store-deadline';
@@ -38,16 +38,17 @@ export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers)
     const { route, httpRequest, principal, admission, storeDeadline: deadline } = context;
     if (!route || !httpRequest || !principal || !deadline) throw new Error('handler reached without route or principal');
     const handler = handlers[route.name] as RouteHandler<typeof route.name>;
-    const run = ({ accountId, promptsRevision }: Principal) =>
-      handler({ route, request: httpRequest, reader: { accountId, promptsRevision, deadline } });
+    const run = ({ accountId, promptsRevision, scope }: Principal) =>
+      handler({ route, request: httpRequest, reader: { accountId, promptsRevision, scope, deadline } });
     const answer = run(principal);
     if (!admission) return answer;
     // The key and the quota are decided first: if they refuse, the handler's answer is never seen.
     answer.catch(() => undefined);
     await admission;
     const admitted = context.principal;
-    // A prompt of the account was deleted since this container last heard of it: read again, under the new revision.
-    return admitted && admitted.promptsRevision !== principal.promptsRevision ? run(admitted) : answer;
+    // The key check says something changed since this container last checked the key (a prompt of the
+    // account deleted, the key's scope changed): what the handler read meanwhile may not hold, read again.
+    return admitted && !sameKnownAccount(admitted, principal) ? run(admitted) : answer;
   };
 
   return middy<ApiEvent, ApiResult, Error, ApiContext>(requestLog(deps.log))

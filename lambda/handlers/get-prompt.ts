@@ -1,5 +1,6 @@
 import type { PromptStore } from '../data/store';
 import { isValidPromptId, toPromptBody } from '../domain/prompt';
+import { isInScope } from '../domain/prompt-scope';
 import { isValidVersion } from '../domain/version';
 import { badRequest, promptNotFound, versionNotFound } from '../http/api-error';
 import { ifNoneMatchMatches, strongEtag } from '../http/etag';
@@ -21,6 +22,8 @@ export const getPrompt =
       throw badRequest('version must be MAJOR.MINOR.PATCH: digits only, no leading zeros, at most 9 digits each');
     }
 
+    // Outside the key's scope a prompt is exactly as absent as one that does not exist.
+    if (!isInScope(reader.scope, promptId)) throw promptNotFound(promptId);
     const lookup =
       version === undefined
         ? await store.findLatestPrompt(reader, promptId)

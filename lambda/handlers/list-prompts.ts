@@ -1,5 +1,6 @@
 import type { PromptStore } from '../data/store';
-import { toPromptBody } from '../domain/prompt';
+import { type Prompt, toPromptBody } from '../domain/prompt';
+import { isInScope } from '../domain/prompt-scope';
 import { badRequest } from '../http/api-error';
 import { jsonResponse } from '../http/responses';
 import { REVALIDATE_CACHE_CONTROL } from './get-prompt';
@@ -15,12 +16,13 @@ export const listPrompts =
   (store: PromptStore): RouteHandler<'listPrompts'> =>
   async ({ request, reader }) => {
     const includeVersions = includeVersionsOf(request.query.include_versions);
+    const visible = <P extends Prompt>(prompts: P[]) => prompts.filter((prompt) => isInScope(reader.scope, prompt.promptId));
     const body = includeVersions
-      ? (await store.listPromptsWithVersions(reader)).map((prompt) => ({
+      ? visible(await store.listPromptsWithVersions(reader)).map((prompt) => ({
           ...toPromptBody(prompt),
           publishedVersions: prompt.publishedVersions,
         }))
-      : (await store.listPrompts(reader)).map(toPromptBody);
+      : visible(await store.listPrompts(reader)).map(toPromptBody);
     // Large lists are gzipped for callers that accept it (see middleware/compression.ts).
     return jsonResponse(200, body, { 'Cache-Control': REVALIDATE_CACHE_CONTROL, Vary: 'Authorization, Accept-Encoding' });
   };

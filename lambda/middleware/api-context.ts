@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import type { PromptScope } from '../domain/prompt-scope';
 import type { HttpRequest } from '../http/http-event';
 import type { Route } from '../http/routes';
 
@@ -10,6 +11,7 @@ export interface Principal {
   readonly keyHash: string;
   readonly accountId: string;
   readonly promptsRevision: number;
+  readonly scope?: PromptScope;
 }
 
 /** The key's quota for this request, once the store has answered. */

@@ -1,13 +1,19 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { LruCache } from '../cache/lru-cache';
 import type { Admission, UsageStore } from '../data/store';
+import { sameScope } from '../domain/prompt-scope';
 import { type QuotaPeriod, quotaPeriodAt, secondsUntil } from '../domain/quota-period';
 import { invalidApiKey, usageLimitExceeded } from '../http/api-error';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import type { ApiContext, Principal, UsageState } from './api-context';
 import { deadlineAfter, REFUND_BUDGET_MS } from './store-deadline';
 
-export type KnownAccount = Pick<Principal, 'accountId' | 'promptsRevision'>;
+/** What a key check says of the caller beyond the count: a later check may say otherwise (a delete, a new scope). */
+export type KnownAccount = Omit<Principal, 'keyHash'>;
+
+export function sameKnownAccount(a: KnownAccount, b: KnownAccount): boolean {
+  return a.accountId === b.accountId && a.promptsRevision === b.promptsRevision && sameScope(a.scope, b.scope);
+}
 
 export interface QuotaOptions {
   readonly upgradeUrl: string;
@@ -46,7 +52,11 @@ export const quota = (
     const { key } = admission;
     const { month, resetsAt } = period;
     const limit = key.limit;
-    const known: KnownAccount = { accountId: key.accountId, promptsRevision: key.promptsRevision };
+    const known: KnownAccount = {
+      accountId: key.accountId,
+      promptsRevision: key.promptsRevision,
+      ...(key.scope ? { scope: key.scope } : {}),
+    };
     keyAccounts.set(keyHash, known);
     request.context.principal = { keyHash, ...known };
     // The spec fixes used == limit when refusing, even if a lowered limit left the count above it.
@@ -80,7 +90,7 @@ export const quota = (
       const at = now();
       const period = quotaPeriodAt(at);
       const admission = store
-        .admit(keyHash, period.month, storeDeadline)
+        .admit({ keyHash, month: period.month, at }, storeDeadline)
         .then((answer) => decide(request, keyHash, at, period, answer));
       const knownAccount = keyAccounts.get(keyHash);
       if (knownAccount === undefined) {

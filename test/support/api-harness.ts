@@ -10,6 +10,8 @@ import { type EventOptions, httpApiEvent, lambdaContext } from './events';
 import { Fixtures } from './fixtures';
 import { type GatewayRoute, gatewayRouteFor, type LambdaFunction, type LambdaHandler } from '../../local/http-gateway';
 import { type FunctionName, gatewayRoutes, type LocalFunctions } from '../../local/lambda-functions';
+import { InvocationSlots } from '../../local/invocation-slots';
+import { LOCAL_CONCURRENCY } from '../../local/local-stack';
 import { type LocalStore, startLocalStore } from './local-store';
 import { expectResponseMatchesOpenApi } from './openapi';
 
@@ -64,6 +66,7 @@ export class ApiHarness {
   private local!: LocalStore;
   private functions!: LocalFunctions;
   private routes!: GatewayRoute[];
+  private readonly slots = new InvocationSlots(LOCAL_CONCURRENCY.maxRunning, LOCAL_CONCURRENCY.maxWaiting);
 
   async start(): Promise<this> {
     this.local = await startLocalStore();
@@ -102,7 +105,15 @@ export class ApiHarness {
 
   /** Sends one event as the gateway would, and holds every answer to the OpenAPI document. */
   async send(event: ApiEvent): Promise<ApiResponse> {
-    const result = await this.handlerFor(event)(event, lambdaContext());
+    // As many invocations at once as the local stack runs (a deployed function's concurrency, locally).
+    const release = await this.slots.acquire();
+    if (!release) throw new Error('more requests at once than the local stack queues');
+    let result: ApiResult;
+    try {
+      result = await this.handlerFor(event)(event, lambdaContext());
+    } finally {
+      release();
+    }
     const request = readHttpRequest(event);
     expectResponseMatchesOpenApi({
       method: request.method,

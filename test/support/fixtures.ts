@@ -1,5 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoAdminStore, type PromptInput, type PromptVersionInput } from '../../lambda/data/dynamo-admin-store';
+import {
+  DynamoAdminStore,
+  type NewApiKey,
+  type PromptInput,
+  type PromptVersionInput,
+} from '../../lambda/data/dynamo-admin-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import type { Plan } from '../../lambda/domain/plans';
 import type { PromptConfig } from '../../lambda/domain/prompt';
@@ -44,7 +49,10 @@ export class Fixtures {
   }
 
   /** Creates a key for the account and returns it in plaintext, as a user would hold it. */
-  async apiKey(accountId: string, options: { monthlyLimit?: number; revoked?: boolean } = {}): Promise<string> {
+  async apiKey(
+    accountId: string,
+    options: Pick<NewApiKey, 'monthlyLimit' | 'revoked' | 'scope' | 'expiresAt'> = {},
+  ): Promise<string> {
     const apiKey = generateApiKey();
     const keyHash = hashApiKey(apiKey);
     await this.admin.putApiKey({

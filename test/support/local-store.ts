@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AddressInfo, Server } from 'node:net';
 import { createDocumentClient, createStoreClients, type StoreClients } from '../../lambda/data/dynamo-client';
 import { createTableInput } from '../../lambda/data/table-schema';
+import { LOCAL_STORE_SOCKETS } from '../../local/local-stack';
 
 // dynalite ships no types; this is the part of it the tests use.
 const dynalite = require('dynalite') as (options: { createTableMs: number; updateTableMs: number }) => Server;
@@ -31,7 +32,8 @@ export async function startLocalStore(tableName = 'prompts-test'): Promise<Local
   await raw.send(new CreateTableCommand(createTableInput(tableName)));
   raw.destroy();
   const client = createDocumentClient({ region: 'us-east-1', endpoint });
-  const clients = createStoreClients({ region: 'us-east-1', endpoint });
+  // As the local stack sizes them: the harness runs as many requests at once as it does.
+  const clients = createStoreClients({ region: 'us-east-1', endpoint, maxSockets: LOCAL_STORE_SOCKETS });
   return {
     endpoint,
     tableName,
