@@ -170,9 +170,11 @@ function retryAfterOf(header: string | null, now: number): number | undefined {
 }
 
 function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+  // Duck-typed: an error thrown by the runtime's fetch may come from another realm than this code's Error.
+  const { message, cause } = (error ?? {}) as { message?: unknown; cause?: unknown };
+  if (typeof message !== 'string') return String(error);
   // Node's fetch says only "fetch failed"; the reason (ECONNREFUSED, ...) is its cause.
-  const cause = (error as Error & { cause?: unknown }).cause;
-  const detail = cause instanceof Error ? ((cause as Error & { code?: unknown }).code ?? cause.message) : undefined;
-  return detail === undefined ? error.message : `${error.message} (${String(detail)})`;
+  const { code, message: causeMessage } = (cause ?? {}) as { code?: unknown; message?: unknown };
+  const detail = typeof code === 'string' ? code : typeof causeMessage === 'string' ? causeMessage : undefined;
+  return detail === undefined ? message : `${message} (${detail})`;
 }
