@@ -394,8 +394,7 @@ class CachingPromptClient {
     const answer = await this.#http.get(path, etag, subject);
     if (answer.kind === 'refused' && answer.error.code === 'UNAUTHORIZED') {
       this.#unauthorized = answer.error as UnauthorizedError;
-    } else if (answer.kind !== 'outage') {
-      // Any other answer from the API means it accepted the key (429 included: it counted it before).
+    } else if (keyAccepted(answer)) {
       this.#unauthorized = undefined;
     }
     if (answer.kind === 'refused' && answer.retryAfterMs !== undefined) {
@@ -431,6 +430,16 @@ class CachingPromptClient {
     this.#pinned.deleteWhere((key) => key.startsWith(prefix));
     if (this.#list) this.#list = { ...this.#list, ids: this.#list.ids.filter((id) => id !== promptId) };
   }
+}
+
+/**
+ * The API checks the key before the quota and the parameters, so a 200, 304, 400, 404 or quota 429 means
+ * it accepted the key. The gateway's own throttle (429 without a code) and other failures say nothing of it.
+ */
+function keyAccepted(answer: Answer): boolean {
+  if (answer.kind === 'ok' || answer.kind === 'not-modified') return true;
+  if (answer.kind === 'outage') return false;
+  return ['NOT_FOUND', 'VERSION_NOT_FOUND', 'BAD_REQUEST', 'USAGE_LIMIT_EXCEEDED'].includes(answer.error.code);
 }
 
 function unwrap<T>(outcome: Outcome<T>): T {

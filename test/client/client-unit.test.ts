@@ -132,6 +132,27 @@ test('a fetch that throws anything, even synchronously, never surfaces as an unh
   }
 });
 
+test('after a 401, every call asks the API, and once it accepts the key again copies are served again', async () => {
+  let status = 200;
+  const { fetch, calls } = scripted(async () =>
+    status === 401 ? response(401, { error: 'Invalid API key', code: 'UNAUTHORIZED' }) : response(200, body('p'), { etag: '"a"' }),
+  );
+  const clock = { now: 0 };
+  const client = createPromptClient({ baseUrl: BASE, apiKey: KEY, fetch, now: () => clock.now });
+  await client.get('p');
+  status = 401;
+  clock.now = 60_000;
+  await client.get('p');
+  await client.idle();
+
+  await expect(client.get('p')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  await expect(client.get('p')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  status = 200;
+  expect((await client.get('p')).source).toBe('network');
+  expect((await client.get('p')).source).toBe('cache');
+  expect(calls).toHaveLength(5);
+});
+
 test('an answer that is not a prompt is treated as an outage, not handed to the caller', async () => {
   const { fetch } = scripted(async () => response(200, { hello: 'captive portal' }));
   const client = createPromptClient({ baseUrl: BASE, apiKey: KEY, fetch, snapshot: snapshotOf(body('p')) });
