@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
 import { ConflictError, DynamoAdminStore, NotFoundError } from '../lambda/data/dynamo-admin-store';
+import { DynamoStore } from '../lambda/data/dynamo-store';
 import { StoreUnavailableError } from '../lambda/data/store';
 import { type Command, type CommandContext, UsageError } from './command';
 import { accountCommands } from './commands/accounts';
@@ -55,6 +56,12 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
         storeConfig ??= loadStoreConfig(env);
         client ??= createDocumentClient({ region: storeConfig.region, endpoint: storeConfig.storeEndpoint });
         return new DynamoAdminStore(client, storeConfig.tableName, now);
+      },
+      promptReader: () => {
+        storeConfig ??= loadStoreConfig(env);
+        client ??= createDocumentClient({ region: storeConfig.region, endpoint: storeConfig.storeEndpoint });
+        // Operator reads: the same client both ways, with the operator tools' own timeouts and retries.
+        return new DynamoStore({ reads: client, writes: client }, storeConfig.tableName);
       },
       now,
     };

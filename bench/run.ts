@@ -16,6 +16,7 @@ import { loadLocalConfig } from '../local/local-config';
 import { startLocalStack } from '../local/local-stack';
 import { startBaselineServer } from './baseline-server';
 import { type BundleReport, measureBundles, median } from './bundles';
+import { measureClient } from './client';
 import { startCountingStore } from './counting-store';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -180,6 +181,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   // Bundles first, while nothing else runs on the machine.
   const bundles = await measureBundles();
+  // The client's microsecond figures next, also on a quiet machine.
+  const client = await measureClient();
   const passes: PassResult[] = [];
   for (const latencyMs of [0, STORE_LATENCY_MS]) passes.push(await measurePass(latencyMs));
 
@@ -207,6 +210,14 @@ async function main(): Promise<void> {
     'Bundles (what `cdk synth` builds; load = `import()` of the bundle in a fresh Node process, module scope included):',
     '',
     table(bundleRows, ['function', 'size', 'gzip', 'load ms (median of 5)', 'runs']),
+    '',
+    'Client (`client/`, in the bench process; each call timed on its own, 200,000 calls after 20,000 to warm up):',
+    '',
+    table(client.latency, ['client call', 'p50 µs', 'p99 µs']),
+    '',
+    'API requests (each one a quota unit) for 10,000 `get`s of 20 prompts over 5 simulated minutes (an injected clock), round-robin, default TTL (60 s), against the local stack:',
+    '',
+    table(client.requests, ['how the app fetches', 'API requests', 'of which']),
     '',
     `Seeding ${(10 + LARGE_ACCOUNT_PROMPTS) * 3} versions: ${passes[0]?.seedSeconds.toFixed(1)} s. Whole run: ${((performance.now() - started) / 1000).toFixed(0)} s.`,
   ].join('\n');

@@ -6,6 +6,7 @@ import { InputError, readObject } from '../input-reader';
 import { accountOption, jsonOption, promptIdOption, versionOption } from '../option-values';
 import { CONTENT_FIELDS, readContent } from '../prompt-content';
 import { seedCounts } from '../seed-file';
+import { exportCommand } from './prompts-export';
 
 const importCommand: Command = {
   words: ['prompts', 'import'],
@@ -210,4 +211,4 @@ const list: Command = {
   },
 };
 
-export const promptCommands: readonly Command[] = [importCommand, publish, deleteCommand, restore, list];
+export const promptCommands: readonly Command[] = [importCommand, publish, deleteCommand, restore, list, exportCommand];

@@ -2,7 +2,8 @@ import type { PromptStore } from '../data/store';
 import { type Prompt, toPromptBody } from '../domain/prompt';
 import { isInScope } from '../domain/prompt-scope';
 import { badRequest } from '../http/api-error';
-import { jsonResponse } from '../http/responses';
+import { ifNoneMatchMatches, strongEtag } from '../http/etag';
+import { emptyResponse, JSON_CONTENT_TYPE } from '../http/responses';
 import { REVALIDATE_CACHE_CONTROL } from './get-prompt';
 import type { RouteHandler } from './route-handler';
 
@@ -17,12 +18,22 @@ export const listPrompts =
   async ({ request, reader }) => {
     const includeVersions = includeVersionsOf(request.query.include_versions);
     const visible = <P extends Prompt>(prompts: P[]) => prompts.filter((prompt) => isInScope(reader.scope, prompt.promptId));
-    const body = includeVersions
-      ? visible(await store.listPromptsWithVersions(reader)).map((prompt) => ({
-          ...toPromptBody(prompt),
-          publishedVersions: prompt.publishedVersions,
-        }))
-      : visible(await store.listPrompts(reader)).map(toPromptBody);
-    // Large lists are gzipped for callers that accept it (see middleware/compression.ts).
-    return jsonResponse(200, body, { 'Cache-Control': REVALIDATE_CACHE_CONTROL, Vary: 'Authorization, Accept-Encoding' });
+    const body = JSON.stringify(
+      includeVersions
+        ? visible(await store.listPromptsWithVersions(reader)).map((prompt) => ({
+            ...toPromptBody(prompt),
+            publishedVersions: prompt.publishedVersions,
+          }))
+        : visible(await store.listPrompts(reader)).map(toPromptBody),
+    );
+    // One conditional request revalidates every prompt of the account at once. The tag names the
+    // uncompressed text; middleware/compression.ts gives the gzipped one a tag of its own, and
+    // answers a match on that one with 304 too.
+    const headers = {
+      ETag: strongEtag(body),
+      'Cache-Control': REVALIDATE_CACHE_CONTROL,
+      Vary: 'Authorization, Accept-Encoding',
+    };
+    if (ifNoneMatchMatches(request.headers['if-none-match'], headers.ETag)) return emptyResponse(304, headers);
+    return { statusCode: 200, headers: { 'Content-Type': JSON_CONTENT_TYPE, ...headers }, body };
   };

@@ -74,7 +74,7 @@ describe('openapi.yaml, the document', () => {
     expect(documentedStatuses('get', '/prompts/{promptId}')).toEqual(
       ['200', '304', '400', '401', '404', '405', '429', '500', '503'].sort(),
     );
-    expect(documentedStatuses('get', '/prompts')).toEqual(['200', '400', '401', '405', '429', '500', '503'].sort());
+    expect(documentedStatuses('get', '/prompts')).toEqual(['200', '304', '400', '401', '405', '429', '500', '503'].sort());
     expect(documentedStatuses('options', '/prompts/{promptId}')).toEqual(['204']);
     expect(documentedStatuses('options', '/prompts')).toEqual(['204']);
     expect(Object.keys(document.paths).sort()).toEqual(['/prompts', '/prompts/{promptId}']);

@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import type { Request } from '@middy/core';
 import type { ApiEvent, ApiResult } from '../../lambda/http/http-event';
 import type { ApiContext } from '../../lambda/middleware/api-context';
-import { acceptsGzip, compression } from '../../lambda/middleware/compression';
+import { acceptsGzip, compression, gzipEtag } from '../../lambda/middleware/compression';
 import { httpApiEvent, lambdaContext } from '../support/events';
 
 describe('Accept-Encoding', () => {
@@ -18,8 +18,9 @@ describe('Accept-Encoding', () => {
 describe('compression', () => {
   const largeBody = JSON.stringify(Array.from({ length: 500 }, (_, i) => ({ promptId: `p-${i}`, text: 'hello ${name}' })));
 
-  async function after(response: ApiResult, acceptEncoding?: string): Promise<ApiResult> {
+  async function after(response: ApiResult, acceptEncoding?: string, ifNoneMatch?: string): Promise<ApiResult> {
     const headers: Record<string, string> = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
+    if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch;
     const context: ApiContext = {
       ...lambdaContext(),
       httpRequest: { method: 'GET', path: '/prompts', headers, query: {} },
@@ -48,8 +49,32 @@ describe('compression', () => {
     expect(result.body).toBe('{"a":1}');
   });
 
-  test('an answer with an ETag is left alone, so the strong validator names one representation', async () => {
+  test('an answer with an ETag that does not vary by Accept-Encoding is left alone, so its tag names one representation', async () => {
     const result = await after({ statusCode: 200, headers: { ETag: '"x"' }, body: largeBody }, 'gzip');
     expect(result.body).toBe(largeBody);
   });
+
+  test('an answer with an ETag that varies by Accept-Encoding is gzipped under a tag of its own', async () => {
+    const headers = { 'Content-Type': 'application/json', ETag: '"x"', Vary: 'Authorization, Accept-Encoding' };
+    const result = await after({ statusCode: 200, headers, body: largeBody }, 'gzip');
+    expect(result.headers).toEqual({ ...headers, ETag: '"x-gzip"', 'Content-Encoding': 'gzip' });
+    expect(gunzipSync(Buffer.from(result.body ?? '', 'base64')).toString('utf8')).toBe(largeBody);
+  });
+
+  test('a request that already holds the gzipped representation gets 304 naming its tag', async () => {
+    const headers = { 'Content-Type': 'application/json', ETag: '"x"', Vary: 'Authorization, Accept-Encoding', 'Cache-Control': 'private, no-cache' };
+    const result = await after({ statusCode: 200, headers, body: largeBody }, 'gzip', '"x-gzip"');
+    expect(result).toEqual({ statusCode: 304, headers: { ETag: '"x-gzip"', Vary: 'Authorization, Accept-Encoding', 'Cache-Control': 'private, no-cache' } });
+  });
+
+  test.each([['"x"'], ['"y-gzip"']])('If-None-Match %s does not match the gzipped representation', async (ifNoneMatch) => {
+    const headers = { ETag: '"x"', Vary: 'Accept-Encoding' };
+    const result = await after({ statusCode: 200, headers, body: largeBody }, 'gzip', ifNoneMatch);
+    expect(result.statusCode).toBe(200);
+    expect(result.headers.ETag).toBe('"x-gzip"');
+  });
+});
+
+test('the gzip tag of a strong tag is the tag with -gzip before its closing quote', () => {
+  expect(gzipEtag('"bP0D1_Bm"')).toBe('"bP0D1_Bm-gzip"');
 });

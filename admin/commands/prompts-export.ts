@@ -1,0 +1,57 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { createSnapshot } from '../../client/src/snapshot';
+import { NotFoundError } from '../../lambda/data/dynamo-admin-store';
+import { type Prompt, toPromptBody } from '../../lambda/domain/prompt';
+import { type Command, requiredOption } from '../command';
+import { accountOption } from '../option-values';
+
+/** `prompts export`: the client's snapshot format, written from the store, for bundling with an app. */
+
+/** Reads of version items at once: enough to overlap round trips, few enough not to throttle the table. */
+const EXPORT_READS_AT_ONCE = 8;
+
+export const exportCommand: Command = {
+  words: ['prompts', 'export'],
+  summary: "Write an account's published prompts as a client snapshot, to bundle with an app at build time",
+  synopsis: '--account <accountId> --out <file>',
+  help: [
+    '--account <accountId>  the account (required)',
+    '--out <file>           where to write the snapshot (JSON); replaced whole, never left half-written',
+    'Every prompt the API serves, at its latest version, and every other published version of it: the',
+    'format of the client\'s prompts.snapshot(), which its snapshot option takes (README "Use it from',
+    'your app"). Drafts and deleted prompts are left out. Reads the store; uses no API key and no quota.',
+  ],
+  examples: ['prompts export --account acme --out src/prompts.snapshot.json'],
+  options: { account: { type: 'string' }, out: { type: 'string' } },
+  async run(context, args) {
+    const accountId = accountOption(args);
+    const out = requiredOption(args, 'out');
+    if (!(await context.admin().findAccount(accountId))) throw new NotFoundError(`account ${accountId} does not exist`);
+    const store = context.promptReader();
+    // Off the request path: no deadline but the operator client's own timeouts, and no cached copies.
+    const reader = { accountId, promptsRevision: 0, deadline: new AbortController().signal };
+    const latest = await store.listPromptsWithVersions(reader);
+    const wanted = latest.flatMap((prompt) =>
+      prompt.publishedVersions.filter(({ version }) => version !== prompt.version).map(({ version }) => ({ promptId: prompt.promptId, version })),
+    );
+    const others: Prompt[] = [];
+    for (let at = 0; at < wanted.length; at += EXPORT_READS_AT_ONCE) {
+      const lookups = await Promise.all(
+        wanted.slice(at, at + EXPORT_READS_AT_ONCE).map(({ promptId, version }) => store.findPromptVersion(reader, promptId, version)),
+      );
+      // A version unpublished or deleted between the list and this read is simply not exported.
+      for (const lookup of lookups) if (lookup.found) others.push(toPromptBody(lookup.prompt));
+    }
+    const snapshot = createSnapshot(latest.map(toPromptBody), others, context.now());
+    await mkdir(dirname(resolve(out)), { recursive: true });
+    const temporary = `${resolve(out)}.${process.pid}.tmp`;
+    await writeFile(temporary, `${JSON.stringify(snapshot, null, 2)}\n`);
+    await rename(temporary, resolve(out));
+    const counts = { prompts: snapshot.prompts.length, versions: snapshot.versions.length };
+    return {
+      json: { accountId, out, ...counts },
+      text: `Wrote ${out}: ${counts.prompts} prompt(s) of account ${accountId} at their latest version, and ${counts.versions} other published version(s)`,
+    };
+  },
+};

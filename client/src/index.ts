@@ -1,0 +1,40 @@
+/**
+ * @prompt-retrieval/client: prompts from the prompt retrieval service, cached in memory, revalidated in
+ * the background, served from a copy when the service or the quota fails, with typed `${variable}`
+ * filling. Runs wherever there is a global `fetch`: Node 20+, browsers, edge runtimes.
+ */
+export { createPromptClient } from './client.js';
+export type { GetOptions, PromptClient, PromptClientOptions } from './client.js';
+export {
+  BadRequestError,
+  InvalidOptionsError,
+  NotFoundError,
+  PromptClientError,
+  ServiceUnavailableError,
+  TemplateVariablesError,
+  UnauthorizedError,
+  UsageLimitExceededError,
+  VersionNotFoundError,
+} from './errors.js';
+export type { PromptErrorCode } from './errors.js';
+export type { FetchFunction, FetchInit, FetchResponse } from './http.js';
+export { SNAPSHOT_FORMAT, SNAPSHOT_FORMAT_VERSION } from './snapshot.js';
+export type { PromptSnapshot } from './snapshot.js';
+export { parseTemplate, PromptTemplate } from './template.js';
+export type { Segment } from './template.js';
+export type {
+  ClientPrompt,
+  CompiledMessages,
+  CompileOptions,
+  KnownPromptId,
+  PromptConfig,
+  PromptData,
+  PromptRegistry,
+  PromptShape,
+  PromptSource,
+  Quota,
+  TemplateValue,
+  TemplateValues,
+  UntypedPrompts,
+  VariablesOf,
+} from './types.js';

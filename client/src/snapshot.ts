@@ -1,0 +1,131 @@
+import { InvalidOptionsError } from './errors.js';
+import type { PromptData } from './types.js';
+
+export const SNAPSHOT_FORMAT = 'prompt-retrieval-snapshot';
+export const SNAPSHOT_FORMAT_VERSION = 1;
+
+/**
+ * Copies of prompts to serve when the API cannot be reached: what `prompts.snapshot()` returns, what
+ * `prompts export` in the admin CLI writes, and what the `snapshot` option takes back (as this object,
+ * or as its JSON text). Plain JSON, so it can be written to a file and bundled with an app.
+ */
+export interface PromptSnapshot {
+  readonly format: typeof SNAPSHOT_FORMAT;
+  readonly formatVersion: typeof SNAPSHOT_FORMAT_VERSION;
+  /** ISO 8601: when the copies were taken. */
+  readonly createdAt: string;
+  /** Every prompt at its latest version, by promptId. */
+  readonly prompts: readonly PromptData[];
+  /** Other versions of those prompts (pinned ones), by promptId then version. */
+  readonly versions: readonly PromptData[];
+}
+
+export function createSnapshot(latest: readonly PromptData[], others: readonly PromptData[], createdAt: Date): PromptSnapshot {
+  const latestVersions = new Set(latest.map((prompt) => versionKey(prompt.promptId, prompt.version)));
+  const listed = new Set(latest.map((prompt) => prompt.promptId));
+  const versions = new Map<string, PromptData>();
+  for (const prompt of others) {
+    const key = versionKey(prompt.promptId, prompt.version);
+    // A prompt missing from the latest list is gone (deleted): its old versions must not outlive it.
+    if (listed.has(prompt.promptId) && !latestVersions.has(key)) versions.set(key, plain(prompt));
+  }
+  return {
+    format: SNAPSHOT_FORMAT,
+    formatVersion: SNAPSHOT_FORMAT_VERSION,
+    createdAt: createdAt.toISOString(),
+    prompts: [...latest].map(plain).sort(byIdThenVersion),
+    versions: [...versions.values()].sort(byIdThenVersion),
+  };
+}
+
+export function versionKey(promptId: string, version: string): string {
+  return `${promptId}@${version}`;
+}
+
+/** Checks a snapshot field by field, so a damaged file fails at start-up and not during an outage. */
+export function readSnapshot(input: unknown): PromptSnapshot {
+  let value = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch (error) {
+      throw new InvalidOptionsError(`snapshot: not valid JSON (${(error as Error).message})`);
+    }
+  }
+  const snapshot = objectAt(value, 'snapshot');
+  if (snapshot.format !== SNAPSHOT_FORMAT || snapshot.formatVersion !== SNAPSHOT_FORMAT_VERSION) {
+    throw new InvalidOptionsError(
+      `snapshot: not a snapshot of this client (expected format "${SNAPSHOT_FORMAT}", formatVersion ${SNAPSHOT_FORMAT_VERSION})`,
+    );
+  }
+  if (typeof snapshot.createdAt !== 'string' || Number.isNaN(Date.parse(snapshot.createdAt))) {
+    throw new InvalidOptionsError('snapshot.createdAt: must be an ISO 8601 date');
+  }
+  return {
+    format: SNAPSHOT_FORMAT,
+    formatVersion: SNAPSHOT_FORMAT_VERSION,
+    createdAt: snapshot.createdAt,
+    prompts: promptsAt(snapshot.prompts, 'snapshot.prompts'),
+    versions: promptsAt(snapshot.versions, 'snapshot.versions'),
+  };
+}
+
+/** Reads an API answer (or a snapshot entry) as a prompt; undefined names what does not fit. */
+export function promptProblem(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'must be an object';
+  const prompt = value as Record<string, unknown>;
+  for (const field of ['promptId', 'promptName', 'version', 'systemMessage', 'userMessage'] as const) {
+    if (typeof prompt[field] !== 'string') return `${field}: must be a string`;
+  }
+  const config = prompt.config;
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return 'config: must be an object';
+  const { model, temperature, schema, inputDataRootName } = config as Record<string, unknown>;
+  if (typeof model !== 'string') return 'config.model: must be a string';
+  if (typeof temperature !== 'number') return 'config.temperature: must be a number';
+  if (!Array.isArray(schema)) return 'config.schema: must be an array';
+  if (inputDataRootName !== null && typeof inputDataRootName !== 'string') return 'config.inputDataRootName: must be a string or null';
+  return undefined;
+}
+
+/** Only the API's fields, in the API's order: nothing a caller attached travels into a snapshot. */
+export function plain(prompt: PromptData): PromptData {
+  const { promptId, promptName, version, systemMessage, userMessage, config } = prompt;
+  const { model, temperature, schema, inputData, inputDataRootName } = config;
+  return {
+    promptId,
+    promptName,
+    version,
+    systemMessage,
+    userMessage,
+    config: { model, temperature, schema, inputData: inputData === undefined ? null : inputData, inputDataRootName },
+  };
+}
+
+function promptsAt(value: unknown, path: string): PromptData[] {
+  if (!Array.isArray(value)) throw new InvalidOptionsError(`${path}: must be an array`);
+  return value.map((entry: unknown, index) => {
+    const problem = promptProblem(entry);
+    if (problem !== undefined) throw new InvalidOptionsError(`${path}[${index}]${problem.startsWith('must') ? ': ' : '.'}${problem}`);
+    return plain(entry as PromptData);
+  });
+}
+
+function objectAt(value: unknown, path: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidOptionsError(`${path}: must be an object`);
+  return value as Record<string, unknown>;
+}
+
+function byIdThenVersion(a: PromptData, b: PromptData): number {
+  if (a.promptId !== b.promptId) return a.promptId < b.promptId ? -1 : 1;
+  return compareVersions(a.version, b.version);
+}
+
+function compareVersions(a: string, b: string): number {
+  const left = a.split('.').map(Number);
+  const right = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(left.length, right.length); i += 1) {
+    const difference = (left[i] ?? 0) - (right[i] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}

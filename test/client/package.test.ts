@@ -1,0 +1,204 @@
+import { execFile } from 'node:child_process';
+import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import ts from 'typescript';
+import { temporaryFolder } from '../e2e/support/processes';
+import { prompt, version } from '../support/fixtures';
+import { ClientStack } from './support/client-stack';
+
+/**
+ * The package as an application gets it: `npm pack` in client/ (which builds it), the tarball installed
+ * in a fresh project outside the repository, used from plain JavaScript, its bin run, and its
+ * declarations type-checked together with the module the bin generates.
+ */
+const run = promisify(execFile);
+const CLIENT_DIR = resolve(__dirname, '..', '..', 'client');
+const stack = new ClientStack();
+let folder: Awaited<ReturnType<typeof temporaryFolder>>;
+let app: string;
+let tarball: string;
+let apiKey: string;
+
+/** npm as a developer runs it, without the settings of the npm process that may be running these tests. */
+function npm(args: string[], cwd: string) {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.toLowerCase().startsWith('npm_')) env[name] = value;
+  return run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+}
+
+beforeAll(async () => {
+  await stack.start();
+  await stack.fixtures.account('acme');
+  await stack.fixtures.prompts(
+    'acme',
+    prompt('welcome-email', [
+      version('1.0.0', { systemMessage: 'Be brief.', userMessage: 'Welcome ${name}.' }),
+      version('1.1.0', { systemMessage: 'Write as ${company}.', userMessage: 'Welcome ${name} to ${company}.' }),
+    ]),
+    prompt('no-variables', [version('1.0.0', { systemMessage: 'Hi.', userMessage: 'Say hello.' })]),
+  );
+  apiKey = await stack.fixtures.apiKey('acme');
+
+  folder = await temporaryFolder('client-package');
+  const { stdout } = await npm(['pack', '--pack-destination', folder.path], CLIENT_DIR);
+  tarball = join(folder.path, stdout.trim().split('\n').at(-1) ?? '');
+  app = join(folder.path, 'app');
+  await mkdir(app);
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', private: true, type: 'module' }));
+  await npm(['install', '--offline', tarball], app);
+}, 180_000);
+
+afterAll(async () => {
+  await stack.remove();
+  await folder?.remove();
+});
+
+test('npm pack builds a tarball of the ESM entry, its declarations and the bin, with no runtime dependencies', async () => {
+  const { stdout } = await run('tar', ['-tzf', tarball]);
+  const files = stdout.trim().split('\n').sort();
+
+  expect(files).toEqual(expect.arrayContaining(['package/package.json', 'package/README.md', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/bin/prompt-types.js']));
+  expect(files.filter((file) => !/^package\/(package\.json|README\.md|dist\/[\w/-]+\.(js|d\.ts))$/.test(file))).toEqual([]);
+  const manifest = JSON.parse(await readFile(join(app, 'node_modules/@prompt-retrieval/client/package.json'), 'utf8'));
+  expect(manifest).toMatchObject({ name: '@prompt-retrieval/client', type: 'module' });
+  expect(manifest.dependencies).toBeUndefined();
+});
+
+test('the main entry imports nothing but its own files, so it runs in browsers and on edge runtimes', async () => {
+  const dist = join(app, 'node_modules/@prompt-retrieval/client/dist');
+  const entryFiles = (await readdir(dist)).filter((file) => file.endsWith('.js'));
+  const specifiers = await Promise.all(
+    entryFiles.map(async (file) => [...(await readFile(join(dist, file), 'utf8')).matchAll(/(?:import|export)[^'"]*from\s*['"]([^'"]+)['"]/g)].map((m) => m[1])),
+  );
+  expect(specifiers.flat().filter((specifier) => !specifier?.startsWith('./'))).toEqual([]);
+});
+
+test('installed in a fresh project, it works from plain JavaScript', async () => {
+  await writeFile(
+    join(app, 'use.mjs'),
+    `import { createPromptClient, NotFoundError } from '@prompt-retrieval/client';
+const prompts = createPromptClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY });
+const first = await prompts.get('welcome-email');
+const again = await prompts.get('welcome-email');
+const pinned = await prompts.get('welcome-email', { version: '1.0.0' });
+const missing = await prompts.get('nope').catch((error) => ({ isNotFound: error instanceof NotFoundError, code: error.code }));
+const listed = await prompts.list();
+console.log(JSON.stringify({
+  first: [first.version, first.source, first.variables],
+  again: again.source,
+  pinned: pinned.compile({ name: 'Ada' }).userMessage,
+  filled: first.compile({ name: 'Ada', company: 'Acme' }),
+  missing,
+  listed: listed.map((p) => p.promptId),
+  remaining: prompts.quota.remaining,
+}));
+`,
+  );
+
+  const { stdout } = await run(process.execPath, ['use.mjs'], { cwd: app, env: { ...process.env, BASE_URL: stack.url, API_KEY: apiKey } });
+
+  expect(JSON.parse(stdout)).toEqual({
+    first: ['1.1.0', 'network', ['company', 'name']],
+    again: 'cache',
+    pinned: 'Welcome Ada.',
+    filled: { systemMessage: 'Write as Acme.', userMessage: 'Welcome Ada to Acme.' },
+    missing: { isNotFound: true, code: 'NOT_FOUND' },
+    listed: ['no-variables', 'welcome-email'],
+    remaining: 4996,
+  });
+});
+
+describe('typed variables', () => {
+  let generated: string;
+  let output: string;
+
+  beforeAll(async () => {
+    const result = await run(join(app, 'node_modules/.bin/prompt-types'), ['--base-url', stack.url, '--out', 'src/prompts.generated.ts', '--all-versions'], {
+      cwd: app,
+      env: { ...process.env, PROMPTS_API_KEY: apiKey },
+    });
+    output = result.stdout + result.stderr;
+    generated = await readFile(join(app, 'src/prompts.generated.ts'), 'utf8');
+  }, 60_000);
+
+  test('the prompt-types bin writes a module mapping each promptId to its version and variables, without echoing the key', () => {
+    expect(generated).toContain(
+      [
+        'export type Prompts = {',
+        '  readonly "no-variables": {',
+        '    readonly version: "1.0.0";',
+        '    readonly variables: never;',
+        '  };',
+        '  readonly "welcome-email": {',
+        '    readonly version: "1.1.0";',
+        '    readonly variables: "company" | "name";',
+        '    readonly versions: {',
+        '      readonly "1.0.0": "name";',
+        '    };',
+        '  };',
+        '};',
+      ].join('\n'),
+    );
+    expect(output).toMatch(/^Wrote \S+prompts\.generated\.ts: 2 prompt\(s\)\n$/);
+    expect(output + generated).not.toContain(apiKey);
+  });
+
+  /** tsc over files of the app, against the installed package's declarations. */
+  function typeErrors(file: string, source: string): string[] {
+    const path = join(app, 'src', file);
+    const host = ts.createCompilerHost({});
+    const readFileFromDisk = host.readFile.bind(host);
+    host.readFile = (name) => (resolve(name) === path ? source : readFileFromDisk(name));
+    const program = ts.createProgram({
+      rootNames: [path],
+      options: {
+        strict: true,
+        noEmit: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+        types: [],
+      },
+      host,
+    });
+    return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+  }
+
+  const usage = (body: string) => `import { createPromptClient } from '@prompt-retrieval/client';
+import type { Prompts } from './prompts.generated.js';
+const prompts = createPromptClient<Prompts>({ baseUrl: 'https://prompts.example.com', apiKey: 'key' });
+export async function use(dynamicId: string) {
+${body}
+}
+`;
+
+  test('with the generated types, right calls type-check and each wrong one is an error (@ts-expect-error)', () => {
+    const errors = typeErrors(
+      'typed.ts',
+      usage(`  const welcome = await prompts.get('welcome-email');
+  welcome.compile({ name: 'Ada', company: 'Acme' });
+  const name: 'name' | 'company' = welcome.variables[0]!;
+  // @ts-expect-error a misspelt variable
+  welcome.compile({ nmae: 'Ada', company: 'Acme' });
+  // @ts-expect-error a missing variable
+  welcome.compile({ name: 'Ada' });
+  const old = await prompts.get('welcome-email', { version: '1.0.0' });
+  old.compile({ name: 'Ada' });
+  // @ts-expect-error 1.0.0 has no company
+  old.compile({ name: 'Ada', company: 'Acme' });
+  (await prompts.get('no-variables')).compile({});
+  // @ts-expect-error a misspelt prompt id
+  await prompts.get('welcome-emial');
+  (await prompts.get(dynamicId)).compile({ anything: 'goes' });
+  return name;`),
+    );
+    expect(errors).toEqual([]);
+  });
+
+  test("prompts.get('welcome-email').compile({ nmae: 'Ada' }) fails to type-check, naming the misspelt variable", () => {
+    const errors = typeErrors('misspelt.ts', usage(`  (await prompts.get('welcome-email')).compile({ nmae: 'Ada', company: 'Acme' });`));
+    expect(errors).toEqual([expect.stringContaining("'nmae' does not exist in type 'TemplateValues<\"name\" | \"company\">'")]);
+  });
+});
