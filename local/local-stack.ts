@@ -51,7 +51,7 @@ const DRAIN_MS = 3_000;
  * check, a prompt's head and version), so the store clients keep that many connections per invocation:
  * no store call ever waits for a socket with its timeout running.
  */
-export const LOCAL_CONCURRENCY = { maxRunning: 64, maxWaiting: 10_000 } as const;
+export const LOCAL_CONCURRENCY = { maxRunning: 16, maxWaiting: 10_000 } as const;
 const STORE_CALLS_PER_REQUEST = 3;
 export const LOCAL_STORE_SOCKETS = LOCAL_CONCURRENCY.maxRunning * STORE_CALLS_PER_REQUEST;
 
