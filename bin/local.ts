@@ -10,6 +10,9 @@ import { type LocalStack, startLocalStack } from '../local/local-stack';
 import { loadLocalConfig } from '../local/local-config';
 import { type PlaygroundServer, startPlaygroundServer } from '../local/playground-server';
 
+/** How often the stack looks for its parent: fast enough that a killed npm frees the ports within a second. */
+const ORPHAN_CHECK_MS = 500;
+
 // Node 20 runs this fine; the SDK's notice about its own future Node support is not for this console.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -74,15 +77,21 @@ function shortPath(path: string): string {
   return shorter === '' || shorter.startsWith('..') || isAbsolute(shorter) ? path : shorter;
 }
 
+/**
+ * Ctrl+C signals the whole process group, but a process manager or `kill` signals npm alone. The start
+ * script execs node in place of npm's shell, so npm's forwarded SIGTERM lands here; and should npm itself
+ * die without forwarding anything (SIGKILL), the stack notices it lost its parent and stops all the same,
+ * never left holding the ports and DATA_DIR.
+ */
 function stopOnSignals(stack: LocalStack, playground: PlaygroundServer): void {
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (reason: string) => {
     if (stopping) {
-      process.stderr.write(`${signal} again: exiting without waiting\n`);
+      process.stderr.write(`${reason} again: exiting without waiting\n`);
       process.exit(1);
     }
     stopping = true;
-    process.stdout.write(`\n${signal}: stopping...\n`);
+    process.stdout.write(`\n${reason}: stopping...\n`);
     Promise.all([playground.close(), stack.stop()]).then(
       () => {
         process.stdout.write('Stopped.\n');
@@ -94,8 +103,19 @@ function stopOnSignals(stack: LocalStack, playground: PlaygroundServer): void {
       },
     );
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+  if (process.env.npm_lifecycle_event !== undefined) stopWhenOrphaned(() => stop('npm exited'));
+}
+
+/** Node has no parent-death signal; a parent that is gone shows as a changed parent pid. */
+function stopWhenOrphaned(stop: () => void): void {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    stop();
+  }, ORPHAN_CHECK_MS);
+  watch.unref();
 }
 
 main().catch((error: unknown) => {
