@@ -133,6 +133,11 @@ export function runAdmin(args: readonly string[], env: Env): Promise<Exited> {
   return run(child(['bin/admin.ts', ...args], env));
 }
 
+/** `npm run invoke -- ...args`, the same way. */
+export function runInvoke(args: readonly string[], env: Env): Promise<Exited> {
+  return run(child(['bin/invoke.ts', ...args], env));
+}
+
 function child(args: readonly string[], env: Env): ChildProcess {
   return spawn(process.execPath, [...TSX, ...args], {
     cwd: REPO_ROOT,
