@@ -31,13 +31,18 @@ export interface EmbeddedStore {
  * dynalite, a DynamoDB-compatible server, keeping its data in LevelDB under `dataDir` so it survives
  * restarts. Tables become ACTIVE at once: nothing here is provisioned.
  */
-export async function startEmbeddedStore(options: { dataDir: string; port: number }): Promise<EmbeddedStore> {
+export async function startEmbeddedStore(options: {
+  dataDir: string;
+  port: number;
+  /** The stack's other configured ports, never suggested when `port` is taken. */
+  reservedPorts?: readonly number[];
+}): Promise<EmbeddedStore> {
   await mkdir(options.dataDir, { recursive: true });
   await assertDataDirFree(options.dataDir);
   const server = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   let port: number;
   try {
-    port = await listenOnLoopback(server, options.port, 'DYNAMODB_PORT');
+    port = await listenOnLoopback(server, options.port, 'DYNAMODB_PORT', { reserved: options.reservedPorts ?? [] });
   } catch (error) {
     // Let go of the data folder: dynalite opened it on creation.
     await closeServer(server).catch(() => undefined);
