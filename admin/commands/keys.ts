@@ -1,5 +1,6 @@
 import type { AdminApiKey } from '../../lambda/data/dynamo-admin-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
+import { isPlan, monthlyLimitFor } from '../../lambda/domain/plans';
 import { type Command, table } from '../command';
 import { accountOption, countOption, keyIdOption } from '../option-values';
 
@@ -53,18 +54,25 @@ const list: Command = {
     const accountId = accountOption(args);
     const keys = await context.admin().listApiKeys(accountId);
     return {
-      json: keys,
+      json: keys.map((key) => ({ ...key, limit: limitInForce(key) })),
       text: keys.length === 0 ? `Account ${accountId} has no keys` : table(['KEY ID', 'PREFIX', 'STATUS', 'LIMIT', 'CREATED'], keys.map(keyRow)),
     };
   },
 };
 
+/** What the API holds the key to this month: its own limit, else its plan's (the key carries a copy of the plan). */
+function limitInForce(key: AdminApiKey): number | undefined {
+  return isPlan(key.plan) ? monthlyLimitFor(key.plan, key.monthlyLimit) : key.monthlyLimit;
+}
+
 function keyRow(key: AdminApiKey): string[] {
+  const limit = limitInForce(key);
+  const source = key.monthlyLimit === undefined ? `${key.plan} plan` : 'own';
   return [
     key.keyId,
     key.displayPrefix ? `${key.displayPrefix}...` : '',
     key.status,
-    key.monthlyLimit === undefined ? 'plan' : String(key.monthlyLimit),
+    limit === undefined ? `? (unknown plan ${key.plan})` : `${limit} (${source})`,
     key.createdAt ?? '',
   ];
 }
