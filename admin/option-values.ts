@@ -3,6 +3,7 @@ import { isValidPromptId } from '../lambda/domain/prompt';
 import { isValidVersion } from '../lambda/domain/version';
 import { ACCOUNT_ID_RULE, isValidAccountId } from './account-id';
 import { type CommandArgs, requiredOption, stringOption, UsageError } from './command';
+import { JsonSyntaxError, parseJsonText } from './json-text';
 
 /** Option values checked before anything touches the store. Messages never repeat a value that could be a key. */
 
@@ -63,8 +64,10 @@ export function jsonOption(args: CommandArgs, name: string): unknown {
   const value = stringOption(args, name);
   if (value === undefined) return undefined;
   try {
-    return JSON.parse(value) as unknown;
+    return parseJsonText(value);
   } catch (error) {
-    throw new UsageError(`--${name} must be JSON (${(error as Error).message})`);
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    const where = error.line === 1 ? `column ${error.column}` : `line ${error.line}, column ${error.column}`;
+    throw new UsageError(`--${name} must be JSON: at ${where}, ${error.reason}`);
   }
 }

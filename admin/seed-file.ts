@@ -17,6 +17,7 @@ import {
   readOptionalString,
   readString,
 } from './input-reader';
+import { JsonSyntaxError, parseJsonText } from './json-text';
 import { CONTENT_FIELDS, readContent, readVersionNumber } from './prompt-content';
 
 /**
@@ -69,9 +70,10 @@ export async function readSeed(path: string): Promise<Seed> {
 export function parseSeed(text: string, source: string): Seed {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonText(text);
   } catch (error) {
-    throw new SeedError(`${source}: not valid JSON (${(error as Error).message})`);
+    if (error instanceof JsonSyntaxError) throw new SeedError(`${source}: ${error.message}`);
+    throw error;
   }
   try {
     return readSeedJson(json);

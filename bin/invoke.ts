@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { JsonSyntaxError, parseJsonText } from '../admin/json-text';
 import { DataDirInUseError, recordedStoreEndpoint } from '../local/embedded-store';
 import { lambdaContext } from '../local/lambda-context';
 import { createLocalFunctions, FUNCTION_NAMES, isFunctionName } from '../local/lambda-functions';
@@ -49,9 +50,10 @@ async function readEvent(path: string): Promise<APIGatewayProxyEventV2> {
   });
   let event: unknown;
   try {
-    event = JSON.parse(text);
+    event = parseJsonText(text);
   } catch (error) {
-    throw new InvokeError(`${path}: not valid JSON (${(error as Error).message})`);
+    if (error instanceof JsonSyntaxError) throw new InvokeError(`${path}: ${error.message}`);
+    throw error;
   }
   const looksLikeV2 =
     typeof event === 'object' &&

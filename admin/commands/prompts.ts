@@ -3,6 +3,7 @@ import type { PromptContent } from '../../lambda/domain/prompt';
 import { type Command, type CommandArgs, stringOption, table, UsageError } from '../command';
 import { describeSummary, importSeed } from '../import-seed';
 import { InputError, readObject } from '../input-reader';
+import { JsonSyntaxError, parseJsonText } from '../json-text';
 import { accountOption, jsonOption, promptIdOption, versionOption } from '../option-values';
 import { CONTENT_FIELDS, readContent } from '../prompt-content';
 import { seedCounts } from '../seed-file';
@@ -130,9 +131,10 @@ async function contentFromFile(file: string): Promise<Omit<PromptContent, 'versi
   });
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonText(text);
   } catch (error) {
-    throw new UsageError(`${file}: not valid JSON (${(error as Error).message})`);
+    if (error instanceof JsonSyntaxError) throw new UsageError(`${file}: ${error.message}`);
+    throw error;
   }
   return asUsageError(`${file}: `, () => readContent(readObject(json, '', CONTENT_FIELDS), ''));
 }
