@@ -6,7 +6,7 @@ import { InputError, readObject } from '../input-reader';
 import { JsonSyntaxError, parseJsonText } from '../json-text';
 import { accountOption, jsonOption, promptIdOption, versionOption } from '../option-values';
 import { CONTENT_FIELDS, readContent } from '../prompt-content';
-import { seedCounts } from '../seed-file';
+import { seedCounts, type SeedSources } from '../seed-file';
 
 const importCommand: Command = {
   words: ['prompts', 'import'],
@@ -25,16 +25,27 @@ const importCommand: Command = {
   async run(context, args) {
     const path = args.positionals[0] ?? '';
     const dryRun = args.values['dry-run'] === true;
-    const { seed, summary } = await importSeed(context.admin(), path, { dryRun });
+    const { seed, summary, sources } = await importSeed(context.admin(), path, { dryRun });
     const counts = seedCounts(seed);
     return {
-      json: { path, dryRun, summary },
+      json: { path, dryRun, summary, files: sources },
       text:
         `${dryRun ? 'Checked (dry run, nothing written)' : 'Imported'} ${path}: ${counts.accounts} account(s), ` +
-        `${counts.keys} key(s), ${counts.prompts} prompt(s), ${counts.versions} version(s)\n${describeSummary(summary)}`,
+        `${counts.keys} key(s), ${counts.prompts} prompt(s), ${counts.versions} version(s)\n${describeSummary(summary)}` +
+        describeSources(path, sources),
     };
   },
 };
+
+/** For a folder: every file read, and every entry left alone with the reason; a single file needs no list. */
+function describeSources(path: string, sources: SeedSources): string {
+  if (sources.read.length === 1 && sources.read[0] === path) return '';
+  const lines = [`Read ${sources.read.length} file(s):`, ...sources.read.map((file) => `  ${file}`)];
+  if (sources.skipped.length > 0) {
+    lines.push(`Skipped ${sources.skipped.length}:`, ...sources.skipped.map((entry) => `  ${entry.path}: ${entry.reason}`));
+  }
+  return `\n${lines.join('\n')}`;
+}
 
 const publish: Command = {
   words: ['prompts', 'publish'],
