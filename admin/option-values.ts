@@ -47,7 +47,7 @@ export function countOption(args: CommandArgs, name: string): number | undefined
   const value = stringOption(args, name);
   if (value === undefined) return undefined;
   const count = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(count)) throw new UsageError(`--${name} must be a whole number, 0 or more`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(count)) throw new UsageError(`--${name} must be a whole number of 0 or more`);
   return count;
 }
 

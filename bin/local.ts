@@ -63,7 +63,7 @@ function printBanner(stack: LocalStack, playground: PlaygroundServer, dataDir: s
   lines.push(
     '',
     'Admin CLI against this store:',
-    `  DYNAMODB_ENDPOINT=${stack.storeEndpoint} TABLE_NAME=${tableName} npm run admin -- accounts list`,
+    `  DYNAMODB_ENDPOINT=${stack.storeEndpoint} TABLE_NAME=${tableName} npx prompts-admin accounts list`,
     '',
     'Requests are logged below, one JSON line each. Ctrl+C stops.',
     '',

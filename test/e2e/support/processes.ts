@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 /** The repository root: the child processes run there, as a developer's shell would. */
@@ -131,6 +131,21 @@ export async function failedStart(env: Env): Promise<StartFailed> {
 /** The admin CLI as a child process, as `npm run admin -- ...args` runs it. */
 export function runAdmin(args: readonly string[], env: Env): Promise<Exited> {
   return run(child(['bin/admin.ts', ...args], env));
+}
+
+/** npm itself with these arguments (`run admin ...`), as an operator's shell runs it. */
+export function runNpm(args: readonly string[], env: Env): Promise<Exited> {
+  const [command, prefix] = npmCommand();
+  return run(spawn(command, [...prefix, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** npx beside that npm (`prompts-admin ...`): the form the README documents for the admin CLI. */
+export function runNpx(args: readonly string[], env: Env): Promise<Exited> {
+  const npmCli = process.env.npm_execpath;
+  const [command, prefix]: [string, string[]] = npmCli?.endsWith('npm-cli.js')
+    ? [process.execPath, [join(dirname(npmCli), 'npx-cli.js')]]
+    : ['npx', []];
+  return run(spawn(command, [...prefix, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 /** `npm run invoke -- ...args`, the same way. */
