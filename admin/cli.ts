@@ -6,14 +6,22 @@ import { StoreUnavailableError } from '../lambda/data/store';
 import { type Command, type CommandContext, UsageError } from './command';
 import { accountCommands } from './commands/accounts';
 import { keyCommands } from './commands/keys';
+import { promptVersionCommands } from './commands/prompt-versions';
 import { promptCommands } from './commands/prompts';
 import { usageCommands } from './commands/usage';
 import { InputError } from './input-reader';
 import { SeedError } from './seed-file';
+import { VersionReader } from './version-reader';
 
 /** How the help and hints name the CLI: npx passes every argument on, where `npm run admin` needs a `--` first. */
 export const PROGRAM = 'npx prompts-admin';
-export const COMMANDS: readonly Command[] = [...accountCommands, ...keyCommands, ...promptCommands, ...usageCommands];
+export const COMMANDS: readonly Command[] = [
+  ...accountCommands,
+  ...keyCommands,
+  ...promptCommands,
+  ...promptVersionCommands,
+  ...usageCommands,
+];
 
 export interface CliIo {
   stdout(text: string): void;
@@ -57,11 +65,19 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
       return EXIT.ok;
     }
     const args = parseCommandArgs(command, rest.slice(command.words.length));
+    const connect = () => {
+      storeConfig ??= loadStoreConfig(env);
+      client ??= createDocumentClient({ region: storeConfig.region, endpoint: storeConfig.storeEndpoint });
+      return { client, tableName: storeConfig.tableName };
+    };
     const context: CommandContext = {
       admin: () => {
-        storeConfig ??= loadStoreConfig(env);
-        client ??= createDocumentClient({ region: storeConfig.region, endpoint: storeConfig.storeEndpoint });
-        return new DynamoAdminStore(client, storeConfig.tableName, now);
+        const store = connect();
+        return new DynamoAdminStore(store.client, store.tableName, now);
+      },
+      versions: () => {
+        const store = connect();
+        return new VersionReader(store.client, store.tableName);
       },
       now,
     };

@@ -1,5 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { DynamoAdminStore } from '../lambda/data/dynamo-admin-store';
+import type { VersionReader } from './version-reader';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */
 export interface Command {
@@ -24,6 +25,8 @@ export interface CommandArgs {
 export interface CommandContext {
   /** Connected on first use, so --help and bad input never need a store. */
   admin(): DynamoAdminStore;
+  /** One stored version's content, drafts included; same store, same connection as admin(). */
+  versions(): VersionReader;
   now(): Date;
 }
 

@@ -35,10 +35,10 @@ export function promptIdOption(args: CommandArgs): string {
   return value;
 }
 
-export function versionOption(args: CommandArgs): string {
-  const value = requiredOption(args, 'version');
+export function versionOption(args: CommandArgs, name = 'version'): string {
+  const value = requiredOption(args, name);
   if (!isValidVersion(value)) {
-    throw new UsageError('--version must be MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)');
+    throw new UsageError(`--${name} must be MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)`);
   }
   return value;
 }
