@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
 import { ConflictError, DynamoAdminStore, NotFoundError } from '../lambda/data/dynamo-admin-store';
@@ -7,13 +7,22 @@ import { StoreUnavailableError } from '../lambda/data/store';
 import { type Command, type CommandContext, UsageError } from './command';
 import { accountCommands } from './commands/accounts';
 import { keyCommands } from './commands/keys';
+import { promptVersionCommands } from './commands/prompt-versions';
 import { promptCommands } from './commands/prompts';
 import { usageCommands } from './commands/usage';
 import { InputError } from './input-reader';
 import { SeedError } from './seed-file';
+import { VersionReader } from './version-reader';
 
-export const PROGRAM = 'npm run admin --';
-export const COMMANDS: readonly Command[] = [...accountCommands, ...keyCommands, ...promptCommands, ...usageCommands];
+/** How the help and hints name the CLI: npx passes every argument on, where `npm run admin` needs a `--` first. */
+export const PROGRAM = 'npx prompts-admin';
+export const COMMANDS: readonly Command[] = [
+  ...accountCommands,
+  ...keyCommands,
+  ...promptCommands,
+  ...promptVersionCommands,
+  ...usageCommands,
+];
 
 export interface CliIo {
   stdout(text: string): void;
@@ -30,14 +39,20 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** Taken wherever they stand on the line: `accounts --json list` is as good as `accounts list --json`. */
+const ANYWHERE_FLAGS = ['--json', '--help', '-h'];
+
 export async function runAdmin(argv: readonly string[], env: Environment, io: CliIo, now = () => new Date()): Promise<number> {
   const json = argv.includes('--json');
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  const rest = argv.filter((arg) => !ANYWHERE_FLAGS.includes(arg));
   let client: ReturnType<typeof createDocumentClient> | undefined;
   let storeConfig: StoreConfig | undefined;
   try {
-    const words = leadingWords(argv);
+    const words = leadingWords(rest);
     const command = findCommand(words);
+    const swallowed = flagsNpmKept(command, argv, env);
+    if (swallowed.length > 0) throw new UsageError(npmKeptMessage(swallowed, command?.words ?? words));
     if (!command) {
       const help = groupHelp(words);
       if (wantsHelp || words.length === 0) {
@@ -50,12 +65,20 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
       io.stdout(commandHelp(command));
       return EXIT.ok;
     }
-    const args = parseCommandArgs(command, argv.slice(command.words.length));
+    const args = parseCommandArgs(command, rest.slice(command.words.length));
+    const connect = () => {
+      storeConfig ??= loadStoreConfig(env);
+      client ??= createDocumentClient({ region: storeConfig.region, endpoint: storeConfig.storeEndpoint });
+      return { client, tableName: storeConfig.tableName };
+    };
     const context: CommandContext = {
       admin: () => {
-        storeConfig ??= loadStoreConfig(env);
-        client ??= createDocumentClient({ region: storeConfig.region, endpoint: storeConfig.storeEndpoint });
-        return new DynamoAdminStore(client, storeConfig.tableName, now);
+        const store = connect();
+        return new DynamoAdminStore(store.client, store.tableName, now);
+      },
+      versions: () => {
+        const store = connect();
+        return new VersionReader(store.client, store.tableName);
       },
       promptReader: () => {
         storeConfig ??= loadStoreConfig(env);
@@ -97,19 +120,24 @@ function findCommand(words: readonly string[]): Command | undefined {
   )[0];
 }
 
+type Options = NonNullable<ParseArgsConfig['options']>;
+
 function parseCommandArgs(command: Command, rest: readonly string[]) {
+  const options: Options = { ...command.options, ...COMMON_OPTIONS };
+  const name = command.words.join(' ');
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...rest],
-      options: { ...command.options, ...COMMON_OPTIONS },
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseArgs({ args: attachDashedValues(name, rest, options), options, allowPositionals: true, strict: true });
   } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const unknown = /^Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
+    if (unknown !== undefined) {
+      const nearest = nearestOption(unknown, options);
+      throw new UsageError(`${name}: unknown option ${unknown}${nearest ? `: did you mean ${nearest}?` : ''} (see --help)`);
+    }
     // Node's messages go on about `--`; the first sentence is the reason.
     const reason = (error as Error).message.split(/\.\s/)[0]?.replace(/\.$/, '') ?? 'bad arguments';
-    throw new UsageError(`${command.words.join(' ')}: ${reason} (see --help)`);
+    throw new UsageError(`${name}: ${reason} (see --help)`);
   }
   const { min, max } = command.positionals ?? { min: 0, max: 0 };
   const positionals = parsed.positionals;
@@ -118,6 +146,81 @@ function parseCommandArgs(command: Command, rest: readonly string[]) {
     throw new UsageError(`${command.words.join(' ')}: ${extra}: ${command.words.join(' ')} ${command.synopsis} (see --help)`);
   }
   return { values: parsed.values as Record<string, string | boolean | undefined>, positionals };
+}
+
+/**
+ * `--monthly-limit -5` is a value that starts with a dash, which parseArgs refuses as "ambiguous" before
+ * the option's own check can say what a good value is. A string option takes the next word as its value
+ * unless that word is one of the command's options; then the value is missing.
+ */
+function attachDashedValues(command: string, rest: readonly string[], options: Options): string[] {
+  const isOption = (word: string) => word === '-h' || (word.startsWith('--') && Object.hasOwn(options, word.slice(2).split('=')[0] ?? ''));
+  const args: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i] ?? '';
+    const option = word.startsWith('--') && !word.includes('=') && Object.hasOwn(options, word.slice(2)) ? options[word.slice(2)] : undefined;
+    if (option?.type === 'string') {
+      const value = rest[i + 1];
+      if (value === undefined || isOption(value)) throw new UsageError(`${command}: ${word} needs a value (see --help)`);
+      if (value.startsWith('-')) {
+        args.push(`${word}=${value}`);
+        i++;
+        continue;
+      }
+    }
+    args.push(word);
+  }
+  return args;
+}
+
+/** The option the caller most likely meant: a typo away, or one whose name holds what was typed. */
+function nearestOption(typed: string, options: Options): string | undefined {
+  const name = typed.replace(/^-+/, '').split('=')[0] ?? '';
+  if (name === '') return undefined;
+  const ranked = Object.keys(options)
+    .map((known) => ({ known, distance: editDistance(name, known) }))
+    .sort((a, b) => a.distance - b.distance);
+  const best = ranked[0];
+  if (best && best.distance <= Math.max(1, Math.floor(name.length / 3))) return `--${best.known}`;
+  const containing = name.length >= 3 ? Object.keys(options).find((known) => known.includes(name)) : undefined;
+  return containing === undefined ? undefined : `--${containing}`;
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/**
+ * `npm run admin accounts list --json`, without `--`: npm keeps `--json` (and any option it does not know)
+ * as its own setting, hands the script the rest, and says so only in its environment, as npm_config_<name>.
+ * Running on without the flag would print a table to a script, or write for real what was meant as
+ * `--dry-run`; so such a line is refused, with the form that works.
+ */
+function flagsNpmKept(command: Command | undefined, argv: readonly string[], env: Environment): string[] {
+  if (env.npm_lifecycle_event !== 'admin') return [];
+  const names = ['json', ...Object.keys(command?.options ?? {})];
+  return names
+    .filter((name) => env[`npm_config_${name.replace(/-/g, '_')}`] !== undefined)
+    .filter((name) => !argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)))
+    .map((name) => `--${name}`);
+}
+
+function npmKeptMessage(flags: readonly string[], words: readonly string[]): string {
+  const line = [...words, '...'].join(' ');
+  return (
+    `npm kept ${flags.join(', ')} for itself, so nothing was done: ` +
+    `run ${PROGRAM} ${line} (or npm run admin -- ${line}, with the --)`
+  );
 }
 
 interface Failure {
@@ -177,12 +280,14 @@ function groupHelp(words: readonly string[]): string {
     'Commands:',
     ...shown.map((command) => `  ${command.words.join(' ').padEnd(width)}  ${command.summary}`),
     '',
+    `With npm run, put -- before the command (npm run admin -- ${inGroup.length > 0 ? `${words[0]} <action>` : '<command>'} ...): npm keeps options before it.`,
+    '',
     'The store, from the environment:',
     '  TABLE_NAME          the table (required): prompts-local for `npm start`, or the deployed stack\'s table',
     '  DYNAMODB_ENDPOINT   a local store, e.g. http://127.0.0.1:8000; unset, AWS with the usual credentials',
     '  AWS_REGION          the region (default us-east-1)',
     '',
-    `Every command takes --help, and --json for scripts. Exit status: ${EXIT.ok} done, ${EXIT.refused} refused or failed, ${EXIT.badInput} bad input.`,
+    `Every command takes --help, and --json (anywhere on the line) for scripts. Exit status: ${EXIT.ok} done, ${EXIT.refused} refused or failed, ${EXIT.badInput} bad input.`,
   ];
   return `${lines.join('\n')}\n`;
 }

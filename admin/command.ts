@@ -1,6 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { DynamoAdminStore } from '../lambda/data/dynamo-admin-store';
 import type { PromptStore } from '../lambda/data/store';
+import type { VersionReader } from './version-reader';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */
 export interface Command {
@@ -27,6 +28,8 @@ export interface CommandContext {
   admin(): DynamoAdminStore;
   /** The same store read as the API reads it: published, visible prompts only. */
   promptReader(): PromptStore;
+  /** One stored version's content, drafts included; same store, same connection as admin(). */
+  versions(): VersionReader;
   now(): Date;
 }
 

@@ -1,6 +1,6 @@
 import type { DynamoAdminStore, ImportSummary } from '../lambda/data/dynamo-admin-store';
 import type { ImportMode } from '../lambda/data/import-plan';
-import { readSeed, type Seed, toAccountImports } from './seed-file';
+import { readSeedFiles, type Seed, type SeedSources, toAccountImports } from './seed-file';
 
 /**
  * Reads and checks the whole seed (a file or a folder) before the store sees any of it; the store
@@ -10,10 +10,10 @@ export async function importSeed(
   admin: DynamoAdminStore,
   path: string,
   options: { dryRun?: boolean; mode?: ImportMode } = {},
-): Promise<{ seed: Seed; summary: ImportSummary }> {
-  const seed = await readSeed(path);
+): Promise<{ seed: Seed; summary: ImportSummary; sources: SeedSources }> {
+  const { seed, sources } = await readSeedFiles(path);
   const summary = await admin.importAccounts(toAccountImports(seed), options);
-  return { seed, summary };
+  return { seed, summary, sources };
 }
 
 export function describeSummary(summary: ImportSummary): string {

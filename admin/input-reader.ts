@@ -71,7 +71,7 @@ export function readOptionalCount(object: Json, field: string, path: string): nu
   const value = object[field];
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    fail(at(path, field), 'must be a whole number, 0 or more');
+    fail(at(path, field), 'must be a whole number of 0 or more');
   }
   return value;
 }

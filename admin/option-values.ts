@@ -3,6 +3,7 @@ import { isValidPromptId } from '../lambda/domain/prompt';
 import { isValidVersion } from '../lambda/domain/version';
 import { ACCOUNT_ID_RULE, isValidAccountId } from './account-id';
 import { type CommandArgs, requiredOption, stringOption, UsageError } from './command';
+import { JsonSyntaxError, parseJsonText } from './json-text';
 
 /** Option values checked before anything touches the store. Messages never repeat a value that could be a key. */
 
@@ -34,10 +35,10 @@ export function promptIdOption(args: CommandArgs): string {
   return value;
 }
 
-export function versionOption(args: CommandArgs): string {
-  const value = requiredOption(args, 'version');
+export function versionOption(args: CommandArgs, name = 'version'): string {
+  const value = requiredOption(args, name);
   if (!isValidVersion(value)) {
-    throw new UsageError('--version must be MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)');
+    throw new UsageError(`--${name} must be MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)`);
   }
   return value;
 }
@@ -46,7 +47,7 @@ export function countOption(args: CommandArgs, name: string): number | undefined
   const value = stringOption(args, name);
   if (value === undefined) return undefined;
   const count = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(count)) throw new UsageError(`--${name} must be a whole number, 0 or more`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(count)) throw new UsageError(`--${name} must be a whole number of 0 or more`);
   return count;
 }
 
@@ -63,8 +64,10 @@ export function jsonOption(args: CommandArgs, name: string): unknown {
   const value = stringOption(args, name);
   if (value === undefined) return undefined;
   try {
-    return JSON.parse(value) as unknown;
+    return parseJsonText(value);
   } catch (error) {
-    throw new UsageError(`--${name} must be JSON (${(error as Error).message})`);
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    const where = error.line === 1 ? `column ${error.column}` : `line ${error.line}, column ${error.column}`;
+    throw new UsageError(`--${name} must be JSON: at ${where}, ${error.reason}`);
   }
 }

@@ -19,6 +19,7 @@ import {
   readOptionalString,
   readString,
 } from './input-reader';
+import { JsonSyntaxError, parseJsonText } from './json-text';
 import { CONTENT_FIELDS, readContent, readVersionNumber } from './prompt-content';
 
 /**
@@ -59,26 +60,51 @@ const DISPLAY_PREFIX_LENGTH = 8;
 
 /** Reads a seed file, or every `*.json` file of a folder (in name order), as one seed. */
 export async function readSeed(path: string): Promise<Seed> {
+  return (await readSeedFiles(path)).seed;
+}
+
+/** What a seed was read from: a folder import tells the operator which of its entries it took and which not. */
+export interface SeedSources {
+  readonly read: readonly string[];
+  readonly skipped: readonly { readonly path: string; readonly reason: string }[];
+}
+
+export async function readSeedFiles(path: string): Promise<{ seed: Seed; sources: SeedSources }> {
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new SeedError(`${path}: no such file or folder`);
-  const files = info.isDirectory()
-    ? (await readdir(path))
-        .filter((name) => name.endsWith('.json'))
-        .sort()
-        .map((name) => join(path, name))
-    : [path];
-  if (files.length === 0) throw new SeedError(`${path}: the folder holds no .json file`);
+  const sources = info.isDirectory() ? await folderEntries(path) : { read: [path], skipped: [] };
+  if (sources.read.length === 0) {
+    const skipped = sources.skipped.map((entry) => `${entry.path} (${entry.reason})`).join(', ');
+    throw new SeedError(`${path}: the folder holds no .json file${skipped ? `; skipped ${skipped}` : ''}`);
+  }
   const parts: { source: string; seed: Seed }[] = [];
-  for (const file of files) parts.push({ source: file, seed: parseSeed(await readFile(file, 'utf8'), file) });
-  return mergeSeeds(parts);
+  for (const file of sources.read) parts.push({ source: file, seed: parseSeed(await readFile(file, 'utf8'), file) });
+  return { seed: mergeSeeds(parts), sources };
+}
+
+/** The folder's own `*.json` files, in name order; nothing below it, so a nested backup is never imported by surprise. */
+async function folderEntries(folder: string): Promise<SeedSources> {
+  const read: string[] = [];
+  const skipped: { path: string; reason: string }[] = [];
+  for (const name of (await readdir(folder)).sort()) {
+    const path = join(folder, name);
+    const info = await stat(path).catch(() => undefined);
+    if (!info) skipped.push({ path, reason: 'cannot be read' });
+    else if (info.isDirectory()) skipped.push({ path, reason: 'a folder: folders inside are not read' });
+    else if (!name.endsWith('.json')) skipped.push({ path, reason: 'not a .json file' });
+    else if (!info.isFile()) skipped.push({ path, reason: 'not a regular file' });
+    else read.push(path);
+  }
+  return { read, skipped };
 }
 
 export function parseSeed(text: string, source: string): Seed {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonText(text);
   } catch (error) {
-    throw new SeedError(`${source}: not valid JSON (${(error as Error).message})`);
+    if (error instanceof JsonSyntaxError) throw new SeedError(`${source}: ${error.message}`);
+    throw error;
   }
   try {
     return readSeedJson(json);

@@ -6,7 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { DataDirInUseError } from '../local/embedded-store';
+import { JsonSyntaxError, parseJsonText } from '../admin/json-text';
+import { DataDirInUseError, recordedStoreEndpoint } from '../local/embedded-store';
 import { lambdaContext } from '../local/lambda-context';
 import { createLocalFunctions, FUNCTION_NAMES, isFunctionName } from '../local/lambda-functions';
 import { type LocalConfig, loadLocalConfig } from '../local/local-config';
@@ -49,9 +50,10 @@ async function readEvent(path: string): Promise<APIGatewayProxyEventV2> {
   });
   let event: unknown;
   try {
-    event = JSON.parse(text);
+    event = parseJsonText(text);
   } catch (error) {
-    throw new InvokeError(`${path}: not valid JSON (${(error as Error).message})`);
+    if (error instanceof JsonSyntaxError) throw new InvokeError(`${path}: ${error.message}`);
+    throw error;
   }
   const looksLikeV2 =
     typeof event === 'object' &&
@@ -65,13 +67,22 @@ async function readEvent(path: string): Promise<APIGatewayProxyEventV2> {
   return event as APIGatewayProxyEventV2;
 }
 
-/** The running stack's store when it holds DATA_DIR; otherwise DATA_DIR (or DYNAMODB_ENDPOINT), as `npm start` opens it. */
+/**
+ * The running stack's store when it holds DATA_DIR, at the endpoint it recorded there; otherwise DATA_DIR
+ * (or DYNAMODB_ENDPOINT), as `npm start` opens it.
+ */
 async function openStore(config: LocalConfig): Promise<LocalStore> {
   try {
     return await openLocalStore({ ...config, dynamoPort: 0 });
   } catch (error) {
     if (!(error instanceof DataDirInUseError)) throw error;
-    const endpoint = `http://127.0.0.1:${config.dynamoPort}`;
+    const endpoint = await recordedStoreEndpoint(config.dataDir);
+    if (endpoint === undefined) {
+      throw new Error(
+        `DATA_DIR ${config.dataDir} is held by another process that recorded no store endpoint there: ` +
+          'stop it, or set DATA_DIR or DYNAMODB_ENDPOINT',
+      );
+    }
     process.stderr.write(`DATA_DIR is held by the running local stack: using its store at ${endpoint}\n`);
     return openLocalStore({ ...config, storeEndpoint: endpoint, seedPath: undefined });
   }

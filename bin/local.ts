@@ -10,10 +10,15 @@ import { type LocalStack, startLocalStack } from '../local/local-stack';
 import { loadLocalConfig } from '../local/local-config';
 import { type PlaygroundServer, startPlaygroundServer } from '../local/playground-server';
 
+/** How often the stack looks for its parent: fast enough that a killed npm frees the ports within a second. */
+const ORPHAN_CHECK_MS = 500;
+
 // Node 20 runs this fine; the SDK's notice about its own future Node support is not for this console.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
+  // Before anything starts: a signal during start-up, or right after the banner, must find its handler.
+  const stopping = stopOnSignals();
   const config = loadLocalConfig();
   const stack = await startLocalStack(config, {
     onFunctionError: (functionName, error) => {
@@ -27,7 +32,7 @@ async function main(): Promise<void> {
     },
   );
   printBanner(stack, playground, config.dataDir, config.tableName);
-  stopOnSignals(stack, playground);
+  stopping.started(() => Promise.all([playground.close(), stack.stop()]).then(() => undefined));
 }
 
 function printBanner(stack: LocalStack, playground: PlaygroundServer, dataDir: string, tableName: string): void {
@@ -60,7 +65,7 @@ function printBanner(stack: LocalStack, playground: PlaygroundServer, dataDir: s
   lines.push(
     '',
     'Admin CLI against this store:',
-    `  DYNAMODB_ENDPOINT=${stack.storeEndpoint} TABLE_NAME=${tableName} npm run admin -- accounts list`,
+    `  DYNAMODB_ENDPOINT=${stack.storeEndpoint} TABLE_NAME=${tableName} npx prompts-admin accounts list`,
     '',
     'Requests are logged below, one JSON line each. Ctrl+C stops.',
     '',
@@ -74,16 +79,18 @@ function shortPath(path: string): string {
   return shorter === '' || shorter.startsWith('..') || isAbsolute(shorter) ? path : shorter;
 }
 
-function stopOnSignals(stack: LocalStack, playground: PlaygroundServer): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      process.stderr.write(`${signal} again: exiting without waiting\n`);
-      process.exit(1);
-    }
-    stopping = true;
-    process.stdout.write(`\n${signal}: stopping...\n`);
-    Promise.all([playground.close(), stack.stop()]).then(
+/**
+ * Ctrl+C signals the whole process group, but a process manager or `kill` signals npm alone. The start
+ * script execs node in place of npm's shell, so npm's forwarded SIGTERM lands here; and should npm itself
+ * die without forwarding anything (SIGKILL), the stack notices it lost its parent and stops all the same,
+ * never left holding the ports and DATA_DIR. A stop asked for while the stack is still starting happens
+ * as soon as it has started.
+ */
+function stopOnSignals(): { started(stop: () => Promise<void>): void } {
+  let reason: string | undefined;
+  let stopStack: (() => Promise<void>) | undefined;
+  const shutDown = (stop: () => Promise<void>) =>
+    stop().then(
       () => {
         process.stdout.write('Stopped.\n');
         process.exit(0);
@@ -93,9 +100,34 @@ function stopOnSignals(stack: LocalStack, playground: PlaygroundServer): void {
         process.exit(1);
       },
     );
+  const stop = (why: string) => {
+    if (reason !== undefined) {
+      process.stderr.write(`${why} again: exiting without waiting\n`);
+      process.exit(1);
+    }
+    reason = why;
+    process.stdout.write(`\n${why}: stopping...\n`);
+    if (stopStack) void shutDown(stopStack);
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+  if (process.env.npm_lifecycle_event !== undefined) stopWhenOrphaned(() => stop('npm exited'));
+  return {
+    started(stopNow) {
+      stopStack = stopNow;
+      if (reason !== undefined) void shutDown(stopNow);
+    },
+  };
+}
+
+/** Node has no parent-death signal; a parent that is gone shows as a changed parent pid. */
+function stopWhenOrphaned(stop: () => void): void {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    stop();
+  }, ORPHAN_CHECK_MS);
+  watch.unref();
 }
 
 main().catch((error: unknown) => {

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
@@ -99,6 +99,8 @@ export class ApiFunction extends Construct {
         banner: ESM_REQUIRE_BANNER,
         // esbuild is a dev dependency; Docker is neither needed nor available.
         forceDockerBundling: false,
+        // esbuild's size summary for each function repeated on every synth and test run; problems still show.
+        logLevel: LogLevel.WARNING,
       },
     });
     // SAM CLI would otherwise name all three "Function", after the last part of their construct paths.

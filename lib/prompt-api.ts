@@ -52,7 +52,7 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
  * The HTTP API (payload 2.0): `GET /prompts` and `GET /prompts/{promptId}` to their functions, and the
  * `$default` route to the fallback, so that no request ever gets the gateway's own `{"message":"Not Found"}`.
  * The gateway's CORS support stays off on purpose: it would answer preflight itself with its own headers;
- * OPTIONS reaches the fallback, which answers as decisions.md says.
+ * OPTIONS reaches the fallback, which answers as docs/behaviour-rules.md says.
  */
 export class PromptApi extends Construct {
   readonly httpApi: HttpApi;

@@ -1,5 +1,6 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:net';
+import { join } from 'node:path';
 import { listenOnLoopback } from './listen';
 
 // Neither dynalite nor level ship types; these are the parts we use. level is dynalite's own storage.
@@ -30,22 +31,72 @@ export interface EmbeddedStore {
  * dynalite, a DynamoDB-compatible server, keeping its data in LevelDB under `dataDir` so it survives
  * restarts. Tables become ACTIVE at once: nothing here is provisioned.
  */
-export async function startEmbeddedStore(options: { dataDir: string; port: number }): Promise<EmbeddedStore> {
+export async function startEmbeddedStore(options: {
+  dataDir: string;
+  port: number;
+  /** The stack's other configured ports, never suggested when `port` is taken. */
+  reservedPorts?: readonly number[];
+}): Promise<EmbeddedStore> {
   await mkdir(options.dataDir, { recursive: true });
   await assertDataDirFree(options.dataDir);
   const server = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   let port: number;
   try {
-    port = await listenOnLoopback(server, options.port, 'DYNAMODB_PORT');
+    port = await listenOnLoopback(server, options.port, 'DYNAMODB_PORT', { reserved: options.reservedPorts ?? [] });
   } catch (error) {
     // Let go of the data folder: dynalite opened it on creation.
     await closeServer(server).catch(() => undefined);
     throw error;
   }
+  const endpoint = `http://127.0.0.1:${port}`;
+  await writeStoreRecord(options.dataDir, { endpoint, pid: process.pid });
   return {
-    endpoint: `http://127.0.0.1:${port}`,
-    close: () => closeServer(server),
+    endpoint,
+    close: async () => {
+      await rm(join(options.dataDir, STORE_RECORD), { force: true });
+      await closeServer(server);
+    },
   };
+}
+
+/**
+ * Whoever holds DATA_DIR writes down where its store listens, so another process finding the folder
+ * locked (`npm run invoke` beside `npm start`) can use that store instead of guessing DYNAMODB_PORT.
+ * LevelDB leaves files it does not know alone.
+ */
+const STORE_RECORD = 'store-endpoint.json';
+
+interface StoreRecord {
+  readonly endpoint: string;
+  readonly pid: number;
+}
+
+async function writeStoreRecord(dataDir: string, record: StoreRecord): Promise<void> {
+  await writeFile(join(dataDir, STORE_RECORD), `${JSON.stringify(record)}\n`);
+}
+
+/**
+ * The endpoint of the store that holds `dataDir`, as its process recorded it; undefined when there is no
+ * record, or it was left by a process that is gone (killed before it could remove it).
+ */
+export async function recordedStoreEndpoint(dataDir: string): Promise<string | undefined> {
+  let record: Partial<StoreRecord>;
+  try {
+    record = JSON.parse(await readFile(join(dataDir, STORE_RECORD), 'utf8')) as Partial<StoreRecord>;
+  } catch {
+    return undefined;
+  }
+  if (typeof record.endpoint !== 'string' || typeof record.pid !== 'number' || !isRunning(record.pid)) return undefined;
+  return record.endpoint;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**

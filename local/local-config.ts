@@ -40,6 +40,11 @@ export function loadLocalConfig(env: Environment = process.env): LocalConfig {
   };
 }
 
+/** Every port the settings name (0, any free port, names none): each is spoken for by one part of the stack. */
+export function configuredPorts(config: LocalConfig): number[] {
+  return [config.port, config.dynamoPort, config.playgroundPort].filter((port) => port !== 0);
+}
+
 function portOf(env: Environment, name: string, fallback: number): number {
   const value = env[name]?.trim();
   if (!value) return fallback;

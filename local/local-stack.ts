@@ -11,7 +11,7 @@ import { startEmbeddedStore } from './embedded-store';
 import { createHttpGateway } from './http-gateway';
 import { createLocalFunctions, gatewayRoutes } from './lambda-functions';
 import { listenOnLoopback } from './listen';
-import type { LocalConfig } from './local-config';
+import { configuredPorts, type LocalConfig } from './local-config';
 
 export interface SeedReport {
   readonly path: string;
@@ -71,7 +71,7 @@ export interface LocalStore {
 export async function openLocalStore(config: LocalConfig): Promise<LocalStore> {
   const store = config.storeEndpoint
     ? { endpoint: config.storeEndpoint, close: async () => undefined }
-    : await startEmbeddedStore({ dataDir: config.dataDir, port: config.dynamoPort });
+    : await startEmbeddedStore({ dataDir: config.dataDir, port: config.dynamoPort, reservedPorts: configuredPorts(config) });
   const client = createDocumentClient({ region: config.region, endpoint: store.endpoint });
   const close = async () => {
     client.destroy();
@@ -104,7 +104,7 @@ export async function startLocalStack(config: LocalConfig, options: LocalStackOp
       onFunctionError: options.onFunctionError,
       concurrency: LOCAL_CONCURRENCY,
     });
-    const port = await listenOnLoopback(gateway, config.port, 'PORT');
+    const port = await listenOnLoopback(gateway, config.port, 'PORT', { reserved: configuredPorts(config) });
     return {
       apiUrl: `http://127.0.0.1:${port}`,
       storeEndpoint: store.endpoint,

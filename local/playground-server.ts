@@ -113,7 +113,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
   const assets = await loadAssets(options.root ?? DEFAULT_ROOT, apiUrl);
   const server = createServer(handler(assets, securityHeaders(api.origin)));
 
-  const port = await listenOnLoopback(server, options.port, 'PLAYGROUND_PORT', options.host);
+  const port = await listenOnLoopback(server, options.port, 'PLAYGROUND_PORT', { host: options.host });
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
 
   return {

@@ -1,5 +1,6 @@
 import type { AdminApiKey } from '../../lambda/data/dynamo-admin-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
+import { isPlan, monthlyLimitFor } from '../../lambda/domain/plans';
 import { type Command, table, UsageError } from '../command';
 import { DEFAULT_GRACE, describeScope, expiresOption, graceOption, keyState, scopeOption } from '../key-settings';
 import { accountOption, countOption, keyIdOption } from '../option-values';
@@ -70,7 +71,7 @@ const list: Command = {
     const accountId = accountOption(args);
     const keys = await context.admin().listApiKeys(accountId);
     return {
-      json: keys.map((key) => ({ ...key, state: keyState(key, context.now()) })),
+      json: keys.map((key) => ({ ...key, limit: limitInForce(key), state: keyState(key, context.now()) })),
       text:
         keys.length === 0
           ? `Account ${accountId} has no keys`
@@ -82,12 +83,19 @@ const list: Command = {
   },
 };
 
+/** What the API holds the key to this month: its own limit, else its plan's (the key carries a copy of the plan). */
+function limitInForce(key: AdminApiKey): number | undefined {
+  return isPlan(key.plan) ? monthlyLimitFor(key.plan, key.monthlyLimit) : key.monthlyLimit;
+}
+
 function keyRow(key: AdminApiKey, now: Date): string[] {
+  const limit = limitInForce(key);
+  const source = key.monthlyLimit === undefined ? `${key.plan} plan` : 'own';
   return [
     key.keyId,
     key.displayPrefix ? `${key.displayPrefix}...` : '',
     keyState(key, now),
-    key.monthlyLimit === undefined ? 'plan' : String(key.monthlyLimit),
+    limit === undefined ? `? (unknown plan ${key.plan})` : `${limit} (${source})`,
     describeScope(key.scope),
     key.expiresAt === undefined ? 'never' : new Date(key.expiresAt).toISOString(),
     key.createdAt ?? '',

@@ -3,9 +3,10 @@ import type { PromptContent } from '../../lambda/domain/prompt';
 import { type Command, type CommandArgs, stringOption, table, UsageError } from '../command';
 import { describeSummary, importSeed } from '../import-seed';
 import { InputError, readObject } from '../input-reader';
+import { JsonSyntaxError, parseJsonText } from '../json-text';
 import { accountOption, jsonOption, promptIdOption, versionOption } from '../option-values';
 import { CONTENT_FIELDS, readContent } from '../prompt-content';
-import { seedCounts } from '../seed-file';
+import { seedCounts, type SeedSources } from '../seed-file';
 import { exportCommand } from './prompts-export';
 
 const importCommand: Command = {
@@ -25,16 +26,27 @@ const importCommand: Command = {
   async run(context, args) {
     const path = args.positionals[0] ?? '';
     const dryRun = args.values['dry-run'] === true;
-    const { seed, summary } = await importSeed(context.admin(), path, { dryRun });
+    const { seed, summary, sources } = await importSeed(context.admin(), path, { dryRun });
     const counts = seedCounts(seed);
     return {
-      json: { path, dryRun, summary },
+      json: { path, dryRun, summary, files: sources },
       text:
         `${dryRun ? 'Checked (dry run, nothing written)' : 'Imported'} ${path}: ${counts.accounts} account(s), ` +
-        `${counts.keys} key(s), ${counts.prompts} prompt(s), ${counts.versions} version(s)\n${describeSummary(summary)}`,
+        `${counts.keys} key(s), ${counts.prompts} prompt(s), ${counts.versions} version(s)\n${describeSummary(summary)}` +
+        describeSources(path, sources),
     };
   },
 };
+
+/** For a folder: every file read, and every entry left alone with the reason; a single file needs no list. */
+function describeSources(path: string, sources: SeedSources): string {
+  if (sources.read.length === 1 && sources.read[0] === path) return '';
+  const lines = [`Read ${sources.read.length} file(s):`, ...sources.read.map((file) => `  ${file}`)];
+  if (sources.skipped.length > 0) {
+    lines.push(`Skipped ${sources.skipped.length}:`, ...sources.skipped.map((entry) => `  ${entry.path}: ${entry.reason}`));
+  }
+  return `\n${lines.join('\n')}`;
+}
 
 const publish: Command = {
   words: ['prompts', 'publish'],
@@ -131,9 +143,10 @@ async function contentFromFile(file: string): Promise<Omit<PromptContent, 'versi
   });
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonText(text);
   } catch (error) {
-    throw new UsageError(`${file}: not valid JSON (${(error as Error).message})`);
+    if (error instanceof JsonSyntaxError) throw new UsageError(`${file}: ${error.message}`);
+    throw error;
   }
   return asUsageError(`${file}: `, () => readContent(readObject(json, '', CONTENT_FIELDS), ''));
 }

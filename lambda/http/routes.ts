@@ -14,7 +14,7 @@ function decodeSegment(segment: string): string | undefined {
 }
 
 /**
- * The service's routing, checked in the order decisions.md fixes: method first, then path.
+ * The service's routing, checked in the order docs/behaviour-rules.md fixes: method first, then path.
  * OPTIONS never gets here: CORS answers every preflight before routing.
  */
 export function matchRoute(method: string, path: string): Route {

@@ -148,9 +148,25 @@ describe('npm start with a port in use', () => {
     await new Promise((resolve) => blocker.close(resolve));
   });
 
-  it.each(['PORT', 'DYNAMODB_PORT', 'PLAYGROUND_PORT'])('fails with one line naming %s', async (variable) => {
+  it.each(['PORT', 'DYNAMODB_PORT', 'PLAYGROUND_PORT'])('fails with one line naming %s and a port to use instead', async (variable) => {
     const failure = await failedStart({ DATA_DIR: `${dataDir.path}/ports-${variable}`, [variable]: String(port) });
     expect(failure.code).toBe(1);
-    expect(failure.output.trim()).toBe(`npm start: port ${port} is in use: set ${variable} to a free port (e.g. ${variable}=${port + 1})`);
+    expect(failure.output.trim()).toMatch(
+      new RegExp(`^npm start: port ${port} is in use: set ${variable} to a free port \\(e\\.g\\. ${variable}=\\d+\\)$`),
+    );
+  }, 60_000);
+
+  it("suggests a port for PORT that is neither taken nor the playground's", async () => {
+    const next = port + 1;
+    const failure = await failedStart({ DATA_DIR: `${dataDir.path}/ports-suggestion`, PORT: String(port), PLAYGROUND_PORT: String(next) });
+
+    const suggested = Number(/\(e\.g\. PORT=(\d+)\)/.exec(failure.output)?.[1]);
+    expect(suggested).toBeGreaterThan(next);
+    const probe = createServer();
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen(suggested, '127.0.0.1', resolve);
+    });
+    await new Promise((resolve) => probe.close(resolve));
   }, 60_000);
 });

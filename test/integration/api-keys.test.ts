@@ -3,7 +3,7 @@ import { ApiHarness } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';
 import { restApiEvent } from '../support/events';
 
-/** decisions.md, "API keys": a key never appears in a log line, an error body or a stored item. */
+/** docs/behaviour-rules.md, "API keys": a key never appears in a log line, an error body or a stored item. */
 const api = new ApiHarness();
 const plaintextKeys: string[] = [];
 

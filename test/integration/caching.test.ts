@@ -2,7 +2,7 @@ import { ApiHarness } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';
 import { hashApiKey } from '../../lambda/domain/api-key';
 
-/** decisions.md, "Caching". */
+/** docs/behaviour-rules.md, "Caching". */
 const api = new ApiHarness();
 let key: string;
 

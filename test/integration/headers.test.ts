@@ -3,7 +3,7 @@ import { StoreUnavailableError } from '../../lambda/data/store';
 import { ApiHarness, type ApiResponse } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';
 
-/** decisions.md, "Headers". */
+/** docs/behaviour-rules.md, "Headers". */
 const api = new ApiHarness();
 let key: string;
 

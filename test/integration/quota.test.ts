@@ -3,7 +3,7 @@ import { StoreUnavailableError } from '../../lambda/data/store';
 import { ApiHarness, type ErrorBody, UPGRADE_URL } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';
 
-/** decisions.md, "What counts against the quota" and "Plans and limits", against a real store. */
+/** docs/behaviour-rules.md, "What counts against the quota" and "Plans and limits", against a real store. */
 const api = new ApiHarness();
 
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import type { Prompt, PromptWithVersions } from '../../lambda/domain/prompt';
 import { ApiHarness } from '../support/api-harness';
 import { config, prompt, version } from '../support/fixtures';
 
-/** decisions.md, "Resources", and the spec's Prompt fields. */
+/** docs/behaviour-rules.md, "Resources", and the Prompt fields of openapi.yaml. */
 const api = new ApiHarness();
 let key: string;
 let globexKey: string;

@@ -2,7 +2,7 @@ import { hashApiKey } from '../../lambda/domain/api-key';
 import { ApiHarness, type ErrorBody } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';
 
-/** decisions.md, "Status codes and error codes": one test per row, and the order of checks. */
+/** docs/behaviour-rules.md, "Status codes and error codes": one test per row, and the order of checks. */
 const api = new ApiHarness();
 let key: string;
 let otherKey: string;

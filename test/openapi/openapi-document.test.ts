@@ -70,7 +70,7 @@ describe('openapi.yaml, the document', () => {
     expect(broken?.valid).toBe(false);
   });
 
-  test('documents every status decisions.md gives each operation, and no other', () => {
+  test('documents every status docs/behaviour-rules.md gives each operation, and no other', () => {
     expect(documentedStatuses('get', '/prompts/{promptId}')).toEqual(
       ['200', '304', '400', '401', '404', '405', '429', '500', '503'].sort(),
     );
@@ -108,7 +108,7 @@ describe('openapi.yaml, the document', () => {
     }
   });
 
-  test('fixes the header values decisions.md fixes', () => {
+  test('fixes the header values docs/behaviour-rules.md fixes', () => {
     const header = (name: string) => resolveReference<HeaderObject>(document.components.headers[name] as HeaderObject).schema;
     expect(header('Allow')).toMatchObject({ const: 'GET, OPTIONS' });
     expect(header('AccessControlAllowOrigin')).toMatchObject({ const: '*' });

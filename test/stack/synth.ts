@@ -38,6 +38,28 @@ export function synthesizeService({ context = {}, bundle = false, outdir }: Synt
     },
   });
   const settings = settingsFromContext((key) => values[key]);
-  const stack = new PromptServiceStack(app, 'PromptService-test', { settings });
+  const stack = bundle
+    ? whileBundling(() => new PromptServiceStack(app, 'PromptService-test', { settings }))
+    : new PromptServiceStack(app, 'PromptService-test', { settings });
   return { app, stack, template: Template.fromStack(stack) };
+}
+
+/**
+ * Bundling narrates itself: CDK writes "Bundling asset ..." for each function, and the npx it runs esbuild
+ * through repeats npm's warnings about the machine's npm settings. Neither says anything about this
+ * project, so a test run leaves them out; a failure still throws with esbuild's own message.
+ */
+function whileBundling<T>(build: () => T): T {
+  const write = process.stderr.write;
+  const logLevel = process.env.npm_config_loglevel;
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean =>
+    String(chunk).startsWith('Bundling asset ') || Reflect.apply(write, process.stderr, [chunk, ...rest])) as typeof write;
+  process.env.npm_config_loglevel = 'error';
+  try {
+    return build();
+  } finally {
+    process.stderr.write = write;
+    if (logLevel === undefined) delete process.env.npm_config_loglevel;
+    else process.env.npm_config_loglevel = logLevel;
+  }
 }

@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 
 /** The repository root: the child processes run there, as a developer's shell would. */
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
@@ -32,8 +33,11 @@ export async function temporaryFolder(prefix: string): Promise<{ path: string; r
 }
 
 export interface StackProcess {
+  /** The process the test started: node running bin/local.ts, or npm when started through `npm start`. */
+  readonly pid: number;
   readonly apiUrl: string;
   readonly storeUrl: string;
+  readonly playgroundUrl: string;
   /** Everything the process printed so far, stdout and stderr. */
   output(): string;
   /** Sends the signal and waits for the exit. */
@@ -48,12 +52,20 @@ export interface Exited {
 
 const START_TIMEOUT_MS = 60_000;
 
+/** npm itself, as the developer's shell would run it: the npm that runs this test run, else the one on PATH. */
+function npmCommand(): [string, string[]] {
+  const npmCli = process.env.npm_execpath;
+  return npmCli?.endsWith('.js') ? [process.execPath, [npmCli]] : ['npm', []];
+}
+
 /**
  * `npm start` as a child process (PORT, DYNAMODB_PORT and PLAYGROUND_PORT 0 unless given),
- * resolved once it prints its banner; rejected with its output if it exits first.
+ * resolved once it prints its banner; rejected with its output if it exits first. By default bin/local.ts
+ * runs without npm's start-up; `viaNpm` runs the real `npm start`, for what depends on npm itself.
  */
-export function startStack(env: Env): Promise<StackProcess> {
-  const child = spawn(process.execPath, [...TSX, 'bin/local.ts'], {
+export function startStack(env: Env, options: { viaNpm?: boolean } = {}): Promise<StackProcess> {
+  const [command, args] = options.viaNpm ? npmCommand() : [process.execPath, [...TSX]];
+  const child = spawn(command, [...args, ...(options.viaNpm ? ['start'] : ['bin/local.ts'])], {
     cwd: REPO_ROOT,
     env: childEnv({ PORT: '0', DYNAMODB_PORT: '0', PLAYGROUND_PORT: '0', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -71,12 +83,15 @@ export function startStack(env: Env): Promise<StackProcess> {
     const onData = () => {
       const api = /^\s*API\s+(http:\/\/\S+)/m.exec(output)?.[1];
       const store = /^\s*Store\s+(http:\/\/\S+)/m.exec(output)?.[1];
-      if (!api || !store || !output.includes('Ctrl+C stops')) return;
+      const playground = /^\s*Playground\s+(http:\/\/\S+)/m.exec(output)?.[1];
+      if (!api || !store || !playground || !output.includes('Ctrl+C stops') || child.pid === undefined) return;
       clearTimeout(timer);
       child.stdout.off('data', onData);
       resolveStart({
+        pid: child.pid,
         apiUrl: api,
         storeUrl: store,
+        playgroundUrl: playground,
         output: () => output,
         stop: async (signal = 'SIGTERM') => {
           if (child.exitCode === null) child.kill(signal);
@@ -118,6 +133,26 @@ export function runAdmin(args: readonly string[], env: Env): Promise<Exited> {
   return run(child(['bin/admin.ts', ...args], env));
 }
 
+/** npm itself with these arguments (`run admin ...`), as an operator's shell runs it. */
+export function runNpm(args: readonly string[], env: Env): Promise<Exited> {
+  const [command, prefix] = npmCommand();
+  return run(spawn(command, [...prefix, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** npx beside that npm (`prompts-admin ...`): the form the README documents for the admin CLI. */
+export function runNpx(args: readonly string[], env: Env): Promise<Exited> {
+  const npmCli = process.env.npm_execpath;
+  const [command, prefix]: [string, string[]] = npmCli?.endsWith('npm-cli.js')
+    ? [process.execPath, [join(dirname(npmCli), 'npx-cli.js')]]
+    : ['npx', []];
+  return run(spawn(command, [...prefix, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** `npm run invoke -- ...args`, the same way. */
+export function runInvoke(args: readonly string[], env: Env): Promise<Exited> {
+  return run(child(['bin/invoke.ts', ...args], env));
+}
+
 function child(args: readonly string[], env: Env): ChildProcess {
   return spawn(process.execPath, [...TSX, ...args], {
     cwd: REPO_ROOT,
@@ -141,13 +176,42 @@ function run(process: ChildProcess): Promise<Exited> {
 export class StackSet {
   private readonly stacks: StackProcess[] = [];
 
-  async start(env: Env): Promise<StackProcess> {
-    const stack = await startStack(env);
+  async start(env: Env, options: { viaNpm?: boolean } = {}): Promise<StackProcess> {
+    const stack = await startStack(env, options);
     this.stacks.push(stack);
     return stack;
   }
 
   async stopAll(): Promise<void> {
     await Promise.all(this.stacks.splice(0).map((stack) => stack.stop()));
+  }
+}
+
+/** Every process below `pid`: what must not outlive the process a test stops. */
+export async function descendantsOf(pid: number): Promise<number[]> {
+  const { stdout } = await promisify(execFile)('ps', ['-A', '-o', 'pid=,ppid=']);
+  const children = new Map<number, number[]>();
+  for (const line of stdout.trim().split('\n')) {
+    const [child, parent] = line.trim().split(/\s+/).map(Number);
+    if (child === undefined || parent === undefined) continue;
+    children.set(parent, [...(children.get(parent) ?? []), child]);
+  }
+  const found: number[] = [];
+  const pending = [pid];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    for (const child of children.get(next) ?? []) {
+      found.push(child);
+      pending.push(child);
+    }
+  }
+  return found;
+}
+
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
