@@ -66,7 +66,7 @@ it('keys create --expires in the past is refused by the API at once; keys list s
   const key = await adminJson<CreatedKey>('keys', 'create', '--account', 'keys', '--expires', '2020-01-01T00:00:00Z');
   expect(await status(key.apiKey, '/prompts/notes')).toBe(401);
   const listed = await admin('keys', 'list', '--account', 'keys');
-  expect(listed.stdout).toMatch(new RegExp(`${key.keyId}\\s+prs_\\S+\\s+expired\\s+plan\\s+all prompts\\s+2020-01-01T00:00:00.000Z`));
+  expect(listed.stdout).toMatch(new RegExp(`${key.keyId}\\s+prs_\\S+\\s+expired\\s+5000 \\(free plan\\)\\s+all prompts\\s+2020-01-01T00:00:00.000Z`));
   expect(listed.stdout).toContain('SCOPE');
   expect(listed.stdout).not.toContain(key.apiKey);
 });
