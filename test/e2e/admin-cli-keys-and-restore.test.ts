@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { fetchApi } from './support/api-fetch';
-import { runAdmin, StackSet, type StackProcess, temporaryFolder } from './support/processes';
+import { StackSet, type StackProcess, temporaryFolder } from './support/processes';
+import { adminCli } from './support/admin-cli';
 
 /**
  * The admin CLI's key settings (scope, expiry, disable/enable, rotation) and its way back for deleted
@@ -30,13 +31,7 @@ afterAll(async () => {
   await folder.remove();
 });
 
-const admin = (...args: string[]) => runAdmin(args, storeEnv);
-
-async function adminJson<T>(...args: string[]): Promise<T> {
-  const result = await admin(...args, '--json');
-  if (result.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
-  return JSON.parse(result.stdout) as T;
-}
+const { admin, adminJson } = adminCli(() => storeEnv);
 
 const status = async (apiKey: string, path: string) =>
   (await fetchApi(`${stack.apiUrl}${path}`, { headers: { Authorization: `Bearer ${apiKey}` } })).status;

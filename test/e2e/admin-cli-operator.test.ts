@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fetchApi } from './support/api-fetch';
-import { runAdmin, runNpm, runNpx, StackSet, type StackProcess, temporaryFolder } from './support/processes';
+import { runNpm, runNpx, StackSet, type StackProcess, temporaryFolder } from './support/processes';
+import { adminCli } from './support/admin-cli';
 
 /**
  * An operator's day with the admin CLI, each step as they would type it (the CLI, npm and npx as child
@@ -33,13 +34,7 @@ async function writeJson(name: string, value: unknown): Promise<string> {
   return path;
 }
 
-const admin = (...args: string[]) => runAdmin(args, storeEnv);
-
-async function adminJson<T>(...args: string[]): Promise<T> {
-  const result = await admin(...args, '--json');
-  if (result.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
-  return JSON.parse(result.stdout) as T;
-}
+const { admin, adminJson } = adminCli(() => storeEnv);
 
 const getPrompt = (path: string) => fetchApi(`${stack.apiUrl}/prompts/${path}`, { headers: { Authorization: `Bearer ${API_KEY}` } });
 

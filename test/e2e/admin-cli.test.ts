@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runAdmin, StackSet, type StackProcess, temporaryFolder } from './support/processes';
 import { fetchApi } from './support/api-fetch';
+import { adminCli } from './support/admin-cli';
 
 /** The admin CLI as an operator runs it, against a running local stack, checked through the API over HTTP. */
 
@@ -22,13 +23,7 @@ afterAll(async () => {
   await folder.remove();
 });
 
-const admin = (...args: string[]) => runAdmin(args, storeEnv);
-
-async function adminJson<T>(...args: string[]): Promise<T> {
-  const result = await admin(...args, '--json');
-  if (result.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
-  return JSON.parse(result.stdout) as T;
-}
+const { admin, adminJson } = adminCli(() => storeEnv);
 
 const content = (userMessage: string) => ({
   systemMessage: 'You are terse.',
