@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { PromptVersionItem } from '../lambda/data/dynamo-store';
+import type { PromptVersionItem } from '../lambda/data/table-items';
 import { callStore } from '../lambda/data/store-errors';
 import { keys } from '../lambda/data/table-schema';
 import type { PromptContent } from '../lambda/domain/prompt';

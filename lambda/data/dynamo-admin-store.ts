@@ -11,7 +11,7 @@ import type { Plan } from '../domain/plans';
 import type { PromptContent } from '../domain/prompt';
 import { compareVersions } from '../domain/version';
 import { batchGet, batchPut } from './batch-io';
-import type { PromptHeadItem, PromptVersionItem } from './dynamo-store';
+import type { PromptHeadItem, PromptVersionItem } from './table-items';
 import {
   type AccountImport,
   accountItem,

@@ -9,53 +9,8 @@ import type { Prompt, PromptConfig, PromptContent, PromptWithVersions, Published
 import { callStore, isConditionFailure } from './store-errors';
 import type { StoreClients } from './dynamo-client';
 import type { Admission, AdmissionRequest, AdmittedKey, ApiStore, Deadline, PromptLookup, PromptReader } from './store';
+import type { ApiKeyItem, PromptHeadItem, PromptVersionItem } from './table-items';
 import { keys, prefixes, usageAttribute } from './table-schema';
-
-/** Stored shapes. Writers are in dynamo-admin-store.ts; both follow table-schema.ts. */
-export interface ApiKeyItem {
-  keyId: string;
-  accountId: string;
-  /** `disabled` can be undone; `revoked` is final. Only `active` keys are admitted. */
-  status: 'active' | 'disabled' | 'revoked';
-  /** Epoch milliseconds from which the key is refused; absent for a key that never expires. */
-  expiresAt?: number;
-  /** Prompt ids and `prefix*` entries the key may read; absent for the whole account. */
-  scope?: string[];
-  /** A copy of the account's plan, kept in step by the writers. */
-  plan: string;
-  /** The key's own monthly limit, overriding the plan's. */
-  monthlyLimit?: number;
-  /** The limit in force (own, else the plan's), kept by the writers, so admission reads nothing else. */
-  limit: number;
-  /** Copied from the account by the writers; absent until a prompt of the account is first deleted. */
-  promptsRevision?: number;
-  /** `used#YYYY-MM` counters, one per month the key was used. */
-  [usage: `used#${string}`]: number | undefined;
-}
-
-export interface AccountItem {
-  accountId: string;
-  name: string;
-  plan: string;
-}
-
-export interface PromptHeadItem {
-  promptId: string;
-  promptName: string;
-  deleted: boolean;
-  /** A copy of the highest published version, so "latest" is a single read. Absent until one is published. */
-  latest?: PromptContent;
-  /**
-   * versionSortKey(latest.version): lets a publish move `latest` up in one conditional write, never down,
-   * however many publishes race. Heads written before it existed lack it.
-   */
-  latestKey?: string;
-}
-
-export interface PromptVersionItem extends PromptContent {
-  promptId: string;
-  published: boolean;
-}
 
 /**
  * Active, not expired and under its monthly limit: the whole admission rule, decided by the store

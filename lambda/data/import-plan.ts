@@ -1,7 +1,7 @@
 import { isPlan, monthlyLimitFor, type Plan } from '../domain/plans';
 import { type PromptContent, toConfigBody } from '../domain/prompt';
 import { compareVersions } from '../domain/version';
-import type { PromptHeadItem, PromptVersionItem } from './dynamo-store';
+import type { PromptHeadItem, PromptVersionItem } from './table-items';
 import { adminIndexKeys, keys } from './table-schema';
 
 /**

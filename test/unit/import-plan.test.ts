@@ -1,4 +1,4 @@
-import type { PromptHeadItem, PromptVersionItem } from '../../lambda/data/dynamo-store';
+import type { PromptHeadItem, PromptVersionItem } from '../../lambda/data/table-items';
 import {
   type AccountImport,
   type ApiKeyImport,
