@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { PromptVersionItem } from '../lambda/data/table-items';
-import { callStore } from '../lambda/data/store-errors';
+import { callStore } from '../lambda/data/store-calls';
 import { keys } from '../lambda/data/table-schema';
 import type { PromptContent } from '../lambda/domain/prompt';
 

@@ -4,7 +4,7 @@ import { type Seed, SeedError } from '../admin/seed-file';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
 import { ConflictError, DynamoAdminStore, type ImportSummary } from '../lambda/data/dynamo-admin-store';
 import { ensureTable } from '../lambda/data/ensure-table';
-import { isStoreUnavailable } from '../lambda/data/store-errors';
+import { isStoreUnavailable } from '../lambda/data/store-calls';
 import { StoreUnavailableError } from '../lambda/data/store';
 import type { LogSink } from '../lambda/middleware/request-log';
 import { startEmbeddedStore } from './embedded-store';

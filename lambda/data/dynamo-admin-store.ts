@@ -29,7 +29,7 @@ import {
   type StoredApiKey,
   type StoredState,
 } from './import-plan';
-import { callStore, isConditionFailure } from './store-errors';
+import { callStore, isConditionFailure } from './store-calls';
 import { ADMIN_INDEX, adminIndexKeys, keys, prefixes, usageAttribute } from './table-schema';
 import { versionSortKey } from '../domain/version';
 

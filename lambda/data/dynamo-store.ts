@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Prompt, PromptConfig, PromptContent, PromptWithVersions, PublishedVersion } from '../domain/prompt';
-import { callStore, isConditionFailure } from './store-errors';
+import { callStore, isConditionFailure } from './store-calls';
 import type { StoreClients } from './dynamo-client';
 import type { Admission, AdmissionRequest, AdmittedKey, ApiStore, Deadline, PromptLookup, PromptReader } from './store';
 import type { ApiKeyItem, PromptHeadItem, PromptVersionItem } from './table-items';
