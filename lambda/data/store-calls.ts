@@ -1,5 +1,12 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from './store';
+import { prefixes } from './table-schema';
+
+/**
+ * How both stores call DynamoDB: the API (dynamo-store.ts) with its request's deadline, the operator
+ * tools (admin/store/) without one. What a failure means is decided here, once, for both.
+ */
 
 /** Throttling: the store refused the request before doing any of it. */
 const THROTTLING_ERROR_NAMES = new Set([
@@ -76,9 +83,86 @@ export async function callStore<T>(operation: string, call: () => Promise<T>): P
   }
 }
 
+/** A conditional write refused: the item as it stood, when the write asked for it (ReturnValuesOnConditionCheckFailure). */
+export type ConditionFailure = Error & { Item?: Record<string, AttributeValue> };
+
 /** Matched by name: the class identity differs between SDK copies, bundles and mocks. */
-export function isConditionFailure(
-  error: unknown,
-): error is Error & { Item?: Record<string, AttributeValue> } {
+export function isConditionFailure(error: unknown): error is ConditionFailure {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/**
+ * Runs a conditional write as callStore does; when its condition fails, `onConditionFailure` answers
+ * instead (with a value, or by throwing what the failure means to the caller).
+ */
+export async function callStoreUnlessRefused<T, R>(
+  operation: string,
+  call: () => Promise<T>,
+  onConditionFailure: (failure: ConditionFailure) => R | Promise<R>,
+): Promise<T | R> {
+  try {
+    return await callStore(operation, call);
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return onConditionFailure(error);
+  }
+}
+
+export interface ReadOptions {
+  /** The API's request deadline: the call gives up when it aborts. Operator tools have none. */
+  readonly abortSignal?: AbortSignal;
+}
+
+/** The SDK's per-call options: the abort signal when there is one, else none at all. */
+const callOptions = ({ abortSignal }: ReadOptions): [] | [{ abortSignal: AbortSignal }] =>
+  abortSignal ? [{ abortSignal }] : [];
+
+/** One item by its key; strongly consistent unless `consistent` is false. */
+export async function getItem<T>(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  operation: string,
+  key: Record<string, string>,
+  options: ReadOptions & { readonly consistent?: boolean } = {},
+): Promise<T | undefined> {
+  const result = await callStore(operation, () =>
+    client.send(
+      new GetCommand({ TableName: tableName, Key: key, ConsistentRead: options.consistent ?? true }),
+      ...callOptions(options),
+    ),
+  );
+  return result.Item as T | undefined;
+}
+
+/** Follows LastEvaluatedKey to the end: the store's 1 MB pages are never the caller's problem. */
+export async function queryAll<T>(
+  client: DynamoDBDocumentClient,
+  operation: string,
+  input: QueryCommandInput,
+  options: ReadOptions = {},
+): Promise<T[]> {
+  const pages = paginateQuery({ client }, input, ...callOptions(options));
+  const items: T[] = [];
+  await callStore(operation, async () => {
+    for await (const page of pages) {
+      items.push(...((page.Items ?? []) as T[]));
+    }
+  });
+  return items;
+}
+
+/** The items of one account's partition whose sort key starts with `skPrefix` (table-schema.ts `prefixes`). */
+export function partitionQuery(
+  tableName: string,
+  accountId: string,
+  skPrefix: string,
+  extra: Partial<QueryCommandInput> = {},
+): QueryCommandInput {
+  const { ExpressionAttributeValues: extraValues, ...rest } = extra;
+  return {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': prefixes.accountPartition(accountId), ':prefix': skPrefix, ...extraValues },
+    ...rest,
+  };
 }
