@@ -1,7 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { DynamoAdminStore } from '../lambda/data/dynamo-admin-store';
+import type { DynamoAdminStore } from './store/admin-store';
 import type { PromptStore } from '../lambda/data/store';
-import type { VersionReader } from './version-reader';
+import type { VersionReader } from './store/version-reader';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */
 export interface Command {

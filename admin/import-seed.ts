@@ -1,5 +1,5 @@
-import type { DynamoAdminStore, ImportSummary } from '../lambda/data/dynamo-admin-store';
-import type { ImportMode } from '../lambda/data/import-plan';
+import type { DynamoAdminStore, ImportSummary } from './store/admin-store';
+import type { ImportMode } from './store/import-plan';
 import { readSeedFiles, type Seed, type SeedSources, toAccountImports } from './seed-file';
 
 /**

@@ -6,9 +6,9 @@ import {
   type ImportSummary,
   NotFoundError,
   type PromptImport,
-} from '../../lambda/data/dynamo-admin-store';
+} from '../../admin/store/admin-store';
 import { DynamoStore } from '../../lambda/data/dynamo-store';
-import { ensureTable, TableSchemaError } from '../../lambda/data/ensure-table';
+import { ensureTable, TableSchemaError } from '../../admin/store/ensure-table';
 import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';

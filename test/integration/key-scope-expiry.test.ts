@@ -1,4 +1,4 @@
-import { DynamoAdminStore } from '../../lambda/data/dynamo-admin-store';
+import { DynamoAdminStore } from '../../admin/store/admin-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import type { Prompt } from '../../lambda/domain/prompt';
 import { ApiHarness, type ErrorBody } from '../support/api-harness';

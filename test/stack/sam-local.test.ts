@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { DynamoAdminStore } from '../../lambda/data/dynamo-admin-store';
+import { DynamoAdminStore } from '../../admin/store/admin-store';
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { samFunctionId } from '../../lib/api-function';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';

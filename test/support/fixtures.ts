@@ -4,9 +4,9 @@ import {
   type NewApiKey,
   type PromptInput,
   type PromptVersionInput,
-} from '../../lambda/data/dynamo-admin-store';
+} from '../../admin/store/admin-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
-import type { Plan } from '../../lambda/domain/plans';
+import type { Plan } from '../../admin/plans';
 import type { PromptConfig } from '../../lambda/domain/prompt';
 
 export const config = (overrides: Partial<PromptConfig> = {}): PromptConfig => ({

@@ -7,7 +7,7 @@ import {
   type PromptVersionInput,
   type StoredApiKey,
   type StoredState,
-} from '../../lambda/data/import-plan';
+} from '../../admin/store/import-plan';
 
 /** What an import may change of what is stored, decided before any write. */
 

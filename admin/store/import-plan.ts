@@ -1,8 +1,8 @@
-import { isPlan, monthlyLimitFor, type Plan } from '../domain/plans';
-import { type PromptContent, toConfigBody } from '../domain/prompt';
-import { compareVersions } from '../domain/version';
-import type { PromptHeadItem, PromptVersionItem } from './table-items';
-import { adminIndexKeys, keys } from './table-schema';
+import { isPlan, monthlyLimitFor, type Plan } from '../plans';
+import { type PromptContent, toConfigBody } from '../../lambda/domain/prompt';
+import { compareVersions } from '../../lambda/domain/version';
+import type { PromptHeadItem, PromptVersionItem } from '../../lambda/data/table-items';
+import { adminIndexKeys, keys } from '../../lambda/data/table-schema';
 
 /**
  * What an import asks for, and what it takes to get there from what is stored: a pure function,

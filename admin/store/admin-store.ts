@@ -7,11 +7,11 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { Plan } from '../domain/plans';
-import type { PromptContent } from '../domain/prompt';
-import { compareVersions } from '../domain/version';
+import type { Plan } from '../plans';
+import type { PromptContent } from '../../lambda/domain/prompt';
+import { compareVersions } from '../../lambda/domain/version';
 import { batchGet, batchPut } from './batch-io';
-import type { PromptHeadItem, PromptVersionItem } from './table-items';
+import type { PromptHeadItem, PromptVersionItem } from '../../lambda/data/table-items';
 import {
   type AccountImport,
   accountItem,
@@ -29,9 +29,9 @@ import {
   type StoredApiKey,
   type StoredState,
 } from './import-plan';
-import { callStore, isConditionFailure } from './store-calls';
-import { ADMIN_INDEX, adminIndexKeys, keys, prefixes, usageAttribute } from './table-schema';
-import { versionSortKey } from '../domain/version';
+import { callStore, isConditionFailure } from '../../lambda/data/store-calls';
+import { ADMIN_INDEX, adminIndexKeys, keys, prefixes, usageAttribute } from '../../lambda/data/table-schema';
+import { versionSortKey } from '../../lambda/domain/version';
 
 export type {
   AccountImport,

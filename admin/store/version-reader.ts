@@ -1,8 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { PromptVersionItem } from '../lambda/data/table-items';
-import { callStore } from '../lambda/data/store-calls';
-import { keys } from '../lambda/data/table-schema';
-import type { PromptContent } from '../lambda/domain/prompt';
+import type { PromptVersionItem } from '../../lambda/data/table-items';
+import { callStore } from '../../lambda/data/store-calls';
+import { keys } from '../../lambda/data/table-schema';
+import type { PromptContent } from '../../lambda/domain/prompt';
 
 /** A stored version as operators see it: drafts too, which the API never shows. */
 export interface StoredVersion extends PromptContent {
