@@ -1,7 +1,8 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
-import { ConflictError, DynamoAdminStore, NotFoundError } from './store/admin-store';
+import { AdminStore } from './store/admin-store';
+import { ConflictError, NotFoundError } from './store/errors';
 import { DynamoStore } from '../lambda/data/dynamo-store';
 import { StoreUnavailableError } from '../lambda/data/store';
 import { type Command, type CommandContext, UsageError } from './command';
@@ -74,7 +75,7 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
     const context: CommandContext = {
       admin: () => {
         const store = connect();
-        return new DynamoAdminStore(store.client, store.tableName, now);
+        return new AdminStore(store.client, store.tableName, now);
       },
       versions: () => {
         const store = connect();

@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { DynamoAdminStore } from './store/admin-store';
+import type { AdminStore } from './store/admin-store';
 import type { PromptStore } from '../lambda/data/store';
 import type { VersionReader } from './store/version-reader';
 
@@ -25,7 +25,7 @@ export interface CommandArgs {
 
 export interface CommandContext {
   /** Connected on first use, so --help and bad input never need a store. */
-  admin(): DynamoAdminStore;
+  admin(): AdminStore;
   /** The same store read as the API reads it: published, visible prompts only. */
   promptReader(): PromptStore;
   /** One stored version's content, drafts included; same store, same connection as admin(). */

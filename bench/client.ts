@@ -4,7 +4,7 @@
  * own store; time for the simulated minutes comes from an injected clock, so the run takes seconds.
  */
 import { createPromptClient, type PromptClient } from '../client/src/index';
-import { DynamoAdminStore } from '../admin/store/admin-store';
+import { AdminStore } from '../admin/store/admin-store';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
 import { ensureTable } from '../admin/store/ensure-table';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../lambda/domain/api-key';
@@ -34,7 +34,7 @@ export async function measureClient(): Promise<ClientReport> {
   const documents = createDocumentClient({ region: 'us-east-1', endpoint: store.endpoint });
   await ensureTable(documents, TABLE);
   const keys = Array.from({ length: 3 }, () => generateApiKey());
-  await new DynamoAdminStore(documents, TABLE).importAccounts([
+  await new AdminStore(documents, TABLE).importAccounts([
     {
       accountId: 'bench-client',
       name: 'bench-client',

@@ -7,7 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { DynamoAdminStore, type AccountImport } from '../admin/store/admin-store';
+import { AdminStore } from '../admin/store/admin-store';
+import type { AccountImport } from '../admin/store/import-plan';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
 import { ensureTable } from '../admin/store/ensure-table';
 import { keys } from '../lambda/data/table-schema';
@@ -107,7 +108,7 @@ async function measurePass(latencyMs: number): Promise<PassResult> {
   const smallKey = generateApiKey();
   const largeKey = generateApiKey();
   const seeded = performance.now();
-  await new DynamoAdminStore(client, TABLE).importAccounts([
+  await new AdminStore(client, TABLE).importAccounts([
     account('bench-small', 10, smallKey),
     account('bench-large', LARGE_ACCOUNT_PROMPTS, largeKey),
   ]);

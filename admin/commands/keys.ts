@@ -1,4 +1,4 @@
-import type { AdminApiKey } from '../store/admin-store';
+import type { AdminApiKey } from '../store/items';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { isPlan, monthlyLimitFor } from '../plans';
 import { type Command, table, UsageError } from '../command';

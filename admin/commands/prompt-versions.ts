@@ -1,4 +1,5 @@
-import { ConflictError, NotFoundError, type AdminPromptSummary } from '../store/admin-store';
+import { ConflictError, NotFoundError } from '../store/errors';
+import type { AdminPromptSummary } from '../store/prompts';
 import { toConfigBody } from '../../lambda/domain/prompt';
 import { type Command, type CommandContext, stringOption } from '../command';
 import { accountOption, promptIdOption, versionOption } from '../option-values';

@@ -1,4 +1,4 @@
-import type { AdminApiKey } from '../store/admin-store';
+import type { AdminApiKey } from '../store/items';
 import { isPlan, monthlyLimitFor } from '../plans';
 import { quotaPeriodAt } from '../../lambda/domain/quota-period';
 import { type Command, type CommandContext, stringOption, table } from '../command';

@@ -60,10 +60,11 @@ export interface PromptVersionItem extends PromptContent {
 }
 
 /** An item as written and read whole: its keys (table-schema.ts), its kind, and its attributes. */
-export type WithKeys<T, Type extends string> = T & {
+export type WithKeys<T> = T & {
   pk: string;
   sk: string;
-  type: Type;
+  /** `account`, `apiKey`, `prompt` or `promptVersion`. */
+  type: string;
   /** The admin index's keys: on account and API key items only. */
   gsi1pk?: string;
   gsi1sk?: string;
