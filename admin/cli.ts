@@ -1,7 +1,8 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
-import { ConflictError, DynamoAdminStore, NotFoundError } from '../lambda/data/dynamo-admin-store';
+import { AdminStore } from './store/admin-store';
+import { ConflictError, NotFoundError } from './store/errors';
 import { DynamoStore } from '../lambda/data/dynamo-store';
 import { StoreUnavailableError } from '../lambda/data/store';
 import { type Command, type CommandContext, UsageError } from './command';
@@ -12,7 +13,7 @@ import { promptCommands } from './commands/prompts';
 import { usageCommands } from './commands/usage';
 import { InputError } from './input-reader';
 import { SeedError } from './seed-file';
-import { VersionReader } from './version-reader';
+import { VersionReader } from './store/version-reader';
 
 /** How the help and hints name the CLI: npx passes every argument on, where `npm run admin` needs a `--` first. */
 export const PROGRAM = 'npx prompts-admin';
@@ -74,7 +75,7 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
     const context: CommandContext = {
       admin: () => {
         const store = connect();
-        return new DynamoAdminStore(store.client, store.tableName, now);
+        return new AdminStore(store.client, store.tableName, now);
       },
       versions: () => {
         const store = connect();

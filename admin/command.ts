@@ -1,7 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { DynamoAdminStore } from '../lambda/data/dynamo-admin-store';
+import type { AdminStore } from './store/admin-store';
 import type { PromptStore } from '../lambda/data/store';
-import type { VersionReader } from './version-reader';
+import type { VersionReader } from './store/version-reader';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */
 export interface Command {
@@ -25,7 +25,7 @@ export interface CommandArgs {
 
 export interface CommandContext {
   /** Connected on first use, so --help and bad input never need a store. */
-  admin(): DynamoAdminStore;
+  admin(): AdminStore;
   /** The same store read as the API reads it: published, visible prompts only. */
   promptReader(): PromptStore;
   /** One stored version's content, drafts included; same store, same connection as admin(). */

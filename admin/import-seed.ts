@@ -1,5 +1,5 @@
-import type { DynamoAdminStore, ImportSummary } from '../lambda/data/dynamo-admin-store';
-import type { ImportMode } from '../lambda/data/import-plan';
+import type { AdminStore } from './store/admin-store';
+import type { ImportMode, ImportSummary } from './store/import-plan';
 import { readSeedFiles, type Seed, type SeedSources, toAccountImports } from './seed-file';
 
 /**
@@ -7,7 +7,7 @@ import { readSeedFiles, type Seed, type SeedSources, toAccountImports } from './
  * then refuses the lot if any of it contradicts what is stored. Either way nothing is half-written.
  */
 export async function importSeed(
-  admin: DynamoAdminStore,
+  admin: AdminStore,
   path: string,
   options: { dryRun?: boolean; mode?: ImportMode } = {},
 ): Promise<{ seed: Seed; summary: ImportSummary; sources: SeedSources }> {

@@ -4,9 +4,9 @@
  * own store; time for the simulated minutes comes from an injected clock, so the run takes seconds.
  */
 import { createPromptClient, type PromptClient } from '../client/src/index';
-import { DynamoAdminStore } from '../lambda/data/dynamo-admin-store';
+import { AdminStore } from '../admin/store/admin-store';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
-import { ensureTable } from '../lambda/data/ensure-table';
+import { ensureTable } from '../admin/store/ensure-table';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../lambda/domain/api-key';
 import type { RequestLogRecord } from '../lambda/middleware/request-log';
 import { loadLocalConfig } from '../local/local-config';
@@ -34,7 +34,7 @@ export async function measureClient(): Promise<ClientReport> {
   const documents = createDocumentClient({ region: 'us-east-1', endpoint: store.endpoint });
   await ensureTable(documents, TABLE);
   const keys = Array.from({ length: 3 }, () => generateApiKey());
-  await new DynamoAdminStore(documents, TABLE).importAccounts([
+  await new AdminStore(documents, TABLE).importAccounts([
     {
       accountId: 'bench-client',
       name: 'bench-client',

@@ -7,9 +7,10 @@ import { writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { DynamoAdminStore, type AccountImport } from '../lambda/data/dynamo-admin-store';
+import { AdminStore } from '../admin/store/admin-store';
+import type { AccountImport } from '../admin/store/import-plan';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
-import { ensureTable } from '../lambda/data/ensure-table';
+import { ensureTable } from '../admin/store/ensure-table';
 import { keys } from '../lambda/data/table-schema';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../lambda/domain/api-key';
 import { loadLocalConfig } from '../local/local-config';
@@ -107,7 +108,7 @@ async function measurePass(latencyMs: number): Promise<PassResult> {
   const smallKey = generateApiKey();
   const largeKey = generateApiKey();
   const seeded = performance.now();
-  await new DynamoAdminStore(client, TABLE).importAccounts([
+  await new AdminStore(client, TABLE).importAccounts([
     account('bench-small', 10, smallKey),
     account('bench-large', LARGE_ACCOUNT_PROMPTS, largeKey),
   ]);

@@ -2,9 +2,11 @@ import type { Server } from 'node:http';
 import { importSeed } from '../admin/import-seed';
 import { type Seed, SeedError } from '../admin/seed-file';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
-import { ConflictError, DynamoAdminStore, type ImportSummary } from '../lambda/data/dynamo-admin-store';
-import { ensureTable } from '../lambda/data/ensure-table';
-import { isStoreUnavailable } from '../lambda/data/store-errors';
+import { AdminStore } from '../admin/store/admin-store';
+import { ConflictError } from '../admin/store/errors';
+import type { ImportSummary } from '../admin/store/import-plan';
+import { ensureTable } from '../admin/store/ensure-table';
+import { isStoreUnavailable } from '../lambda/data/store-calls';
 import { StoreUnavailableError } from '../lambda/data/store';
 import type { LogSink } from '../lambda/middleware/request-log';
 import { startEmbeddedStore } from './embedded-store';
@@ -79,7 +81,7 @@ export async function openLocalStore(config: LocalConfig): Promise<LocalStore> {
   };
   try {
     const tableCreated = (await reachable(store.endpoint, () => ensureTable(client, config.tableName))) === 'created';
-    const seed = config.seedPath ? await loadSeed(new DynamoAdminStore(client, config.tableName), config.seedPath) : undefined;
+    const seed = config.seedPath ? await loadSeed(new AdminStore(client, config.tableName), config.seedPath) : undefined;
     return { endpoint: store.endpoint, embedded: !config.storeEndpoint, tableCreated, seed, close };
   } catch (error) {
     await close().catch(() => undefined);
@@ -123,7 +125,7 @@ export async function startLocalStack(config: LocalConfig, options: LocalStackOp
   }
 }
 
-async function loadSeed(admin: DynamoAdminStore, path: string): Promise<SeedReport> {
+async function loadSeed(admin: AdminStore, path: string): Promise<SeedReport> {
   const started = performance.now();
   try {
     // The seed creates what is missing and leaves the rest: it never undoes what an operator did since.

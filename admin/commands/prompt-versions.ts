@@ -1,8 +1,9 @@
-import { ConflictError, NotFoundError, type AdminPromptSummary } from '../../lambda/data/dynamo-admin-store';
+import { ConflictError, NotFoundError } from '../store/errors';
+import type { AdminPromptSummary } from '../store/prompts';
 import { toConfigBody } from '../../lambda/domain/prompt';
 import { type Command, type CommandContext, stringOption } from '../command';
 import { accountOption, promptIdOption, versionOption } from '../option-values';
-import type { StoredVersion } from '../version-reader';
+import type { StoredVersion } from '../store/version-reader';
 
 /** Reading a prompt's versions back, and moving latest back to an earlier one without rewriting history. */
 

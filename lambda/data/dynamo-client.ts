@@ -1,6 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isStoreUnavailable, isUnappliedFailure } from './store-errors';
+import { isStoreUnavailable, isUnappliedFailure } from './store-calls';
 
 export interface DynamoClientOptions {
   readonly region: string;

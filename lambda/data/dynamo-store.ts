@@ -1,61 +1,11 @@
-import {
-  GetCommand,
-  paginateQuery,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Prompt, PromptConfig, PromptContent, PromptWithVersions, PublishedVersion } from '../domain/prompt';
-import { callStore, isConditionFailure } from './store-errors';
+import { callStoreUnlessRefused, getItem, partitionQuery, queryAll } from './store-calls';
 import type { StoreClients } from './dynamo-client';
 import type { Admission, AdmissionRequest, AdmittedKey, ApiStore, Deadline, PromptLookup, PromptReader } from './store';
+import type { ApiKeyItem, PromptHeadItem, PromptVersionItem } from './table-items';
 import { keys, prefixes, usageAttribute } from './table-schema';
-
-/** Stored shapes. Writers are in dynamo-admin-store.ts; both follow table-schema.ts. */
-export interface ApiKeyItem {
-  keyId: string;
-  accountId: string;
-  /** `disabled` can be undone; `revoked` is final. Only `active` keys are admitted. */
-  status: 'active' | 'disabled' | 'revoked';
-  /** Epoch milliseconds from which the key is refused; absent for a key that never expires. */
-  expiresAt?: number;
-  /** Prompt ids and `prefix*` entries the key may read; absent for the whole account. */
-  scope?: string[];
-  /** A copy of the account's plan, kept in step by the writers. */
-  plan: string;
-  /** The key's own monthly limit, overriding the plan's. */
-  monthlyLimit?: number;
-  /** The limit in force (own, else the plan's), kept by the writers, so admission reads nothing else. */
-  limit: number;
-  /** Copied from the account by the writers; absent until a prompt of the account is first deleted. */
-  promptsRevision?: number;
-  /** `used#YYYY-MM` counters, one per month the key was used. */
-  [usage: `used#${string}`]: number | undefined;
-}
-
-export interface AccountItem {
-  accountId: string;
-  name: string;
-  plan: string;
-}
-
-export interface PromptHeadItem {
-  promptId: string;
-  promptName: string;
-  deleted: boolean;
-  /** A copy of the highest published version, so "latest" is a single read. Absent until one is published. */
-  latest?: PromptContent;
-  /**
-   * versionSortKey(latest.version): lets a publish move `latest` up in one conditional write, never down,
-   * however many publishes race. Heads written before it existed lack it.
-   */
-  latestKey?: string;
-}
-
-export interface PromptVersionItem extends PromptContent {
-  promptId: string;
-  published: boolean;
-}
 
 /**
  * Active, not expired and under its monthly limit: the whole admission rule, decided by the store
@@ -80,9 +30,10 @@ export class DynamoStore implements ApiStore {
 
   async admit({ keyHash, month, at }: AdmissionRequest, deadline: Deadline): Promise<Admission> {
     const usedName = usageAttribute(month);
-    try {
-      const result = await callStore('admit', () =>
-        this.clients.writes.send(
+    return callStoreUnlessRefused(
+      'admit',
+      async (): Promise<Admission> => {
+        const result = await this.clients.writes.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.apiKey(keyHash),
@@ -99,23 +50,24 @@ export class DynamoStore implements ApiStore {
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
           { abortSignal: deadline },
-        ),
-      );
-      const key = toAdmittedKey(result.Attributes as ApiKeyItem | undefined, usedName, at);
-      return key ? { admitted: true, key } : { admitted: false, reason: 'invalid-key' };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const item = error.Item
-        ? (unmarshall(error.Item) as ApiKeyItem)
-        : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), deadline);
-      const key = toAdmittedKey(item, usedName, at);
-      return key ? { admitted: false, reason: 'limit-reached', key } : { admitted: false, reason: 'invalid-key' };
-    }
+        );
+        const key = toAdmittedKey(result.Attributes as ApiKeyItem | undefined, usedName, at);
+        return key ? { admitted: true, key } : { admitted: false, reason: 'invalid-key' };
+      },
+      async (refused): Promise<Admission> => {
+        const item = refused.Item
+          ? (unmarshall(refused.Item) as ApiKeyItem)
+          : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), deadline);
+        const key = toAdmittedKey(item, usedName, at);
+        return key ? { admitted: false, reason: 'limit-reached', key } : { admitted: false, reason: 'invalid-key' };
+      },
+    );
   }
 
   async returnUsageUnit(keyHash: string, month: string, deadline: Deadline): Promise<void> {
-    try {
-      await callStore('returnUsageUnit', () =>
+    await callStoreUnlessRefused(
+      'returnUsageUnit',
+      () =>
         this.clients.writes.send(
           new UpdateCommand({
             TableName: this.tableName,
@@ -127,11 +79,9 @@ export class DynamoStore implements ApiStore {
           }),
           { abortSignal: deadline },
         ),
-      );
-    } catch (error) {
       // Nothing to give back (the count is already zero): never go below it.
-      if (!isConditionFailure(error)) throw error;
-    }
+      () => undefined,
+    );
   }
 
   async findLatestPrompt({ accountId, deadline }: PromptReader, promptId: string): Promise<PromptLookup> {
@@ -184,47 +134,19 @@ export class DynamoStore implements ApiStore {
     }));
   }
 
-  private async getItem<T>(
-    operation: string,
-    key: Record<string, string>,
-    deadline: Deadline,
-    consistent = true,
-  ): Promise<T | undefined> {
-    const result = await callStore(operation, () =>
-      this.clients.reads.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: consistent }), {
-        abortSignal: deadline,
-      }),
-    );
-    return result.Item as T | undefined;
+  private getItem<T>(operation: string, key: Record<string, string>, deadline: Deadline, consistent = true): Promise<T | undefined> {
+    return getItem<T>(this.clients.reads, this.tableName, operation, key, { abortSignal: deadline, consistent });
   }
 
-  /** Follows LastEvaluatedKey to the end: the store's 1 MB pages are never the caller's problem. */
-  private async queryAll<T>(
+  private queryAll<T>(
     operation: string,
     accountId: string,
     skPrefix: string,
     deadline: Deadline,
     extra: Partial<QueryCommandInput> = {},
   ): Promise<T[]> {
-    const { ExpressionAttributeValues: extraValues, ...rest } = extra;
-    const pages = paginateQuery(
-      { client: this.clients.reads },
-      {
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': prefixes.accountPartition(accountId), ':prefix': skPrefix, ...extraValues },
-        ConsistentRead: true,
-        ...rest,
-      },
-      { abortSignal: deadline },
-    );
-    const items: T[] = [];
-    await callStore(operation, async () => {
-      for await (const page of pages) {
-        items.push(...((page.Items ?? []) as T[]));
-      }
-    });
-    return items;
+    const input = partitionQuery(this.tableName, accountId, skPrefix, { ConsistentRead: true, ...extra });
+    return queryAll<T>(this.clients.reads, operation, input, { abortSignal: deadline });
   }
 }
 

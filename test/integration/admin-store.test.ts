@@ -1,14 +1,9 @@
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import {
-  type AccountImport,
-  ConflictError,
-  DynamoAdminStore,
-  type ImportSummary,
-  NotFoundError,
-  type PromptImport,
-} from '../../lambda/data/dynamo-admin-store';
+import { AdminStore } from '../../admin/store/admin-store';
+import { ensureTable, TableSchemaError } from '../../admin/store/ensure-table';
+import { ConflictError, NotFoundError } from '../../admin/store/errors';
+import type { AccountImport, ImportSummary, PromptImport } from '../../admin/store/import-plan';
 import { DynamoStore } from '../../lambda/data/dynamo-store';
-import { ensureTable, TableSchemaError } from '../../lambda/data/ensure-table';
 import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
@@ -17,12 +12,12 @@ import { noDeadline, readerOf } from '../support/readers';
 /** The operator's write path against a real DynamoDB-compatible store (dynalite). */
 
 let local: LocalStore;
-let admin: DynamoAdminStore;
+let admin: AdminStore;
 let api: DynamoStore;
 
 beforeAll(async () => {
   local = await startLocalStore('admin-store-test');
-  admin = new DynamoAdminStore(local.client, local.tableName, () => new Date('2026-11-15T12:00:00Z'));
+  admin = new AdminStore(local.client, local.tableName, () => new Date('2026-11-15T12:00:00Z'));
   api = new DynamoStore(local.clients, local.tableName);
 });
 
@@ -267,7 +262,7 @@ describe('deleted prompts', () => {
 
   it('change the prompt revision that every key of the account carries', async () => {
     const keyHash = 'c'.repeat(64);
-    await admin.putApiKey({ keyHash, keyId: 'key_gone', accountId: 'gone', displayPrefix: 'prs_gone' });
+    await admin.createApiKey({ keyHash, keyId: 'key_gone', accountId: 'gone', displayPrefix: 'prs_gone' });
     const before = await api.admit({ keyHash: keyHash, month: '2026-11', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
     await admin.deletePrompt('gone', 'greet');
     const after = await api.admit({ keyHash: keyHash, month: '2026-11', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);

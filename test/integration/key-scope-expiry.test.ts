@@ -1,7 +1,7 @@
-import { DynamoAdminStore } from '../../lambda/data/dynamo-admin-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import type { Prompt } from '../../lambda/domain/prompt';
 import { ApiHarness, type ErrorBody } from '../support/api-harness';
+import { FixtureStore } from '../support/fixture-store';
 import { prompt, version } from '../support/fixtures';
 
 /**
@@ -11,14 +11,14 @@ import { prompt, version } from '../support/fixtures';
  */
 const api = new ApiHarness();
 const START = new Date('2026-11-15T12:00:00Z');
-let admin: DynamoAdminStore;
+let admin: FixtureStore;
 
 const keyIdOf = (apiKey: string) => keyIdFromHash(hashApiKey(apiKey));
 const idsOf = (answer: { json<T>(): T }) => answer.json<Prompt[]>().map((p) => p.promptId);
 
 beforeAll(async () => {
   await api.start();
-  admin = new DynamoAdminStore(api.localStore.client, api.localStore.tableName, () => api.clock);
+  admin = new FixtureStore(api.localStore.client, api.localStore.tableName, () => api.clock);
   await api.fixtures.account('acme');
   await api.fixtures.account('globex');
   await api.fixtures.prompts(

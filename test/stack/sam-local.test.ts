@@ -4,10 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { DynamoAdminStore } from '../../lambda/data/dynamo-admin-store';
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { samFunctionId } from '../../lib/api-function';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
+import { FixtureStore } from '../support/fixture-store';
 import { prompt, version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import { synthesizeService, TEST_UPGRADE_URL } from './synth';
@@ -183,7 +183,7 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
   async function seedFor(event: APIGatewayProxyEventV2, promptId?: string, versions = ['1.0.0']): Promise<void> {
     const apiKey = bearerKeyOf(event);
     expect(isWellFormedApiKey(apiKey)).toBe(true);
-    const admin = new DynamoAdminStore(store.client, store.tableName);
+    const admin = new FixtureStore(store.client, store.tableName);
     await admin.putAccount({ accountId: 'sam-local', name: 'SAM local', plan: 'free' });
     const keyHash = hashApiKey(apiKey);
     await admin.putApiKey({

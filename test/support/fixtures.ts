@@ -1,13 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  DynamoAdminStore,
-  type NewApiKey,
-  type PromptInput,
-  type PromptVersionInput,
-} from '../../lambda/data/dynamo-admin-store';
+import type { Plan } from '../../admin/plans';
+import type { PromptVersionInput } from '../../admin/store/import-plan';
+import type { NewApiKey } from '../../admin/store/keys';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
-import type { Plan } from '../../lambda/domain/plans';
 import type { PromptConfig } from '../../lambda/domain/prompt';
+import { FixtureStore, type PromptInput } from './fixture-store';
 
 export const config = (overrides: Partial<PromptConfig> = {}): PromptConfig => ({
   model: 'gpt-4o-mini',
@@ -38,10 +35,10 @@ export const prompt = (promptId: string, versions: PromptVersionInput[], overrid
 });
 
 export class Fixtures {
-  readonly admin: DynamoAdminStore;
+  readonly admin: FixtureStore;
 
   constructor(client: DynamoDBDocumentClient, tableName: string) {
-    this.admin = new DynamoAdminStore(client, tableName);
+    this.admin = new FixtureStore(client, tableName);
   }
 
   async account(accountId: string, plan: Plan = 'free'): Promise<void> {

@@ -1,13 +1,13 @@
-import type { PromptHeadItem, PromptVersionItem } from '../../lambda/data/dynamo-store';
+import type { PromptHeadItem, PromptVersionItem } from '../../lambda/data/table-items';
 import {
   type AccountImport,
   type ApiKeyImport,
   planImport,
   promptRef,
   type PromptVersionInput,
-  type StoredApiKey,
   type StoredState,
-} from '../../lambda/data/import-plan';
+} from '../../admin/store/import-plan';
+import type { AdminApiKey } from '../../admin/store/items';
 
 /** What an import may change of what is stored, decided before any write. */
 
@@ -27,7 +27,7 @@ const storedVersion = (number: string, published = true, userMessage?: string): 
 });
 
 const key: ApiKeyImport = { keyHash: 'hash', keyId: 'key_hash', displayPrefix: 'prs_abcd' };
-const storedKey = (overrides: Partial<StoredApiKey> = {}): StoredApiKey => ({
+const storedKey = (overrides: Partial<AdminApiKey> = {}): AdminApiKey => ({
   keyId: 'key_hash',
   accountId: 'acme',
   plan: 'free',
@@ -39,7 +39,7 @@ const storedKey = (overrides: Partial<StoredApiKey> = {}): StoredApiKey => ({
 
 function stored(parts: {
   account?: boolean;
-  keys?: StoredApiKey[];
+  keys?: AdminApiKey[];
   head?: Partial<PromptHeadItem>;
   versions?: PromptVersionItem[];
 } = {}): StoredState {

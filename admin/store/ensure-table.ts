@@ -1,6 +1,6 @@
 import { CreateTableCommand, DescribeTableCommand, type TableDescription } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ADMIN_INDEX, createTableInput, PARTITION_KEY, SORT_KEY } from './table-schema';
+import { ADMIN_INDEX, createTableInput, PARTITION_KEY, SORT_KEY } from '../../lambda/data/table-schema';
 
 export class TableSchemaError extends Error {
   override readonly name = 'TableSchemaError';

@@ -1,13 +1,10 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { PromptVersionItem } from '../lambda/data/dynamo-store';
-import { callStore } from '../lambda/data/store-errors';
-import { keys } from '../lambda/data/table-schema';
-import type { PromptContent } from '../lambda/domain/prompt';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { getItem } from '../../lambda/data/store-calls';
+import type { PromptVersionItem } from '../../lambda/data/table-items';
+import { keys } from '../../lambda/data/table-schema';
 
 /** A stored version as operators see it: drafts too, which the API never shows. */
-export interface StoredVersion extends PromptContent {
-  readonly published: boolean;
-}
+export type StoredVersion = Omit<PromptVersionItem, 'promptId'>;
 
 /**
  * Reads one version of a prompt, published or draft, for `prompts show` and `prompts rollback`. The admin
@@ -20,12 +17,8 @@ export class VersionReader {
   ) {}
 
   async read(accountId: string, promptId: string, version: string): Promise<StoredVersion | undefined> {
-    const result = await callStore('readVersion', () =>
-      this.client.send(
-        new GetCommand({ TableName: this.tableName, Key: keys.promptVersion(accountId, promptId, version), ConsistentRead: true }),
-      ),
-    );
-    const item = result.Item as PromptVersionItem | undefined;
+    const key = keys.promptVersion(accountId, promptId, version);
+    const item = await getItem<PromptVersionItem>(this.client, this.tableName, 'readVersion', key);
     if (!item) return undefined;
     return {
       version: item.version,

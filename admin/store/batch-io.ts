@@ -1,5 +1,5 @@
 import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { callStore } from './store-errors';
+import { callStore } from '../../lambda/data/store-calls';
 
 /** DynamoDB's own limits per call. */
 const BATCH_WRITE_LIMIT = 25;
@@ -9,7 +9,6 @@ const CONCURRENT_CALLS = 4;
 /** Unprocessed items are the store asking us to slow down: back off, but never give up on them silently. */
 const MAX_ATTEMPTS = 8;
 
-type Item = Record<string, unknown>;
 type Key = Record<string, string>;
 
 export class IncompleteBatchError extends Error {
@@ -17,7 +16,7 @@ export class IncompleteBatchError extends Error {
 }
 
 /** Puts every item, 25 per BatchWriteItem, retrying what the store leaves unprocessed. */
-export async function batchPut(client: DynamoDBDocumentClient, tableName: string, items: readonly Item[]): Promise<void> {
+export async function batchPut(client: DynamoDBDocumentClient, tableName: string, items: readonly object[]): Promise<void> {
   await inChunks(items, BATCH_WRITE_LIMIT, async (chunk) => {
     let requests = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 1; requests.length > 0; attempt += 1) {
@@ -34,8 +33,8 @@ export async function batchPut(client: DynamoDBDocumentClient, tableName: string
 }
 
 /** Reads every key, 100 per BatchGetItem, strongly consistent; absent items are simply not returned. */
-export async function batchGet(client: DynamoDBDocumentClient, tableName: string, keys: readonly Key[]): Promise<Item[]> {
-  const found: Item[] = [];
+export async function batchGet<T>(client: DynamoDBDocumentClient, tableName: string, keys: readonly Key[]): Promise<T[]> {
+  const found: T[] = [];
   await inChunks(keys, BATCH_GET_LIMIT, async (chunk) => {
     let pending: Key[] = [...chunk];
     for (let attempt = 1; pending.length > 0; attempt += 1) {
@@ -46,7 +45,7 @@ export async function batchGet(client: DynamoDBDocumentClient, tableName: string
       const result = await callStore('batchGet', () =>
         client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } })),
       );
-      found.push(...((result.Responses?.[tableName] ?? []) as Item[]));
+      found.push(...((result.Responses?.[tableName] ?? []) as T[]));
       pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
     }
   });
@@ -65,6 +64,15 @@ async function inChunks<T>(values: readonly T[], size: number, work: (chunk: T[]
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENT_CALLS, chunks.length) }, worker));
+}
+
+/** Single-item writes, a few at a time: fast for a large import without flooding the store. */
+const PARALLEL_WRITES = 16;
+
+export async function inBatches<T>(items: readonly T[], write: (item: T) => Promise<void>): Promise<void> {
+  for (let start = 0; start < items.length; start += PARALLEL_WRITES) {
+    await Promise.all(items.slice(start, start + PARALLEL_WRITES).map(write));
+  }
 }
 
 const backOff = (attempt: number) =>

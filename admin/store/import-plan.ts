@@ -1,8 +1,8 @@
-import { isPlan, monthlyLimitFor, type Plan } from '../domain/plans';
-import { type PromptContent, toConfigBody } from '../domain/prompt';
-import { compareVersions } from '../domain/version';
-import type { PromptHeadItem, PromptVersionItem } from './dynamo-store';
-import { adminIndexKeys, keys } from './table-schema';
+import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
+import type { PromptContent } from '../../lambda/domain/prompt';
+import { compareVersions } from '../../lambda/domain/version';
+import type { Plan } from '../plans';
+import { type AdminAccount, type AdminApiKey, accountItem, apiKeyItem, contentOf, versionItem } from './items';
 
 /**
  * What an import asks for, and what it takes to get there from what is stored: a pure function,
@@ -43,34 +43,11 @@ export interface AccountImport {
   prompts: PromptImport[];
 }
 
-export interface StoredAccount {
-  accountId: string;
-  name: string;
-  plan: string;
-  createdAt?: string;
-}
-
-export interface StoredApiKey {
-  keyId: string;
-  accountId: string;
-  /** A copy of the account's plan, so the API admits a request with one read of the key alone. */
-  plan: string;
-  displayPrefix?: string;
-  status: 'active' | 'disabled' | 'revoked';
-  monthlyLimit?: number;
-  /** Prompt ids and `prefix*` entries the key may read; absent for the whole account. */
-  scope?: string[];
-  /** Epoch milliseconds from which the key is refused. */
-  expiresAt?: number;
-  createdAt?: string;
-  revokedAt?: string;
-}
-
 /** What the planner needs to know of the store, for the accounts, keys and prompts an import names. */
 export interface StoredState {
-  readonly accounts: ReadonlyMap<string, StoredAccount>;
+  readonly accounts: ReadonlyMap<string, AdminAccount>;
   /** By key hash. */
-  readonly keys: ReadonlyMap<string, StoredApiKey>;
+  readonly keys: ReadonlyMap<string, AdminApiKey>;
   /** By promptRef(accountId, promptId). */
   readonly heads: ReadonlyMap<string, PromptHeadItem>;
   /** By promptRef(accountId, promptId), then by version. */
@@ -92,12 +69,10 @@ export interface ImportSummary {
 
 export type Conflict = { kind: 'immutable' | 'conflict' | 'missing'; message: string };
 
-type Item = Record<string, unknown>;
-
 /**
  * What an import changes on a prompt's head, field by field: only what the import asks to change, so
  * that a delete, a restore or a publish made since the store was read is not undone. `latest` only ever
- * moves up (see DynamoPromptWriter): two publishes racing each other both land, the higher one as latest.
+ * moves up (see writeHead in imports.ts): two publishes racing each other both land, the higher one as latest.
  */
 export interface HeadWrite {
   readonly accountId: string;
@@ -120,7 +95,12 @@ export interface ImportPlan {
   readonly summary: ImportSummary;
   readonly conflicts: readonly Conflict[];
   /** In write order: accounts, versions, heads, keys, so nothing points at what is not there yet. */
-  readonly writes: { accounts: Item[]; versions: Item[]; heads: HeadWrite[]; keys: Item[] };
+  readonly writes: {
+    accounts: WithKeys<AccountItem>[];
+    versions: WithKeys<PromptVersionItem>[];
+    heads: HeadWrite[];
+    keys: WithKeys<ApiKeyItem>[];
+  };
 }
 
 export const promptRef = (accountId: string, promptId: string) => `${accountId}\u0000${promptId}`;
@@ -207,9 +187,9 @@ function duplicatesIn(imports: readonly AccountImport[]): Conflict[] {
 }
 
 type Change = keyof ChangeCount;
-type Planned = { change: Change; item?: Item } | { conflict: Conflict };
+type Planned<T> = { change: Change; item?: T } | { conflict: Conflict };
 
-function planAccount(input: AccountImport, stored: StoredAccount | undefined, now: string): Planned {
+function planAccount(input: AccountImport, stored: AdminAccount | undefined, now: string): Planned<WithKeys<AccountItem>> {
   if (!stored) {
     if (input.name === undefined || input.plan === undefined) {
       return missing(`account ${input.accountId} does not exist, and a name and a plan are needed to create it`);
@@ -222,25 +202,13 @@ function planAccount(input: AccountImport, stored: StoredAccount | undefined, no
   return { change: 'updated', item: accountItem(input.accountId, name, plan, stored.createdAt ?? now) };
 }
 
-export function accountItem(accountId: string, name: string, plan: string, createdAt: string): Item {
-  return {
-    ...keys.account(accountId),
-    ...adminIndexKeys.account(accountId),
-    type: 'account',
-    accountId,
-    name,
-    plan,
-    createdAt,
-  };
-}
-
 function planApiKey(
   accountId: string,
   plan: string,
   input: ApiKeyImport,
-  stored: StoredApiKey | undefined,
+  stored: AdminApiKey | undefined,
   now: string,
-): Planned {
+): Planned<WithKeys<ApiKeyItem>> {
   if (!stored) {
     const revoked = input.revoked === true;
     return {
@@ -274,7 +242,7 @@ function planApiKey(
         : input.disabled
           ? 'disabled'
           : 'active';
-  const next: StoredApiKey = {
+  const next: AdminApiKey = {
     ...stored,
     plan,
     displayPrefix: input.displayPrefix,
@@ -295,33 +263,9 @@ function planApiKey(
   return changed ? { change: 'updated', item: apiKeyItem(input.keyHash, next) } : { change: 'unchanged' };
 }
 
-/** What the API enforces for a key: its own limit, else its plan's (an unknown plan admits nothing). */
-export function limitInForce(plan: string, monthlyLimit: number | undefined): number {
-  return isPlan(plan) ? monthlyLimitFor(plan, monthlyLimit) : (monthlyLimit ?? 0);
-}
-
-export function apiKeyItem(keyHash: string, key: StoredApiKey): Item {
-  return {
-    ...keys.apiKey(keyHash),
-    ...adminIndexKeys.apiKey(key.accountId, key.keyId),
-    type: 'apiKey',
-    keyId: key.keyId,
-    accountId: key.accountId,
-    plan: key.plan,
-    limit: limitInForce(key.plan, key.monthlyLimit),
-    status: key.status,
-    ...(key.displayPrefix === undefined ? {} : { displayPrefix: key.displayPrefix }),
-    ...(key.monthlyLimit === undefined ? {} : { monthlyLimit: key.monthlyLimit }),
-    ...(key.scope === undefined ? {} : { scope: key.scope }),
-    ...(key.expiresAt === undefined ? {} : { expiresAt: key.expiresAt }),
-    ...(key.createdAt === undefined ? {} : { createdAt: key.createdAt }),
-    ...(key.revokedAt === undefined ? {} : { revokedAt: key.revokedAt }),
-  };
-}
-
 interface PlannedPrompt {
   conflicts: Conflict[];
-  versions: { change: Change; item?: Item }[];
+  versions: { change: Change; item?: WithKeys<PromptVersionItem> }[];
   head?: { change: Change; write?: HeadWrite };
 }
 
@@ -404,25 +348,6 @@ export function deletedPromptMessage(accountId: string, promptId: string): strin
   return `prompt ${promptId} of account ${accountId} is deleted: restore it first (prompts restore --account ${accountId} --prompt ${promptId})`;
 }
 
-function versionItem(accountId: string, promptId: string, version: PromptVersionInput): PromptVersionItem & Item {
-  return {
-    ...keys.promptVersion(accountId, promptId, version.version),
-    type: 'promptVersion',
-    promptId,
-    ...contentOf(version),
-    published: version.published,
-  };
-}
-
-export function contentOf(version: PromptContent): PromptContent {
-  return {
-    version: version.version,
-    systemMessage: version.systemMessage,
-    userMessage: version.userMessage,
-    config: toConfigBody(version.config),
-  };
-}
-
 export function sameContent(a: PromptContent, b: PromptContent): boolean {
   return canonicalJson(contentOf(a)) === canonicalJson(contentOf(b));
 }
@@ -441,10 +366,10 @@ function canonicalJson(value: unknown): string {
 
 const zero = (): ChangeCount => ({ created: 0, updated: 0, unchanged: 0 });
 
-function count(counts: ChangeCount, change: Change, item: Item | undefined, writes: Item[]): void {
+function count<T>(counts: ChangeCount, change: Change, item: T | undefined, writes: T[]): void {
   counts[change] += 1;
   if (item) writes.push(item);
 }
 
-const conflict = (message: string): Planned => ({ conflict: { kind: 'conflict', message } });
-const missing = (message: string): Planned => ({ conflict: { kind: 'missing', message } });
+const conflict = (message: string): Planned<never> => ({ conflict: { kind: 'conflict', message } });
+const missing = (message: string): Planned<never> => ({ conflict: { kind: 'missing', message } });

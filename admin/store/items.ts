@@ -1,0 +1,111 @@
+import type { AccountItem, ApiKeyItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
+import { adminIndexKeys, keys } from '../../lambda/data/table-schema';
+import { type PromptContent, toConfigBody } from '../../lambda/domain/prompt';
+import { isPlan, monthlyLimitFor } from '../plans';
+
+/**
+ * The operator tools' side of the stored items (lambda/data/table-items.ts): items built whole for a
+ * write, and read back as operators see them.
+ */
+
+/**
+ * An account and a key as operators see them: their items without what only the API's bookkeeping
+ * reads (the prompt revision copies, a key's monthly counters and its limit in force, which commands
+ * work out from the plan and the key's own limit). Commands print exactly these fields.
+ */
+export type AdminAccount = Pick<AccountItem, 'accountId' | 'name' | 'plan' | 'createdAt'>;
+export type AdminApiKey = Pick<
+  ApiKeyItem,
+  'keyId' | 'accountId' | 'plan' | 'displayPrefix' | 'status' | 'monthlyLimit' | 'scope' | 'expiresAt' | 'createdAt' | 'revokedAt'
+>;
+
+export function accountItem(accountId: string, name: string, plan: string, createdAt: string): WithKeys<AccountItem> {
+  return {
+    ...keys.account(accountId),
+    ...adminIndexKeys.account(accountId),
+    type: 'account',
+    accountId,
+    name,
+    plan,
+    createdAt,
+  };
+}
+
+/** What the API enforces for a key: its own limit, else its plan's (an unknown plan admits nothing). */
+export function limitInForce(plan: string, monthlyLimit: number | undefined): number {
+  return isPlan(plan) ? monthlyLimitFor(plan, monthlyLimit) : (monthlyLimit ?? 0);
+}
+
+export function apiKeyItem(keyHash: string, key: AdminApiKey): WithKeys<ApiKeyItem> {
+  return {
+    ...keys.apiKey(keyHash),
+    ...adminIndexKeys.apiKey(key.accountId, key.keyId),
+    type: 'apiKey',
+    keyId: key.keyId,
+    accountId: key.accountId,
+    plan: key.plan,
+    limit: limitInForce(key.plan, key.monthlyLimit),
+    status: key.status,
+    ...(key.displayPrefix === undefined ? {} : { displayPrefix: key.displayPrefix }),
+    ...(key.monthlyLimit === undefined ? {} : { monthlyLimit: key.monthlyLimit }),
+    ...(key.scope === undefined ? {} : { scope: key.scope }),
+    ...(key.expiresAt === undefined ? {} : { expiresAt: key.expiresAt }),
+    ...(key.createdAt === undefined ? {} : { createdAt: key.createdAt }),
+    ...(key.revokedAt === undefined ? {} : { revokedAt: key.revokedAt }),
+  };
+}
+
+export function versionItem(
+  accountId: string,
+  promptId: string,
+  version: Omit<PromptVersionItem, 'promptId'>,
+): WithKeys<PromptVersionItem> {
+  return {
+    ...keys.promptVersion(accountId, promptId, version.version),
+    type: 'promptVersion',
+    promptId,
+    ...contentOf(version),
+    published: version.published,
+  };
+}
+
+/** A version's content and nothing else, its config with the defaults filled in. */
+export function contentOf(version: PromptContent): PromptContent {
+  return {
+    version: version.version,
+    systemMessage: version.systemMessage,
+    userMessage: version.userMessage,
+    config: toConfigBody(version.config),
+  };
+}
+
+export function toAccount(item: AccountItem): AdminAccount {
+  return {
+    accountId: String(item.accountId),
+    name: String(item.name),
+    plan: String(item.plan),
+    ...(typeof item.createdAt === 'string' ? { createdAt: item.createdAt } : {}),
+  };
+}
+
+export function toApiKey(item: ApiKeyItem): AdminApiKey {
+  return {
+    keyId: String(item.keyId),
+    accountId: String(item.accountId),
+    plan: String(item.plan),
+    status: item.status === 'active' || item.status === 'disabled' ? item.status : 'revoked',
+    ...(typeof item.displayPrefix === 'string' ? { displayPrefix: item.displayPrefix } : {}),
+    ...(typeof item.monthlyLimit === 'number' ? { monthlyLimit: item.monthlyLimit } : {}),
+    ...(Array.isArray(item.scope) ? { scope: item.scope.map(String) } : {}),
+    ...(typeof item.expiresAt === 'number' ? { expiresAt: item.expiresAt } : {}),
+    ...(typeof item.createdAt === 'string' ? { createdAt: item.createdAt } : {}),
+    ...(typeof item.revokedAt === 'string' ? { revokedAt: item.revokedAt } : {}),
+  };
+}
+
+const API_KEY_PK_PREFIX = keys.apiKey('').pk;
+
+/** Key items are keyed by the key's hash; it is the only form of the key the store holds. */
+export function keyHashOf(item: { pk: string }): string {
+  return String(item.pk).slice(API_KEY_PK_PREFIX.length);
+}

@@ -1,0 +1,140 @@
+import type { PromptHeadItem, PromptVersionItem } from '../../lambda/data/table-items';
+import { keys, prefixes } from '../../lambda/data/table-schema';
+import type { PromptContent } from '../../lambda/domain/prompt';
+import { compareVersions } from '../../lambda/domain/version';
+import { requireAccount } from './accounts';
+import { ConflictError, NotFoundError } from './errors';
+import { deletedPromptMessage } from './import-plan';
+import { importAccounts } from './imports';
+import { bumpPromptsRevision } from './propagation';
+import type { AdminTable } from './table';
+
+export interface PublishRequest {
+  promptId: string;
+  version: string;
+  /** The version's content; without it, an existing draft of that version is published. */
+  content?: Omit<PromptContent, 'version'>;
+  /** Needed when the prompt does not exist yet; renames it otherwise. */
+  promptName?: string;
+}
+
+export interface AdminPromptSummary {
+  promptId: string;
+  promptName: string;
+  deleted: boolean;
+  /** The version the API serves as latest; absent while nothing is published. */
+  latestVersion?: string;
+  /** Every stored version, drafts included, in semantic-version order. */
+  versions: { version: string; published: boolean }[];
+}
+
+/**
+ * Publishes one version, as a one-version import; refused for a deleted prompt (restorePrompt brings it
+ * back). Publishes racing each other all land: the head's `latest` is written conditionally and only
+ * ever moves up.
+ */
+export async function publishVersion(
+  table: AdminTable,
+  accountId: string,
+  request: PublishRequest,
+): Promise<'published' | 'already-published'> {
+  await requireAccount(table, accountId);
+  const head = await table.get<PromptHeadItem>('publishVersion', keys.promptHead(accountId, request.promptId));
+  if (head?.deleted === true) throw new ConflictError(deletedPromptMessage(accountId, request.promptId));
+  let content = request.content;
+  if (!content) {
+    const key = keys.promptVersion(accountId, request.promptId, request.version);
+    const stored = await table.get<PromptVersionItem>('publishVersion', key);
+    if (!stored) {
+      throw new NotFoundError(
+        `prompt ${request.promptId} of account ${accountId} has no version ${request.version}: give its content to publish it`,
+      );
+    }
+    content = stored;
+  }
+  const summary = await importAccounts(table, [
+    {
+      accountId,
+      keys: [],
+      prompts: [
+        {
+          promptId: request.promptId,
+          ...(request.promptName === undefined ? {} : { promptName: request.promptName }),
+          versions: [
+            {
+              version: request.version,
+              systemMessage: content.systemMessage,
+              userMessage: content.userMessage,
+              config: content.config,
+              published: true,
+            },
+          ],
+        },
+      ],
+    },
+  ]);
+  return summary.versions.unchanged > 0 ? 'already-published' : 'published';
+}
+
+/**
+ * Hides the prompt from the API; its versions stay stored. Deleting twice is not an error, and completes
+ * a delete that was interrupted. The account's prompt revision then changes on the account and on every
+ * key, which every request already reads: copies of the prompt that containers keep in memory are not
+ * served again, from the very next request.
+ */
+export async function deletePrompt(
+  table: AdminTable,
+  accountId: string,
+  promptId: string,
+): Promise<{ alreadyDeleted: boolean }> {
+  const wasDeleted = await setDeleted(table, accountId, promptId, true);
+  await bumpPromptsRevision(table, accountId);
+  return { alreadyDeleted: wasDeleted };
+}
+
+/** Makes a deleted prompt visible again, with every version it had published. Restoring twice is not an error. */
+export async function restorePrompt(
+  table: AdminTable,
+  accountId: string,
+  promptId: string,
+): Promise<{ alreadyVisible: boolean }> {
+  return { alreadyVisible: !(await setDeleted(table, accountId, promptId, false)) };
+}
+
+/** Sets the head's `deleted` flag; says whether it was set before. */
+async function setDeleted(table: AdminTable, accountId: string, promptId: string, deleted: boolean): Promise<boolean> {
+  const result = await table.setOnExisting('setDeleted', keys.promptHead(accountId, promptId), { deleted }, {
+    returnValues: 'ALL_OLD',
+    onMissing: () => {
+      throw new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
+    },
+  });
+  return result.Attributes?.deleted === true;
+}
+
+/** The operator's view of an account's prompts: deleted ones and drafts included, ordered by promptId. */
+export async function listPromptSummaries(table: AdminTable, accountId: string): Promise<AdminPromptSummary[]> {
+  await requireAccount(table, accountId);
+  const [heads, versions] = await Promise.all([
+    table.queryPartition<PromptHeadItem>('listPromptSummaries', accountId, prefixes.promptHeads),
+    table.queryPartition<Pick<PromptVersionItem, 'promptId' | 'version' | 'published'>>(
+      'listPromptSummaries',
+      accountId,
+      prefixes.promptVersions,
+      { ProjectionExpression: 'promptId, version, published' },
+    ),
+  ]);
+  const versionsOf = new Map<string, { version: string; published: boolean }[]>();
+  for (const { promptId, version, published } of versions) {
+    const list = versionsOf.get(promptId) ?? [];
+    list.push({ version, published: published === true });
+    versionsOf.set(promptId, list);
+  }
+  return heads.map((head) => ({
+    promptId: head.promptId,
+    promptName: head.promptName,
+    deleted: head.deleted === true,
+    ...(head.latest ? { latestVersion: head.latest.version } : {}),
+    versions: (versionsOf.get(head.promptId) ?? []).sort((a, b) => compareVersions(a.version, b.version)),
+  }));
+}

@@ -1,0 +1,72 @@
+import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
+import { keys, prefixes } from '../../lambda/data/table-schema';
+import { batchGet } from './batch-io';
+import { type AccountImport, promptRef, type StoredState } from './import-plan';
+import { keyHashOf, toAccount, toApiKey } from './items';
+import type { AdminTable } from './table';
+
+/** Above this many prompts of one account, one pass over the account's partition beats a read per prompt. */
+const TARGETED_READ_LIMIT = 10;
+
+/** Reads what an import touches, and only that: the accounts, keys and prompts it names. */
+export async function loadState(table: AdminTable, imports: readonly AccountImport[]): Promise<StoredState> {
+  const [accountItems, keyItems, prompts] = await Promise.all([
+    batchGet<AccountItem>(table.client, table.tableName, unique(imports.map((input) => input.accountId)).map(keys.account)),
+    batchGet<WithKeys<ApiKeyItem>>(
+      table.client,
+      table.tableName,
+      unique(imports.flatMap((input) => input.keys.map((key) => key.keyHash))).map(keys.apiKey),
+    ),
+    Promise.all(imports.map((input) => loadPrompts(table, input.accountId, input.prompts.map((p) => p.promptId)))),
+  ]);
+  const heads = new Map<string, PromptHeadItem>();
+  const versions = new Map<string, Map<string, PromptVersionItem>>();
+  for (const loaded of prompts) {
+    for (const [ref, head] of loaded.heads) heads.set(ref, head);
+    for (const [ref, list] of loaded.versions) versions.set(ref, list);
+  }
+  return {
+    accounts: new Map(accountItems.map((item) => [String(item.accountId), toAccount(item)])),
+    keys: new Map(keyItems.map((item) => [keyHashOf(item), toApiKey(item)])),
+    heads,
+    versions,
+  };
+}
+
+async function loadPrompts(table: AdminTable, accountId: string, promptIds: readonly string[]) {
+  const wanted = new Set(promptIds);
+  const heads = new Map<string, PromptHeadItem>();
+  const versions = new Map<string, Map<string, PromptVersionItem>>();
+  const addVersion = (version: PromptVersionItem) => {
+    const ref = promptRef(accountId, version.promptId);
+    const list = versions.get(ref) ?? new Map<string, PromptVersionItem>();
+    list.set(version.version, version);
+    versions.set(ref, list);
+  };
+  if (wanted.size > TARGETED_READ_LIMIT) {
+    const [allHeads, allVersions] = await Promise.all([
+      table.queryPartition<PromptHeadItem>('loadPrompts', accountId, prefixes.promptHeads, { ConsistentRead: true }),
+      table.queryPartition<PromptVersionItem>('loadPrompts', accountId, prefixes.promptVersions, {
+        ConsistentRead: true,
+      }),
+    ]);
+    for (const head of allHeads) if (wanted.has(head.promptId)) heads.set(promptRef(accountId, head.promptId), head);
+    for (const version of allVersions) if (wanted.has(version.promptId)) addVersion(version);
+  } else {
+    await Promise.all(
+      [...wanted].map(async (promptId) => {
+        const [head, stored] = await Promise.all([
+          table.get<PromptHeadItem>('loadPrompts', keys.promptHead(accountId, promptId)),
+          table.queryPartition<PromptVersionItem>('loadPrompts', accountId, prefixes.versionsOf(promptId), {
+            ConsistentRead: true,
+          }),
+        ]);
+        if (head) heads.set(promptRef(accountId, promptId), head);
+        stored.forEach(addVersion);
+      }),
+    );
+  }
+  return { heads, versions };
+}
+
+const unique = <T>(values: readonly T[]): T[] => [...new Set(values)];

@@ -1,0 +1,43 @@
+import { requireAccount, type NewAccount } from '../../admin/store/accounts';
+import { AdminStore } from '../../admin/store/admin-store';
+import type { PromptImport } from '../../admin/store/import-plan';
+import { accountItem, apiKeyItem } from '../../admin/store/items';
+import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../admin/store/keys';
+import { catchUpKeys } from '../../admin/store/propagation';
+
+/** A prompt with its versions, named: what the fixtures give. */
+export interface PromptInput extends PromptImport {
+  promptName: string;
+}
+
+/**
+ * The operator store, and what only tests do with it: write an account or a key as given, whatever was
+ * there; import one prompt; revoke a key by its hash; read a key's count by its hash.
+ */
+export class FixtureStore extends AdminStore {
+  /** Operators use createAccount or an import. */
+  async putAccount(account: NewAccount): Promise<void> {
+    const item = accountItem(account.accountId, account.name, account.plan, this.table.timestamp());
+    await this.table.put('putAccount', { Item: item });
+  }
+
+  /** Over what was there but its usage counts. Operators use createApiKey. */
+  async putApiKey(key: NewApiKey): Promise<void> {
+    const account = await requireAccount(this.table, key.accountId);
+    await upsertApiKey(this.table, apiKeyItem(key.keyHash, newKeyRecord(this.table, key, account.plan)));
+    await catchUpKeys(this.table, [key]);
+  }
+
+  /** One prompt and its versions; see importAccounts for what is refused. */
+  async importPrompt(accountId: string, prompt: PromptInput): Promise<void> {
+    await this.importAccounts([{ accountId, keys: [], prompts: [prompt] }]);
+  }
+
+  revokeApiKey(keyHash: string): Promise<void> {
+    return revokeApiKey(this.table, keyHash);
+  }
+
+  usage(keyHash: string, month: string): Promise<number> {
+    return usage(this.table, keyHash, month);
+  }
+}
