@@ -248,7 +248,7 @@ describe('lists larger than one store page', () => {
     } finally {
       spy.mockRestore();
     }
-  });
+  }, 30_000);
 });
 
 describe('stored data the API reads defensively', () => {
