@@ -32,10 +32,11 @@ async function main(argv: readonly string[]): Promise<number> {
   const config = loadLocalConfig();
   const store = await openStore(config);
   try {
-    const functions = createLocalFunctions(config, store.endpoint, {
-      log: (record) => process.stderr.write(`${JSON.stringify(record)}\n`),
-    });
-    const result = await functions[functionName].handler(event, lambdaContext(functionName, `invoke-${Date.now()}`));
+    const functions = createLocalFunctions(config, store.endpoint);
+    // The function's log lines go to stderr, as to a log stream: stdout is for the result alone.
+    const result = await withStdoutOnStderr(() =>
+      functions[functionName].handler(event, lambdaContext(functionName, `invoke-${Date.now()}`)),
+    );
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {
@@ -63,6 +64,16 @@ async function readEvent(path: string): Promise<APIGatewayProxyEventV2> {
     throw new InvokeError(`${path}: not an HTTP API payload 2.0 event (version "2.0", rawPath, requestContext.http.method)`);
   }
   return event as APIGatewayProxyEventV2;
+}
+
+async function withStdoutOnStderr<T>(run: () => Promise<T>): Promise<T> {
+  const write = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  try {
+    return await run();
+  } finally {
+    process.stdout.write = write;
+  }
 }
 
 /** The running stack's store when it holds DATA_DIR; otherwise DATA_DIR (or DYNAMODB_ENDPOINT), as `npm start` opens it. */

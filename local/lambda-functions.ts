@@ -17,8 +17,10 @@ export type LocalFunctions = Readonly<Record<FunctionName, LambdaFunction>>;
 export function createLocalFunctions(
   config: LocalConfig,
   storeEndpoint: string,
-  { maxSockets, ...overrides }: Partial<Pick<ApiDependencies, 'log'>> & { readonly maxSockets?: number } = {},
+  { maxSockets, ...overrides }: Partial<Pick<ApiDependencies, 'observeRequests'>> & { readonly maxSockets?: number } = {},
 ): LocalFunctions {
+  // What Lambda tells an on-demand function; Powertools reports cold starts only when it is set.
+  process.env.AWS_LAMBDA_INITIALIZATION_TYPE ??= 'on-demand';
   const deps: ApiDependencies = {
     ...productionDependencies(
       {

@@ -6,7 +6,7 @@ import { ConflictError, DynamoAdminStore, type ImportSummary } from '../lambda/d
 import { ensureTable } from '../lambda/data/ensure-table';
 import { isStoreUnavailable } from '../lambda/data/store-errors';
 import { StoreUnavailableError } from '../lambda/data/store';
-import type { LogSink } from '../lambda/middleware/request-log';
+import type { RequestObserver } from '../lambda/middleware/request-telemetry';
 import { startEmbeddedStore } from './embedded-store';
 import { createHttpGateway } from './http-gateway';
 import { createLocalFunctions, gatewayRoutes } from './lambda-functions';
@@ -38,7 +38,8 @@ export interface LocalStack {
 }
 
 export interface LocalStackOptions {
-  readonly log?: LogSink;
+  /** Sees each request's log record as data; the log lines themselves go to stdout, as a function's do. */
+  readonly log?: RequestObserver;
   readonly onFunctionError: (functionName: string, error: unknown) => void;
 }
 
@@ -94,7 +95,7 @@ export async function startLocalStack(config: LocalConfig, options: LocalStackOp
   const store = await openLocalStore(config);
   try {
     const functions = createLocalFunctions(config, store.endpoint, {
-      ...(options.log ? { log: options.log } : {}),
+      ...(options.log ? { observeRequests: options.log } : {}),
       maxSockets: LOCAL_CONCURRENCY.maxRunning * STORE_CALLS_PER_REQUEST,
     });
     const gateway = createHttpGateway({

@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import type { ApiError } from '../http/api-error';
 import type { HttpRequest } from '../http/http-event';
 import type { Route } from '../http/routes';
 
@@ -42,4 +43,6 @@ export interface ApiContext extends Context {
    */
   admission?: Promise<void>;
   usage?: UsageState;
+  /** The error the request was answered with, as the error handler rendered it (the cause stays in `request.error`). */
+  apiError?: ApiError;
 }

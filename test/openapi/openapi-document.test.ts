@@ -6,6 +6,7 @@ import { type PromptLookup, StoreUnavailableError } from '../../lambda/data/stor
 import type { ApiDependencies } from '../../lambda/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
 import type { ApiResult } from '../../lambda/http/http-event';
+import { testTelemetry } from '../support/api-harness';
 import { httpApiEvent, lambdaContext } from '../support/events';
 import { Fixtures, prompt, version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
@@ -434,7 +435,7 @@ describe('responses of the real handlers match openapi.yaml', () => {
       prompts: chosen,
       upgradeUrl: 'https://prompts.example.test/upgrade',
       now: () => NOW,
-      log: () => undefined,
+      telemetry: testTelemetry(),
     };
     const event = httpApiEvent(method, path, { headers, ...(keys[key] === undefined ? {} : { apiKey: keys[key] }) });
 

@@ -5,15 +5,23 @@ import { DynamoStore } from '../../lambda/data/dynamo-store';
 import type { ApiDependencies } from '../../lambda/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
 import { type ApiEvent, type ApiResult, readHttpRequest } from '../../lambda/http/http-event';
-import type { RequestLogRecord } from '../../lambda/middleware/request-log';
+import { createTelemetry, type Telemetry } from '../../lambda/telemetry';
 import { type EventOptions, httpApiEvent, lambdaContext } from './events';
 import { Fixtures } from './fixtures';
+import type { LogRecord } from './key-leak-check';
+import { capturedRequestLines } from './log-capture';
 import { type GatewayRoute, gatewayRouteFor, type LambdaFunction, type LambdaHandler } from '../../local/http-gateway';
 import { type FunctionName, gatewayRoutes, type LocalFunctions } from '../../local/lambda-functions';
 import { type LocalStore, startLocalStore } from './local-store';
 import { expectResponseMatchesOpenApi } from './openapi';
 
 export const UPGRADE_URL = 'https://prompts.example.test/upgrade';
+
+/** The service name the tests' functions log and count under. */
+export const TEST_SERVICE_NAME = 'prompt-service-test';
+
+/** Powertools' logger and metrics as a function builds them; their output is captured (log-capture.ts). */
+export const testTelemetry = (): Telemetry => createTelemetry({ serviceName: TEST_SERVICE_NAME, logLevel: 'INFO' });
 
 export interface ApiResponse {
   readonly status: number;
@@ -57,7 +65,6 @@ type Handler = (event: ApiEvent, context: ReturnType<typeof lambdaContext>) => P
  * `$default` to the fallback for everything else.
  */
 export class ApiHarness {
-  readonly logs: RequestLogRecord[] = [];
   clock = new Date('2026-11-15T12:00:00Z');
   store!: ApiStore;
   fixtures!: Fixtures;
@@ -65,11 +72,19 @@ export class ApiHarness {
   private functions!: LocalFunctions;
   private routes!: GatewayRoute[];
 
+  private logsFrom = 0;
+
   async start(): Promise<this> {
+    this.logsFrom = capturedRequestLines(TEST_SERVICE_NAME).length;
     this.local = await startLocalStore();
     this.fixtures = new Fixtures(this.local.client, this.local.tableName);
     this.useStore(new DynamoStore(this.local.clients, this.local.tableName));
     return this;
+  }
+
+  /** The request lines the functions have written since the harness started, as written. */
+  get logs(): readonly LogRecord[] {
+    return capturedRequestLines(TEST_SERVICE_NAME).slice(this.logsFrom);
   }
 
   get localStore(): LocalStore {
@@ -85,7 +100,7 @@ export class ApiHarness {
       prompts: new CachedPromptStore(store, DEFAULT_PROMPT_CACHE),
       upgradeUrl: UPGRADE_URL,
       now: () => this.clock,
-      log: (record) => this.logs.push(record),
+      telemetry: testTelemetry(),
     };
     const fn = (name: FunctionName, handler: unknown): LambdaFunction => ({ name, handler: handler as LambdaHandler });
     this.functions = {

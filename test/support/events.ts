@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { registerApiKey } from './log-capture';
 
 export interface EventOptions {
   headers?: Record<string, string>;
@@ -15,7 +16,10 @@ export function httpApiEvent(method: string, pathWithQuery: string, options: Eve
   });
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
-  if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
+  if (options.apiKey !== undefined) {
+    registerApiKey(options.apiKey);
+    headers.authorization = `Bearer ${options.apiKey}`;
+  }
   return {
     version: '2.0',
     routeKey: '$default',
@@ -42,7 +46,10 @@ export function httpApiEvent(method: string, pathWithQuery: string, options: Eve
 /** A REST API (payload 1.0) event. */
 export function restApiEvent(method: string, path: string, options: EventOptions = {}): APIGatewayProxyEvent {
   const headers: Record<string, string> = { ...options.headers };
-  if (options.apiKey !== undefined) headers.Authorization = `Bearer ${options.apiKey}`;
+  if (options.apiKey !== undefined) {
+    registerApiKey(options.apiKey);
+    headers.Authorization = `Bearer ${options.apiKey}`;
+  }
   return {
     httpMethod: method,
     path,

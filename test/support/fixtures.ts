@@ -3,6 +3,7 @@ import { DynamoAdminStore, type PromptInput, type PromptVersionInput } from '../
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import type { Plan } from '../../lambda/domain/plans';
 import type { PromptConfig } from '../../lambda/domain/prompt';
+import { registerApiKey } from './log-capture';
 
 export const config = (overrides: Partial<PromptConfig> = {}): PromptConfig => ({
   model: 'gpt-4o-mini',
@@ -46,6 +47,7 @@ export class Fixtures {
   /** Creates a key for the account and returns it in plaintext, as a user would hold it. */
   async apiKey(accountId: string, options: { monthlyLimit?: number; revoked?: boolean } = {}): Promise<string> {
     const apiKey = generateApiKey();
+    registerApiKey(apiKey);
     const keyHash = hashApiKey(apiKey);
     await this.admin.putApiKey({
       keyHash,
