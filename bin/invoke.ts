@@ -5,7 +5,7 @@
  * (and seeded) here; DYNAMODB_ENDPOINT overrides both.
  */
 import { readFile } from 'node:fs/promises';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { DataDirInUseError } from '../local/embedded-store';
 import { lambdaContext } from '../local/lambda-context';
 import { createLocalFunctions, FUNCTION_NAMES, isFunctionName } from '../local/lambda-functions';
@@ -44,7 +44,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-async function readEvent(path: string): Promise<APIGatewayProxyEventV2> {
+async function readEvent(path: string): Promise<APIGatewayProxyEvent> {
   const text = await readFile(path, 'utf8').catch(() => {
     throw new InvokeError(`${path}: cannot read the event file`);
   });
@@ -54,16 +54,16 @@ async function readEvent(path: string): Promise<APIGatewayProxyEventV2> {
   } catch (error) {
     throw new InvokeError(`${path}: not valid JSON (${(error as Error).message})`);
   }
-  const looksLikeV2 =
+  const looksLikeRest =
     typeof event === 'object' &&
     event !== null &&
-    (event as { version?: unknown }).version === '2.0' &&
-    typeof (event as { requestContext?: { http?: { method?: unknown } } }).requestContext?.http?.method === 'string' &&
-    typeof (event as { rawPath?: unknown }).rawPath === 'string';
-  if (!looksLikeV2) {
-    throw new InvokeError(`${path}: not an HTTP API payload 2.0 event (version "2.0", rawPath, requestContext.http.method)`);
+    typeof (event as { httpMethod?: unknown }).httpMethod === 'string' &&
+    typeof (event as { path?: unknown }).path === 'string' &&
+    typeof (event as { requestContext?: unknown }).requestContext === 'object';
+  if (!looksLikeRest) {
+    throw new InvokeError(`${path}: not a REST API (payload 1.0) proxy event (httpMethod, path, requestContext)`);
   }
-  return event as APIGatewayProxyEventV2;
+  return event as APIGatewayProxyEvent;
 }
 
 async function withStdoutOnStderr<T>(run: () => Promise<T>): Promise<T> {

@@ -19,6 +19,8 @@ export const METRIC = {
   refundFailed: 'RefundFailed',
   /** Every store round trip, retries included, as the request waited for it. */
   storeLatency: 'StoreLatency',
+  /** The gateway's own 429s (stage throttle, per-IP rule): counted by the stack from its access log, never by a function. */
+  gatewayThrottled: 'GatewayThrottled',
 } as const;
 
 /** The dimensions of `Requests`, besides the service. */

@@ -1,7 +1,7 @@
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../lambda/handlers';
 import type { ApiDependencies } from '../lambda/handlers/api-handler';
 import { productionDependencies } from '../lambda/runtime';
-import { GATEWAY_ROUTES } from '../lib/gateway-routes';
+import { FALLBACK_RESOURCES, GATEWAY_ROUTES } from '../lib/gateway-routes';
 import type { GatewayRoute, LambdaFunction, LambdaHandler } from './http-gateway';
 import type { LocalConfig } from './local-config';
 
@@ -41,9 +41,12 @@ export function createLocalFunctions(
   };
 }
 
-/** The HTTP API's routes, as the deployed stack declares them; everything else takes `$default` to the fallback. */
+/** The REST API's methods, as the deployed stack declares them: each route's function, and ANY to the fallback. */
 export function gatewayRoutes(functions: LocalFunctions): GatewayRoute[] {
-  return GATEWAY_ROUTES.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: functions[route.function] }));
+  return [
+    ...GATEWAY_ROUTES.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: functions[route.function] })),
+    ...FALLBACK_RESOURCES.map((resource) => ({ routeKey: `ANY ${resource}`, function: functions.fallback })),
+  ];
 }
 
 export function isFunctionName(value: string): value is FunctionName {

@@ -100,7 +100,6 @@ export async function startLocalStack(config: LocalConfig, options: LocalStackOp
     });
     const gateway = createHttpGateway({
       routes: gatewayRoutes(functions),
-      defaultFunction: functions.fallback,
       onFunctionError: options.onFunctionError,
       concurrency: LOCAL_CONCURRENCY,
     });

@@ -1,8 +1,8 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
 import { METRIC, METRICS_NAMESPACE } from '../../lambda/metric-names';
 import { productionDependencies } from '../../lambda/runtime';
-import { httpApiEvent, lambdaContext } from '../support/events';
+import { apiEvent, lambdaContext } from '../support/events';
 import { Fixtures, prompt, version } from '../support/fixtures';
 import type { LogRecord } from '../support/key-leak-check';
 import { capturedLogRecords } from '../support/log-capture';
@@ -33,7 +33,7 @@ afterAll(async () => {
   await store.close();
 });
 
-type Event = APIGatewayProxyEventV2 | APIGatewayProxyEvent;
+type Event = APIGatewayProxyEvent;
 
 /** A fresh set of functions, as after a cold start, with the environment the stack gives them. */
 function coldFunctions(env: Record<string, string> = {}) {
@@ -87,8 +87,8 @@ describe('logs (Powertools Logger)', () => {
   test('one line per request with route, status, latency, key id, account and usage, plus cold start and request id', async () => {
     const invoke = coldFunctions();
     const seen = watch();
-    await invoke('getPrompt', httpApiEvent('GET', '/prompts/welcome', { apiKey }));
-    await invoke('getPrompt', httpApiEvent('GET', '/prompts/welcome', { apiKey }));
+    await invoke('getPrompt', apiEvent('GET', '/prompts/welcome', { apiKey }));
+    await invoke('getPrompt', apiEvent('GET', '/prompts/welcome', { apiKey }));
     const [first, second] = seen.requests();
     expect(seen.requests()).toHaveLength(2);
     expect(first).toMatchObject({
@@ -113,8 +113,8 @@ describe('logs (Powertools Logger)', () => {
   test('a refused request names the error code the error handler answered with', async () => {
     const invoke = coldFunctions();
     const seen = watch();
-    await invoke('getPrompt', httpApiEvent('GET', '/prompts/missing', { apiKey }));
-    await invoke('fallback', httpApiEvent('DELETE', '/prompts', { apiKey }));
+    await invoke('getPrompt', apiEvent('GET', '/prompts/missing', { apiKey }));
+    await invoke('fallback', apiEvent('DELETE', '/prompts', { apiKey }));
     expect(seen.requests().map((line) => [line.status, line.errorCode])).toEqual([
       [404, 'NOT_FOUND'],
       [405, 'METHOD_NOT_ALLOWED'],
@@ -124,14 +124,14 @@ describe('logs (Powertools Logger)', () => {
   test('the level comes from POWERTOOLS_LOG_LEVEL: at WARN a 200 writes no line', async () => {
     const invoke = coldFunctions({ POWERTOOLS_LOG_LEVEL: 'WARN' });
     const seen = watch();
-    await invoke('getPrompt', httpApiEvent('GET', '/prompts/welcome', { apiKey }));
+    await invoke('getPrompt', apiEvent('GET', '/prompts/welcome', { apiKey }));
     expect(seen.lines()).toEqual([]);
   });
 
   test('at DEBUG each store round trip is logged with its operation and time', async () => {
     const invoke = coldFunctions({ POWERTOOLS_LOG_LEVEL: 'DEBUG' });
     const seen = watch();
-    await invoke('getPrompt', httpApiEvent('GET', '/prompts/welcome', { apiKey }));
+    await invoke('getPrompt', apiEvent('GET', '/prompts/welcome', { apiKey }));
     const calls = seen.lines().filter((line) => line.message === 'store call');
     expect(calls.map((line) => line.operation)).toContain('UpdateItem');
     for (const call of calls) expect(call).toMatchObject({ level: 'DEBUG', durationMs: expect.any(Number), failed: false });
@@ -142,7 +142,7 @@ describe('logs (Powertools Logger)', () => {
     try {
       const invoke = coldFunctions();
       const seen = watch();
-      await invoke('getPrompt', httpApiEvent('GET', '/prompts/welcome', { apiKey }));
+      await invoke('getPrompt', apiEvent('GET', '/prompts/welcome', { apiKey }));
       expect(seen.lines()).toHaveLength(1);
       expect(JSON.stringify(seen.lines())).not.toContain(apiKey);
     } finally {
@@ -153,7 +153,7 @@ describe('logs (Powertools Logger)', () => {
   test('a preflight, answered before any handler runs, is logged too', async () => {
     const invoke = coldFunctions();
     const seen = watch();
-    await invoke('fallback', httpApiEvent('OPTIONS', '/prompts/welcome', { headers: { Origin: 'https://app.test' } }));
+    await invoke('fallback', apiEvent('OPTIONS', '/prompts/welcome', { headers: { Origin: 'https://app.test' } }));
     expect(seen.requests()).toEqual([expect.objectContaining({ method: 'OPTIONS', status: 204 })]);
   });
 });
@@ -162,9 +162,9 @@ describe('metrics (Powertools Metrics, embedded metric format)', () => {
   test('each request is counted by route and status', async () => {
     const invoke = coldFunctions();
     const seen = watch();
-    await invoke('getPrompt', httpApiEvent('GET', '/prompts/welcome', { apiKey }));
-    await invoke('listPrompts', httpApiEvent('GET', '/prompts', { apiKey }));
-    await invoke('getPrompt', httpApiEvent('GET', '/prompts/missing', { apiKey }));
+    await invoke('getPrompt', apiEvent('GET', '/prompts/welcome', { apiKey }));
+    await invoke('listPrompts', apiEvent('GET', '/prompts', { apiKey }));
+    await invoke('getPrompt', apiEvent('GET', '/prompts/missing', { apiKey }));
     expect(metricValues(seen.metrics(), METRIC.requests)).toEqual([
       { value: 1, dimensions: { service: SERVICE, route: 'getPrompt', status: '200' } },
       { value: 1, dimensions: { service: SERVICE, route: 'listPrompts', status: '200' } },
@@ -175,7 +175,7 @@ describe('metrics (Powertools Metrics, embedded metric format)', () => {
   test('every store round trip is timed, and so is every request', async () => {
     const invoke = coldFunctions();
     const seen = watch();
-    await invoke('getPrompt', httpApiEvent('GET', '/prompts/welcome', { apiKey }));
+    await invoke('getPrompt', apiEvent('GET', '/prompts/welcome', { apiKey }));
     const storeLatency = metricValues(seen.metrics(), METRIC.storeLatency);
     // A key's first request in a function: the count, then the prompt head.
     expect(storeLatency).toHaveLength(2);
@@ -189,8 +189,8 @@ describe('metrics (Powertools Metrics, embedded metric format)', () => {
   test('401s and 429s are counted on metrics of their own', async () => {
     const invoke = coldFunctions();
     const seen = watch();
-    await invoke('getPrompt', httpApiEvent('GET', '/prompts/welcome'));
-    await invoke('getPrompt', httpApiEvent('GET', '/prompts/welcome', { apiKey: zeroLimitKey }));
+    await invoke('getPrompt', apiEvent('GET', '/prompts/welcome'));
+    await invoke('getPrompt', apiEvent('GET', '/prompts/welcome', { apiKey: zeroLimitKey }));
     expect(metricValues(seen.metrics(), METRIC.unauthorized).map(({ value }) => value)).toEqual([1]);
     expect(metricValues(seen.metrics(), METRIC.usageLimitExceeded).map(({ value }) => value)).toEqual([1]);
   });
@@ -198,7 +198,7 @@ describe('metrics (Powertools Metrics, embedded metric format)', () => {
   test('a preflight is counted and its metrics flushed, though no after-middleware ran', async () => {
     const invoke = coldFunctions();
     const seen = watch();
-    await invoke('fallback', httpApiEvent('OPTIONS', '/anything'));
+    await invoke('fallback', apiEvent('OPTIONS', '/anything'));
     expect(metricValues(seen.metrics(), METRIC.requests)).toEqual([
       { value: 1, dimensions: { service: SERVICE, route: 'preflight', status: '204' } },
     ]);
@@ -208,8 +208,8 @@ describe('metrics (Powertools Metrics, embedded metric format)', () => {
   test('a cold start is counted once per function instance, named after the function', async () => {
     const invoke = coldFunctions();
     const seen = watch();
-    await invoke('getPrompt', httpApiEvent('GET', '/prompts/welcome', { apiKey }));
-    await invoke('getPrompt', httpApiEvent('GET', '/prompts/welcome', { apiKey }));
+    await invoke('getPrompt', apiEvent('GET', '/prompts/welcome', { apiKey }));
+    await invoke('getPrompt', apiEvent('GET', '/prompts/welcome', { apiKey }));
     expect(metricValues(seen.metrics(), 'ColdStart')).toEqual([
       { value: 1, dimensions: { service: SERVICE, function_name: 'test' } },
     ]);

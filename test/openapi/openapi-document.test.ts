@@ -7,7 +7,7 @@ import type { ApiDependencies } from '../../lambda/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
 import type { ApiResult } from '../../lambda/http/http-event';
 import { testTelemetry } from '../support/api-harness';
-import { httpApiEvent, lambdaContext } from '../support/events';
+import { apiEvent, lambdaContext } from '../support/events';
 import { Fixtures, prompt, version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import {
@@ -313,14 +313,14 @@ describe('expectResponseMatchesOpenApi', () => {
 const ACCOUNT = 'acme';
 const NOW = new Date('2026-11-15T12:00:00Z');
 
-type Handler = (event: ReturnType<typeof httpApiEvent>, context: ReturnType<typeof lambdaContext>) => Promise<ApiResult>;
+type Handler = (event: ReturnType<typeof apiEvent>, context: ReturnType<typeof lambdaContext>) => Promise<ApiResult>;
 
-/** Which function the HTTP API's route table sends a request to. */
+/** Which function the REST API's methods send a request to. */
 function handlerFor(deps: ApiDependencies, method: string, path: string): Handler {
   const pathOnly = path.replace(/\?.*$/, '');
-  if (method === 'GET' && pathOnly === '/prompts') return createListPromptsHandler(deps) as Handler;
-  if (method === 'GET' && /^\/prompts\/[^/]+$/.test(pathOnly)) return createGetPromptHandler(deps) as Handler;
-  return createFallbackHandler(deps) as Handler;
+  if (method === 'GET' && pathOnly === '/prompts') return createListPromptsHandler(deps);
+  if (method === 'GET' && /^\/prompts\/[^/]+$/.test(pathOnly)) return createGetPromptHandler(deps);
+  return createFallbackHandler(deps);
 }
 
 class FailingPromptStore extends DynamoStore {
@@ -437,7 +437,7 @@ describe('responses of the real handlers match openapi.yaml', () => {
       now: () => NOW,
       telemetry: testTelemetry(),
     };
-    const event = httpApiEvent(method, path, { headers, ...(keys[key] === undefined ? {} : { apiKey: keys[key] }) });
+    const event = apiEvent(method, path, { headers, ...(keys[key] === undefined ? {} : { apiKey: keys[key] }) });
 
     const result = await handlerFor(deps, method, path)(event, lambdaContext());
 

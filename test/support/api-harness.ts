@@ -6,7 +6,7 @@ import type { ApiDependencies } from '../../lambda/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
 import { type ApiEvent, type ApiResult, readHttpRequest } from '../../lambda/http/http-event';
 import { createTelemetry, type Telemetry } from '../../lambda/telemetry';
-import { type EventOptions, httpApiEvent, lambdaContext } from './events';
+import { type EventOptions, apiEvent, lambdaContext } from './events';
 import { Fixtures } from './fixtures';
 import type { LogRecord } from './key-leak-check';
 import { capturedRequestLines } from './log-capture';
@@ -130,7 +130,7 @@ export class ApiHarness {
   }
 
   async request(method: string, pathWithQuery: string, options: EventOptions = {}): Promise<ApiResponse> {
-    return this.send(httpApiEvent(method, pathWithQuery, options));
+    return this.send(apiEvent(method, pathWithQuery, options));
   }
 
   get(pathWithQuery: string, apiKey: string, headers: Record<string, string> = {}): Promise<ApiResponse> {
@@ -141,12 +141,9 @@ export class ApiHarness {
     await this.local.close();
   }
 
-  /** The deployed route table, matched as the local gateway matches it; REST events go to the fallback. */
+  /** The deployed REST API's methods, matched as the local gateway matches them. */
   private handlerFor(event: ApiEvent): Handler {
-    const route =
-      'rawPath' in event
-        ? gatewayRouteFor(this.routes, event.requestContext.http.method, event.rawPath)
-        : undefined;
-    return (route?.function ?? this.functions.fallback).handler as Handler;
+    const match = gatewayRouteFor(this.routes, event.httpMethod, event.path);
+    return (match?.route.function ?? this.functions.fallback).handler as Handler;
   }
 }

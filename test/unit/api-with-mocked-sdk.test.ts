@@ -7,7 +7,7 @@ import { DynamoStore } from '../../lambda/data/dynamo-store';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
 import { type ErrorBody, TEST_SERVICE_NAME, testTelemetry, toApiResponse } from '../support/api-harness';
-import { httpApiEvent, lambdaContext } from '../support/events';
+import { apiEvent, lambdaContext } from '../support/events';
 import type { LogRecord } from '../support/key-leak-check';
 import { capturedMetricBlobs, capturedRequestLines } from '../support/log-capture';
 
@@ -37,7 +37,7 @@ function handlers() {
 let api: ReturnType<typeof handlers>;
 
 async function getPrompt(path = '/prompts/welcome') {
-  return toApiResponse(await api.get(httpApiEvent('GET', path, { apiKey: API_KEY }), lambdaContext()));
+  return toApiResponse(await api.get(apiEvent('GET', path, { apiKey: API_KEY }), lambdaContext()));
 }
 
 const head = {
@@ -307,7 +307,7 @@ describe('header values of a successful response', () => {
       return pages[starts.length - 1];
     });
     const response = toApiResponse(
-      await api.list(httpApiEvent('GET', '/prompts', { apiKey: API_KEY }), lambdaContext()),
+      await api.list(apiEvent('GET', '/prompts', { apiKey: API_KEY }), lambdaContext()),
     );
     expect(response.json<Array<{ promptId: string }>>().map((p) => p.promptId)).toEqual(['a', 'b', 'c']);
     expect(starts).toEqual([undefined, { pk: 'ACCOUNT#acme', sk: 'PROMPT#a' }, { pk: 'ACCOUNT#acme', sk: 'PROMPT#b' }]);
@@ -384,7 +384,7 @@ describe('store round trips', () => {
 
   test('OPTIONS, 405 and unknown routes make no store call', async () => {
     for (const [method, path] of [['OPTIONS', '/prompts'], ['POST', '/prompts'], ['GET', '/nowhere']] as const) {
-      await api.get(httpApiEvent(method, path, { apiKey: API_KEY }), lambdaContext());
+      await api.get(apiEvent(method, path, { apiKey: API_KEY }), lambdaContext());
     }
     expect(ddb.calls()).toHaveLength(0);
   });
