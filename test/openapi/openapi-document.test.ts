@@ -6,6 +6,7 @@ import { type PromptLookup, StoreUnavailableError } from '../../lambda/data/stor
 import type { ApiDependencies } from '../../lambda/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
 import type { ApiResult } from '../../lambda/http/http-event';
+import { GATEWAY_ANSWERS, gatewayAnswer, gatewayAnswerBody } from '../../lib/gateway-responses';
 import { testTelemetry } from '../support/api-harness';
 import { apiEvent, lambdaContext } from '../support/events';
 import { Fixtures, prompt, version } from '../support/fixtures';
@@ -86,6 +87,22 @@ describe('openapi.yaml, the document', () => {
     expect(unmatched.otherMethod.response).toEqual({ $ref: '#/components/responses/MethodNotAllowed' });
     expect(unmatched.otherPath.response).toEqual({ $ref: '#/components/responses/RouteNotFound' });
     expect(unmatched.preflight.response).toEqual({ $ref: '#/components/responses/Preflight' });
+  });
+
+  test("documents the gateway's own answers with the codes and texts lib/gateway-responses.ts deploys", () => {
+    const raw = document as OpenApiDocument & {
+      'x-gateway-responses': Record<string, { response?: { $ref: string } }>;
+      components: { responses: Record<string, { content: Record<string, { examples: Record<string, { value: unknown }> }> }> };
+    };
+    const gateway = raw['x-gateway-responses'];
+    expect(gateway.throttled?.response).toEqual({ $ref: '#/components/responses/RateLimited' });
+    expect(gateway.requestTooLarge?.response).toEqual({ $ref: '#/components/responses/PayloadTooLarge' });
+    const example = (name: string) =>
+      Object.values(raw.components.responses[name]?.content['application/json']?.examples ?? {})[0]?.value;
+    expect(example('RateLimited')).toEqual(JSON.parse(gatewayAnswerBody(gatewayAnswer('THROTTLED'))));
+    expect(example('PayloadTooLarge')).toEqual(JSON.parse(gatewayAnswerBody(gatewayAnswer('REQUEST_TOO_LARGE'))));
+    const codes = (document.components.schemas.ErrorCode as { enum: string[] }).enum;
+    for (const answer of GATEWAY_ANSWERS) expect(codes).toContain(answer.code);
   });
 
   test('lists exactly the error codes of lambda/http/api-error.ts', () => {
