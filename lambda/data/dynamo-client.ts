@@ -13,6 +13,8 @@ export interface DynamoClientOptions {
   readonly maxSockets?: number;
   /** Told of every store call once it settles; the request path's telemetry measures store latency with it. */
   readonly observe?: StoreCallObserver;
+  /** Wall-clock time one attempt may take once sent; ATTEMPT_TIMEOUT_MS unless a test harness needs more. */
+  readonly attemptTimeoutMs?: number;
 }
 
 /** One store call as the caller waited for it: every attempt and backoff included. */
@@ -77,8 +79,9 @@ export interface StoreClients {
 
 /** The API's clients: the request's deadline, not the SDK's defaults, decides when a store call gives up. */
 export function createStoreClients(options: DynamoClientOptions): StoreClients {
-  const reads = documentClient(options, new SelectiveRetryStrategy(isStoreUnavailable), ATTEMPT_TIMEOUT_MS);
-  const writes = documentClient(options, new SelectiveRetryStrategy(isUnappliedFailure), ATTEMPT_TIMEOUT_MS);
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const reads = documentClient(options, new SelectiveRetryStrategy(isStoreUnavailable), attemptTimeoutMs);
+  const writes = documentClient(options, new SelectiveRetryStrategy(isUnappliedFailure), attemptTimeoutMs);
   return {
     reads,
     writes,

@@ -7,6 +7,8 @@ import { createTableInput } from '../../lambda/data/table-schema';
 // dynalite ships no types; this is the part of it the tests use.
 const dynalite = require('dynalite') as (options: { createTableMs: number; updateTableMs: number }) => Server;
 
+const HARNESS_ATTEMPT_TIMEOUT_MS = 3_000;
+
 export interface LocalStore {
   readonly endpoint: string;
   readonly tableName: string;
@@ -31,7 +33,10 @@ export async function startLocalStore(tableName = 'prompts-test'): Promise<Local
   await raw.send(new CreateTableCommand(createTableInput(tableName)));
   raw.destroy();
   const client = createDocumentClient({ region: 'us-east-1', endpoint });
-  const clients = createStoreClients({ region: 'us-east-1', endpoint });
+  // Hundreds of handlers and the store share this one process and its event loop; with Lambda's 1 s per
+  // attempt, a busy test machine would time them out (503s) and the tests would measure the machine. The
+  // request's own deadline (3.5 s) still bounds every call, and timeouts are tested on their own (test/faults).
+  const clients = createStoreClients({ region: 'us-east-1', endpoint, attemptTimeoutMs: HARNESS_ATTEMPT_TIMEOUT_MS });
   return {
     endpoint,
     tableName,
