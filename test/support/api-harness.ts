@@ -61,8 +61,8 @@ export function toApiResponse(result: ApiResult): ApiResponse {
 type Handler = (event: ApiEvent, context: ReturnType<typeof lambdaContext>) => Promise<ApiResult>;
 
 /**
- * The three functions behind the route table the HTTP API is deployed with (lib/gateway-routes.ts),
- * `$default` to the fallback for everything else.
+ * The three functions behind the methods the REST API is deployed with (lib/gateway-routes.ts): each
+ * route's function, and ANY to the fallback everywhere else.
  */
 export class ApiHarness {
   clock = new Date('2026-11-15T12:00:00Z');
