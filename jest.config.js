@@ -4,7 +4,14 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   setupFiles: ['<rootDir>/test/support/jest-env.ts'],
-  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  // Every log line of the run is captured (and kept off the terminal); the key-leak reporter checks them all.
+  globalSetup: '<rootDir>/test/support/log-capture-global.ts',
+  setupFilesAfterEnv: ['<rootDir>/test/support/log-capture-setup.ts'],
+  reporters: [
+    '<rootDir>/test/support/key-leak-reporter.js',
+    'default',
+    '<rootDir>/test/support/summary-reporter.js',
+  ],
   // Middy ships ESM only; swc turns it (and our TypeScript) into CommonJS for jest.
   transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],

@@ -8,7 +8,7 @@ import { AdminStore } from '../admin/store/admin-store';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
 import { ensureTable } from '../admin/store/ensure-table';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../lambda/domain/api-key';
-import type { RequestLogRecord } from '../lambda/middleware/request-log';
+import type { RequestLogRecord } from '../lambda/middleware/request-telemetry';
 import { loadLocalConfig } from '../local/local-config';
 import { startLocalStack } from '../local/local-stack';
 import { startCountingStore } from './counting-store';

@@ -5,7 +5,7 @@
  * (and seeded) here; DYNAMODB_ENDPOINT overrides both.
  */
 import { readFile } from 'node:fs/promises';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { JsonSyntaxError, parseJsonText } from '../admin/json-text';
 import { DataDirInUseError, recordedStoreEndpoint } from '../local/embedded-store';
 import { lambdaContext } from '../local/lambda-context';
@@ -33,10 +33,11 @@ async function main(argv: readonly string[]): Promise<number> {
   const config = loadLocalConfig();
   const store = await openStore(config);
   try {
-    const functions = createLocalFunctions(config, store.endpoint, {
-      log: (record) => process.stderr.write(`${JSON.stringify(record)}\n`),
-    });
-    const result = await functions[functionName].handler(event, lambdaContext(functionName, `invoke-${Date.now()}`));
+    const functions = createLocalFunctions(config, store.endpoint);
+    // The function's log lines go to stderr, as to a log stream: stdout is for the result alone.
+    const result = await withStdoutOnStderr(() =>
+      functions[functionName].handler(event, lambdaContext(functionName, `invoke-${Date.now()}`)),
+    );
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {
@@ -44,7 +45,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-async function readEvent(path: string): Promise<APIGatewayProxyEventV2> {
+async function readEvent(path: string): Promise<APIGatewayProxyEvent> {
   const text = await readFile(path, 'utf8').catch(() => {
     throw new InvokeError(`${path}: cannot read the event file`);
   });
@@ -55,16 +56,26 @@ async function readEvent(path: string): Promise<APIGatewayProxyEventV2> {
     if (error instanceof JsonSyntaxError) throw new InvokeError(`${path}: ${error.message}`);
     throw error;
   }
-  const looksLikeV2 =
+  const looksLikeRest =
     typeof event === 'object' &&
     event !== null &&
-    (event as { version?: unknown }).version === '2.0' &&
-    typeof (event as { requestContext?: { http?: { method?: unknown } } }).requestContext?.http?.method === 'string' &&
-    typeof (event as { rawPath?: unknown }).rawPath === 'string';
-  if (!looksLikeV2) {
-    throw new InvokeError(`${path}: not an HTTP API payload 2.0 event (version "2.0", rawPath, requestContext.http.method)`);
+    typeof (event as { httpMethod?: unknown }).httpMethod === 'string' &&
+    typeof (event as { path?: unknown }).path === 'string' &&
+    typeof (event as { requestContext?: unknown }).requestContext === 'object';
+  if (!looksLikeRest) {
+    throw new InvokeError(`${path}: not a REST API (payload 1.0) proxy event (httpMethod, path, requestContext)`);
   }
-  return event as APIGatewayProxyEventV2;
+  return event as APIGatewayProxyEvent;
+}
+
+async function withStdoutOnStderr<T>(run: () => Promise<T>): Promise<T> {
+  const write = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  try {
+    return await run();
+  } finally {
+    process.stdout.write = write;
+  }
 }
 
 /**

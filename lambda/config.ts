@@ -4,7 +4,14 @@ export interface ServiceConfig {
   readonly region: string;
   /** Set to talk to a DynamoDB-compatible store (dynalite, DynamoDB Local) instead of AWS. */
   readonly storeEndpoint: string | undefined;
+  /** Names the service in every log line and metric: one per stage, so stages sharing an account stay apart. */
+  readonly serviceName: string;
+  readonly logLevel: LogLevel;
 }
+
+/** Powertools Logger's levels; SILENT writes nothing. */
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -13,6 +20,8 @@ export class ConfigError extends Error {
 type Environment = Readonly<Record<string, string | undefined>>;
 
 const DEFAULT_REGION = 'us-east-1';
+export const DEFAULT_SERVICE_NAME = 'prompt-service-local';
+const DEFAULT_LOG_LEVEL: LogLevel = 'INFO';
 
 function required(env: Environment, name: string): string {
   const value = env[name]?.trim();
@@ -29,6 +38,16 @@ function absoluteUrl(name: string, value: string): string {
   } catch {
     throw new ConfigError(`Environment variable ${name} must be an absolute URL, got "${value}"`);
   }
+}
+
+function logLevelOf(env: Environment): LogLevel {
+  const value = env.POWERTOOLS_LOG_LEVEL?.trim().toUpperCase();
+  if (!value) return DEFAULT_LOG_LEVEL;
+  const level = LOG_LEVELS.find((candidate) => candidate === value);
+  if (!level) {
+    throw new ConfigError(`Environment variable POWERTOOLS_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  }
+  return level;
 }
 
 export type StoreConfig = Pick<ServiceConfig, 'tableName' | 'region' | 'storeEndpoint'>;
@@ -50,5 +69,7 @@ export function loadConfig(env: Environment = process.env): ServiceConfig {
     upgradeUrl: absoluteUrl('UPGRADE_URL', required(env, 'UPGRADE_URL')),
     region: store.region,
     storeEndpoint: store.storeEndpoint,
+    serviceName: env.POWERTOOLS_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME,
+    logLevel: logLevelOf(env),
   };
 }

@@ -3,7 +3,7 @@ import { createStoreClients } from './data/dynamo-client';
 import { CachedPromptStore } from './data/cached-prompt-store';
 import { DynamoStore } from './data/dynamo-store';
 import type { ApiDependencies } from './handlers/api-handler';
-import { stdoutLogSink } from './middleware/request-log';
+import { createTelemetry, storeCallRecorder } from './telemetry';
 
 /** Built once per cold start: configuration read, client and its connections kept warm between requests. */
 export function productionDependencies(
@@ -11,13 +11,19 @@ export function productionDependencies(
   { maxSockets }: { readonly maxSockets?: number } = {},
 ): ApiDependencies {
   const config = loadConfig(env);
-  const clients = createStoreClients({ region: config.region, endpoint: config.storeEndpoint, maxSockets });
+  const telemetry = createTelemetry(config);
+  const clients = createStoreClients({
+    region: config.region,
+    endpoint: config.storeEndpoint,
+    maxSockets,
+    observe: storeCallRecorder(telemetry),
+  });
   const store = new DynamoStore(clients, config.tableName);
   return {
     usage: store,
     prompts: new CachedPromptStore(store),
     upgradeUrl: config.upgradeUrl,
     now: () => new Date(),
-    log: stdoutLogSink,
+    telemetry,
   };
 }

@@ -1,7 +1,7 @@
 /**
- * The HTTP API's route table: which function serves which route. Everything else takes `$default`
- * to the fallback. The deployed stack (prompt-api.ts) and the local gateway (local/lambda-functions.ts)
- * both build their routes from this one list.
+ * The REST API's routes: which function serves which method of which resource. The deployed stack
+ * (prompt-api.ts), the local gateway (local/lambda-functions.ts) and the test harness all build theirs
+ * from these lists.
  */
 export const GATEWAY_ROUTES = [
   { method: 'GET', path: '/prompts', function: 'listPrompts' },
@@ -9,3 +9,13 @@ export const GATEWAY_ROUTES = [
 ] as const;
 
 export type RoutedFunction = (typeof GATEWAY_ROUTES)[number]['function'];
+
+/** The greedy resource that takes every path no other resource matches. */
+export const PROXY_RESOURCE = '/{proxy+}';
+
+/**
+ * Resources whose every other method (ANY) goes to the fallback. A REST API picks the resource first and
+ * the method second, and answers a method a resource lacks with its own 403: so each resource of a route
+ * has ANY too, and the root and `/{proxy+}` take all other paths. No request ever gets the gateway's 403.
+ */
+export const FALLBACK_RESOURCES: readonly string[] = ['/', PROXY_RESOURCE, ...new Set(GATEWAY_ROUTES.map((route) => route.path))];

@@ -1,10 +1,11 @@
 import { Duration } from 'aws-cdk-lib';
-import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
   ComparisonOperator,
   type IMetric,
   MathExpression,
+  Metric,
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -14,30 +15,46 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { METRIC, METRICS_NAMESPACE, SERVICE_DIMENSION } from '../lambda/metric-names';
 import { API_TABLE_OPERATIONS } from './prompt-table';
 
 export interface ServiceAlarmsProps {
-  readonly httpApi: HttpApi;
+  readonly api: RestApi;
+  /** The functions' service name: their own metrics carry it as the `service` dimension. */
+  readonly serviceName: string;
   readonly table: Table;
   /** Keyed by a readable name used in the alarm's id. */
   readonly functions: Readonly<Record<string, IFunction>>;
   readonly alarmEmail: string | undefined;
 }
 
-const PERIOD = Duration.minutes(5);
+export const PERIOD = Duration.minutes(5);
 /** Percent of requests answered 5xx (by the service or by the gateway) in one period. */
 export const SERVER_ERROR_RATE_THRESHOLD_PERCENT = 5;
 
+/** One of the functions' own metrics (embedded metric format), summed over the alarms' period. */
+export function serviceMetric(serviceName: string, metricName: string, statistic: string = Stats.SUM): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { [SERVICE_DIMENSION]: serviceName },
+    statistic,
+    period: PERIOD,
+  });
+}
+
 /**
- * The three things an operator must hear about: the API failing callers, the store throttling it,
- * and a function crashing outside its own error handling (init failure, timeout). All alarms go to
- * one SNS topic; `alarmEmail` subscribes an address to it.
+ * What an operator must hear about: the API failing callers, the store throttling it, a function
+ * crashing outside its own error handling (init failure, timeout), and a caller charged for our fault
+ * (a quota unit that could not be given back). All alarms go to one SNS topic; `alarmEmail` subscribes
+ * an address to it.
  */
 export class ServiceAlarms extends Construct {
   readonly topic: Topic;
   readonly serverErrorRate: Alarm;
   readonly storeThrottling: Alarm;
   readonly functionErrors: Alarm[];
+  readonly refundFailed: Alarm;
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
     super(scope, id);
@@ -49,8 +66,8 @@ export class ServiceAlarms extends Construct {
       label: '5xx responses (% of requests)',
       expression: 'IF(requests > 0, 100 * errors / requests, 0)',
       usingMetrics: {
-        errors: props.httpApi.metricServerError({ statistic: Stats.SUM, period: PERIOD }),
-        requests: props.httpApi.metricCount({ statistic: Stats.SUM, period: PERIOD }),
+        errors: props.api.metricServerError({ statistic: Stats.SUM, period: PERIOD }),
+        requests: props.api.metricCount({ statistic: Stats.SUM, period: PERIOD }),
       },
       period: PERIOD,
     });
@@ -78,7 +95,15 @@ export class ServiceAlarms extends Construct {
       }),
     );
 
-    for (const alarm of [this.serverErrorRate, this.storeThrottling, ...this.functionErrors]) {
+    this.refundFailed = this.alarm('RefundFailed', serviceMetric(props.serviceName, METRIC.refundFailed), {
+      description:
+        'A quota unit taken for a request that failed (5xx) could not be given back: the key was charged for our fault. ' +
+        'The request log line has usageReturnFailure and the keyId.',
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+
+    for (const alarm of [this.serverErrorRate, this.storeThrottling, ...this.functionErrors, this.refundFailed]) {
       alarm.addAlarmAction(notify);
       alarm.addOkAction(notify);
     }

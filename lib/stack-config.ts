@@ -1,5 +1,6 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LOG_LEVELS, type LogLevel } from '../lambda/config';
 
 /** What a deployment may choose, read from CDK context (`cdk.json` defaults, `-c name=value` overrides). */
 export interface ServiceSettings {
@@ -16,6 +17,12 @@ export interface ServiceSettings {
   readonly logRetention: RetentionDays;
   /** Subscribed to the alarm topic when given. */
   readonly alarmEmail: string | undefined;
+  /** The functions' log level (POWERTOOLS_LOG_LEVEL). */
+  readonly logLevel: LogLevel;
+  /** Requests one IP address may make in 5 minutes before WAF blocks it; no WAF when absent. */
+  readonly wafRateLimit: number | undefined;
+  /** Set the account's API Gateway logging role (once per account and region); false if it is managed elsewhere. */
+  readonly apiGatewayAccountRole: boolean;
 }
 
 /** The context keys, as written in `cdk.json` and after `-c`. */
@@ -27,6 +34,9 @@ export const CONTEXT_KEYS = {
   throttleBurstLimit: 'throttleBurstLimit',
   logRetentionDays: 'logRetentionDays',
   alarmEmail: 'alarmEmail',
+  logLevel: 'logLevel',
+  wafRateLimit: 'wafRateLimit',
+  apiGatewayAccountRole: 'apiGatewayAccountRole',
 } as const;
 
 export const DEFAULT_SETTINGS = {
@@ -35,7 +45,12 @@ export const DEFAULT_SETTINGS = {
   throttleRateLimit: 50,
   throttleBurstLimit: 100,
   logRetentionDays: 30,
+  logLevel: 'INFO',
+  apiGatewayAccountRole: true,
 } as const;
+
+/** AWS WAF's bounds for a rate-based rule's limit (requests per evaluation window). */
+export const WAF_RATE_LIMIT_BOUNDS = { min: 10, max: 2_000_000_000 } as const;
 
 export class SettingsError extends Error {
   override readonly name = 'SettingsError';
@@ -122,6 +137,33 @@ function alarmEmailOf(lookup: ContextLookup): string | undefined {
   return email;
 }
 
+function logLevelOf(lookup: ContextLookup): LogLevel {
+  const raw = (text(lookup, CONTEXT_KEYS.logLevel) ?? DEFAULT_SETTINGS.logLevel).toUpperCase();
+  const level = LOG_LEVELS.find((candidate) => candidate === raw);
+  if (!level) throw new SettingsError(`Context "logLevel" must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return level;
+}
+
+function wafRateLimitOf(lookup: ContextLookup): number | undefined {
+  const raw = text(lookup, CONTEXT_KEYS.wafRateLimit);
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < WAF_RATE_LIMIT_BOUNDS.min || value > WAF_RATE_LIMIT_BOUNDS.max) {
+    throw new SettingsError(
+      `Context "wafRateLimit" must be a whole number of requests per IP in 5 minutes, from ${WAF_RATE_LIMIT_BOUNDS.min}, got "${raw}"`,
+    );
+  }
+  return value;
+}
+
+function booleanOf(lookup: ContextLookup, key: string, fallback: boolean): boolean {
+  const raw = text(lookup, key)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new SettingsError(`Context "${key}" must be true or false, got "${raw}"`);
+}
+
 /** Every setting checked at synth time, so a bad value stops `cdk synth`/`cdk deploy` with one clear line. */
 export function settingsFromContext(lookup: ContextLookup): ServiceSettings {
   const throttleRateLimit = positiveInteger(lookup, CONTEXT_KEYS.throttleRateLimit, DEFAULT_SETTINGS.throttleRateLimit);
@@ -138,6 +180,9 @@ export function settingsFromContext(lookup: ContextLookup): ServiceSettings {
     throttleBurstLimit,
     logRetention: logRetentionOf(lookup),
     alarmEmail: alarmEmailOf(lookup),
+    logLevel: logLevelOf(lookup),
+    wafRateLimit: wafRateLimitOf(lookup),
+    apiGatewayAccountRole: booleanOf(lookup, CONTEXT_KEYS.apiGatewayAccountRole, DEFAULT_SETTINGS.apiGatewayAccountRole),
   };
 }
 

@@ -1,18 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { serviceUnavailable } from '../lambda/http/api-error';
-import { EXPOSED_HEADERS } from '../lambda/middleware/cors';
+import {
+  type GatewayResponseType,
+  gatewayAnswer,
+  gatewayAnswerBody,
+  gatewayAnswerHeaders,
+} from '../lib/gateway-responses';
 import { InvocationSlots } from './invocation-slots';
 import { lambdaContext } from './lambda-context';
 
 /**
- * What API Gateway's HTTP API does in front of the Lambda functions, on node:http: match the route,
- * build the payload 2.0 event, invoke the function, and turn its result into the HTTP response.
- * The same route table as the deployed stack, so the same function answers the same request.
+ * What the deployed REST API does in front of the Lambda functions, on node:http: pick the resource and
+ * then the method, build the Lambda proxy event (payload 1.0), invoke the function, turn its result into
+ * the HTTP response, and answer what the gateway answers itself (a body too large, a function that
+ * failed, a method no resource serves) with the same gateway responses the stack deploys.
  */
 
-export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
+export type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<unknown>;
 
 export interface LambdaFunction {
   readonly name: string;
@@ -20,28 +26,40 @@ export interface LambdaFunction {
 }
 
 export interface GatewayRoute {
-  /** As the HTTP API declares it: `GET /prompts/{promptId}`. */
+  /** As the REST API declares it: a method (or ANY) and a resource, `GET /prompts/{promptId}`. */
   readonly routeKey: string;
   readonly function: LambdaFunction;
 }
 
 export interface GatewayOptions {
   readonly routes: readonly GatewayRoute[];
-  /** The `$default` route: whatever no other route matches. */
-  readonly defaultFunction: LambdaFunction;
-  /** A function that threw: the gateway answers 500, the developer should see why. */
+  /** A function that threw: the gateway answers 502, the developer should see why. */
   readonly onFunctionError: (functionName: string, error: unknown) => void;
   /** Invocations at once, and waiting in line beyond them; a request past both gets the service's own 503. */
   readonly concurrency: { readonly maxRunning: number; readonly maxWaiting: number };
+  /** The stage the events name; the API is served at the root all the same. */
+  readonly stage?: string;
 }
 
 /** API Gateway's own limit on a request payload. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+export const LOCAL_STAGE = 'local';
 
 interface CompiledRoute {
   readonly route: GatewayRoute;
   readonly method: string;
+  readonly resource: string;
+}
+
+interface Resource {
+  readonly path: string;
   readonly segments: readonly string[];
+}
+
+export interface RouteMatch {
+  readonly route: GatewayRoute;
+  readonly resource: string;
+  readonly pathParameters: Record<string, string> | undefined;
 }
 
 export function createHttpGateway(options: GatewayOptions): Server {
@@ -63,185 +81,254 @@ async function serve(
   try {
     body = await readBody(request);
   } catch {
-    writeGatewayError(response, 413, 'Request Entity Too Large');
+    writeGatewayAnswer(response, 'REQUEST_TOO_LARGE');
     return;
   }
   const method = (request.method ?? 'GET').toUpperCase();
   const [rawPath = '/', rawQueryString = ''] = splitOnce(request.url ?? '/', '?');
-  const match = findRoute(routes, method, rawPath);
-  const routeKey = match?.route.routeKey ?? '$default';
-  const fn = match?.route.function ?? options.defaultFunction;
+  const match = matchRoute(routes, method, rawPath);
+  if (!match) {
+    writeGatewayAnswer(response, 'MISSING_AUTHENTICATION_TOKEN');
+    return;
+  }
+  const fn = match.route.function;
   // Waiting for a slot is the gateway's queue, not the function's time: as a Lambda invocation's clock
-  // starts when it is invoked, the event is stamped (timeEpoch) when the invocation starts.
+  // starts when it is invoked, the event is stamped (requestTimeEpoch) when the invocation starts.
   const release = await slots.acquire();
   if (!release) {
     writeOverloaded(response);
     return;
   }
-  const event = toEvent(request, { method, rawPath, rawQueryString, routeKey, pathParameters: match?.pathParameters, body });
+  const event = restEvent({
+    method,
+    rawPath,
+    rawQueryString,
+    rawHeaders: request.rawHeaders,
+    resource: match.resource,
+    pathParameters: match.pathParameters,
+    body,
+    sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+    protocol: `HTTP/${request.httpVersion}`,
+    stage: options.stage ?? LOCAL_STAGE,
+  });
   let result: unknown;
   try {
     result = await fn.handler(event, lambdaContext(fn.name, event.requestContext.requestId));
   } catch (error) {
     options.onFunctionError(fn.name, error);
-    writeGatewayError(response, 500, 'Internal Server Error');
+    writeGatewayAnswer(response, 'DEFAULT_5XX', 502);
     return;
   } finally {
     release();
   }
   try {
-    writeResult(response, result);
+    writeResult(response, result, event.requestContext.requestId);
   } catch (error) {
     options.onFunctionError(fn.name, error);
-    if (!response.headersSent) writeGatewayError(response, 500, 'Internal Server Error');
+    if (!response.headersSent) writeGatewayAnswer(response, 'DEFAULT_5XX', 502);
     else response.destroy();
   }
 }
 
-/** The route a request takes, as the HTTP API picks it; undefined means `$default`. */
-export function gatewayRouteFor(routes: readonly GatewayRoute[], method: string, rawPath: string): GatewayRoute | undefined {
-  return findRoute(routes.map(compileRoute), method.toUpperCase(), rawPath)?.route;
+/** The route a request takes, as the REST API picks it; undefined is the gateway's own 403 (here 404). */
+export function gatewayRouteFor(routes: readonly GatewayRoute[], method: string, rawPath: string): RouteMatch | undefined {
+  return matchRoute(routes.map(compileRoute), method.toUpperCase(), rawPath);
 }
 
 function compileRoute(route: GatewayRoute): CompiledRoute {
-  const [method = '', path = ''] = route.routeKey.split(' ');
-  return { route, method: method.toUpperCase(), segments: path.split('/') };
+  const [method = '', resource = ''] = route.routeKey.split(' ');
+  return { route, method: method.toUpperCase(), resource };
 }
 
-/** Exact method, one path segment per `{parameter}`, and a parameter is never empty (`/prompts/` goes to $default). */
-function findRoute(
-  routes: readonly CompiledRoute[],
-  method: string,
+/** The resource's method, else its ANY. */
+function matchRoute(routes: readonly CompiledRoute[], method: string, rawPath: string): RouteMatch | undefined {
+  const resources = [...new Set(routes.map((route) => route.resource))].map(
+    (path): Resource => ({ path, segments: path === '/' ? [] : path.slice(1).split('/') }),
+  );
+  const found = findResource(resources, rawPath);
+  if (!found) return undefined;
+  const onResource = routes.filter((route) => route.resource === found.resource.path);
+  const compiled = onResource.find((route) => route.method === method) ?? onResource.find((route) => route.method === 'ANY');
+  return compiled && { route: compiled.route, resource: found.resource.path, pathParameters: found.pathParameters };
+}
+
+/**
+ * The most specific resource: literal segments before `{param}` ones (never empty), and `{proxy+}`
+ * (one segment or more) last. A trailing slash is not a segment of its own.
+ */
+function findResource(
+  resources: readonly Resource[],
   rawPath: string,
-): { route: GatewayRoute; pathParameters: Record<string, string> | undefined } | undefined {
-  const segments = rawPath.split('/');
-  for (const compiled of routes) {
-    if (compiled.method !== method && compiled.method !== 'ANY') continue;
-    if (compiled.segments.length !== segments.length) continue;
+): { resource: Resource; pathParameters: Record<string, string> | undefined } | undefined {
+  const trimmed = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+  const segments = trimmed === '/' ? [] : trimmed.slice(1).split('/');
+  let best: { resource: Resource; parameters: Record<string, string>; score: number } | undefined;
+  for (const resource of resources) {
     const parameters: Record<string, string> = {};
-    const matches = compiled.segments.every((template, i) => {
-      const segment = segments[i] ?? '';
+    let score = 0;
+    let matched = true;
+    for (let i = 0; i < resource.segments.length && matched; i += 1) {
+      const template = resource.segments[i] ?? '';
+      const greedy = /^\{(\w+)\+\}$/.exec(template)?.[1];
+      if (greedy !== undefined) {
+        const rest = segments.slice(i);
+        matched = i === resource.segments.length - 1 && rest.length > 0 && rest.some((segment) => segment !== '');
+        parameters[greedy] = decode(rest.join('/'));
+        break;
+      }
+      const segment = segments[i];
       const name = /^\{(\w+)\}$/.exec(template)?.[1];
-      if (name === undefined) return template === segment;
-      if (segment === '') return false;
-      parameters[name] = decode(segment);
-      return true;
-    });
-    if (matches) {
-      return { route: compiled.route, pathParameters: Object.keys(parameters).length > 0 ? parameters : undefined };
+      if (segment === undefined) matched = false;
+      else if (name === undefined) {
+        matched = template === segment;
+        score += 2;
+      } else {
+        matched = segment !== '';
+        parameters[name] = decode(segment);
+        score += 1;
+      }
     }
+    const greedy = resource.segments.some((template) => template.endsWith('+}'));
+    if (!greedy && segments.length !== resource.segments.length) matched = false;
+    if (!matched) continue;
+    if (greedy) score = -1;
+    if (!best || score > best.score) best = { resource, parameters, score };
   }
-  return undefined;
+  if (!best) return undefined;
+  return { resource: best.resource, pathParameters: Object.keys(best.parameters).length > 0 ? best.parameters : undefined };
 }
 
-interface EventParts {
-  method: string;
-  rawPath: string;
-  rawQueryString: string;
-  routeKey: string;
-  pathParameters: Record<string, string> | undefined;
-  body: Buffer;
+export interface EventParts {
+  readonly method: string;
+  readonly rawPath: string;
+  readonly rawQueryString: string;
+  /** Name, value, name, value...: as node:http gives them, names as the client wrote them. */
+  readonly rawHeaders: readonly string[];
+  readonly resource: string;
+  readonly pathParameters: Record<string, string> | undefined;
+  readonly body: Buffer;
+  readonly sourceIp: string;
+  readonly protocol: string;
+  readonly stage: string;
+  readonly requestId?: string;
+  readonly now?: Date;
 }
 
-/** The payload 2.0 event: lower-case headers, repeated ones and query parameters joined with commas, cookies apart. */
-function toEvent(request: IncomingMessage, parts: EventParts): APIGatewayProxyEventV2 {
+/**
+ * The Lambda proxy event (payload 1.0) of the REST API: header names as sent, `headers` and
+ * `queryStringParameters` with the last of repeated values and the `multiValue` forms with all,
+ * `path` still percent-encoded, path parameters decoded, and the body base64 (the API's binary media
+ * types are every type, so its function gets every body as bytes).
+ */
+export function restEvent(parts: EventParts): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
-  for (const [name, values] of Object.entries(request.headersDistinct)) {
-    if (name === 'cookie' || values === undefined) continue;
-    headers[name] = values.join(',');
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i + 1 < parts.rawHeaders.length; i += 2) {
+    const name = parts.rawHeaders[i] ?? '';
+    const value = parts.rawHeaders[i + 1] ?? '';
+    const existing = Object.keys(headers).find((key) => key.toLowerCase() === name.toLowerCase()) ?? name;
+    headers[existing] = value;
+    multiValueHeaders[existing] = [...(multiValueHeaders[existing] ?? []), value];
   }
-  const cookies = (request.headersDistinct.cookie ?? [])
-    .flatMap((header) => header.split(';'))
-    .map((cookie) => cookie.trim())
-    .filter((cookie) => cookie !== '');
   const query: Record<string, string> = {};
+  const multiValueQuery: Record<string, string[]> = {};
   for (const [name, value] of new URLSearchParams(parts.rawQueryString)) {
-    query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
+    query[name] = value;
+    multiValueQuery[name] = [...(multiValueQuery[name] ?? []), value];
   }
-  const now = new Date();
-  const requestId = randomUUID();
-  const textBody = isTextual(headers['content-type']);
+  const hasQuery = Object.keys(query).length > 0;
+  const now = parts.now ?? new Date();
+  const requestId = parts.requestId ?? randomUUID();
+  const host = Object.entries(headers).find(([name]) => name.toLowerCase() === 'host')?.[1] ?? '127.0.0.1';
+  const userAgent = Object.entries(headers).find(([name]) => name.toLowerCase() === 'user-agent')?.[1] ?? null;
   return {
-    version: '2.0',
-    routeKey: parts.routeKey,
-    rawPath: parts.rawPath,
-    rawQueryString: parts.rawQueryString,
-    ...(cookies.length > 0 ? { cookies } : {}),
+    resource: parts.resource,
+    path: parts.rawPath,
+    httpMethod: parts.method,
     headers,
-    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
-    ...(parts.pathParameters ? { pathParameters: parts.pathParameters } : {}),
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiValueQuery : null,
+    pathParameters: parts.pathParameters ?? null,
+    stageVariables: null,
     requestContext: {
       accountId: 'offline',
       apiId: 'local',
-      domainName: headers.host ?? '127.0.0.1',
-      domainPrefix: (headers.host ?? '127.0.0.1').split('.')[0] ?? 'local',
-      http: {
-        method: parts.method,
-        path: parts.rawPath,
-        protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: headers['user-agent'] ?? '',
+      authorizer: undefined,
+      domainName: host,
+      domainPrefix: host.split('.')[0] ?? 'local',
+      extendedRequestId: requestId,
+      httpMethod: parts.method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: parts.sourceIp,
+        user: null,
+        userAgent,
+        userArn: null,
       },
+      path: `/${parts.stage}${parts.rawPath}`,
+      protocol: parts.protocol,
       requestId,
-      routeKey: parts.routeKey,
-      stage: '$default',
-      time: gatewayTime(now),
-      timeEpoch: now.getTime(),
+      requestTime: gatewayTime(now),
+      requestTimeEpoch: now.getTime(),
+      resourceId: 'local',
+      resourcePath: parts.resource,
+      stage: parts.stage,
     },
-    ...(parts.body.length > 0
-      ? { body: textBody ? parts.body.toString('utf8') : parts.body.toString('base64'), isBase64Encoded: !textBody }
-      : { isBase64Encoded: false }),
+    body: parts.body.length > 0 ? parts.body.toString('base64') : null,
+    isBase64Encoded: parts.body.length > 0,
   };
 }
 
-interface StructuredResult {
+interface ProxyResult {
   statusCode: number;
   headers?: Record<string, string | number | boolean>;
-  cookies?: string[];
+  multiValueHeaders?: Record<string, (string | number | boolean)[]>;
   body?: string;
   isBase64Encoded?: boolean;
 }
 
-/**
- * As API Gateway reads a payload 2.0 result: a `{statusCode, ...}` object as given; anything else
- * is a 200 JSON body (a string as it is, other values as JSON).
- */
-function writeResult(response: ServerResponse, result: unknown): void {
-  const structured = isStructured(result)
-    ? result
-    : {
-        statusCode: 200,
-        headers: { 'content-type': 'application/json' },
-        body: typeof result === 'string' ? result : JSON.stringify(result ?? null),
-      };
-  response.statusCode = structured.statusCode;
-  for (const [name, value] of Object.entries(structured.headers ?? {})) response.setHeader(name, String(value));
-  if (structured.cookies && structured.cookies.length > 0) response.setHeader('set-cookie', structured.cookies);
-  response.setHeader('apigw-requestid', response.getHeader('apigw-requestid') ?? randomUUID());
-  const body = structured.body === undefined ? undefined : Buffer.from(structured.body, structured.isBase64Encoded ? 'base64' : 'utf8');
+/** As API Gateway reads a payload 1.0 result: anything but `{statusCode, ...}` is a malformed answer (502). */
+function writeResult(response: ServerResponse, result: unknown, requestId: string): void {
+  if (!isProxyResult(result)) {
+    writeGatewayAnswer(response, 'DEFAULT_5XX', 502);
+    return;
+  }
+  response.statusCode = result.statusCode;
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) response.setHeader(name, values.map(String));
+  for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
+  response.setHeader('x-amzn-requestid', requestId);
+  const body = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
   response.end(body);
 }
 
-function isStructured(result: unknown): result is StructuredResult {
+function isProxyResult(result: unknown): result is ProxyResult {
   return typeof result === 'object' && result !== null && typeof (result as { statusCode?: unknown }).statusCode === 'number';
 }
 
-function writeGatewayError(response: ServerResponse, statusCode: number, message: string): void {
-  response.statusCode = statusCode;
-  response.setHeader('content-type', 'application/json');
-  response.end(JSON.stringify({ message }));
+/** What the deployed gateway answers itself, from the same table its gateway responses are built from. */
+function writeGatewayAnswer(response: ServerResponse, type: GatewayResponseType, gatewayStatus?: number): void {
+  const answer = gatewayAnswer(type);
+  const status = answer.statusCode ?? gatewayStatus;
+  if (status === undefined) throw new Error(`${type} keeps the gateway's status: give it`);
+  response.writeHead(status, gatewayAnswerHeaders(answer));
+  response.end(gatewayAnswerBody(answer));
 }
 
 /** More requests than the stack runs and queues: the service's own 503, readable by a browser. */
 function writeOverloaded(response: ServerResponse): void {
   const error = serviceUnavailable();
-  response.writeHead(error.statusCode, {
-    'content-type': 'application/json',
-    'access-control-allow-origin': '*',
-    'access-control-expose-headers': EXPOSED_HEADERS,
-    'cache-control': 'no-store',
-    ...error.headers,
-  });
+  response.writeHead(error.statusCode, gatewayAnswerHeaders({ retryAfterSeconds: Number(error.headers['Retry-After']) }));
   response.end(JSON.stringify({ error: error.message, code: error.code }));
 }
 
@@ -264,10 +351,6 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function isTextual(contentType: string | undefined): boolean {
-  return contentType === undefined || /^(text\/|application\/(json|xml|x-www-form-urlencoded|[\w.+-]+\+json))/i.test(contentType);
-}
-
 function decode(segment: string): string {
   try {
     return decodeURIComponent(segment);
@@ -281,7 +364,7 @@ function splitOnce(value: string, separator: string): [string, string] {
   return index === -1 ? [value, ''] : [value.slice(0, index), value.slice(index + 1)];
 }
 
-/** API Gateway's `requestContext.time`: `22/Nov/2026:09:05:03 +0000`. */
+/** API Gateway's `requestContext.requestTime`: `22/Nov/2026:09:05:03 +0000`. */
 function gatewayTime(date: Date): string {
   const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
   const pad = (value: number) => String(value).padStart(2, '0');

@@ -1,7 +1,7 @@
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../lambda/handlers';
 import type { ApiDependencies } from '../lambda/handlers/api-handler';
 import { productionDependencies } from '../lambda/runtime';
-import { GATEWAY_ROUTES } from '../lib/gateway-routes';
+import { FALLBACK_RESOURCES, GATEWAY_ROUTES } from '../lib/gateway-routes';
 import type { GatewayRoute, LambdaFunction, LambdaHandler } from './http-gateway';
 import type { LocalConfig } from './local-config';
 
@@ -17,8 +17,10 @@ export type LocalFunctions = Readonly<Record<FunctionName, LambdaFunction>>;
 export function createLocalFunctions(
   config: LocalConfig,
   storeEndpoint: string,
-  { maxSockets, ...overrides }: Partial<Pick<ApiDependencies, 'log'>> & { readonly maxSockets?: number } = {},
+  { maxSockets, ...overrides }: Partial<Pick<ApiDependencies, 'observeRequests'>> & { readonly maxSockets?: number } = {},
 ): LocalFunctions {
+  // What Lambda tells an on-demand function; Powertools reports cold starts only when it is set.
+  process.env.AWS_LAMBDA_INITIALIZATION_TYPE ??= 'on-demand';
   const deps: ApiDependencies = {
     ...productionDependencies(
       {
@@ -39,9 +41,12 @@ export function createLocalFunctions(
   };
 }
 
-/** The HTTP API's routes, as the deployed stack declares them; everything else takes `$default` to the fallback. */
+/** The REST API's methods, as the deployed stack declares them: each route's function, and ANY to the fallback. */
 export function gatewayRoutes(functions: LocalFunctions): GatewayRoute[] {
-  return GATEWAY_ROUTES.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: functions[route.function] }));
+  return [
+    ...GATEWAY_ROUTES.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: functions[route.function] })),
+    ...FALLBACK_RESOURCES.map((resource) => ({ routeKey: `ANY ${resource}`, function: functions.fallback })),
+  ];
 }
 
 export function isFunctionName(value: string): value is FunctionName {

@@ -8,7 +8,7 @@ import type { ImportSummary } from '../admin/store/import-plan';
 import { ensureTable } from '../admin/store/ensure-table';
 import { isStoreUnavailable } from '../lambda/data/store-calls';
 import { StoreUnavailableError } from '../lambda/data/store';
-import type { LogSink } from '../lambda/middleware/request-log';
+import type { RequestObserver } from '../lambda/middleware/request-telemetry';
 import { startEmbeddedStore } from './embedded-store';
 import { createHttpGateway } from './http-gateway';
 import { createLocalFunctions, gatewayRoutes } from './lambda-functions';
@@ -40,7 +40,8 @@ export interface LocalStack {
 }
 
 export interface LocalStackOptions {
-  readonly log?: LogSink;
+  /** Sees each request's log record as data; the log lines themselves go to stdout, as a function's do. */
+  readonly log?: RequestObserver;
   readonly onFunctionError: (functionName: string, error: unknown) => void;
 }
 
@@ -97,12 +98,11 @@ export async function startLocalStack(config: LocalConfig, options: LocalStackOp
   const store = await openLocalStore(config);
   try {
     const functions = createLocalFunctions(config, store.endpoint, {
-      ...(options.log ? { log: options.log } : {}),
+      ...(options.log ? { observeRequests: options.log } : {}),
       maxSockets: LOCAL_STORE_SOCKETS,
     });
     const gateway = createHttpGateway({
       routes: gatewayRoutes(functions),
-      defaultFunction: functions.fallback,
       onFunctionError: options.onFunctionError,
       concurrency: LOCAL_CONCURRENCY,
     });

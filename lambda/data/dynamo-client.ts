@@ -11,7 +11,19 @@ export interface DynamoClientOptions {
    * connection timeout running, so this must cover every store call a process has in flight at once.
    */
   readonly maxSockets?: number;
+  /** Told of every store call once it settles; the request path's telemetry measures store latency with it. */
+  readonly observe?: StoreCallObserver;
 }
+
+/** One store call as the caller waited for it: every attempt and backoff included. */
+export interface StoreCall {
+  /** The DynamoDB operation, e.g. `UpdateItem`. */
+  readonly operation: string;
+  readonly durationMs: number;
+  readonly failed: boolean;
+}
+
+export type StoreCallObserver = (call: StoreCall) => void;
 
 /** How one store call is tried: README.md "Store faults" spends the request's 5 s with these. */
 export const STORE_ATTEMPTS = 3;
@@ -88,7 +100,7 @@ export function createDocumentClient(options: DynamoClientOptions): DynamoDBDocu
 }
 
 function documentClient(
-  { region, endpoint, maxSockets = DEFAULT_MAX_SOCKETS }: DynamoClientOptions,
+  { region, endpoint, maxSockets = DEFAULT_MAX_SOCKETS, observe }: DynamoClientOptions,
   retryStrategy: RetryStrategyV2,
   attemptTimeoutMs: number,
 ): DynamoDBDocumentClient {
@@ -107,9 +119,33 @@ function documentClient(
     // A local store accepts any credentials; never reach for a real profile to talk to it.
     ...(endpoint && !isAwsEndpoint(endpoint) ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
+  if (observe) observeCalls(client, observe);
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
+}
+
+/**
+ * Timed at the outermost step, around the SDK's own retry loop, so a call's time is what the request
+ * waited for. The document client shares this middleware stack.
+ */
+function observeCalls(client: DynamoDBClient, observe: StoreCallObserver): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const started = performance.now();
+      const operation = (context.commandName ?? 'unknown').replace(/Command$/, '');
+      const settle = (failed: boolean) => observe({ operation, durationMs: Math.round((performance.now() - started) * 100) / 100, failed });
+      try {
+        const output = await next(args);
+        settle(false);
+        return output;
+      } catch (error) {
+        settle(true);
+        throw error;
+      }
+    },
+    { step: 'initialize', priority: 'high', name: 'observeStoreCalls' },
+  );
 }
 
 /** An explicit AWS endpoint (a region's, a VPC endpoint's) still needs the real credentials. */

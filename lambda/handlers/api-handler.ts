@@ -1,3 +1,5 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { LruCache } from '../cache/lru-cache';
 import type { PromptStore, UsageStore } from '../data/store';
@@ -9,9 +11,10 @@ import { compression } from '../middleware/compression';
 import { cors } from '../middleware/cors';
 import { errorHandler } from '../middleware/error-handler';
 import { type KnownAccount, quota, sameKnownAccount } from '../middleware/quota';
-import { type LogSink, requestLog } from '../middleware/request-log';
+import { type RequestObserver, requestTelemetry } from '../middleware/request-telemetry';
 import { routeGuard } from '../middleware/route-guard';
 import { storeDeadline } from '../middleware/store-deadline';
+import type { Telemetry } from '../telemetry';
 import type { RouteHandler, RouteHandlers } from './route-handler';
 
 const KEY_ACCOUNTS_CACHED = 10_000;
@@ -21,7 +24,8 @@ export interface ApiDependencies {
   readonly prompts: PromptStore;
   readonly upgradeUrl: string;
   readonly now: () => Date;
-  readonly log: LogSink;
+  readonly telemetry: Telemetry;
+  readonly observeRequests?: RequestObserver;
 }
 
 /**
@@ -29,7 +33,8 @@ export interface ApiDependencies {
  * CORS (and preflight) -> route -> store deadline -> key -> quota -> handler, with one error handler for all of it,
  * and large answers gzipped for callers that accept it.
  * Registration order matters: Middy runs `after`/`onError` in reverse, so errors become JSON
- * first, then get rate-limit headers (quota), then CORS headers.
+ * first, then get rate-limit headers (quota), then CORS headers, then the request is logged and
+ * counted on its final response, then Powertools flushes the metrics and resets the logger.
  */
 export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers) {
   const keyAccounts = new LruCache<KnownAccount>({ maxEntries: KEY_ACCOUNTS_CACHED });
@@ -51,7 +56,13 @@ export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers)
     return admitted && !sameKnownAccount(admitted, principal) ? run(admitted) : answer;
   };
 
-  return middy<ApiEvent, ApiResult, Error, ApiContext>(requestLog(deps.log))
+  const { logger, metrics } = deps.telemetry;
+  const telemetry = requestTelemetry(deps.telemetry, deps.observeRequests);
+  return middy<ApiEvent, ApiResult, Error, ApiContext>(telemetry.plugin)
+    // logEvent: false overrides POWERTOOLS_LOGGER_LOG_EVENT: the event holds the caller's key.
+    .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
+    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .use(telemetry.middleware)
     .use(cors())
     .use(compression())
     .use(routeGuard(served))

@@ -2,17 +2,19 @@ import { type ApiDependencies, createApiHandler } from './api-handler';
 import { getPrompt } from './get-prompt';
 import { listPrompts } from './list-prompts';
 
+/**
+ * Every function answers every request the same way: the gateway's choice of function decides scaling,
+ * logs and metrics, never the answer. Forms of a path the gateways may route either way (`/prompts/`,
+ * which a REST API may match to `/prompts` or to `{proxy+}`, and `sam local`, which may give GET on a
+ * resource with both GET and ANY to either) then need no agreement between them.
+ */
+const allRoutes = (deps: ApiDependencies) => ({ getPrompt: getPrompt(deps.prompts), listPrompts: listPrompts(deps.prompts) });
+
 /** GET /prompts/{promptId} */
-export const createGetPromptHandler = (deps: ApiDependencies) =>
-  createApiHandler(deps, { getPrompt: getPrompt(deps.prompts) });
+export const createGetPromptHandler = (deps: ApiDependencies) => createApiHandler(deps, allRoutes(deps));
 
 /** GET /prompts */
-export const createListPromptsHandler = (deps: ApiDependencies) =>
-  createApiHandler(deps, { listPrompts: listPrompts(deps.prompts) });
+export const createListPromptsHandler = (deps: ApiDependencies) => createApiHandler(deps, allRoutes(deps));
 
-/**
- * Everything the gateway routes nowhere else: preflight, other methods (405), other paths (404),
- * and the API's own routes in forms the gateway does not match (`/prompts/` with an empty id).
- */
-export const createFallbackHandler = (deps: ApiDependencies) =>
-  createApiHandler(deps, { getPrompt: getPrompt(deps.prompts), listPrompts: listPrompts(deps.prompts) });
+/** Everything else: preflight, other methods (405), other paths (404). */
+export const createFallbackHandler = (deps: ApiDependencies) => createApiHandler(deps, allRoutes(deps));

@@ -8,7 +8,10 @@ export type ErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'USAGE_LIMIT_EXCEEDED'
   | 'SERVICE_UNAVAILABLE'
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  // Answered by the gateway itself, never by a function (lib/gateway-responses.ts).
+  | 'RATE_LIMITED'
+  | 'PAYLOAD_TOO_LARGE';
 
 export interface UsageLimitDetails {
   usage: { used: number; limit: number };

@@ -1,26 +1,28 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 
-/** API Gateway HTTP API (payload 2.0) events, and REST / payload 1.0 events. */
-export type ApiEvent = APIGatewayProxyEventV2 | APIGatewayProxyEvent;
+/**
+ * What the deployed REST API sends a function: the Lambda proxy event, payload format 1.0 (so do
+ * `sam local` and the local gateway).
+ */
+export type ApiEvent = APIGatewayProxyEvent;
 
-export interface ApiResult extends APIGatewayProxyStructuredResultV2 {
+/** A Lambda proxy result; the body is base64 when `isBase64Encoded` (the API treats every type as binary). */
+export interface ApiResult {
   statusCode: number;
   headers: Record<string, string>;
+  body?: string;
+  isBase64Encoded?: boolean;
 }
 
-/** What the service reads of a request, the same whatever the payload version. */
+/** What the service reads of a request. */
 export interface HttpRequest {
   readonly method: string;
-  /** The path as the client sent it, without the stage prefix. */
+  /** The path as the client sent it (still percent-encoded), without the stage prefix. */
   readonly path: string;
   /** Header names in lower case. */
   readonly headers: Readonly<Record<string, string>>;
-  /** Repeated parameters joined with commas, as payload 2.0 does. */
+  /** Repeated parameters joined with commas. */
   readonly query: Readonly<Record<string, string>>;
-}
-
-function isV2(event: ApiEvent): event is APIGatewayProxyEventV2 {
-  return (event as APIGatewayProxyEventV2).version === '2.0';
 }
 
 function lowerCaseKeys(headers: Record<string, string | undefined> | null | undefined): Record<string, string> {
@@ -39,34 +41,26 @@ function definedValues(query: Record<string, string | undefined> | null | undefi
   return result;
 }
 
+/** A custom domain's base path may leave the stage in `path`; the execute-api URL does not. */
 function withoutStage(path: string, stage: string | undefined): string {
-  if (!stage || stage === '$default') return path;
+  if (!stage) return path;
   const prefix = `/${stage}`;
   return path === prefix || path.startsWith(`${prefix}/`) ? path.slice(prefix.length) || '/' : path;
 }
 
 export function readHttpRequest(event: ApiEvent): HttpRequest {
-  if (isV2(event)) {
-    return {
-      method: event.requestContext.http.method.toUpperCase(),
-      path: withoutStage(event.rawPath, event.requestContext.stage),
-      headers: lowerCaseKeys(event.headers),
-      query: definedValues(event.queryStringParameters),
-    };
-  }
-  const multi = event.multiValueQueryStringParameters ?? {};
   const query = definedValues(event.queryStringParameters);
-  for (const [name, values] of Object.entries(multi)) {
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
     if (values && values.length > 0) query[name] = values.join(',');
   }
   return {
     method: event.httpMethod.toUpperCase(),
-    path: event.path,
+    path: withoutStage(event.path, (event.requestContext as Partial<ApiEvent['requestContext']> | undefined)?.stage),
     headers: lowerCaseKeys(event.headers),
     query,
   };
 }
 
 export function httpMethodOf(event: ApiEvent): string {
-  return isV2(event) ? event.requestContext.http.method.toUpperCase() : event.httpMethod.toUpperCase();
+  return event.httpMethod.toUpperCase();
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import type { PromptScope } from '../domain/prompt-scope';
+import type { ApiError } from '../http/api-error';
 import type { HttpRequest } from '../http/http-event';
 import type { Route } from '../http/routes';
 
@@ -44,4 +45,6 @@ export interface ApiContext extends Context {
    */
   admission?: Promise<void>;
   usage?: UsageState;
+  /** The error the request was answered with, as the error handler rendered it (the cause stays in `request.error`). */
+  apiError?: ApiError;
 }

@@ -13,12 +13,14 @@ export function toApiError(error: unknown): ApiError {
 
 /**
  * The one place a failure becomes a response: the spec's JSON error, never a stack trace or the
- * error object itself. The original error stays on the request for the request log.
+ * error object itself. What it answered stays on the context and the cause in `request.error`, for the
+ * request's log line and metrics.
  */
 export const errorHandler = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
   onError: (request) => {
     if (request.response !== undefined) return;
     const error = toApiError(request.error);
+    request.context.apiError = error;
     request.response = jsonResponse(
       error.statusCode,
       { error: error.message, code: error.code, ...error.details },

@@ -66,13 +66,13 @@ describe('npm start from an empty DATA_DIR, with the demo seed', () => {
 
   it.each([
     ['GET /prompts (the list function)', 'GET', '/prompts', 200],
-    ['a repeated query parameter, comma-joined as the HTTP API does', 'GET', '/prompts/welcome-email?version=1.0.0&version=1.1.0', 400],
+    ['a repeated query parameter, comma-joined from the REST API multi-value parameters', 'GET', '/prompts/welcome-email?version=1.0.0&version=1.1.0', 400],
     ['a version that is only a draft', 'GET', '/prompts/welcome-email?version=1.2.0', 404],
     ['OPTIONS on any path (the fallback)', 'OPTIONS', '/anything/at/all', 204],
     ['DELETE (the fallback)', 'DELETE', '/prompts/welcome-email', 405],
     ['an unknown path (the fallback)', 'GET', '/nothing-here', 404],
     ['a trailing slash, which no route matches', 'GET', '/prompts/', 400],
-  ])('routes %s like the deployed HTTP API', async (_name, method, path, status) => {
+  ])('routes %s like the deployed REST API', async (_name, method, path, status) => {
     const { apiKey } = printedCurl(stack.output());
     const response = await fetchWithKey(`${stack.apiUrl}${path}`, apiKey, method);
     expect(response.status).toBe(status);

@@ -8,7 +8,7 @@ import { Fixtures, prompt, version } from '../support/fixtures';
 import { type StoreProcess, startStoreProcess } from '../support/store-process';
 
 /**
- * `npm start` as a child process (the real handlers behind the HTTP API stand-in) against a store process
+ * `npm start` as a child process (the real handlers behind the REST API stand-in) against a store process
  * that the test stops, continues, kills and restarts by PID, and a proxy for throttling and lost answers.
  * README.md "Store faults" states the rules: an answer within 5 s of arrival, 503 SERVICE_UNAVAILABLE
  * with Retry-After for any store fault, at most one quota unit per request, none for one that never

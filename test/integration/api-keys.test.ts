@@ -1,7 +1,7 @@
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { ApiHarness } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';
-import { restApiEvent } from '../support/events';
+import { apiEvent } from '../support/events';
 
 /** docs/behaviour-rules.md, "API keys": a key never appears in a log line, an error body or a stored item. */
 const api = new ApiHarness();
@@ -68,9 +68,9 @@ test('no stored item contains a key, only its SHA-256 hash', async () => {
 
 test('REST API (payload 1.0) events are served the same way', async () => {
   const [active] = plaintextKeys as [string];
-  const ok = await api.send(restApiEvent('GET', '/prompts/welcome', { apiKey: active, query: { version: '1.0.0' } }));
+  const ok = await api.send(apiEvent('GET', '/prompts/welcome', { apiKey: active, query: { version: '1.0.0' } }));
   expect(ok.status).toBe(200);
   expect(ok.json<{ version: string }>().version).toBe('1.0.0');
-  expect((await api.send(restApiEvent('POST', '/prompts', { apiKey: active }))).status).toBe(405);
-  expect((await api.send(restApiEvent('OPTIONS', '/prompts'))).status).toBe(204);
+  expect((await api.send(apiEvent('POST', '/prompts', { apiKey: active }))).status).toBe(405);
+  expect((await api.send(apiEvent('OPTIONS', '/prompts'))).status).toBe(204);
 });

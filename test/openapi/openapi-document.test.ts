@@ -6,7 +6,9 @@ import { type PromptLookup, StoreUnavailableError } from '../../lambda/data/stor
 import type { ApiDependencies } from '../../lambda/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
 import type { ApiResult } from '../../lambda/http/http-event';
-import { httpApiEvent, lambdaContext } from '../support/events';
+import { GATEWAY_ANSWERS, gatewayAnswer, gatewayAnswerBody } from '../../lib/gateway-responses';
+import { testTelemetry } from '../support/api-harness';
+import { apiEvent, lambdaContext } from '../support/events';
 import { Fixtures, prompt, version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import {
@@ -85,6 +87,22 @@ describe('openapi.yaml, the document', () => {
     expect(unmatched.otherMethod.response).toEqual({ $ref: '#/components/responses/MethodNotAllowed' });
     expect(unmatched.otherPath.response).toEqual({ $ref: '#/components/responses/RouteNotFound' });
     expect(unmatched.preflight.response).toEqual({ $ref: '#/components/responses/Preflight' });
+  });
+
+  test("documents the gateway's own answers with the codes and texts lib/gateway-responses.ts deploys", () => {
+    const raw = document as OpenApiDocument & {
+      'x-gateway-responses': Record<string, { response?: { $ref: string } }>;
+      components: { responses: Record<string, { content: Record<string, { examples: Record<string, { value: unknown }> }> }> };
+    };
+    const gateway = raw['x-gateway-responses'];
+    expect(gateway.throttled?.response).toEqual({ $ref: '#/components/responses/RateLimited' });
+    expect(gateway.requestTooLarge?.response).toEqual({ $ref: '#/components/responses/PayloadTooLarge' });
+    const example = (name: string) =>
+      Object.values(raw.components.responses[name]?.content['application/json']?.examples ?? {})[0]?.value;
+    expect(example('RateLimited')).toEqual(JSON.parse(gatewayAnswerBody(gatewayAnswer('THROTTLED'))));
+    expect(example('PayloadTooLarge')).toEqual(JSON.parse(gatewayAnswerBody(gatewayAnswer('REQUEST_TOO_LARGE'))));
+    const codes = (document.components.schemas.ErrorCode as { enum: string[] }).enum;
+    for (const answer of GATEWAY_ANSWERS) expect(codes).toContain(answer.code);
   });
 
   test('lists exactly the error codes of lambda/http/api-error.ts', () => {
@@ -312,14 +330,14 @@ describe('expectResponseMatchesOpenApi', () => {
 const ACCOUNT = 'acme';
 const NOW = new Date('2026-11-15T12:00:00Z');
 
-type Handler = (event: ReturnType<typeof httpApiEvent>, context: ReturnType<typeof lambdaContext>) => Promise<ApiResult>;
+type Handler = (event: ReturnType<typeof apiEvent>, context: ReturnType<typeof lambdaContext>) => Promise<ApiResult>;
 
-/** Which function the HTTP API's route table sends a request to. */
+/** Which function the REST API's methods send a request to. */
 function handlerFor(deps: ApiDependencies, method: string, path: string): Handler {
   const pathOnly = path.replace(/\?.*$/, '');
-  if (method === 'GET' && pathOnly === '/prompts') return createListPromptsHandler(deps) as Handler;
-  if (method === 'GET' && /^\/prompts\/[^/]+$/.test(pathOnly)) return createGetPromptHandler(deps) as Handler;
-  return createFallbackHandler(deps) as Handler;
+  if (method === 'GET' && pathOnly === '/prompts') return createListPromptsHandler(deps);
+  if (method === 'GET' && /^\/prompts\/[^/]+$/.test(pathOnly)) return createGetPromptHandler(deps);
+  return createFallbackHandler(deps);
 }
 
 class FailingPromptStore extends DynamoStore {
@@ -434,9 +452,9 @@ describe('responses of the real handlers match openapi.yaml', () => {
       prompts: chosen,
       upgradeUrl: 'https://prompts.example.test/upgrade',
       now: () => NOW,
-      log: () => undefined,
+      telemetry: testTelemetry(),
     };
-    const event = httpApiEvent(method, path, { headers, ...(keys[key] === undefined ? {} : { apiKey: keys[key] }) });
+    const event = apiEvent(method, path, { headers, ...(keys[key] === undefined ? {} : { apiKey: keys[key] }) });
 
     const result = await handlerFor(deps, method, path)(event, lambdaContext());
 

@@ -47,7 +47,12 @@ describe('cdk-nag AwsSolutions checks', () => {
   it('are acknowledged only where the issue is a decision, each with a written reason', () => {
     const acknowledgments = acknowledgmentsIn(stack);
     expect(acknowledgments.map(({ path, ruleId }) => `${ruleId} ${path}`).sort()).toEqual([
-      'AwsSolutions-APIG4 PromptService-test/Api/HttpApi',
+      'AwsSolutions-APIG2 PromptService-test/Api/RestApi',
+      'AwsSolutions-APIG3 PromptService-test/Api/RestApi',
+      'AwsSolutions-APIG4 PromptService-test/Api/RestApi',
+      'AwsSolutions-APIG6 PromptService-test/Api/RestApi',
+      'AwsSolutions-COG4 PromptService-test/Api/RestApi',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:*] PromptService-test/ApiGatewayAccount/Role',
       'AwsSolutions-L1 PromptService-test/Fallback/Function',
       'AwsSolutions-L1 PromptService-test/GetPrompt/Function',
       'AwsSolutions-L1 PromptService-test/ListPrompts/Function',
@@ -55,5 +60,11 @@ describe('cdk-nag AwsSolutions checks', () => {
     for (const { reason } of acknowledgments) {
       expect(reason.length).toBeGreaterThan(80);
     }
+  });
+
+  it('need no acknowledgment for WAF once the per-IP rule is deployed', () => {
+    const { app: withWaf, stack: wafStack } = synthesizeService({ context: { wafRateLimit: '2000' } });
+    expect(new AwsSolutionsChecks().validateScope(withWaf).violations).toEqual([]);
+    expect(acknowledgmentsIn(wafStack).map(({ ruleId }) => ruleId)).not.toContain('AwsSolutions-APIG3');
   });
 });

@@ -1,6 +1,7 @@
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import type { CfnElement } from 'aws-cdk-lib';
 import { createTableInput, keys, prefixes } from '../../lambda/data/table-schema';
+import { METRIC, METRICS_NAMESPACE } from '../../lambda/metric-names';
 import { LEADING_KEY_PATTERNS } from '../../lib/prompt-table';
 import type { PromptServiceStack } from '../../lib/prompt-service-stack';
 import { synthesizeService, TEST_UPGRADE_URL } from './synth';
@@ -114,10 +115,26 @@ describe('the Lambda functions', () => {
     },
   );
 
-  it.each(Object.entries(functionIds))('%s gets the table name, upgrade URL and source-mapped traces', (_name, id) => {
-    expect(functions[id]?.Properties.Environment).toEqual({
-      Variables: { TABLE_NAME: { Ref: tableId }, UPGRADE_URL: TEST_UPGRADE_URL, NODE_OPTIONS: '--enable-source-maps' },
-    });
+  it.each(Object.entries(functionIds))(
+    '%s gets the table name, upgrade URL, its service name and log level, and source-mapped traces',
+    (_name, id) => {
+      expect(functions[id]?.Properties.Environment).toEqual({
+        Variables: {
+          TABLE_NAME: { Ref: tableId },
+          UPGRADE_URL: TEST_UPGRADE_URL,
+          POWERTOOLS_SERVICE_NAME: 'prompt-service-test',
+          POWERTOOLS_LOG_LEVEL: 'INFO',
+          NODE_OPTIONS: '--enable-source-maps',
+        },
+      });
+    },
+  );
+
+  it('log at the level -c logLevel gives them', () => {
+    const debug = synthesizeService({ context: { logLevel: 'debug' } }).template;
+    for (const fn of Object.values(debug.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.Environment.Variables.POWERTOOLS_LOG_LEVEL).toBe('DEBUG');
+    }
   });
 
   it.each(Object.entries(functionIds))('%s logs to its own log group kept for the configured days', (_name, id) => {
@@ -208,47 +225,70 @@ describe('least-privilege IAM', () => {
   });
 });
 
-describe('the HTTP API', () => {
-  const [apiId] = Object.keys(resources('AWS::ApiGatewayV2::Api'));
-  const routes = resources('AWS::ApiGatewayV2::Route');
-  const integrations = resources('AWS::ApiGatewayV2::Integration');
+describe('the REST API', () => {
+  const [apiId] = Object.keys(resources('AWS::ApiGateway::RestApi'));
+  const apiResources = resources('AWS::ApiGateway::Resource');
+  const methods = resources('AWS::ApiGateway::Method');
 
-  function functionBehindRoute(routeKey: string): string | undefined {
-    const route = Object.values(routes).find((candidate) => candidate.Properties.RouteKey === routeKey);
-    const target = route?.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] } | undefined;
-    const integration = integrations[target?.['Fn::Join'][1][1].Ref ?? ''];
-    const uri = integration?.Properties.IntegrationUri as { 'Fn::GetAtt': [string, string] } | undefined;
-    return uri?.['Fn::GetAtt'][0];
+  /** A resource's path, from its PathPart up through ParentId to the root. */
+  function pathOf(resourceId: unknown): string {
+    const ref = (resourceId as { Ref?: string }).Ref;
+    const resource = ref === undefined ? undefined : apiResources[ref];
+    if (!resource) return '/';
+    const parent = pathOf(resource.Properties.ParentId);
+    return `${parent === '/' ? '' : parent}/${String(resource.Properties.PathPart)}`;
   }
 
-  it('is one HTTP API with no gateway CORS, so preflight reaches the service', () => {
-    expect(Object.keys(resources('AWS::ApiGatewayV2::Api'))).toHaveLength(1);
-    template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
-      ProtocolType: 'HTTP',
-      CorsConfiguration: Match.absent(),
+  /** `GET /prompts` -> the function behind it, as the integration URI names it. */
+  function methodTable(): Record<string, string | undefined> {
+    return Object.fromEntries(
+      Object.values(methods).map((method) => {
+        const uri = JSON.stringify((method.Properties.Integration as { Uri: unknown }).Uri);
+        const fn = Object.entries(functionIds).find(([, id]) => uri.includes(`"${id}"`))?.[0];
+        return [`${String(method.Properties.HttpMethod)} ${pathOf(method.Properties.ResourceId)}`, fn];
+      }),
+    );
+  }
+
+  const gatewayResponses = Object.values(resources('AWS::ApiGateway::GatewayResponse')).map(
+    (response) =>
+      response.Properties as {
+        ResponseType: string;
+        StatusCode?: string;
+        ResponseParameters: Record<string, string>;
+        ResponseTemplates: Record<string, string>;
+      },
+  );
+  const responseOf = (type: string) => gatewayResponses.find((response) => response.ResponseType === type);
+
+  it('is one regional REST API with no gateway CORS, every content type binary (gzipped lists)', () => {
+    expect(Object.keys(resources('AWS::ApiGateway::RestApi'))).toHaveLength(1);
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', {
       Name: 'prompt-service-test',
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+      BinaryMediaTypes: ['*/*'],
+    });
+    for (const method of Object.values(methods)) expect(method.Properties.HttpMethod).not.toBe('OPTIONS');
+  });
+
+  it('sends GET /prompts and GET /prompts/{promptId} to their functions, and every other method and path to the fallback', () => {
+    expect(methodTable()).toEqual({
+      'GET /prompts': 'listPrompts',
+      'GET /prompts/{promptId}': 'getPrompt',
+      'ANY /': 'fallback',
+      'ANY /{proxy+}': 'fallback',
+      'ANY /prompts': 'fallback',
+      'ANY /prompts/{promptId}': 'fallback',
     });
   });
 
-  it('routes GET /prompts, GET /prompts/{promptId} and everything else ($default) to their functions', () => {
-    expect(Object.values(routes).map((route) => route.Properties.RouteKey).sort()).toEqual([
-      '$default',
-      'GET /prompts',
-      'GET /prompts/{promptId}',
-    ]);
-    expect(functionBehindRoute('GET /prompts')).toBe(functionIds.listPrompts);
-    expect(functionBehindRoute('GET /prompts/{promptId}')).toBe(functionIds.getPrompt);
-    expect(functionBehindRoute('$default')).toBe(functionIds.fallback);
+  it('leaves every method open at the gateway: the functions check the key, and OPTIONS must pass without one', () => {
+    for (const method of Object.values(methods)) expect(method.Properties.AuthorizationType).toBe('NONE');
   });
 
-  it('leaves every route open at the gateway: the functions check the key, and OPTIONS must pass without one', () => {
-    for (const route of Object.values(routes)) expect(route.Properties.AuthorizationType).toBe('NONE');
-  });
-
-  it('proxies every route with payload format 2.0', () => {
-    expect(Object.values(integrations)).toHaveLength(3);
-    for (const integration of Object.values(integrations)) {
-      expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+  it('proxies every method to Lambda (payload format 1.0)', () => {
+    for (const method of Object.values(methods)) {
+      expect(method.Properties.Integration).toMatchObject({ Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' });
     }
   });
 
@@ -261,37 +301,118 @@ describe('the HTTP API', () => {
     for (const permission of permissions) {
       expect(permission.Properties.Principal).toBe('apigateway.amazonaws.com');
       expect(JSON.stringify(permission.Properties.SourceArn)).toContain(JSON.stringify({ Ref: apiId }));
+      // No test-invoke permissions for the console: only the deployed stage may invoke.
+      expect(JSON.stringify(permission.Properties.SourceArn)).not.toContain('test-invoke-stage');
     }
   });
 
-  it('serves at the root through the auto-deployed $default stage, throttled as configured', () => {
-    template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
-    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
-      ApiId: { Ref: apiId },
-      StageName: '$default',
-      AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 7, ThrottlingBurstLimit: 13 },
+  it('serves on a stage named after the deployment, throttled as configured', () => {
+    template.resourceCountIs('AWS::ApiGateway::Stage', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      RestApiId: { Ref: apiId },
+      StageName: 'test',
+      MethodSettings: [
+        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 7, ThrottlingBurstLimit: 13, DataTraceEnabled: false }),
+      ],
     });
   });
 
   it('throttles at 50 requests/s with a burst of 100 unless told otherwise', () => {
-    synthesizeService().template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
-      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+    synthesizeService().template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 })],
     });
   });
 
-  it('writes JSON access logs that carry neither headers nor the query string', () => {
-    const [stage] = Object.values(resources('AWS::ApiGatewayV2::Stage'));
-    const settings = stage?.Properties.AccessLogSettings as { DestinationArn: unknown; Format: string };
+  it('writes JSON access logs that carry neither headers nor the query string, but the gateway error type', () => {
+    const [stage] = Object.values(resources('AWS::ApiGateway::Stage'));
+    const settings = stage?.Properties.AccessLogSetting as { DestinationArn: unknown; Format: string };
     const format = JSON.parse(settings.Format) as Record<string, string>;
     expect(format).toMatchObject({
+      service: 'prompt-service-test',
       requestId: '$context.requestId',
       status: '$context.status',
-      routeKey: '$context.routeKey',
+      responseType: '$context.error.responseType',
+      latencyMs: '$context.responseLatency',
+      integrationLatencyMs: '$context.integrationLatency',
     });
     expect(settings.Format).not.toMatch(/header|querystring|authorization/i);
     const group = (settings.DestinationArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     expect(resources('AWS::Logs::LogGroup')[group]).toBeDefined();
+  });
+
+  it.each([
+    ['THROTTLED', '429', 'RATE_LIMITED', '1'],
+    ['QUOTA_EXCEEDED', '429', 'RATE_LIMITED', '1'],
+    ['WAF_FILTERED', '429', 'RATE_LIMITED', '60'],
+    ['REQUEST_TOO_LARGE', '413', 'PAYLOAD_TOO_LARGE', undefined],
+    ['MISSING_AUTHENTICATION_TOKEN', '404', 'NOT_FOUND', undefined],
+    ['INTEGRATION_TIMEOUT', '503', 'SERVICE_UNAVAILABLE', '1'],
+    ['DEFAULT_4XX', undefined, 'BAD_REQUEST', undefined],
+    ['DEFAULT_5XX', undefined, 'INTERNAL_ERROR', undefined],
+  ])(
+    "rewrites the gateway's own %s answer into %s %s: the API's JSON error, CORS for every origin, Retry-After %s",
+    (type, status, code, retryAfter) => {
+      const response = responseOf(type);
+      expect(response?.StatusCode).toBe(status);
+      const body = JSON.parse(response?.ResponseTemplates['application/json'] ?? '') as Record<string, unknown>;
+      expect(body).toEqual({ error: expect.any(String), code });
+      expect(response?.ResponseParameters).toMatchObject({
+        'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
+        'gatewayresponse.header.Access-Control-Expose-Headers':
+          "'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag'",
+        'gatewayresponse.header.Content-Type': "'application/json'",
+        'gatewayresponse.header.Cache-Control': "'no-store'",
+      });
+      expect(response?.ResponseParameters['gatewayresponse.header.Retry-After']).toBe(
+        retryAfter === undefined ? undefined : `'${retryAfter}'`,
+      );
+    },
+  );
+
+  it('leaves no answer of the gateway in its own format: every 4xx and 5xx has a gateway response', () => {
+    const types = gatewayResponses.map((response) => response.ResponseType);
+    expect(types).toEqual(expect.arrayContaining(['DEFAULT_4XX', 'DEFAULT_5XX']));
+    for (const response of gatewayResponses) {
+      expect(JSON.stringify(response.ResponseTemplates)).not.toContain('message');
+    }
+  });
+
+  it('has no WAF unless asked', () => {
+    template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  });
+
+  it('puts a per-IP rate rule in front of the stage with -c wafRateLimit=<requests per 5 minutes>', () => {
+    const waf = synthesizeService({ context: { wafRateLimit: '2000' } });
+    waf.template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      Rules: [
+        Match.objectLike({
+          Action: { Block: {} },
+          Statement: { RateBasedStatement: { Limit: 2000, AggregateKeyType: 'IP', EvaluationWindowSec: 300 } },
+        }),
+      ],
+    });
+    const [association] = Object.values(waf.template.findResources('AWS::WAFv2::WebACLAssociation'));
+    expect(JSON.stringify(association?.Properties.ResourceArn)).toContain('/stages/');
+  });
+});
+
+describe("the account's API Gateway logging role", () => {
+  it('is set, retained, and can write logs of this account and region only, with no managed policy', () => {
+    template.hasResource('AWS::ApiGateway::Account', { DeletionPolicy: 'Retain' });
+    const [roleId] = Object.entries(resources('AWS::IAM::Role')).find(([, role]) =>
+      JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('apigateway.amazonaws.com'),
+    ) ?? [''];
+    const role = resources('AWS::IAM::Role')[roleId];
+    expect(role?.DeletionPolicy).toBe('Retain');
+    expect(role?.Properties.ManagedPolicyArns).toBeUndefined();
+    expect(JSON.stringify(role?.Properties.Policies)).toContain(':logs:');
+    template.hasResourceProperties('AWS::ApiGateway::Account', { CloudWatchRoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] } });
+  });
+
+  it('is left alone with -c apiGatewayAccountRole=false, for accounts that set it elsewhere', () => {
+    synthesizeService({ context: { apiGatewayAccountRole: 'false' } }).template.resourceCountIs('AWS::ApiGateway::Account', 0);
   });
 });
 
@@ -309,12 +430,15 @@ describe('alarms', () => {
     queriesOf(alarm).flatMap((query) => (query.MetricStat ? [query.MetricStat.Metric.MetricName] : []));
 
   it('alarm on the share of 5xx responses of this API', () => {
-    const alarm = alarms.find((candidate) => metricNamesOf(candidate).includes('5xx'));
+    const alarm = alarms.find((candidate) => metricNamesOf(candidate).includes('5XXError'));
     expect(alarm).toBeDefined();
     expect(queriesOf(alarm as Resource).find((query) => query.Expression)?.Expression).toBe(
       'IF(requests > 0, 100 * errors / requests, 0)',
     );
-    expect(metricNamesOf(alarm as Resource).sort()).toEqual(['5xx', 'Count']);
+    expect(metricNamesOf(alarm as Resource).sort()).toEqual(['5XXError', 'Count']);
+    for (const query of queriesOf(alarm as Resource).filter((q) => q.MetricStat)) {
+      expect(query.MetricStat?.Metric.Dimensions).toEqual([{ Name: 'ApiName', Value: 'prompt-service-test' }]);
+    }
     expect(alarm?.Properties).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanThreshold' });
   });
 
@@ -340,8 +464,21 @@ describe('alarms', () => {
     }
   });
 
+  it('alarm on any quota unit that could not be given back, from the functions\' RefundFailed metric', () => {
+    const alarm = alarms.find((candidate) => candidate.Properties.MetricName === METRIC.refundFailed);
+    expect(alarm?.Properties).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: [{ Name: 'service', Value: 'prompt-service-test' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
   it('all notify the alarm topic, which refuses plain-HTTP publishing', () => {
-    expect(alarms).toHaveLength(5);
+    expect(alarms).toHaveLength(6);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.Properties.TreatMissingData).toBe('notBreaching');
@@ -364,12 +501,72 @@ describe('alarms', () => {
   });
 });
 
+describe('the dashboard', () => {
+  const [dashboard] = Object.values(resources('AWS::CloudWatch::Dashboard'));
+  /** The body CloudWatch gets, with each CloudFormation reference in it written as JSON text. */
+  const body = ((dashboard?.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1] ?? [])
+    .map((part) => (typeof part === 'string' ? part : JSON.stringify(JSON.stringify(part)).slice(1, -1)))
+    .join('');
+  const widgets = (JSON.parse(body) as { widgets: { properties: { metrics?: unknown[][] } }[] }).widgets;
+  const graphed = widgets.flatMap((widget) => widget.properties.metrics ?? []);
+
+  it('is one dashboard named after the stage', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    expect(dashboard?.Properties.DashboardName).toBe('prompt-service-test');
+  });
+
+  it('graphs requests by route and status, searching every combination the functions published', () => {
+    expect(graphed).toContainEqual([
+      {
+        expression: `SEARCH('{${METRICS_NAMESPACE},service,route,status} MetricName="${METRIC.requests}" service="prompt-service-test"', 'Sum', 300)`,
+      },
+    ]);
+  });
+
+  it.each([
+    METRIC.unauthorized,
+    METRIC.usageLimitExceeded,
+    METRIC.serviceUnavailable,
+    METRIC.gatewayThrottled,
+    METRIC.storeLatency,
+    METRIC.latency,
+  ])("graphs %s of this stage's service", (name) => {
+    expect(graphed).toContainEqual(
+      expect.arrayContaining([METRICS_NAMESPACE, name, 'service', 'prompt-service-test']),
+    );
+  });
+
+  it('shows the failed-refund alarm', () => {
+    const alarmId = Object.entries(resources('AWS::CloudWatch::Alarm')).find(
+      ([, alarm]) => alarm.Properties.MetricName === METRIC.refundFailed,
+    )?.[0];
+    const alarmWidgets = widgets.map((widget) => widget.properties as { annotations?: { alarms?: string[] } });
+    const shown = alarmWidgets.flatMap((properties) => properties.annotations?.alarms ?? []);
+    expect(shown).toEqual([JSON.stringify({ 'Fn::GetAtt': [alarmId, 'Arn'] })]);
+  });
+
+  it("counts the gateway's own 429s (throttle and per-IP rule) from its access log", () => {
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ ($.responseType = "THROTTLED") || ($.responseType = "WAF_FILTERED") }',
+      MetricTransformations: [
+        {
+          MetricNamespace: METRICS_NAMESPACE,
+          MetricName: METRIC.gatewayThrottled,
+          MetricValue: '1',
+          Dimensions: [{ Key: 'service', Value: '$.service' }],
+        },
+      ],
+    });
+  });
+});
+
 describe('outputs', () => {
-  it('give the API URL of the $default stage and the table name', () => {
-    const [apiId] = Object.keys(resources('AWS::ApiGatewayV2::Api'));
+  it("give the API URL of the deployment's stage, the table name and the dashboard", () => {
+    const [apiId] = Object.keys(resources('AWS::ApiGateway::RestApi'));
     const outputs = template.findOutputs('*');
     expect(JSON.stringify(outputs.ApiUrl?.Value)).toContain(JSON.stringify({ Ref: apiId }));
-    expect(JSON.stringify(outputs.ApiUrl?.Value)).toMatch(/"https:\/\/".*\.execute-api\..*"\/"/);
+    expect(JSON.stringify(outputs.ApiUrl?.Value)).toMatch(/"https:\/\/".*\.execute-api\..*\/".*"\/"/);
+    expect(outputs.DashboardName?.Value).toEqual({ Ref: Object.keys(resources('AWS::CloudWatch::Dashboard'))[0] });
     expect(outputs.TableName?.Value).toEqual({ Ref: tableId });
   });
 

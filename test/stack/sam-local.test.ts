@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { samFunctionId } from '../../lib/api-function';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
@@ -50,22 +50,33 @@ function bundleDirOf(samId: string): string {
   return path.join(outdir, String(functionFor(samId).resource.Metadata?.['aws:asset:path']));
 }
 
-/** SAM resolves a route to a function through Target -> Integration -> IntegrationUri (GetAtt Arn). */
-function samIdBehindRoute(routeKey: string): unknown {
-  const route = Object.values(resources).find(
-    (resource) => resource.Type === 'AWS::ApiGatewayV2::Route' && resource.Properties.RouteKey === routeKey,
+/** A REST resource's path, as SAM resolves it: PathPart after PathPart, up through ParentId to the root. */
+function resourcePath(resourceId: unknown): string {
+  const ref = (resourceId as Partial<Ref>).Ref;
+  const resource = ref === undefined ? undefined : resources[ref];
+  if (resource?.Type !== 'AWS::ApiGateway::Resource') return '/';
+  const parent = resourcePath(resource.Properties.ParentId);
+  return `${parent === '/' ? '' : parent}/${String(resource.Properties.PathPart)}`;
+}
+
+/** SAM resolves a method to a function through its ResourceId's path and the function ARN in Integration.Uri. */
+function samIdBehindMethod(method: string, path: string): unknown {
+  const found = Object.values(resources).find(
+    (resource) =>
+      resource.Type === 'AWS::ApiGateway::Method' &&
+      resource.Properties.HttpMethod === method &&
+      resourcePath(resource.Properties.ResourceId) === path,
   );
-  const target = route?.Properties.Target as { 'Fn::Join': [string, [string, Ref]] } | undefined;
-  const integration = resources[target?.['Fn::Join'][1][1].Ref ?? ''];
-  const uri = integration?.Properties.IntegrationUri as GetAtt | undefined;
-  return resources[uri?.['Fn::GetAtt'][0] ?? '']?.Metadata?.SamResourceId;
+  const uri = (found?.Properties.Integration as { Uri?: { 'Fn::Join': [string, unknown[]] } } | undefined)?.Uri;
+  const arn = uri?.['Fn::Join'][1].find((part): part is GetAtt => typeof part === 'object' && part !== null && 'Fn::GetAtt' in part);
+  return resources[arn?.['Fn::GetAtt'][0] ?? '']?.Metadata?.SamResourceId;
 }
 
-function readEvent(name: string): APIGatewayProxyEventV2 {
-  return JSON.parse(fs.readFileSync(path.join(EVENTS_DIR, name), 'utf8')) as APIGatewayProxyEventV2;
+function readEvent(name: string): APIGatewayProxyEvent {
+  return JSON.parse(fs.readFileSync(path.join(EVENTS_DIR, name), 'utf8')) as APIGatewayProxyEvent;
 }
 
-function bearerKeyOf(event: APIGatewayProxyEventV2): string {
+function bearerKeyOf(event: APIGatewayProxyEvent): string {
   const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
   const match = /^Bearer (.+)$/.exec(header ?? '');
   if (!match?.[1]) throw new Error('the sample event carries no Authorization: Bearer header');
@@ -85,7 +96,7 @@ interface BundleResult {
  */
 async function invokeBundle(
   samId: string,
-  event: APIGatewayProxyEventV2,
+  event: APIGatewayProxyEvent,
   env: Record<string, string>,
 ): Promise<BundleResult> {
   const { resource } = functionFor(samId);
@@ -159,10 +170,15 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
     expect(new URL(String(variables.UPGRADE_URL)).href).toBe(TEST_UPGRADE_URL);
   });
 
-  it('lets SAM resolve every route key to the right function', () => {
-    expect(samIdBehindRoute('GET /prompts')).toBe('ListPromptsFunction');
-    expect(samIdBehindRoute('GET /prompts/{promptId}')).toBe('GetPromptFunction');
-    expect(samIdBehindRoute('$default')).toBe('FallbackFunction');
+  it.each([
+    ['GET', '/prompts', 'ListPromptsFunction'],
+    ['GET', '/prompts/{promptId}', 'GetPromptFunction'],
+    ['ANY', '/prompts', 'FallbackFunction'],
+    ['ANY', '/prompts/{promptId}', 'FallbackFunction'],
+    ['ANY', '/', 'FallbackFunction'],
+    ['ANY', '/{proxy+}', 'FallbackFunction'],
+  ])('lets SAM resolve %s %s to %s', (method, resource, samId) => {
+    expect(samIdBehindMethod(method, resource)).toBe(samId);
   });
 });
 
@@ -180,7 +196,7 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
   });
   afterAll(async () => store.close());
 
-  async function seedFor(event: APIGatewayProxyEventV2, promptId?: string, versions = ['1.0.0']): Promise<void> {
+  async function seedFor(event: APIGatewayProxyEvent, promptId?: string, versions = ['1.0.0']): Promise<void> {
     const apiKey = bearerKeyOf(event);
     expect(isWellFormedApiKey(apiKey)).toBe(true);
     const admin = new FixtureStore(store.client, store.tableName);
@@ -195,15 +211,11 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
     if (promptId) await admin.importPrompt('sam-local', prompt(promptId, versions.map((v) => version(v))));
   }
 
-  it('GetPromptFunction answers events/get-prompt.json, an HTTP API 2.0 event for GET /prompts/{promptId}', async () => {
+  it('GetPromptFunction answers events/get-prompt.json, a REST API proxy event for GET /prompts/{promptId}', async () => {
     const event = readEvent('get-prompt.json');
-    expect(event).toMatchObject({
-      version: '2.0',
-      routeKey: 'GET /prompts/{promptId}',
-      requestContext: { http: { method: 'GET' } },
-    });
-    expect(samIdBehindRoute(event.routeKey)).toBe('GetPromptFunction');
-    const promptId = /^\/prompts\/([^/]+)$/.exec(event.rawPath)?.[1];
+    expect(event).toMatchObject({ httpMethod: 'GET', resource: '/prompts/{promptId}' });
+    expect(samIdBehindMethod(event.httpMethod, event.resource)).toBe('GetPromptFunction');
+    const promptId = /^\/prompts\/([^/]+)$/.exec(event.path)?.[1];
     expect(promptId).toBeDefined();
     const pinned = event.queryStringParameters?.version;
     await seedFor(event, promptId, pinned ? ['1.0.0', pinned] : ['1.0.0']);
@@ -213,15 +225,10 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
     expect(result.headers).toMatchObject({ 'X-RateLimit-Limit': '5000', 'Access-Control-Allow-Origin': '*' });
   }, 30_000);
 
-  it('ListPromptsFunction answers events/list-prompts.json, an HTTP API 2.0 event for GET /prompts', async () => {
+  it('ListPromptsFunction answers events/list-prompts.json, a REST API proxy event for GET /prompts', async () => {
     const event = readEvent('list-prompts.json');
-    expect(event).toMatchObject({
-      version: '2.0',
-      routeKey: 'GET /prompts',
-      rawPath: '/prompts',
-      requestContext: { http: { method: 'GET' } },
-    });
-    expect(samIdBehindRoute(event.routeKey)).toBe('ListPromptsFunction');
+    expect(event).toMatchObject({ httpMethod: 'GET', resource: '/prompts', path: '/prompts' });
+    expect(samIdBehindMethod(event.httpMethod, event.resource)).toBe('ListPromptsFunction');
     await seedFor(event, 'listed');
     const result = await invokeBundle('ListPromptsFunction', event, env());
     expect(result.statusCode).toBe(200);
@@ -229,12 +236,16 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
   }, 30_000);
 
   it('FallbackFunction answers a preflight on any path with 204 and never needs the store', async () => {
-    const preflight = { ...readEvent('list-prompts.json'), routeKey: '$default', rawPath: '/anything', headers: {} };
-    preflight.requestContext = {
-      ...preflight.requestContext,
-      routeKey: '$default',
-      http: { ...preflight.requestContext.http, method: 'OPTIONS', path: '/anything' },
+    const preflight: APIGatewayProxyEvent = {
+      ...readEvent('list-prompts.json'),
+      httpMethod: 'OPTIONS',
+      path: '/anything',
+      resource: '/{proxy+}',
+      pathParameters: { proxy: 'anything' },
+      headers: {},
+      multiValueHeaders: {},
     };
+    expect(samIdBehindMethod('ANY', preflight.resource)).toBe('FallbackFunction');
     const result = await invokeBundle('FallbackFunction', preflight, {
       TABLE_NAME: 'unused',
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',

@@ -13,7 +13,7 @@ const settings = (values: Record<string, unknown>) =>
   settingsFromContext(lookup({ upgradeUrl: 'https://prompts.test/upgrade', ...values }));
 
 describe('deployment settings from CDK context', () => {
-  it('defaults to stage prod, RETAIN, 50 requests/s with a burst of 100, 30 days of logs and no alarm email', () => {
+  it('defaults to stage prod, RETAIN, 50 requests/s with a burst of 100, 30 days of logs at INFO, no alarm email, no WAF', () => {
     expect(settings({})).toEqual({
       stage: 'prod',
       upgradeUrl: 'https://prompts.test/upgrade',
@@ -22,6 +22,9 @@ describe('deployment settings from CDK context', () => {
       throttleBurstLimit: 100,
       logRetention: RetentionDays.ONE_MONTH,
       alarmEmail: undefined,
+      logLevel: 'INFO',
+      wafRateLimit: undefined,
+      apiGatewayAccountRole: true,
     });
   });
 
@@ -34,6 +37,9 @@ describe('deployment settings from CDK context', () => {
         throttleBurstLimit: '13',
         logRetentionDays: '7',
         alarmEmail: 'ops@prompts.test',
+        logLevel: 'debug',
+        wafRateLimit: '2000',
+        apiGatewayAccountRole: 'false',
       }),
     ).toEqual({
       stage: 'dev-alice',
@@ -43,6 +49,9 @@ describe('deployment settings from CDK context', () => {
       throttleBurstLimit: 13,
       logRetention: RetentionDays.ONE_WEEK,
       alarmEmail: 'ops@prompts.test',
+      logLevel: 'DEBUG',
+      wafRateLimit: 2000,
+      apiGatewayAccountRole: false,
     });
   });
 
@@ -66,6 +75,10 @@ describe('deployment settings from CDK context', () => {
     [{ logRetentionDays: '10' }, "must be one of CloudWatch's periods"],
     [{ alarmEmail: 'ops' }, 'Context "alarmEmail" must be an email address'],
     [{ stage: { nested: true } }, 'Context "stage" must be a plain value'],
+    [{ logLevel: 'verbose' }, 'Context "logLevel" must be one of TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL, SILENT'],
+    [{ wafRateLimit: '5' }, 'Context "wafRateLimit" must be a whole number of requests per IP in 5 minutes, from 10'],
+    [{ wafRateLimit: 'lots' }, 'Context "wafRateLimit" must be a whole number'],
+    [{ apiGatewayAccountRole: 'maybe' }, 'Context "apiGatewayAccountRole" must be true or false'],
   ])('stops the synth with one clear message for %j', (values, message) => {
     expect(() => settings(values)).toThrow(SettingsError);
     expect(() => settings(values)).toThrow(message);

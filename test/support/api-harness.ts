@@ -5,9 +5,11 @@ import { DynamoStore } from '../../lambda/data/dynamo-store';
 import type { ApiDependencies } from '../../lambda/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
 import { type ApiEvent, type ApiResult, readHttpRequest } from '../../lambda/http/http-event';
-import type { RequestLogRecord } from '../../lambda/middleware/request-log';
-import { type EventOptions, httpApiEvent, lambdaContext } from './events';
+import { createTelemetry, type Telemetry } from '../../lambda/telemetry';
+import { type EventOptions, apiEvent, lambdaContext } from './events';
 import { Fixtures } from './fixtures';
+import type { LogRecord } from './key-leak-check';
+import { capturedRequestLines } from './log-capture';
 import { type GatewayRoute, gatewayRouteFor, type LambdaFunction, type LambdaHandler } from '../../local/http-gateway';
 import { type FunctionName, gatewayRoutes, type LocalFunctions } from '../../local/lambda-functions';
 import { InvocationSlots } from '../../local/invocation-slots';
@@ -16,6 +18,12 @@ import { type LocalStore, startLocalStore } from './local-store';
 import { expectResponseMatchesOpenApi } from './openapi';
 
 export const UPGRADE_URL = 'https://prompts.example.test/upgrade';
+
+/** The service name the tests' functions log and count under. */
+export const TEST_SERVICE_NAME = 'prompt-service-test';
+
+/** Powertools' logger and metrics as a function builds them; their output is captured (log-capture.ts). */
+export const testTelemetry = (): Telemetry => createTelemetry({ serviceName: TEST_SERVICE_NAME, logLevel: 'INFO' });
 
 export interface ApiResponse {
   readonly status: number;
@@ -55,11 +63,10 @@ export function toApiResponse(result: ApiResult): ApiResponse {
 type Handler = (event: ApiEvent, context: ReturnType<typeof lambdaContext>) => Promise<ApiResult>;
 
 /**
- * The three functions behind the route table the HTTP API is deployed with (lib/gateway-routes.ts),
- * `$default` to the fallback for everything else.
+ * The three functions behind the methods the REST API is deployed with (lib/gateway-routes.ts): each
+ * route's function, and ANY to the fallback everywhere else.
  */
 export class ApiHarness {
-  readonly logs: RequestLogRecord[] = [];
   clock = new Date('2026-11-15T12:00:00Z');
   store!: ApiStore;
   fixtures!: Fixtures;
@@ -68,11 +75,19 @@ export class ApiHarness {
   private routes!: GatewayRoute[];
   private readonly slots = new InvocationSlots(LOCAL_CONCURRENCY.maxRunning, LOCAL_CONCURRENCY.maxWaiting);
 
+  private logsFrom = 0;
+
   async start(): Promise<this> {
+    this.logsFrom = capturedRequestLines(TEST_SERVICE_NAME).length;
     this.local = await startLocalStore();
     this.fixtures = new Fixtures(this.local.client, this.local.tableName);
     this.useStore(new DynamoStore(this.local.clients, this.local.tableName));
     return this;
+  }
+
+  /** The request lines the functions have written since the harness started, as written. */
+  get logs(): readonly LogRecord[] {
+    return capturedRequestLines(TEST_SERVICE_NAME).slice(this.logsFrom);
   }
 
   get localStore(): LocalStore {
@@ -88,7 +103,7 @@ export class ApiHarness {
       prompts: new CachedPromptStore(store, DEFAULT_PROMPT_CACHE),
       upgradeUrl: UPGRADE_URL,
       now: () => this.clock,
-      log: (record) => this.logs.push(record),
+      telemetry: testTelemetry(),
     };
     const fn = (name: FunctionName, handler: unknown): LambdaFunction => ({ name, handler: handler as LambdaHandler });
     this.functions = {
@@ -126,7 +141,7 @@ export class ApiHarness {
   }
 
   async request(method: string, pathWithQuery: string, options: EventOptions = {}): Promise<ApiResponse> {
-    return this.send(httpApiEvent(method, pathWithQuery, options));
+    return this.send(apiEvent(method, pathWithQuery, options));
   }
 
   get(pathWithQuery: string, apiKey: string, headers: Record<string, string> = {}): Promise<ApiResponse> {
@@ -137,12 +152,9 @@ export class ApiHarness {
     await this.local.close();
   }
 
-  /** The deployed route table, matched as the local gateway matches it; REST events go to the fallback. */
+  /** The deployed REST API's methods, matched as the local gateway matches them. */
   private handlerFor(event: ApiEvent): Handler {
-    const route =
-      'rawPath' in event
-        ? gatewayRouteFor(this.routes, event.requestContext.http.method, event.rawPath)
-        : undefined;
-    return (route?.function ?? this.functions.fallback).handler as Handler;
+    const match = gatewayRouteFor(this.routes, event.httpMethod, event.path);
+    return (match?.route.function ?? this.functions.fallback).handler as Handler;
   }
 }

@@ -1,4 +1,7 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { FALLBACK_RESOURCES, GATEWAY_ROUTES, PROXY_RESOURCE } from '../../lib/gateway-routes';
+import { gatewayRouteFor, type LambdaFunction, restEvent } from '../../local/http-gateway';
+import { registerApiKey } from './log-capture';
 
 export interface EventOptions {
   headers?: Record<string, string>;
@@ -6,57 +9,42 @@ export interface EventOptions {
   apiKey?: string;
 }
 
-/** An API Gateway HTTP API (payload 2.0) event, as the gateway sends it. */
-export function httpApiEvent(method: string, pathWithQuery: string, options: EventOptions = {}): APIGatewayProxyEventV2 {
+const NOT_INVOKED: LambdaFunction = { name: 'none', handler: async () => undefined };
+
+/** The deployed REST API's methods: which resource a path takes decides the event's `resource` and `pathParameters`. */
+const DEPLOYED_ROUTES = [
+  ...GATEWAY_ROUTES.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: NOT_INVOKED })),
+  ...FALLBACK_RESOURCES.map((resource) => ({ routeKey: `ANY ${resource}`, function: NOT_INVOKED })),
+];
+
+/**
+ * The Lambda proxy event (payload 1.0) the deployed REST API sends for this request: built by the local
+ * gateway's own event builder, on the resource the REST API would pick.
+ */
+export function apiEvent(method: string, pathWithQuery: string, options: EventOptions = {}): APIGatewayProxyEvent {
   const url = new URL(pathWithQuery, 'https://api.example.test');
-  const query: Record<string, string> = { ...options.query };
-  url.searchParams.forEach((value, name) => {
-    query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
-  });
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
-  if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
-  return {
-    version: '2.0',
-    routeKey: '$default',
+  for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.append(name, value);
+  const rawHeaders = Object.entries(options.headers ?? {}).flat();
+  if (options.apiKey !== undefined) {
+    registerApiKey(options.apiKey);
+    rawHeaders.push('Authorization', `Bearer ${options.apiKey}`);
+  }
+  const match = gatewayRouteFor(DEPLOYED_ROUTES, method, url.pathname);
+  return restEvent({
+    method: method.toUpperCase(),
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
-    headers,
-    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'api',
-      domainName: 'api.example.test',
-      domainPrefix: 'api',
-      http: { method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'jest' },
-      requestId: 'request-id',
-      routeKey: '$default',
-      stage: '$default',
-      time: '22/Nov/2026:00:00:00 +0000',
-      timeEpoch: 0,
-    },
-    isBase64Encoded: false,
-  };
-}
-
-/** A REST API (payload 1.0) event. */
-export function restApiEvent(method: string, path: string, options: EventOptions = {}): APIGatewayProxyEvent {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.apiKey !== undefined) headers.Authorization = `Bearer ${options.apiKey}`;
-  return {
-    httpMethod: method,
-    path,
-    resource: '/{proxy+}',
-    headers,
-    multiValueHeaders: {},
-    queryStringParameters: options.query ?? null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {} as APIGatewayProxyEvent['requestContext'],
-  };
+    rawHeaders,
+    resource: match?.resource ?? PROXY_RESOURCE,
+    pathParameters: match?.pathParameters,
+    body: Buffer.alloc(0),
+    sourceIp: '127.0.0.1',
+    protocol: 'HTTP/1.1',
+    stage: 'test',
+    requestId: 'request-id',
+    // Far from any clock, so a request's 5 s count from when the function sees it (store-deadline.ts).
+    now: new Date(0),
+  });
 }
 
 export function lambdaContext(): Context {

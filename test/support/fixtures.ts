@@ -5,6 +5,7 @@ import type { NewApiKey } from '../../admin/store/keys';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import type { PromptConfig } from '../../lambda/domain/prompt';
 import { FixtureStore, type PromptInput } from './fixture-store';
+import { registerApiKey } from './log-capture';
 
 export const config = (overrides: Partial<PromptConfig> = {}): PromptConfig => ({
   model: 'gpt-4o-mini',
@@ -51,6 +52,7 @@ export class Fixtures {
     options: Pick<NewApiKey, 'monthlyLimit' | 'revoked' | 'scope' | 'expiresAt'> = {},
   ): Promise<string> {
     const apiKey = generateApiKey();
+    registerApiKey(apiKey);
     const keyHash = hashApiKey(apiKey);
     await this.admin.putApiKey({
       keyHash,

@@ -6,9 +6,10 @@ import { createStoreClients } from '../../lambda/data/dynamo-client';
 import { DynamoStore } from '../../lambda/data/dynamo-store';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
-import type { RequestLogRecord } from '../../lambda/middleware/request-log';
-import { type ErrorBody, toApiResponse } from '../support/api-harness';
-import { httpApiEvent, lambdaContext } from '../support/events';
+import { type ErrorBody, TEST_SERVICE_NAME, testTelemetry, toApiResponse } from '../support/api-harness';
+import { apiEvent, lambdaContext } from '../support/events';
+import type { LogRecord } from '../support/key-leak-check';
+import { capturedMetricBlobs, capturedRequestLines } from '../support/log-capture';
 
 /** The middleware and handlers over a mocked DynamoDB client: store failures and edge cases on demand. */
 const API_KEY = 'prs_unitTestKeyunitTestKeyunitTestKey0000000';
@@ -17,7 +18,9 @@ const UPGRADE_URL = 'https://example.test/upgrade';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 let clock: Date;
-let logs: RequestLogRecord[];
+let logsFrom = 0;
+/** The request lines written since the test began. */
+const logs = (): readonly LogRecord[] => capturedRequestLines(TEST_SERVICE_NAME).slice(logsFrom);
 
 function handlers() {
   const store = new DynamoStore(createStoreClients({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1' }), 'table');
@@ -26,7 +29,7 @@ function handlers() {
     prompts: store,
     upgradeUrl: UPGRADE_URL,
     now: () => clock,
-    log: (record: RequestLogRecord) => logs.push(record),
+    telemetry: testTelemetry(),
   };
   return { get: createGetPromptHandler(deps), list: createListPromptsHandler(deps) };
 }
@@ -34,7 +37,7 @@ function handlers() {
 let api: ReturnType<typeof handlers>;
 
 async function getPrompt(path = '/prompts/welcome') {
-  return toApiResponse(await api.get(httpApiEvent('GET', path, { apiKey: API_KEY }), lambdaContext()));
+  return toApiResponse(await api.get(apiEvent('GET', path, { apiKey: API_KEY }), lambdaContext()));
 }
 
 const head = {
@@ -79,7 +82,7 @@ beforeEach(() => {
   ddb.reset();
   api = handlers();
   clock = new Date('2026-11-15T12:00:00Z');
-  logs = [];
+  logsFrom = capturedRequestLines(TEST_SERVICE_NAME).length;
 });
 
 describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAILABLE with Retry-After', () => {
@@ -143,9 +146,13 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
   test('the 5xx is logged with its cause, once', async () => {
     ddb.on(UpdateCommand).rejects(throttled());
     await getPrompt();
-    expect(logs).toHaveLength(1);
-    expect(logs[0]).toMatchObject({ level: 'error', status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
-    expect(logs[0]?.error?.name).toBe('StoreUnavailableError');
+    expect(logs()).toHaveLength(1);
+    expect(logs()[0]).toMatchObject({
+      level: 'ERROR',
+      status: 503,
+      errorCode: 'SERVICE_UNAVAILABLE',
+      error: { name: 'StoreUnavailableError' },
+    });
   });
 
   test('a unit that cannot be given back is reported in the log, and the response is unchanged', async () => {
@@ -155,7 +162,19 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
     const response = await getPrompt();
     expect(response.status).toBe(503);
     expect(response.headers['x-ratelimit-remaining']).toBe('4999');
-    expect(logs[0]?.usageReturnFailure).toBe('StoreUnavailableError');
+    expect(logs()[0]?.usageReturnFailure).toBe('StoreUnavailableError');
+  });
+
+  test('a 503, and a unit that could not be given back, are counted on metrics of their own', async () => {
+    givenAdmitted(1);
+    ddb.on(UpdateCommand, { UpdateExpression: 'SET #used = #used - :one' }).rejects(throttled());
+    ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' } }).rejects(throttled());
+    const from = capturedMetricBlobs().length;
+    await getPrompt();
+    const published = capturedMetricBlobs()
+      .slice(from)
+      .filter((blob) => blob.service === TEST_SERVICE_NAME);
+    expect(published).toContainEqual(expect.objectContaining({ ServiceUnavailable: 1, RefundFailed: 1 }));
   });
 });
 
@@ -288,7 +307,7 @@ describe('header values of a successful response', () => {
       return pages[starts.length - 1];
     });
     const response = toApiResponse(
-      await api.list(httpApiEvent('GET', '/prompts', { apiKey: API_KEY }), lambdaContext()),
+      await api.list(apiEvent('GET', '/prompts', { apiKey: API_KEY }), lambdaContext()),
     );
     expect(response.json<Array<{ promptId: string }>>().map((p) => p.promptId)).toEqual(['a', 'b', 'c']);
     expect(starts).toEqual([undefined, { pk: 'ACCOUNT#acme', sk: 'PROMPT#a' }, { pk: 'ACCOUNT#acme', sk: 'PROMPT#b' }]);
@@ -365,7 +384,7 @@ describe('store round trips', () => {
 
   test('OPTIONS, 405 and unknown routes make no store call', async () => {
     for (const [method, path] of [['OPTIONS', '/prompts'], ['POST', '/prompts'], ['GET', '/nowhere']] as const) {
-      await api.get(httpApiEvent(method, path, { apiKey: API_KEY }), lambdaContext());
+      await api.get(apiEvent(method, path, { apiKey: API_KEY }), lambdaContext());
     }
     expect(ddb.calls()).toHaveLength(0);
   });

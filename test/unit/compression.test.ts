@@ -3,7 +3,7 @@ import type { Request } from '@middy/core';
 import type { ApiEvent, ApiResult } from '../../lambda/http/http-event';
 import type { ApiContext } from '../../lambda/middleware/api-context';
 import { acceptsGzip, compression, gzipEtag } from '../../lambda/middleware/compression';
-import { httpApiEvent, lambdaContext } from '../support/events';
+import { apiEvent, lambdaContext } from '../support/events';
 
 describe('Accept-Encoding', () => {
   test.each([['gzip'], ['gzip, deflate, br'], ['br;q=1.0, gzip;q=0.8'], ['*'], [' GZIP ']])('%j accepts gzip', (header) => {
@@ -25,7 +25,7 @@ describe('compression', () => {
       ...lambdaContext(),
       httpRequest: { method: 'GET', path: '/prompts', headers, query: {} },
     };
-    const request = { event: httpApiEvent('GET', '/prompts'), context, response, error: null, internal: {} };
+    const request = { event: apiEvent('GET', '/prompts'), context, response, error: null, internal: {} };
     await compression().after?.(request as Request<ApiEvent, ApiResult, Error, ApiContext>);
     return request.response;
   }

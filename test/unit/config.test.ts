@@ -8,7 +8,22 @@ test('reads the table, upgrade URL, region and store endpoint from the environme
     upgradeUrl: 'https://example.com/upgrade',
     region: 'eu-west-1',
     storeEndpoint: 'http://127.0.0.1:8000',
+    serviceName: 'prompt-service-local',
+    logLevel: 'INFO',
   });
+});
+
+test('the service name and log level come from Powertools\' own variables, as the stack sets them', () => {
+  expect(loadConfig({ ...base, POWERTOOLS_SERVICE_NAME: 'prompt-service-prod', POWERTOOLS_LOG_LEVEL: 'debug' })).toMatchObject({
+    serviceName: 'prompt-service-prod',
+    logLevel: 'DEBUG',
+  });
+});
+
+test('a log level Powertools does not know is a clear error naming the variable', () => {
+  expect(() => loadConfig({ ...base, POWERTOOLS_LOG_LEVEL: 'verbose' })).toThrow(
+    /POWERTOOLS_LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL, SILENT, got "VERBOSE"/,
+  );
 });
 
 test('the endpoint is optional: without it the SDK talks to DynamoDB itself', () => {

@@ -2,7 +2,7 @@ import { ApiError } from '../../lambda/http/api-error';
 import { ifNoneMatchMatches, strongEtag } from '../../lambda/http/etag';
 import { readHttpRequest } from '../../lambda/http/http-event';
 import { matchRoute } from '../../lambda/http/routes';
-import { httpApiEvent, restApiEvent } from '../support/events';
+import { apiEvent } from '../support/events';
 
 function statusOf(run: () => unknown): number | undefined {
   try {
@@ -34,8 +34,8 @@ describe('routing', () => {
 });
 
 describe('reading events', () => {
-  test('payload 2.0: method, path, lower-cased headers and query', () => {
-    const event = httpApiEvent('GET', '/prompts/x?version=1.0.0', { headers: { 'If-None-Match': '"a"' } });
+  test('the REST API event: method, path, lower-cased headers and query', () => {
+    const event = apiEvent('GET', '/prompts/x?version=1.0.0', { headers: { 'If-None-Match': '"a"' } });
     expect(readHttpRequest(event)).toEqual({
       method: 'GET',
       path: '/prompts/x',
@@ -44,15 +44,18 @@ describe('reading events', () => {
     });
   });
 
-  test('payload 2.0 on a named stage: the stage prefix is not part of the path', () => {
-    const event = httpApiEvent('GET', '/prod/prompts');
+  test('a path that still carries the stage (a custom domain without a base path): the stage is not part of it', () => {
+    const event = apiEvent('GET', '/prompts');
+    event.path = '/prod/prompts';
     event.requestContext.stage = 'prod';
     expect(readHttpRequest(event).path).toBe('/prompts');
   });
 
-  test('payload 1.0: header case folded, repeated query parameters joined as 2.0 joins them', () => {
-    const event = restApiEvent('GET', '/prompts', { headers: { Authorization: 'Bearer k' } });
-    event.multiValueQueryStringParameters = { include_versions: ['true', 'false'] };
+  test('repeated query parameters are joined with commas, whatever the last one was', () => {
+    const event = apiEvent('GET', '/prompts?include_versions=true&include_versions=false', {
+      headers: { Authorization: 'Bearer k' },
+    });
+    expect(event.queryStringParameters).toEqual({ include_versions: 'false' });
     expect(readHttpRequest(event)).toEqual({
       method: 'GET',
       path: '/prompts',

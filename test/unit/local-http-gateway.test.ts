@@ -1,12 +1,16 @@
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { FALLBACK_RESOURCES } from '../../lib/gateway-routes';
 import { createHttpGateway, type LambdaFunction } from '../../local/http-gateway';
 
-/** The API Gateway stand-in: routing, the payload 2.0 event it builds, and how it writes results back. */
+/**
+ * The REST API stand-in: resource then method, the payload 1.0 event it builds, how it writes results
+ * back, and the answers it gives itself in the API's error format, as the deployed gateway responses do.
+ */
 
-const received: { name: string; event: APIGatewayProxyEventV2 }[] = [];
-let answer: (event: APIGatewayProxyEventV2) => Promise<unknown>;
+const received: { name: string; event: APIGatewayProxyEvent }[] = [];
+let answer: (event: APIGatewayProxyEvent) => Promise<unknown>;
 const failures: string[] = [];
 
 const recording = (name: string): LambdaFunction => ({
@@ -25,8 +29,8 @@ beforeAll(async () => {
     routes: [
       { routeKey: 'GET /prompts', function: recording('listPrompts') },
       { routeKey: 'GET /prompts/{promptId}', function: recording('getPrompt') },
+      ...FALLBACK_RESOURCES.map((resource) => ({ routeKey: `ANY ${resource}`, function: recording('fallback') })),
     ],
-    defaultFunction: recording('fallback'),
     onFunctionError: (name) => failures.push(name),
     concurrency: { maxRunning: 8, maxWaiting: 100 },
   });
@@ -45,16 +49,17 @@ beforeEach(() => {
 });
 
 /** node:http rather than fetch: it sends repeated headers as separate lines, as a client may. */
-function send(method: string, path: string, headers: Record<string, string | string[]> = {}) {
+function send(method: string, path: string, headers: Record<string, string | string[]> = {}, body?: Buffer) {
   return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>(
     (resolve, reject) => {
-      const req = httpRequest(`${base}${path}`, { method, headers }, (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      const length = body ? { 'Content-Length': String(body.length) } : {};
+      const req = httpRequest(`${base}${path}`, { method, headers: { ...headers, ...length } }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
       });
       req.on('error', reject);
-      req.end();
+      req.end(body);
     },
   );
 }
@@ -65,58 +70,86 @@ const lastEvent = () => {
   return last;
 };
 
+/** What every answer the gateway gives itself carries, as the deployed gateway responses do. */
+function expectGatewayAnswer(
+  response: { status: number; headers: Record<string, string | string[] | undefined>; body: string },
+  status: number,
+  code: string,
+) {
+  expect(response.status).toBe(status);
+  expect(JSON.parse(response.body)).toEqual({ error: expect.any(String), code });
+  expect(response.headers).toMatchObject({
+    'content-type': 'application/json',
+    'access-control-allow-origin': '*',
+    'cache-control': 'no-store',
+  });
+  expect(response.headers['access-control-expose-headers']).toContain('X-RateLimit-Remaining');
+}
+
 test.each([
-  ['GET', '/prompts', 'listPrompts', 'GET /prompts'],
-  ['GET', '/prompts/welcome', 'getPrompt', 'GET /prompts/{promptId}'],
-  ['GET', '/prompts/', 'fallback', '$default'],
-  ['GET', '/prompts/a/b', 'fallback', '$default'],
-  ['POST', '/prompts', 'fallback', '$default'],
-  ['OPTIONS', '/prompts/welcome', 'fallback', '$default'],
-  ['GET', '/', 'fallback', '$default'],
-])('%s %s goes to %s with routeKey %s', async (method, path, name, routeKey) => {
+  ['GET', '/prompts', 'listPrompts', '/prompts'],
+  ['GET', '/prompts/welcome', 'getPrompt', '/prompts/{promptId}'],
+  ['GET', '/prompts/', 'listPrompts', '/prompts'],
+  ['GET', '/prompts/a/b', 'fallback', '/{proxy+}'],
+  ['POST', '/prompts', 'fallback', '/prompts'],
+  ['OPTIONS', '/prompts/welcome', 'fallback', '/prompts/{promptId}'],
+  ['GET', '/', 'fallback', '/'],
+  ['DELETE', '/elsewhere', 'fallback', '/{proxy+}'],
+])('%s %s goes to %s on resource %s', async (method, path, name, resource) => {
   await send(method, path);
   expect(lastEvent().name).toBe(name);
-  expect(lastEvent().event.routeKey).toBe(routeKey);
-  expect(lastEvent().event.requestContext.routeKey).toBe(routeKey);
+  expect(lastEvent().event.resource).toBe(resource);
+  expect(lastEvent().event.requestContext.resourcePath).toBe(resource);
 });
 
-test('the event is the HTTP API payload 2.0 the deployed gateway sends', async () => {
-  await send('GET', '/prompts/caf%C3%A9?version=1.0.0&tag=a&tag=b&empty=', {
-    Authorization: 'Bearer prs_example_key_123456',
-    'X-Repeated': ['one', 'two'],
-    Cookie: 'a=1; b=2',
-  });
+test('the event is the REST API payload 1.0 the deployed gateway sends', async () => {
+  await send(
+    'GET',
+    '/prompts/caf%C3%A9?version=1.0.0&tag=a&tag=b&empty=',
+    { Authorization: 'Bearer prs_example_key_123456', 'X-Repeated': ['one', 'two'] },
+    Buffer.from('hello'),
+  );
 
   const { event } = lastEvent();
   expect(event).toMatchObject({
-    version: '2.0',
-    rawPath: '/prompts/caf%C3%A9',
-    rawQueryString: 'version=1.0.0&tag=a&tag=b&empty=',
-    queryStringParameters: { version: '1.0.0', tag: 'a,b', empty: '' },
+    httpMethod: 'GET',
+    path: '/prompts/caf%C3%A9',
+    queryStringParameters: { version: '1.0.0', tag: 'b', empty: '' },
+    multiValueQueryStringParameters: { version: ['1.0.0'], tag: ['a', 'b'], empty: [''] },
     pathParameters: { promptId: 'café' },
-    cookies: ['a=1', 'b=2'],
-    isBase64Encoded: false,
+    stageVariables: null,
+    body: Buffer.from('hello').toString('base64'),
+    isBase64Encoded: true,
     requestContext: {
-      stage: '$default',
-      http: { method: 'GET', path: '/prompts/caf%C3%A9', sourceIp: '127.0.0.1', protocol: 'HTTP/1.1' },
+      stage: 'local',
+      path: '/local/prompts/caf%C3%A9',
+      httpMethod: 'GET',
+      protocol: 'HTTP/1.1',
+      identity: { sourceIp: '127.0.0.1' },
     },
   });
-  expect(event.headers).toMatchObject({ authorization: 'Bearer prs_example_key_123456', 'x-repeated': 'one,two' });
-  expect(event.headers.cookie).toBeUndefined();
+  expect(event.headers).toMatchObject({ Authorization: 'Bearer prs_example_key_123456', 'X-Repeated': 'two' });
+  expect(event.multiValueHeaders).toMatchObject({ 'X-Repeated': ['one', 'two'] });
   expect(event.requestContext.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  expect(Math.abs(event.requestContext.requestTimeEpoch - Date.now())).toBeLessThan(60_000);
 });
 
-test('a request without a query has no queryStringParameters and no pathParameters off a parameter route', async () => {
+test('a request without a query or a body has null parameters and no body', async () => {
   await send('GET', '/prompts');
-  expect(lastEvent().event.queryStringParameters).toBeUndefined();
-  expect(lastEvent().event.pathParameters).toBeUndefined();
+  expect(lastEvent().event).toMatchObject({
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    body: null,
+    isBase64Encoded: false,
+  });
 });
 
-test('the result is written back: status, every header, cookies as separate Set-Cookie lines, body', async () => {
+test('the result is written back: status, every header, repeated ones from multiValueHeaders, body', async () => {
   answer = async () => ({
     statusCode: 429,
     headers: { 'Content-Type': 'application/json', 'Retry-After': '60', 'X-RateLimit-Remaining': 0 },
-    cookies: ['a=1', 'b=2; Path=/'],
+    multiValueHeaders: { 'Set-Cookie': ['a=1', 'b=2; Path=/'] },
     body: '{"code":"USAGE_LIMIT_EXCEEDED"}',
   });
 
@@ -132,22 +165,42 @@ test('a base64 result body is decoded', async () => {
   expect((await send('GET', '/prompts')).body).toBe('binary!');
 });
 
-test('a result without statusCode is a 200 JSON body, as API Gateway infers it', async () => {
+test("a result without statusCode is the gateway's 502, in the API's error format", async () => {
   answer = async () => ({ hello: 'world' });
-  const response = await send('GET', '/prompts');
-  expect(response.status).toBe(200);
-  expect(response.headers['content-type']).toBe('application/json');
-  expect(JSON.parse(response.body)).toEqual({ hello: 'world' });
+  expectGatewayAnswer(await send('GET', '/prompts'), 502, 'INTERNAL_ERROR');
 });
 
-test('a function that throws is API Gateway\'s 500, and is reported', async () => {
+test("a function that throws is the gateway's 502, in the API's error format, and is reported", async () => {
   answer = async () => {
     throw new Error('boom');
   };
-  const response = await send('GET', '/prompts/x');
-  expect(response.status).toBe(500);
-  expect(JSON.parse(response.body)).toEqual({ message: 'Internal Server Error' });
+  expectGatewayAnswer(await send('GET', '/prompts/x'), 502, 'INTERNAL_ERROR');
   expect(failures).toEqual(['getPrompt']);
+});
+
+test("a body over API Gateway's 10 MB is 413 PAYLOAD_TOO_LARGE, and no function runs", async () => {
+  const response = await send('GET', '/prompts', {}, Buffer.alloc(10 * 1024 * 1024 + 1));
+  expectGatewayAnswer(response, 413, 'PAYLOAD_TOO_LARGE');
+  expect(received).toEqual([]);
+});
+
+test('a method no resource has (no ANY behind it) is 404 NOT_FOUND, not the gateway\'s 403', async () => {
+  const bare = createHttpGateway({
+    routes: [{ routeKey: 'GET /prompts', function: recording('listPrompts') }],
+    onFunctionError: () => undefined,
+    concurrency: { maxRunning: 1, maxWaiting: 1 },
+  });
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  try {
+    const response = await fetch(`http://127.0.0.1:${(bare.address() as AddressInfo).port}/prompts`, { method: 'POST' });
+    expectGatewayAnswer(
+      { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() },
+      404,
+      'NOT_FOUND',
+    );
+  } finally {
+    await new Promise((resolve) => bare.close(resolve));
+  }
 });
 
 test('requests are served concurrently', async () => {
@@ -173,18 +226,18 @@ describe('concurrency, as a deployed function has it', () => {
   let gate = Promise.resolve();
 
   beforeAll(async () => {
-    small = createHttpGateway({
-      routes: [],
-      defaultFunction: {
-        name: 'fallback',
-        handler: async () => {
-          running += 1;
-          mostRunning = Math.max(mostRunning, running);
-          await gate;
-          running -= 1;
-          return { statusCode: 204 };
-        },
+    const fallback: LambdaFunction = {
+      name: 'fallback',
+      handler: async () => {
+        running += 1;
+        mostRunning = Math.max(mostRunning, running);
+        await gate;
+        running -= 1;
+        return { statusCode: 204 };
       },
+    };
+    small = createHttpGateway({
+      routes: [{ routeKey: 'ANY /{proxy+}', function: fallback }],
       onFunctionError: () => undefined,
       concurrency: { maxRunning: 2, maxWaiting: 3 },
     });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDocumentClient } from '../../../lambda/data/dynamo-client';
 import { hashApiKey, keyIdFromHash } from '../../../lambda/domain/api-key';
-import type { RequestLogRecord } from '../../../lambda/middleware/request-log';
+import type { RequestLogRecord } from '../../../lambda/middleware/request-telemetry';
 import { loadLocalConfig } from '../../../local/local-config';
 import { type LocalStack, startLocalStack } from '../../../local/local-stack';
 import { Fixtures } from '../../support/fixtures';

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { childOutputCapture } from '../../support/log-capture';
 
 /** The repository root: the child processes run there, as a developer's shell would. */
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
@@ -74,6 +75,8 @@ export function startStack(env: Env, options: { viaNpm?: boolean } = {}): Promis
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', childOutputCapture());
+  child.stderr.on('data', childOutputCapture());
 
   return new Promise((resolveStart, rejectStart) => {
     const timer = setTimeout(() => {
