@@ -1,6 +1,6 @@
 import { type ApiDependencies, createApiHandler } from './api-handler';
-import { getPrompt } from './get-prompt';
-import { listPrompts } from './list-prompts';
+import { getPrompt } from './get-prompt-handler';
+import { listPrompts } from './list-prompts-handler';
 
 /**
  * Every function answers every request the same way: the gateway's choice of function decides scaling,

@@ -1,3 +1,5 @@
+import { ALLOWED_METHODS } from './responses';
+
 /** Every failure the API reports on purpose; the error handler renders it as the spec's JSON error. */
 
 export type ErrorCode =
@@ -58,7 +60,6 @@ export const promptNotFound = (promptId: string): ApiError =>
 export const versionNotFound = (promptId: string, version: string): ApiError =>
   new ApiError(404, 'VERSION_NOT_FOUND', `Version ${version} of prompt ${promptId} is not published`);
 
-export const ALLOWED_METHODS = 'GET, OPTIONS';
 
 export const methodNotAllowed = (): ApiError =>
   new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', { Allow: ALLOWED_METHODS });

@@ -1,5 +1,5 @@
 import httpCors from '@middy/http-cors';
-import { ALLOWED_METHODS } from '../http/api-error';
+import { ALLOWED_METHODS } from '../http/responses';
 
 export const EXPOSED_HEADERS = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag';
 export const ALLOWED_REQUEST_HEADERS = 'Authorization, Content-Type, If-None-Match';

@@ -4,12 +4,9 @@ import { isInScope } from '../domain/prompt-scope';
 import { isValidVersion } from '../domain/version';
 import { badRequest, promptNotFound, versionNotFound } from '../http/api-error';
 import { ifNoneMatchMatches, strongEtag } from '../http/etag';
-import { emptyResponse, JSON_CONTENT_TYPE } from '../http/responses';
+import { emptyResponse, JSON_CONTENT_TYPE, PINNED_CACHE_CONTROL, REVALIDATE_CACHE_CONTROL } from '../http/responses';
 import type { RouteHandler } from './route-handler';
 
-/** A published version never changes; "latest" may move with every publish. */
-const PINNED_CACHE_CONTROL = 'private, max-age=31536000, immutable';
-export const REVALIDATE_CACHE_CONTROL = 'private, no-cache';
 
 export const getPrompt =
   (store: PromptStore): RouteHandler<'getPrompt'> =>

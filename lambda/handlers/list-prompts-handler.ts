@@ -3,8 +3,7 @@ import { type Prompt, toPromptBody } from '../domain/prompt';
 import { isInScope } from '../domain/prompt-scope';
 import { badRequest } from '../http/api-error';
 import { ifNoneMatchMatches, strongEtag } from '../http/etag';
-import { emptyResponse, JSON_CONTENT_TYPE } from '../http/responses';
-import { REVALIDATE_CACHE_CONTROL } from './get-prompt';
+import { emptyResponse, JSON_CONTENT_TYPE, REVALIDATE_CACHE_CONTROL } from '../http/responses';
 import type { RouteHandler } from './route-handler';
 
 function includeVersionsOf(value: string | undefined): boolean {
