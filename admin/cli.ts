@@ -126,7 +126,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 function parseCommandArgs(command: Command, rest: readonly string[]) {
   const options: Options = { ...command.options, ...COMMON_OPTIONS };
   const name = command.words.join(' ');
-  let parsed;
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
     parsed = parseArgs({ args: attachDashedValues(name, rest, options), options, allowPositionals: true, strict: true });
   } catch (error) {

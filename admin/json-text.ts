@@ -67,13 +67,13 @@ function firstSyntaxError(text: string): Found {
       const char = text.charCodeAt(at);
       if (char < 0x20) fail('a line break or control character inside a string (write it as \\n or \\u00XX)');
       if (text[at] === '\\') {
-        const escape = text[at + 1] ?? '';
-        if (escape === 'u') {
+        const escaped = text[at + 1] ?? '';
+        if (escaped === 'u') {
           if (!/^[0-9a-fA-F]{4}$/.test(text.slice(at + 2, at + 6))) fail('\\u must be followed by four hex digits');
           at += 6;
           continue;
         }
-        if (!'"\\/bfnrt'.includes(escape) || escape === '') fail(`unknown escape \\${escape} in a string`);
+        if (!'"\\/bfnrt'.includes(escaped) || escaped === '') fail(`unknown escape \\${escaped} in a string`);
         at += 2;
         continue;
       }
@@ -90,13 +90,34 @@ function firstSyntaxError(text: string): Found {
   const value = (): void => {
     skipSpace();
     const char = text[at];
-    if (char === '{') return object();
-    if (char === '[') return array();
-    if (char === '"') return string();
-    if (char === 't') return literal('true');
-    if (char === 'f') return literal('false');
-    if (char === 'n') return literal('null');
-    if (char === '-' || (char !== undefined && char >= '0' && char <= '9')) return number();
+    if (char === '{') {
+      object();
+      return;
+    }
+    if (char === '[') {
+      array();
+      return;
+    }
+    if (char === '"') {
+      string();
+      return;
+    }
+    if (char === 't') {
+      literal('true');
+      return;
+    }
+    if (char === 'f') {
+      literal('false');
+      return;
+    }
+    if (char === 'n') {
+      literal('null');
+      return;
+    }
+    if (char === '-' || (char !== undefined && char >= '0' && char <= '9')) {
+      number();
+      return;
+    }
     if (char === "'") fail("strings and names take double quotes, not single ones");
     fail(`unexpected ${describe(at)}: expected a value`);
   };

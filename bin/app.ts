@@ -6,7 +6,7 @@ import { SettingsError, settingsFromContext, stackNameFor } from '../lib/stack-c
 
 const app = new App();
 
-let settings;
+let settings: ReturnType<typeof settingsFromContext>;
 try {
   settings = settingsFromContext((key) => app.node.tryGetContext(key));
 } catch (error) {

@@ -152,7 +152,7 @@ export class DynamoStore implements ApiStore {
 
 /** An active, unexpired key with a limit; anything else admits nothing and reads as an invalid key. */
 function toAdmittedKey(item: ApiKeyItem | undefined, usedName: string, at: Date): AdmittedKey | undefined {
-  if (!item || item.status !== 'active' || typeof item.limit !== 'number') return undefined;
+  if (item?.status !== 'active' || typeof item.limit !== 'number') return undefined;
   if (typeof item.expiresAt === 'number' && item.expiresAt <= at.getTime()) return undefined;
   return {
     keyId: item.keyId,

@@ -22,7 +22,7 @@ const seen = new Set<number>();
 
 async function childrenOf(stack: StackProcess): Promise<number[]> {
   const children = await descendantsOf(stack.pid);
-  children.forEach((pid) => seen.add(pid));
+  for (const pid of children) seen.add(pid);
   return children;
 }
 

@@ -138,8 +138,8 @@ describe('the Lambda functions', () => {
   });
 
   it.each(Object.entries(functionIds))('%s logs to its own log group kept for the configured days', (_name, id) => {
-    const logGroup = (functions[id]?.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
-    expect(resources('AWS::Logs::LogGroup')[logGroup]?.Properties.RetentionInDays).toBe(14);
+    const logGroup = (functions[id]?.Properties.LoggingConfig as { LogGroup: { Ref: string } } | undefined)?.LogGroup.Ref;
+    expect(resources('AWS::Logs::LogGroup')[logGroup ?? '']?.Properties.RetentionInDays).toBe(14);
   });
 
   it('every log group of the stack has the configured retention', () => {
@@ -504,7 +504,7 @@ describe('alarms', () => {
 describe('the dashboard', () => {
   const [dashboard] = Object.values(resources('AWS::CloudWatch::Dashboard'));
   /** The body CloudWatch gets, with each CloudFormation reference in it written as JSON text. */
-  const body = ((dashboard?.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1] ?? [])
+  const body = ((dashboard?.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] } | undefined)?.['Fn::Join'][1] ?? [])
     .map((part) => (typeof part === 'string' ? part : JSON.stringify(JSON.stringify(part)).slice(1, -1)))
     .join('');
   const widgets = (JSON.parse(body) as { widgets: { properties: { metrics?: unknown[][] } }[] }).widgets;

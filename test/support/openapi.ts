@@ -242,9 +242,9 @@ export class OpenApiMismatchError extends Error {
 function lowerCaseHeaders(source: HeaderSource): Map<string, string> {
   const headers = new Map<string, string>();
   if (typeof source.forEach === 'function') {
-    (source as { forEach(callback: (value: string, name: string) => void): void }).forEach((value, name) =>
-      headers.set(name.toLowerCase(), value),
-    );
+    (source as { forEach(callback: (value: string, name: string) => void): void }).forEach((value, name) => {
+      headers.set(name.toLowerCase(), value);
+    });
     return headers;
   }
   for (const [name, value] of Object.entries(source as Record<string, unknown>)) {

@@ -50,7 +50,7 @@ export async function startStoreProcess(dataDir: string): Promise<StoreProcess> 
 async function spawnStore(port: string, dataDir: string): Promise<{ process: ChildProcess; port: number }> {
   const child = spawn(process.execPath, [SERVER_SCRIPT, port, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [line] = (await Promise.race([
-    once(child.stdout!, 'data'),
+    once(child.stdout, 'data'),
     once(child, 'exit').then(() => {
       throw new Error('the store process exited before listening');
     }),

@@ -18,7 +18,7 @@ describe('Accept-Encoding', () => {
 describe('compression', () => {
   const largeBody = JSON.stringify(Array.from({ length: 500 }, (_, i) => ({ promptId: `p-${i}`, text: 'hello ${name}' })));
 
-  async function after(response: ApiResult, acceptEncoding?: string, ifNoneMatch?: string): Promise<ApiResult> {
+  async function afterHook(response: ApiResult, acceptEncoding?: string, ifNoneMatch?: string): Promise<ApiResult> {
     const headers: Record<string, string> = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
     if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch;
     const context: ApiContext = {
@@ -31,7 +31,7 @@ describe('compression', () => {
   }
 
   test('a large answer is gzipped for a caller that accepts it, and decodes to the same text', async () => {
-    const result = await after({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: largeBody }, 'gzip');
+    const result = await afterHook({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: largeBody }, 'gzip');
     expect(result.isBase64Encoded).toBe(true);
     expect(result.headers['Content-Encoding']).toBe('gzip');
     expect(gunzipSync(Buffer.from(result.body ?? '', 'base64')).toString('utf8')).toBe(largeBody);
@@ -39,37 +39,37 @@ describe('compression', () => {
   });
 
   test('a caller that does not accept gzip gets the text as it is', async () => {
-    const result = await after({ statusCode: 200, headers: {}, body: largeBody });
+    const result = await afterHook({ statusCode: 200, headers: {}, body: largeBody });
     expect(result.body).toBe(largeBody);
     expect(result.isBase64Encoded).toBeUndefined();
   });
 
   test('a small answer is left alone', async () => {
-    const result = await after({ statusCode: 200, headers: {}, body: '{"a":1}' }, 'gzip');
+    const result = await afterHook({ statusCode: 200, headers: {}, body: '{"a":1}' }, 'gzip');
     expect(result.body).toBe('{"a":1}');
   });
 
   test('an answer with an ETag that does not vary by Accept-Encoding is left alone, so its tag names one representation', async () => {
-    const result = await after({ statusCode: 200, headers: { ETag: '"x"' }, body: largeBody }, 'gzip');
+    const result = await afterHook({ statusCode: 200, headers: { ETag: '"x"' }, body: largeBody }, 'gzip');
     expect(result.body).toBe(largeBody);
   });
 
   test('an answer with an ETag that varies by Accept-Encoding is gzipped under a tag of its own', async () => {
     const headers = { 'Content-Type': 'application/json', ETag: '"x"', Vary: 'Authorization, Accept-Encoding' };
-    const result = await after({ statusCode: 200, headers, body: largeBody }, 'gzip');
+    const result = await afterHook({ statusCode: 200, headers, body: largeBody }, 'gzip');
     expect(result.headers).toEqual({ ...headers, ETag: '"x-gzip"', 'Content-Encoding': 'gzip' });
     expect(gunzipSync(Buffer.from(result.body ?? '', 'base64')).toString('utf8')).toBe(largeBody);
   });
 
   test('a request that already holds the gzipped representation gets 304 naming its tag', async () => {
     const headers = { 'Content-Type': 'application/json', ETag: '"x"', Vary: 'Authorization, Accept-Encoding', 'Cache-Control': 'private, no-cache' };
-    const result = await after({ statusCode: 200, headers, body: largeBody }, 'gzip', '"x-gzip"');
+    const result = await afterHook({ statusCode: 200, headers, body: largeBody }, 'gzip', '"x-gzip"');
     expect(result).toEqual({ statusCode: 304, headers: { ETag: '"x-gzip"', Vary: 'Authorization, Accept-Encoding', 'Cache-Control': 'private, no-cache' } });
   });
 
   test.each([['"x"'], ['"y-gzip"']])('If-None-Match %s does not match the gzipped representation', async (ifNoneMatch) => {
     const headers = { ETag: '"x"', Vary: 'Accept-Encoding' };
-    const result = await after({ statusCode: 200, headers, body: largeBody }, 'gzip', ifNoneMatch);
+    const result = await afterHook({ statusCode: 200, headers, body: largeBody }, 'gzip', ifNoneMatch);
     expect(result.statusCode).toBe(200);
     expect(result.headers.ETag).toBe('"x-gzip"');
   });
