@@ -18,7 +18,7 @@ export interface LocalApi {
 }
 
 /**
- * `npm start`'s stack (embedded dynalite, the seed, the real handlers behind the HTTP API stand-in),
+ * `npm start`'s stack (embedded dynalite, the seed, the real handlers behind the REST API stand-in),
  * configured as its environment would configure it, on free ports and a throwaway data folder.
  */
 export async function startLocalApi(seedPath: string): Promise<LocalApi> {
