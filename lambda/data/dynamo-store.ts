@@ -3,7 +3,18 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Prompt, PromptConfig, PromptContent, PromptWithVersions, PublishedVersion } from '../domain/prompt';
 import { callStoreUnlessRefused, getItem, partitionQuery, queryAll } from './store-calls';
 import type { StoreClients } from './dynamo-client';
-import type { Admission, AdmissionRequest, AdmittedKey, ApiStore, Deadline, PromptLookup, PromptReader } from './store';
+import { previousMonth } from '../domain/quota-period';
+import {
+  type Admission,
+  type AdmissionRequest,
+  type AdmittedKey,
+  type ApiStore,
+  type Deadline,
+  type PromptLookup,
+  type PromptReader,
+  StoreUnavailableError,
+  type UsageSlot,
+} from './store';
 import type { ApiKeyItem, PromptHeadItem, PromptVersionItem } from './table-items';
 import { keys, prefixes, usageAttribute } from './table-schema';
 
@@ -13,10 +24,24 @@ import { keys, prefixes, usageAttribute } from './table-schema';
  * creates one. `NOT #expiresAt <= :now` holds for a key without an expiry (a comparison with a missing
  * attribute is false). Written without parentheses (NOT binds tighter than AND, AND than OR): dynalite,
  * the local store, parses parenthesised conditions at twice the cost, which would dominate local runs.
+ * `and` is added to both branches, so it binds to the whole rule.
  */
-const ADMISSION_CONDITION =
-  '#used < #limit AND #status = :active AND NOT #expiresAt <= :now OR ' +
-  'attribute_not_exists(#used) AND #status = :active AND :zero < #limit AND NOT #expiresAt <= :now';
+const admissionCondition = (and: string): string =>
+  `#used < #limit AND #status = :active AND NOT #expiresAt <= :now AND ${and} OR ` +
+  `attribute_not_exists(#used) AND #status = :active AND :zero < #limit AND NOT #expiresAt <= :now AND ${and}`;
+
+/** The day counters already count this month: the one form of the count almost every request takes. */
+const SAME_MONTH = 'same-month' as const;
+
+/**
+ * A count that failed its condition is tried again only when the item shows it was the month's day
+ * counters, not the key or its limit, that refused it (the first request of a month, or two of them racing).
+ */
+const COUNT_ATTEMPTS = 3;
+
+type CountForm = typeof SAME_MONTH | { readonly startMonth: ApiKeyItem };
+
+type CountResult = { readonly admission: Admission } | { readonly refused: ApiKeyItem | undefined };
 
 /**
  * The API's reads and counts. Visibility (a prompt's head, the list) is read strongly consistent: a
@@ -28,43 +53,97 @@ export class DynamoStore implements ApiStore {
     private readonly tableName: string,
   ) {}
 
-  async admit({ keyHash, month, at }: AdmissionRequest, deadline: Deadline): Promise<Admission> {
+  /**
+   * One conditional UpdateItem checks the key and counts the request in its month and day. The day
+   * counters hold this month's days only (README "Data model"), so the first request of a month takes
+   * a second write that starts them afresh; every other request is the one write.
+   */
+  async admit(request: AdmissionRequest, deadline: Deadline): Promise<Admission> {
+    const usedName = usageAttribute(request.month);
+    let form: CountForm = SAME_MONTH;
+    for (let attempt = 1; ; attempt += 1) {
+      const result = await this.count(request, form, deadline);
+      if ('admission' in result) return result.admission;
+      const key = toAdmittedKey(result.refused, usedName, request.at);
+      if (!key) return { admitted: false, reason: 'invalid-key' };
+      if (key.used >= key.limit) return { admitted: false, reason: 'limit-reached', key };
+      // Admissible: the day counters were of another month, or changed month while this request read them.
+      if (attempt >= COUNT_ATTEMPTS || !result.refused) {
+        throw new StoreUnavailableError('admit: the day counters kept changing while counting');
+      }
+      form = result.refused.daysMonth === request.month ? SAME_MONTH : { startMonth: result.refused };
+    }
+  }
+
+  private count({ keyHash, month, day, at }: AdmissionRequest, form: CountForm, deadline: Deadline): Promise<CountResult> {
     const usedName = usageAttribute(month);
+    const names: Record<string, string> = {
+      '#status': 'status',
+      '#limit': 'limit',
+      '#used': usedName,
+      '#expiresAt': 'expiresAt',
+      '#days': 'days',
+      '#daysMonth': 'daysMonth',
+    };
+    const values: Record<string, unknown> = { ':active': 'active', ':zero': 0, ':one': 1, ':now': at.getTime() };
+    let update: string;
+    let condition: string;
+    if (form === SAME_MONTH) {
+      names['#day'] = day;
+      values[':month'] = month;
+      update = 'SET #used = if_not_exists(#used, :zero) + :one, #days.#day = if_not_exists(#days.#day, :zero) + :one';
+      condition = admissionCondition('#daysMonth = :month');
+    } else {
+      const stored = form.startMonth;
+      values[':month'] = month;
+      values[':freshDays'] = { [day]: 1 };
+      const sets = ['#used = if_not_exists(#used, :zero) + :one', '#days = :freshDays', '#daysMonth = :month'];
+      const removes: string[] = [];
+      names['#prevDays'] = 'prevDays';
+      names['#prevDaysMonth'] = 'prevDaysMonth';
+      if (stored.daysMonth !== undefined && stored.daysMonth === previousMonth(month) && stored.days) {
+        sets.push('#prevDays = :prevDays', '#prevDaysMonth = :prevMonth');
+        values[':prevDays'] = stored.days;
+        values[':prevMonth'] = stored.daysMonth;
+      } else {
+        removes.push('#prevDays', '#prevDaysMonth');
+      }
+      update = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
+      if (stored.daysMonth === undefined) condition = admissionCondition('attribute_not_exists(#daysMonth)');
+      else {
+        values[':storedMonth'] = stored.daysMonth;
+        condition = admissionCondition('#daysMonth = :storedMonth');
+      }
+    }
     return callStoreUnlessRefused(
       'admit',
-      async (): Promise<Admission> => {
+      async (): Promise<CountResult> => {
         const result = await this.clients.writes.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.apiKey(keyHash),
-            UpdateExpression: 'SET #used = if_not_exists(#used, :zero) + :one',
-            ConditionExpression: ADMISSION_CONDITION,
-            ExpressionAttributeNames: {
-              '#status': 'status',
-              '#limit': 'limit',
-              '#used': usedName,
-              '#expiresAt': 'expiresAt',
-            },
-            ExpressionAttributeValues: { ':active': 'active', ':zero': 0, ':one': 1, ':now': at.getTime() },
+            UpdateExpression: update,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
           { abortSignal: deadline },
         );
         const key = toAdmittedKey(result.Attributes as ApiKeyItem | undefined, usedName, at);
-        return key ? { admitted: true, key } : { admitted: false, reason: 'invalid-key' };
+        return { admission: key ? { admitted: true, key } : { admitted: false, reason: 'invalid-key' } };
       },
-      async (refused): Promise<Admission> => {
-        const item = refused.Item
+      async (refused): Promise<CountResult> => ({
+        // DynamoDB returns the item as it stood; stores without ReturnValuesOnConditionCheckFailure (dynalite) do not.
+        refused: refused.Item
           ? (unmarshall(refused.Item) as ApiKeyItem)
-          : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), deadline);
-        const key = toAdmittedKey(item, usedName, at);
-        return key ? { admitted: false, reason: 'limit-reached', key } : { admitted: false, reason: 'invalid-key' };
-      },
+          : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), deadline),
+      }),
     );
   }
 
-  async returnUsageUnit(keyHash: string, month: string, deadline: Deadline): Promise<void> {
+  async returnUsageUnit(keyHash: string, { month, day }: UsageSlot, deadline: Deadline): Promise<void> {
     await callStoreUnlessRefused(
       'returnUsageUnit',
       () =>
@@ -72,10 +151,10 @@ export class DynamoStore implements ApiStore {
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.apiKey(keyHash),
-            UpdateExpression: 'SET #used = #used - :one',
-            ConditionExpression: '#used > :zero',
-            ExpressionAttributeNames: { '#used': usageAttribute(month) },
-            ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+            UpdateExpression: 'SET #used = #used - :one, #days.#day = #days.#day - :one',
+            ConditionExpression: '#used > :zero AND #daysMonth = :month AND #days.#day > :zero',
+            ExpressionAttributeNames: { '#used': usageAttribute(month), '#days': 'days', '#day': day, '#daysMonth': 'daysMonth' },
+            ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':month': month },
           }),
           { abortSignal: deadline },
         ),

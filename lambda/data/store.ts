@@ -21,12 +21,17 @@ export interface AdmittedKey {
   readonly scope?: PromptScope;
 }
 
-/** One request's key check: which key, counted in which month, at which instant (a key may expire). */
+/** One request's key check: which key, counted in which month and day, at which instant (a key may expire). */
 export interface AdmissionRequest {
   readonly keyHash: string;
   readonly month: string;
+  /** The UTC day of the month, `01` to `31`. */
+  readonly day: string;
   readonly at: Date;
 }
+
+/** Where a unit was counted: the month's counter and the day's. */
+export type UsageSlot = Pick<AdmissionRequest, 'month' | 'day'>;
 
 export type Admission =
   | { readonly admitted: true; readonly key: AdmittedKey }
@@ -50,7 +55,7 @@ export interface UsageStore {
    */
   admit(request: AdmissionRequest, deadline: Deadline): Promise<Admission>;
   /** Gives back a unit taken for a request that failed on our side; sent again on the same terms as admit. */
-  returnUsageUnit(keyHash: string, month: string, deadline: Deadline): Promise<void>;
+  returnUsageUnit(keyHash: string, slot: UsageSlot, deadline: Deadline): Promise<void>;
 }
 
 /** Whose prompts a request reads, as far as the request knows the account, and until when. */

@@ -37,6 +37,16 @@ export interface ApiKeyItem {
   displayPrefix?: string;
   createdAt?: string;
   revokedAt?: string;
+  /**
+   * Counts per UTC day, for this month and the one before only, so that the item (and with it the
+   * write that counts a request) stays the same size however long the key lives. `days` counts the
+   * days of `daysMonth`, keyed `01` to `31`; the first request of a new month moves them to
+   * `prevDays`/`prevDaysMonth` (or drops them, when that month is not the one before) and starts again.
+   */
+  daysMonth?: string;
+  days?: Record<string, number>;
+  prevDaysMonth?: string;
+  prevDays?: Record<string, number>;
   /** `used#YYYY-MM` counters, one per month the key was used. */
   [usage: `used#${string}`]: number | undefined;
 }

@@ -18,6 +18,8 @@ export interface Principal {
 /** The key's quota for this request, once the store has answered. */
 export interface UsageState {
   readonly month: string;
+  /** The UTC day of the month the unit was counted on. */
+  readonly day: string;
   readonly limit: number;
   readonly resetsAt: number;
   used: number;

@@ -50,7 +50,7 @@ export const quota = (
       throw invalidApiKey();
     }
     const { key } = admission;
-    const { month, resetsAt } = period;
+    const { month, day, resetsAt } = period;
     const limit = key.limit;
     const known: KnownAccount = {
       accountId: key.accountId,
@@ -60,7 +60,7 @@ export const quota = (
     keyAccounts.set(keyHash, known);
     request.context.principal = { keyHash, ...known };
     // The spec fixes used == limit when refusing, even if a lowered limit left the count above it.
-    request.context.usage = { month, limit, resetsAt, used: Math.min(key.used, limit), charged: admission.admitted };
+    request.context.usage = { month, day, limit, resetsAt, used: Math.min(key.used, limit), charged: admission.admitted };
     if (!admission.admitted) throw usageLimitExceeded(limit, upgradeUrl, secondsUntil(resetsAt, at));
   };
 
@@ -70,7 +70,7 @@ export const quota = (
     if (!usage || !principal || !response) return;
     if (usage.charged && response.statusCode >= 500) {
       try {
-        await store.returnUsageUnit(principal.keyHash, usage.month, deadlineAfter(arrivedAt, REFUND_BUDGET_MS));
+        await store.returnUsageUnit(principal.keyHash, usage, deadlineAfter(arrivedAt, REFUND_BUDGET_MS));
         usage.charged = false;
         usage.used -= 1;
       } catch (error) {
@@ -90,7 +90,7 @@ export const quota = (
       const at = now();
       const period = quotaPeriodAt(at);
       const admission = store
-        .admit({ keyHash, month: period.month, at }, storeDeadline)
+        .admit({ keyHash, month: period.month, day: period.day, at }, storeDeadline)
         .then((answer) => decide(request, keyHash, at, period, answer));
       const knownAccount = keyAccounts.get(keyHash);
       if (knownAccount === undefined) {

@@ -116,7 +116,7 @@ describe('API keys', () => {
   });
 
   it('report their usage for a month', async () => {
-    await api.admit({ keyHash: keyHash, month: '2026-11', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
+    await api.admit({ keyHash: keyHash, month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
     expect(await admin.keyUsage('keyed', keyId, '2026-11')).toMatchObject({ used: 1, plan: 'free', month: '2026-11' });
     expect(await admin.keyUsage('keyed', keyId, '2026-10')).toMatchObject({ used: 0 });
   });
@@ -124,7 +124,7 @@ describe('API keys', () => {
   it('are revoked by id, once', async () => {
     expect((await admin.revokeApiKeyById('keyed', keyId)).alreadyRevoked).toBe(false);
     expect((await admin.revokeApiKeyById('keyed', keyId)).alreadyRevoked).toBe(true);
-    expect(await api.admit({ keyHash: keyHash, month: '2026-11', at: new Date('2026-11-15T12:00:00Z') }, noDeadline)).toEqual({ admitted: false, reason: 'invalid-key' });
+    expect(await api.admit({ keyHash: keyHash, month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline)).toEqual({ admitted: false, reason: 'invalid-key' });
     await expect(admin.revokeApiKeyById('other', keyId)).rejects.toThrow(NotFoundError);
   });
 });
@@ -263,9 +263,9 @@ describe('deleted prompts', () => {
   it('change the prompt revision that every key of the account carries', async () => {
     const keyHash = 'c'.repeat(64);
     await admin.createApiKey({ keyHash, keyId: 'key_gone', accountId: 'gone', displayPrefix: 'prs_gone' });
-    const before = await api.admit({ keyHash: keyHash, month: '2026-11', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
+    const before = await api.admit({ keyHash: keyHash, month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
     await admin.deletePrompt('gone', 'greet');
-    const after = await api.admit({ keyHash: keyHash, month: '2026-11', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
+    const after = await api.admit({ keyHash: keyHash, month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
     expect(before.admitted && after.admitted).toBe(true);
     if (before.admitted && after.admitted) expect(after.key.promptsRevision).toBeGreaterThan(before.key.promptsRevision);
   });
@@ -294,7 +294,7 @@ describe('the start-up seed (create-missing)', () => {
     expect(unchangedOnly(again)).toBe(true);
     expect(await api.findLatestPrompt(readerOf('seeded'), 'w')).toMatchObject({ prompt: { version: '1.2.0' } });
     expect(await api.findLatestPrompt(readerOf('seeded'), 'x')).toEqual({ found: false, reason: 'prompt-not-found' });
-    expect(await api.admit({ keyHash: 'd'.repeat(64), month: '2026-11', at: new Date('2026-11-15T12:00:00Z') }, noDeadline)).toEqual({ admitted: false, reason: 'invalid-key' });
+    expect(await api.admit({ keyHash: 'd'.repeat(64), month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline)).toEqual({ admitted: false, reason: 'invalid-key' });
   });
 
   it('creates what is missing, a new version of an existing prompt included', async () => {

@@ -69,7 +69,7 @@ function keyItem(used: number, monthlyLimit?: number, month = '2026-11') {
 
 /** The key is active and the store counts the request: `used` is the count after it. */
 function givenAdmitted(used = 1, monthlyLimit?: number) {
-  ddb.on(UpdateCommand, { Key: KEY, UpdateExpression: 'SET #used = if_not_exists(#used, :zero) + :one' }).resolves({
+  ddb.on(UpdateCommand, { Key: KEY, UpdateExpression: 'SET #used = if_not_exists(#used, :zero) + :one, #days.#day = if_not_exists(#days.#day, :zero) + :one' }).resolves({
     Attributes: keyItem(used, monthlyLimit),
   });
   ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' } }).resolves({ Item: head });
@@ -112,8 +112,8 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
     expect(updates).toHaveLength(2);
     expect(updates[1]).toMatchObject({
       Key: KEY,
-      UpdateExpression: 'SET #used = #used - :one',
-      ExpressionAttributeNames: { '#used': 'used#2026-11' },
+      UpdateExpression: 'SET #used = #used - :one, #days.#day = #days.#day - :one',
+      ExpressionAttributeNames: { '#used': 'used#2026-11', '#day': '15' },
     });
     expect(response.headers['x-ratelimit-remaining']).toBe(String(5000 - 6));
   });
@@ -157,7 +157,7 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
 
   test('a unit that cannot be given back is reported in the log, and the response is unchanged', async () => {
     givenAdmitted(1);
-    ddb.on(UpdateCommand, { UpdateExpression: 'SET #used = #used - :one' }).rejects(throttled());
+    ddb.on(UpdateCommand, { UpdateExpression: 'SET #used = #used - :one, #days.#day = #days.#day - :one' }).rejects(throttled());
     ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' } }).rejects(throttled());
     const response = await getPrompt();
     expect(response.status).toBe(503);
@@ -167,7 +167,7 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
 
   test('a 503, and a unit that could not be given back, are counted on metrics of their own', async () => {
     givenAdmitted(1);
-    ddb.on(UpdateCommand, { UpdateExpression: 'SET #used = #used - :one' }).rejects(throttled());
+    ddb.on(UpdateCommand, { UpdateExpression: 'SET #used = #used - :one, #days.#day = #days.#day - :one' }).rejects(throttled());
     ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' } }).rejects(throttled());
     const from = capturedMetricBlobs().length;
     await getPrompt();

@@ -1,7 +1,7 @@
 import { API_KEY_PREFIX, generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { monthlyLimitFor } from '../../admin/plans';
 import { isValidPromptId } from '../../lambda/domain/prompt';
-import { quotaPeriodAt, secondsUntil } from '../../lambda/domain/quota-period';
+import { previousMonth, quotaPeriodAt, secondsUntil } from '../../lambda/domain/quota-period';
 import { compareVersions, isValidVersion, versionSortKey } from '../../lambda/domain/version';
 
 describe('versions', () => {
@@ -38,8 +38,13 @@ describe('prompt ids', () => {
 
 describe('quota periods', () => {
   test('the month is the UTC calendar month, whatever the local time zone says', () => {
-    expect(quotaPeriodAt(new Date('2026-11-30T23:59:59.999Z'))).toEqual({ month: '2026-11', resetsAt: 1796083200 });
+    expect(quotaPeriodAt(new Date('2026-11-30T23:59:59.999Z'))).toEqual({ month: '2026-11', day: '30', resetsAt: 1796083200 });
     expect(quotaPeriodAt(new Date('2026-12-01T00:00:00Z')).month).toBe('2026-12');
+  });
+
+  test('the month before, across the year end', () => {
+    expect(previousMonth('2026-11')).toBe('2026-10');
+    expect(previousMonth('2027-01')).toBe('2026-12');
   });
 
   test('reset is the first second of the next month, across the year end', () => {
