@@ -2,7 +2,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
 import { AdminStore } from './store/admin-store';
-import { ConflictError, NotFoundError } from './store/errors';
+import { ConflictError, NotFoundError } from '../lambda/store/errors';
 import { DynamoStore } from '../lambda/data/dynamo-store';
 import { StoreUnavailableError } from '../lambda/data/store';
 import { type Command, type CommandContext, UsageError } from './command';

@@ -1,4 +1,4 @@
-import { isPlan, type Plan, PLANS } from './plans';
+import { isPlan, type Plan, PLANS } from '../lambda/domain/plans';
 import { isValidPromptId } from '../lambda/domain/prompt';
 import { isValidVersion } from '../lambda/domain/version';
 import { ACCOUNT_ID_RULE, isValidAccountId } from './account-id';

@@ -1,8 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AccountImport, PromptImport, PromptVersionInput } from './store/import-plan';
+import type { AccountImport, PromptImport, PromptVersionInput } from '../lambda/store/import-plan';
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../lambda/domain/api-key';
-import { isPlan, type Plan, PLANS } from './plans';
+import { isPlan, type Plan, PLANS } from '../lambda/domain/plans';
 import { isValidPromptId } from '../lambda/domain/prompt';
 import { isValidScopeEntry, MAX_SCOPE_ENTRIES } from '../lambda/domain/prompt-scope';
 import { parseInstant, SCOPE_ENTRY_RULE } from './key-settings';

@@ -8,7 +8,7 @@ import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { AdminStore } from '../admin/store/admin-store';
-import type { AccountImport } from '../admin/store/import-plan';
+import type { AccountImport } from '../lambda/store/import-plan';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
 import { ensureTable } from '../admin/store/ensure-table';
 import { keys } from '../lambda/data/table-schema';

@@ -1,6 +1,6 @@
-import type { AdminApiKey } from '../store/items';
+import type { AdminApiKey } from '../../lambda/store/items';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
-import { isPlan, monthlyLimitFor } from '../plans';
+import { isPlan, monthlyLimitFor } from '../../lambda/domain/plans';
 import { type Command, table, UsageError } from '../command';
 import { DEFAULT_GRACE, describeScope, expiresOption, graceOption, keyState, scopeOption } from '../key-settings';
 import { accountOption, countOption, keyIdOption } from '../option-values';

@@ -1,5 +1,5 @@
-import { ConflictError, NotFoundError } from '../store/errors';
-import type { AdminPromptSummary } from '../store/prompts';
+import { ConflictError, NotFoundError } from '../../lambda/store/errors';
+import type { AdminPromptSummary } from '../../lambda/store/prompts';
 import { toConfigBody } from '../../lambda/domain/prompt';
 import { type Command, type CommandContext, stringOption } from '../command';
 import { accountOption, promptIdOption, versionOption } from '../option-values';

@@ -1,5 +1,5 @@
-import type { AdminApiKey } from '../store/items';
-import { isPlan, monthlyLimitFor } from '../plans';
+import type { AdminApiKey } from '../../lambda/store/items';
+import { isPlan, monthlyLimitFor } from '../../lambda/domain/plans';
 import { quotaPeriodAt } from '../../lambda/domain/quota-period';
 import { type Command, type CommandContext, stringOption, table } from '../command';
 import { accountOption, keyIdOption, monthOption } from '../option-values';

@@ -1,12 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Plan } from '../plans';
-import * as accounts from './accounts';
-import type { AccountImport, ImportMode, ImportSummary } from './import-plan';
-import * as imports from './imports';
-import type { AdminAccount, AdminApiKey } from './items';
-import * as apiKeys from './keys';
-import * as prompts from './prompts';
-import { AdminTable } from './table';
+import type { Plan } from '../../lambda/domain/plans';
+import * as accounts from '../../lambda/store/accounts';
+import type { AccountImport, ImportMode, ImportSummary } from '../../lambda/store/import-plan';
+import * as imports from '../../lambda/store/imports';
+import type { AdminAccount, AdminApiKey } from '../../lambda/store/items';
+import * as apiKeys from '../../lambda/store/keys';
+import * as prompts from '../../lambda/store/prompts';
+import { AdminTable } from '../../lambda/store/table';
 
 /**
  * What operators do to the store (the admin CLI, the local stack's seed, the benchmark), as one object

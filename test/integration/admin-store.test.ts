@@ -1,8 +1,8 @@
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { AdminStore } from '../../admin/store/admin-store';
 import { ensureTable, TableSchemaError } from '../../admin/store/ensure-table';
-import { ConflictError, NotFoundError } from '../../admin/store/errors';
-import type { AccountImport, ImportSummary, PromptImport } from '../../admin/store/import-plan';
+import { ConflictError, NotFoundError } from '../../lambda/store/errors';
+import type { AccountImport, ImportSummary, PromptImport } from '../../lambda/store/import-plan';
 import { DynamoStore } from '../../lambda/data/dynamo-store';
 import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { version } from '../support/fixtures';

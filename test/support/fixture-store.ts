@@ -1,9 +1,9 @@
-import { requireAccount, type NewAccount } from '../../admin/store/accounts';
+import { requireAccount, type NewAccount } from '../../lambda/store/accounts';
 import { AdminStore } from '../../admin/store/admin-store';
-import type { PromptImport } from '../../admin/store/import-plan';
-import { accountItem, apiKeyItem } from '../../admin/store/items';
-import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../admin/store/keys';
-import { catchUpKeys } from '../../admin/store/propagation';
+import type { PromptImport } from '../../lambda/store/import-plan';
+import { accountItem, apiKeyItem } from '../../lambda/store/items';
+import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/store/keys';
+import { catchUpKeys } from '../../lambda/store/propagation';
 
 /** A prompt with its versions, named: what the fixtures give. */
 export interface PromptInput extends PromptImport {

@@ -1,5 +1,5 @@
 import { API_KEY_PREFIX, generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
-import { monthlyLimitFor } from '../../admin/plans';
+import { monthlyLimitFor } from '../../lambda/domain/plans';
 import { isValidPromptId } from '../../lambda/domain/prompt';
 import { previousMonth, quotaPeriodAt, secondsUntil } from '../../lambda/domain/quota-period';
 import { compareVersions, isValidVersion, versionSortKey } from '../../lambda/domain/version';

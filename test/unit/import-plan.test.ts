@@ -6,8 +6,8 @@ import {
   promptRef,
   type PromptVersionInput,
   type StoredState,
-} from '../../admin/store/import-plan';
-import type { AdminApiKey } from '../../admin/store/items';
+} from '../../lambda/store/import-plan';
+import type { AdminApiKey } from '../../lambda/store/items';
 
 /** What an import may change of what is stored, decided before any write. */
 

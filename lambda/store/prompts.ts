@@ -1,7 +1,7 @@
-import type { PromptHeadItem, PromptVersionItem } from '../../lambda/data/table-items';
-import { keys, prefixes } from '../../lambda/data/table-schema';
-import type { PromptContent } from '../../lambda/domain/prompt';
-import { compareVersions } from '../../lambda/domain/version';
+import type { PromptHeadItem, PromptVersionItem } from '../data/table-items';
+import { keys, prefixes } from '../data/table-schema';
+import type { PromptContent } from '../domain/prompt';
+import { compareVersions } from '../domain/version';
 import { requireAccount } from './accounts';
 import { ConflictError, NotFoundError } from './errors';
 import { deletedPromptMessage } from './import-plan';

@@ -1,5 +1,5 @@
-import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
-import { keys, prefixes } from '../../lambda/data/table-schema';
+import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptVersionItem, WithKeys } from '../data/table-items';
+import { keys, prefixes } from '../data/table-schema';
 import { batchGet } from './batch-io';
 import { type AccountImport, promptRef, type StoredState } from './import-plan';
 import { keyHashOf, toAccount, toApiKey } from './items';

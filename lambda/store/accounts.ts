@@ -1,6 +1,6 @@
-import type { AccountItem } from '../../lambda/data/table-items';
-import { ADMIN_INDEX, adminIndexKeys, keys } from '../../lambda/data/table-schema';
-import type { Plan } from '../plans';
+import type { AccountItem } from '../data/table-items';
+import { ADMIN_INDEX, adminIndexKeys, keys } from '../data/table-schema';
+import type { Plan } from '../domain/plans';
 import { ConflictError, NotFoundError } from './errors';
 import { accountItem, type AdminAccount, toAccount } from './items';
 import { copyPlanToKeys } from './propagation';

@@ -1,5 +1,5 @@
 import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { callStore } from '../../lambda/data/store-calls';
+import { callStore } from '../data/store-calls';
 
 /** DynamoDB's own limits per call. */
 const BATCH_WRITE_LIMIT = 25;

@@ -15,7 +15,7 @@ import {
   getItem,
   partitionQuery,
   queryAll,
-} from '../../lambda/data/store-calls';
+} from '../data/store-calls';
 
 type WithoutTable<T> = Omit<T, 'TableName'>;
 

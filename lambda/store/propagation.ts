@@ -1,5 +1,5 @@
-import type { AccountItem, ApiKeyItem, WithKeys } from '../../lambda/data/table-items';
-import { ADMIN_INDEX, adminIndexKeys, keys } from '../../lambda/data/table-schema';
+import type { AccountItem, ApiKeyItem, WithKeys } from '../data/table-items';
+import { ADMIN_INDEX, adminIndexKeys, keys } from '../data/table-schema';
 import { inBatches } from './batch-io';
 import { keyHashOf, limitInForce } from './items';
 import type { AdminTable } from './table';

@@ -1,6 +1,6 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lambda/data/table-schema';
-import { versionSortKey } from '../../lambda/domain/version';
+import { keys } from '../data/table-schema';
+import { versionSortKey } from '../domain/version';
 import { batchPut, inBatches } from './batch-io';
 import { ConflictError, ImmutableVersionError } from './errors';
 import { type AccountImport, type HeadWrite, type ImportMode, type ImportSummary, planImport } from './import-plan';

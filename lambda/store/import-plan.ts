@@ -1,7 +1,7 @@
-import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
-import type { PromptContent } from '../../lambda/domain/prompt';
-import { compareVersions } from '../../lambda/domain/version';
-import type { Plan } from '../plans';
+import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptVersionItem, WithKeys } from '../data/table-items';
+import type { PromptContent } from '../domain/prompt';
+import { compareVersions } from '../domain/version';
+import type { Plan } from '../domain/plans';
 import { type AdminAccount, type AdminApiKey, accountItem, apiKeyItem, contentOf, versionItem } from './items';
 
 /**

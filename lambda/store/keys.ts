@@ -1,5 +1,5 @@
-import type { ApiKeyItem, WithKeys } from '../../lambda/data/table-items';
-import { ADMIN_INDEX, adminIndexKeys, keys, usageAttribute } from '../../lambda/data/table-schema';
+import type { ApiKeyItem, WithKeys } from '../data/table-items';
+import { ADMIN_INDEX, adminIndexKeys, keys, usageAttribute } from '../data/table-schema';
 import { requireAccount } from './accounts';
 import { batchGet } from './batch-io';
 import { ConflictError, NotFoundError } from './errors';

@@ -1,7 +1,7 @@
-import type { AccountItem, ApiKeyItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
-import { adminIndexKeys, keys } from '../../lambda/data/table-schema';
-import { type PromptContent, toConfigBody } from '../../lambda/domain/prompt';
-import { isPlan, monthlyLimitFor } from '../plans';
+import type { AccountItem, ApiKeyItem, PromptVersionItem, WithKeys } from '../data/table-items';
+import { adminIndexKeys, keys } from '../data/table-schema';
+import { type PromptContent, toConfigBody } from '../domain/prompt';
+import { isPlan, monthlyLimitFor } from '../domain/plans';
 
 /**
  * The operator tools' side of the stored items (lambda/data/table-items.ts): items built whole for a
