@@ -11,6 +11,13 @@ import { keyCommands } from './commands/keys';
 import { promptVersionCommands } from './commands/prompt-versions';
 import { promptCommands } from './commands/prompts';
 import { usageCommands } from './commands/usage';
+import { memberCommands } from './commands/members';
+import { AccountOperations } from '../lambda/operations/account-operations';
+import { AdminTable } from '../lambda/store/table';
+import { directoryFor } from '../lambda/users/directory-from-config';
+import type { UserDirectory } from '../lambda/users/user-directory';
+import { loadUserPoolConfig } from '../lambda/config';
+import { cliOperator } from './operator';
 import { InputError } from './input-reader';
 import { SeedError } from './seed-file';
 import { VersionReader } from './store/version-reader';
@@ -23,6 +30,7 @@ export const COMMANDS: readonly Command[] = [
   ...promptCommands,
   ...promptVersionCommands,
   ...usageCommands,
+  ...memberCommands,
 ];
 
 export interface CliIo {
@@ -43,7 +51,18 @@ const COMMON_OPTIONS = {
 /** Taken wherever they stand on the line: `accounts --json list` is as good as `accounts list --json`. */
 const ANYWHERE_FLAGS = ['--json', '--help', '-h'];
 
-export async function runAdmin(argv: readonly string[], env: Environment, io: CliIo, now = () => new Date()): Promise<number> {
+/** What a test may hand the CLI instead of what the environment names. */
+export interface CliServices {
+  readonly directory?: UserDirectory;
+}
+
+export async function runAdmin(
+  argv: readonly string[],
+  env: Environment,
+  io: CliIo,
+  now = () => new Date(),
+  services: CliServices = {},
+): Promise<number> {
   const json = argv.includes('--json');
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   const rest = argv.filter((arg) => !ANYWHERE_FLAGS.includes(arg));
@@ -80,6 +99,21 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
       versions: () => {
         const store = connect();
         return new VersionReader(store.client, store.tableName);
+      },
+      table: () => {
+        const store = connect();
+        return new AdminTable(store.client, store.tableName, now);
+      },
+      operations: () => {
+        const store = connect();
+        return new AccountOperations({
+          table: new AdminTable(store.client, store.tableName, now),
+          actor: { type: 'cli', operator: cliOperator(env) },
+          // Read only when a command adds someone: the other commands need no user pool.
+          get directory() {
+            return services.directory ?? directoryFor(loadUserPoolConfig(env));
+          },
+        });
       },
       promptReader: () => {
         storeConfig ??= loadStoreConfig(env);

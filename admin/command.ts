@@ -2,6 +2,8 @@ import type { ParseArgsConfig } from 'node:util';
 import type { AdminStore } from './store/admin-store';
 import type { PromptStore } from '../lambda/data/store';
 import type { VersionReader } from './store/version-reader';
+import type { AccountOperations } from '../lambda/operations/account-operations';
+import type { AdminTable } from '../lambda/store/table';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */
 export interface Command {
@@ -30,6 +32,10 @@ export interface CommandContext {
   promptReader(): PromptStore;
   /** One stored version's content, drafts included; same store, same connection as admin(). */
   versions(): VersionReader;
+  /** The table as the shared operations use it (lambda/store/). */
+  table(): AdminTable;
+  /** The operations the management API makes too, recorded in the audit log as `cli` with the operator's name. */
+  operations(): AccountOperations;
   now(): Date;
 }
 

@@ -73,3 +73,36 @@ export function loadConfig(env: Environment = process.env): ServiceConfig {
     logLevel: logLevelOf(env),
   };
 }
+
+/** The user pool the management API adds people to (lambda/users/). */
+export interface UserPoolConfig {
+  readonly userPoolId: string;
+  readonly region: string;
+  /** The local stand-in of the pool; absent in AWS. The stand-in emails nobody: added people get a temporary password once. */
+  readonly cognitoEndpoint: string | undefined;
+}
+
+export function loadUserPoolConfig(env: Environment = process.env): UserPoolConfig {
+  const endpoint = env.COGNITO_ENDPOINT?.trim();
+  return {
+    userPoolId: required(env, 'USER_POOL_ID'),
+    region: env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || DEFAULT_REGION,
+    cognitoEndpoint: endpoint ? absoluteUrl('COGNITO_ENDPOINT', endpoint) : undefined,
+  };
+}
+
+/** What the management functions read at cold start: the store, the user pool, and how they log. */
+export interface ManagementConfig extends StoreConfig {
+  readonly userPool: UserPoolConfig;
+  readonly serviceName: string;
+  readonly logLevel: LogLevel;
+}
+
+export function loadManagementConfig(env: Environment = process.env): ManagementConfig {
+  return {
+    ...loadStoreConfig(env),
+    userPool: loadUserPoolConfig(env),
+    serviceName: env.POWERTOOLS_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME,
+    logLevel: logLevelOf(env),
+  };
+}

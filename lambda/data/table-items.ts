@@ -14,6 +14,47 @@ export interface AccountItem {
   createdAt?: string;
   /** Raised by every prompt delete and copied to the account's keys; absent until the first delete. */
   promptsRevision?: number;
+  /** Labels only admins and owners may move or remove; absent means the default, `production`. */
+  protectedLabels?: string[];
+  /**
+   * The owners' user ids: the guard that an account always keeps one (README "Data model"). It never
+   * names someone who is not an owner; the member items hold the roles.
+   */
+  owners?: Set<string>;
+}
+
+export type Role = 'viewer' | 'editor' | 'admin' | 'owner';
+
+/** One person in one account: in the account's partition, indexed under the user (gsi1). */
+export interface MemberItem {
+  accountId: string;
+  /** The identity provider's `sub`. */
+  userId: string;
+  email: string;
+  role: Role;
+  addedAt: string;
+  addedBy: string;
+}
+
+/** Who made a change: a signed-in user, or an operator through the CLI. */
+export type Actor = { type: 'user'; userId: string; email: string } | { type: 'cli'; operator: string };
+
+export type AuditOutcome = 'pending' | 'succeeded' | 'failed' | 'refused';
+
+/** One attempt at a change, written before the change and settled after it; never changed otherwise. */
+export interface AuditEntryItem {
+  accountId: string;
+  at: string;
+  actor: Actor;
+  action: string;
+  /** What the change is to, e.g. `{ promptId, version }`. */
+  target: Record<string, string>;
+  before?: Record<string, unknown>;
+  after?: Record<string, unknown>;
+  outcome: AuditOutcome;
+  /** Why it was refused or failed: an error code and its message. */
+  reason?: { code: string; message: string };
+  settledAt?: string;
 }
 
 export interface ApiKeyItem {
@@ -35,7 +76,11 @@ export interface ApiKeyItem {
   promptsRevision?: number;
   /** What a listing may show of the key: its recognisable prefix and first characters, never the key. */
   displayPrefix?: string;
+  /** What people call the key in the dashboard. */
+  name?: string;
   createdAt?: string;
+  /** `user:<userId>` or `cli:<operator>`. */
+  createdBy?: string;
   revokedAt?: string;
   /**
    * Counts per UTC day, for this month and the one before only, so that the item (and with it the
@@ -62,11 +107,22 @@ export interface PromptHeadItem {
    * however many publishes race. Heads written before it existed lack it.
    */
   latestKey?: string;
+  /** Label name to published version. */
+  labels?: Record<string, string>;
+  updatedAt?: string;
+  updatedBy?: string;
 }
 
 export interface PromptVersionItem extends PromptContent {
   promptId: string;
   published: boolean;
+  /** The strong ETag of the content: a save or publish is conditional on it (README "Data model"). */
+  etag?: string;
+  updatedAt?: string;
+  updatedBy?: string;
+  publishedAt?: string;
+  publishedBy?: string;
+  note?: string;
 }
 
 /** An item as written and read whole: its keys (table-schema.ts), its kind, and its attributes. */

@@ -7,7 +7,7 @@ import { versionSortKey } from '../domain/version';
  */
 export const PARTITION_KEY = 'pk';
 export const SORT_KEY = 'sk';
-/** Admin-only index: keys per account and the list of accounts. The API never queries it. */
+/** Keys per account, the list of accounts, a user's memberships. The read API never queries it. */
 export const ADMIN_INDEX = 'gsi1';
 export const ADMIN_INDEX_PARTITION_KEY = 'gsi1pk';
 export const ADMIN_INDEX_SORT_KEY = 'gsi1sk';
@@ -37,7 +37,13 @@ export const keys = {
     pk: `ACCOUNT#${accountId}`,
     sk: `VERSION#${promptId}#${versionSortKey(version)}`,
   }),
+  member: (accountId: string, userId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `MEMBER#${userId}` }),
+  /** `sortKey` is what auditSortKey built: the entry's time, then a random tail. */
+  auditEntry: (accountId: string, sortKey: string) => ({ pk: `ACCOUNT#${accountId}`, sk: sortKey }),
 } as const;
+
+/** Audit entries sort by time within the account's partition; the random tail tells apart entries of one millisecond. */
+export const auditSortKey = (at: string, tail: string): string => `AUDIT#${at}#${tail}`;
 
 /**
  * A key's usage in one UTC month is a counter on the key's own item: one conditional update can then
@@ -50,6 +56,8 @@ export const prefixes = {
   promptHeads: 'PROMPT#',
   promptVersions: 'VERSION#',
   versionsOf: (promptId: string) => `VERSION#${promptId}#`,
+  members: 'MEMBER#',
+  auditEntries: 'AUDIT#',
 } as const;
 
 export const adminIndexKeys = {
@@ -58,6 +66,10 @@ export const adminIndexKeys = {
   allAccounts: 'ACCOUNTS',
   keysOf: (accountId: string) => `ACCOUNT#${accountId}`,
   apiKeyPrefix: 'APIKEY#',
+  /** A membership, indexed under its user: `GET /api/me` lists a user's accounts from here. */
+  member: (userId: string, accountId: string) => ({ gsi1pk: `USER#${userId}`, gsi1sk: `MEMBER#${accountId}` }),
+  membershipsOf: (userId: string) => `USER#${userId}`,
+  memberPrefix: 'MEMBER#',
 } as const;
 
 /** For local stores and tests; the CDK stack declares the same keys and index. */

@@ -1,6 +1,7 @@
 import type { AccountItem } from '../data/table-items';
 import { ADMIN_INDEX, adminIndexKeys, keys } from '../data/table-schema';
 import type { Plan } from '../domain/plans';
+import { DEFAULT_PROTECTED_LABELS } from '../domain/roles';
 import { ConflictError, NotFoundError } from './errors';
 import { accountItem, type AdminAccount, toAccount } from './items';
 import { copyPlanToKeys } from './propagation';
@@ -48,4 +49,46 @@ export async function setAccountPlan(table: AdminTable, accountId: string, plan:
     },
   });
   await copyPlanToKeys(table, accountId, plan);
+}
+
+export interface AccountSettings {
+  accountId: string;
+  name: string;
+  plan: string;
+  protectedLabels: string[];
+}
+
+export async function getAccountSettings(table: AdminTable, accountId: string): Promise<AccountSettings> {
+  const item = await table.get<AccountItem>('getAccountSettings', keys.account(accountId));
+  if (!item) throw new NotFoundError(`account ${accountId} does not exist`);
+  return toSettings(item);
+}
+
+/** The owners' settings: the name and the protected labels (the plan is the operator's). */
+export async function updateAccountSettings(
+  table: AdminTable,
+  accountId: string,
+  change: { name?: string; protectedLabels?: string[] },
+): Promise<{ before: AccountSettings; after: AccountSettings }> {
+  const before = await getAccountSettings(table, accountId);
+  const fields: Record<string, unknown> = {};
+  if (change.name !== undefined) fields.name = change.name;
+  if (change.protectedLabels !== undefined) fields.protectedLabels = [...new Set(change.protectedLabels)];
+  if (Object.keys(fields).length === 0) return { before, after: before };
+  const result = await table.setOnExisting('updateAccountSettings', keys.account(accountId), fields, {
+    returnValues: 'ALL_NEW',
+    onMissing: () => {
+      throw new NotFoundError(`account ${accountId} does not exist`);
+    },
+  });
+  return { before, after: toSettings(result.Attributes as AccountItem) };
+}
+
+function toSettings(item: AccountItem): AccountSettings {
+  return {
+    accountId: item.accountId,
+    name: item.name,
+    plan: item.plan,
+    protectedLabels: item.protectedLabels ?? [...DEFAULT_PROTECTED_LABELS],
+  };
 }

@@ -33,7 +33,12 @@ export async function batchPut(client: DynamoDBDocumentClient, tableName: string
 }
 
 /** Reads every key, 100 per BatchGetItem, strongly consistent; absent items are simply not returned. */
-export async function batchGet<T>(client: DynamoDBDocumentClient, tableName: string, keys: readonly Key[]): Promise<T[]> {
+export async function batchGet<T>(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly Key[],
+  abortSignal?: AbortSignal,
+): Promise<T[]> {
   const found: T[] = [];
   await inChunks(keys, BATCH_GET_LIMIT, async (chunk) => {
     let pending: Key[] = [...chunk];
@@ -43,7 +48,10 @@ export async function batchGet<T>(client: DynamoDBDocumentClient, tableName: str
       }
       if (attempt > 1) await backOff(attempt);
       const result = await callStore('batchGet', () =>
-        client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } })),
+        client.send(
+          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+          ...(abortSignal ? [{ abortSignal }] : []),
+        ),
       );
       found.push(...((result.Responses?.[tableName] ?? []) as T[]));
       pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];

@@ -1,5 +1,6 @@
 import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptVersionItem, WithKeys } from '../data/table-items';
 import type { PromptContent } from '../domain/prompt';
+import { canonicalJson } from '../domain/canonical-json';
 import { compareVersions } from '../domain/version';
 import type { Plan } from '../domain/plans';
 import { type AdminAccount, type AdminApiKey, accountItem, apiKeyItem, contentOf, versionItem } from './items';
@@ -350,18 +351,6 @@ export function deletedPromptMessage(accountId: string, promptId: string): strin
 
 export function sameContent(a: PromptContent, b: PromptContent): boolean {
   return canonicalJson(contentOf(a)) === canonicalJson(contentOf(b));
-}
-
-/** JSON with object keys sorted: the store does not keep the key order of maps. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, inner]) => inner !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 const zero = (): ChangeCount => ({ created: 0, updated: 0, unchanged: 0 });

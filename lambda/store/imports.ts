@@ -51,7 +51,7 @@ export async function importAccounts(
  * `latestKey` and still shows what the plan saw); when a racing publish has put a higher version there,
  * the rest of the change is still written.
  */
-async function writeHead(table: AdminTable, head: HeadWrite): Promise<void> {
+export async function writeHead(table: AdminTable, head: HeadWrite): Promise<void> {
   const sets: string[] = ['#type = :type', '#promptId = :promptId'];
   const names: Record<string, string> = { '#type': 'type', '#promptId': 'promptId' };
   const values: Record<string, unknown> = { ':type': 'prompt', ':promptId': head.promptId };

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { AccountItem, ApiKeyItem, PromptVersionItem, WithKeys } from '../data/table-items';
 import { adminIndexKeys, keys } from '../data/table-schema';
+import { canonicalJson } from '../domain/canonical-json';
 import { type PromptContent, toConfigBody } from '../domain/prompt';
 import { isPlan, monthlyLimitFor } from '../domain/plans';
 
@@ -16,7 +18,18 @@ import { isPlan, monthlyLimitFor } from '../domain/plans';
 export type AdminAccount = Pick<AccountItem, 'accountId' | 'name' | 'plan' | 'createdAt'>;
 export type AdminApiKey = Pick<
   ApiKeyItem,
-  'keyId' | 'accountId' | 'plan' | 'displayPrefix' | 'status' | 'monthlyLimit' | 'scope' | 'expiresAt' | 'createdAt' | 'revokedAt'
+  | 'keyId'
+  | 'accountId'
+  | 'plan'
+  | 'displayPrefix'
+  | 'status'
+  | 'monthlyLimit'
+  | 'scope'
+  | 'expiresAt'
+  | 'createdAt'
+  | 'revokedAt'
+  | 'name'
+  | 'createdBy'
 >;
 
 export function accountItem(accountId: string, name: string, plan: string, createdAt: string): WithKeys<AccountItem> {
@@ -52,6 +65,8 @@ export function apiKeyItem(keyHash: string, key: AdminApiKey): WithKeys<ApiKeyIt
     ...(key.expiresAt === undefined ? {} : { expiresAt: key.expiresAt }),
     ...(key.createdAt === undefined ? {} : { createdAt: key.createdAt }),
     ...(key.revokedAt === undefined ? {} : { revokedAt: key.revokedAt }),
+    ...(key.name === undefined ? {} : { name: key.name }),
+    ...(key.createdBy === undefined ? {} : { createdBy: key.createdBy }),
   };
 }
 
@@ -66,7 +81,13 @@ export function versionItem(
     promptId,
     ...contentOf(version),
     published: version.published,
+    etag: contentEtag(version),
   };
+}
+
+/** A version's strong ETag (without its quotes): the SHA-256 of its canonical content, cut to 32 hex digits. */
+export function contentEtag(version: PromptContent): string {
+  return createHash('sha256').update(canonicalJson(contentOf(version))).digest('hex').slice(0, 32);
 }
 
 /** A version's content and nothing else, its config with the defaults filled in. */
@@ -100,6 +121,8 @@ export function toApiKey(item: ApiKeyItem): AdminApiKey {
     ...(typeof item.expiresAt === 'number' ? { expiresAt: item.expiresAt } : {}),
     ...(typeof item.createdAt === 'string' ? { createdAt: item.createdAt } : {}),
     ...(typeof item.revokedAt === 'string' ? { revokedAt: item.revokedAt } : {}),
+    ...(typeof item.name === 'string' ? { name: item.name } : {}),
+    ...(typeof item.createdBy === 'string' ? { createdBy: item.createdBy } : {}),
   };
 }
 

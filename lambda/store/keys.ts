@@ -1,9 +1,8 @@
 import type { ApiKeyItem, WithKeys } from '../data/table-items';
 import { ADMIN_INDEX, adminIndexKeys, keys, usageAttribute } from '../data/table-schema';
 import { requireAccount } from './accounts';
-import { batchGet } from './batch-io';
 import { ConflictError, NotFoundError } from './errors';
-import { type AdminApiKey, apiKeyItem, keyHashOf, toApiKey } from './items';
+import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey } from './items';
 import { catchUpKeys, indexedKeysOf } from './propagation';
 import type { AdminTable } from './table';
 
@@ -18,13 +17,18 @@ export interface NewApiKey {
   scope?: readonly string[];
   /** Epoch milliseconds. */
   expiresAt?: number;
+  name?: string;
+  /** `user:<userId>` or `cli:<operator>`. */
+  createdBy?: string;
 }
 
-/** What `keys set` changes; `null` clears a scope or an expiry. */
+/** What `keys set` and the management API change; `null` clears a scope, an expiry or an own limit. */
 export interface ApiKeyChange {
   scope?: readonly string[] | null;
   expiresAt?: number | null;
   enabled?: boolean;
+  name?: string;
+  monthlyLimit?: number | null;
 }
 
 export interface KeyUsage {
@@ -56,11 +60,7 @@ export async function createApiKey(table: AdminTable, key: NewApiKey): Promise<A
 export async function listApiKeys(table: AdminTable, accountId: string): Promise<AdminApiKey[]> {
   await requireAccount(table, accountId);
   const indexed = await indexedKeysOf(table, 'listApiKeys', accountId);
-  const items = await batchGet<WithKeys<ApiKeyItem>>(
-    table.client,
-    table.tableName,
-    indexed.map((item) => keys.apiKey(keyHashOf(item))),
-  );
+  const items = await table.batchGet<WithKeys<ApiKeyItem>>(indexed.map((item) => keys.apiKey(keyHashOf(item))));
   const byHash = new Map(items.map((item) => [keyHashOf(item), item]));
   return indexed.map((item) => toApiKey(byHash.get(keyHashOf(item)) ?? item));
 }
@@ -72,7 +72,7 @@ export async function updateApiKey(
   keyId: string,
   change: ApiKeyChange,
 ): Promise<AdminApiKey> {
-  const { keyHash } = await requireApiKey(table, accountId, keyId);
+  const { keyHash, key: stored } = await requireApiKey(table, accountId, keyId);
   const sets: string[] = [];
   const removes: string[] = [];
   const names: Record<string, string> = { '#status': 'status' };
@@ -88,6 +88,24 @@ export async function updateApiKey(
   };
   field('scope', change.scope === undefined || change.scope === null ? change.scope : [...change.scope]);
   field('expiresAt', change.expiresAt);
+  if (change.name !== undefined) {
+    names['#name'] = 'name';
+    sets.push('#name = :name');
+    values[':name'] = change.name;
+  }
+  if (change.monthlyLimit !== undefined) {
+    // The limit in force follows the key's own limit, else its plan's.
+    const own = change.monthlyLimit ?? undefined;
+    names['#monthlyLimit'] = 'monthlyLimit';
+    names['#limit'] = 'limit';
+    if (own === undefined) removes.push('#monthlyLimit');
+    else {
+      sets.push('#monthlyLimit = :monthlyLimit');
+      values[':monthlyLimit'] = own;
+    }
+    sets.push('#limit = :limit');
+    values[':limit'] = limitInForce(stored.plan, own);
+  }
   if (change.enabled !== undefined) {
     sets.push('#status = :status');
     values[':status'] = change.enabled ? 'active' : 'disabled';
@@ -121,7 +139,7 @@ export async function rotateApiKey(
   table: AdminTable,
   accountId: string,
   keyId: string,
-  replacement: Pick<NewApiKey, 'keyHash' | 'keyId' | 'displayPrefix'>,
+  replacement: Pick<NewApiKey, 'keyHash' | 'keyId' | 'displayPrefix' | 'createdBy'>,
   graceMs: number,
 ): Promise<{ created: AdminApiKey; retired: AdminApiKey }> {
   const { key: old } = await requireApiKey(table, accountId, keyId);
@@ -133,6 +151,7 @@ export async function rotateApiKey(
     accountId,
     ...(old.monthlyLimit === undefined ? {} : { monthlyLimit: old.monthlyLimit }),
     ...(old.scope === undefined ? {} : { scope: old.scope }),
+    ...(old.name === undefined ? {} : { name: old.name }),
   });
   if (graceMs === 0) {
     const { key } = await revokeApiKeyById(table, accountId, keyId);
@@ -211,6 +230,8 @@ export function newKeyRecord(table: AdminTable, key: NewApiKey, plan: string): A
     ...(key.monthlyLimit === undefined ? {} : { monthlyLimit: key.monthlyLimit }),
     ...(key.scope === undefined ? {} : { scope: [...key.scope] }),
     ...(key.expiresAt === undefined ? {} : { expiresAt: key.expiresAt }),
+    ...(key.name === undefined ? {} : { name: key.name }),
+    ...(key.createdBy === undefined ? {} : { createdBy: key.createdBy }),
     createdAt: now,
     ...(key.revoked ? { revokedAt: now } : {}),
   };
@@ -235,4 +256,29 @@ async function requireApiKey(
   const item = await table.get<ApiKeyItem>('findApiKey', keys.apiKey(keyHash));
   if (!item) throw new NotFoundError(`account ${accountId} has no API key ${keyId}`);
   return { keyHash, key: toApiKey(item) };
+}
+
+/** A key's count for one month, in all and per UTC day (days are kept for this month and the one before). */
+export interface KeyMonthUsage {
+  key: AdminApiKey;
+  /** The limit in force now. */
+  limit: number;
+  used: number;
+  /** Count per day `01`-`31` of the month; null when the month is older than the days kept. */
+  days: Record<string, number> | null;
+}
+
+/** Every key of the account with its usage in `month`: the key items hold it all. */
+export async function listKeyUsage(table: AdminTable, accountId: string, month: string): Promise<KeyMonthUsage[]> {
+  await requireAccount(table, accountId);
+  const indexed = await indexedKeysOf(table, 'listKeyUsage', accountId);
+  const items = await table.batchGet<WithKeys<ApiKeyItem>>(indexed.map((item) => keys.apiKey(keyHashOf(item))));
+  return items
+    .map((item) => ({
+      key: toApiKey(item),
+      limit: Number(item.limit ?? 0),
+      used: Number(item[usageAttribute(month) as `used#${string}`] ?? 0),
+      days: item.daysMonth === month ? { ...item.days } : item.prevDaysMonth === month ? { ...item.prevDays } : null,
+    }))
+    .sort((a, b) => (a.key.keyId < b.key.keyId ? -1 : a.key.keyId > b.key.keyId ? 1 : 0));
 }

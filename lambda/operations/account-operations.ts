@@ -1,0 +1,266 @@
+import type { Actor, AuditEntryItem, Role } from '../data/table-items';
+import { StoreUnavailableError } from '../data/store';
+import { generateApiKey, hashApiKey, keyIdFromHash } from '../domain/api-key';
+import { type AccountSettings, updateAccountSettings } from '../store/accounts';
+import { type AuditAttempt, beginAudit, recordRefusal, settleAudit } from '../store/audit-log';
+import { ConflictError, ImmutableVersionError, NotFoundError } from '../store/errors';
+import type { AdminApiKey } from '../store/items';
+import { createApiKey, revokeApiKeyById, rotateApiKey, updateApiKey, type ApiKeyChange } from '../store/keys';
+import { removeLabel, setLabel } from '../store/labels';
+import { addMember, LastOwnerError, type Member, removeMember, setMemberRole } from '../store/members';
+import {
+  createDraft,
+  createPrompt,
+  deleteDraft,
+  publishDraft,
+  type PromptListEntry,
+  replaceDraft,
+  StaleDraftError,
+  type StoredVersionContent,
+  type VersionContent,
+  type VersionSummary,
+} from '../store/prompt-authoring';
+import { deletePrompt, restorePrompt } from '../store/prompts';
+import type { AdminTable } from '../store/table';
+import { normalizeEmail, type UserDirectory } from '../users/user-directory';
+
+/** Enough of a key to recognise it in a listing (`prs_` and four more), nothing to use it with. */
+export const DISPLAY_PREFIX_LENGTH = 8;
+
+export interface OperationsDependencies {
+  /** The table, bound by the request's deadline when there is one. */
+  readonly table: AdminTable;
+  /** Where audit entries are settled: a later deadline, so a change that used its time still gets its outcome. */
+  readonly auditTable?: AdminTable;
+  readonly actor: Actor;
+  /** Needed to add members: finds people by email, creates those who are not users yet. */
+  readonly directory?: UserDirectory;
+}
+
+export type AuditReason = NonNullable<AuditEntryItem['reason']>;
+
+/** How a failed change is recorded: the code the API answers with, and its message. */
+export function reasonOf(error: unknown): AuditReason {
+  const message = error instanceof Error ? error.message : 'unknown error';
+  if (error instanceof StaleDraftError) return { code: 'PRECONDITION_FAILED', message };
+  if (error instanceof ConflictError || error instanceof ImmutableVersionError) return { code: 'CONFLICT', message };
+  if (error instanceof NotFoundError) return { code: 'NOT_FOUND', message };
+  if (error instanceof StoreUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the store could not answer' };
+  return { code: 'INTERNAL_ERROR', message: 'unexpected error' };
+}
+
+/** How an actor is named on what they changed (`updatedBy`, `createdBy`): people by email, operators as `cli:<who>`. */
+export const actorName = (actor: Actor): string => (actor.type === 'user' ? actor.email : `cli:${actor.operator}`);
+
+type Attempt = Omit<AuditAttempt, 'actor'>;
+
+/**
+ * Every change people make to an account, through the management API or the CLI (two doors, one set
+ * of operations), each recorded in the audit log before it is made and settled after (README "Data
+ * model"). Whether the caller may make it is the door's to decide; an attempt it refuses is recorded
+ * with `refuse`.
+ */
+export class AccountOperations {
+  private readonly table: AdminTable;
+  private readonly auditTable: AdminTable;
+  readonly actor: Actor;
+
+  constructor(private readonly deps: OperationsDependencies) {
+    this.table = deps.table;
+    this.auditTable = deps.auditTable ?? deps.table;
+    this.actor = deps.actor;
+  }
+
+  private get by(): string {
+    return actorName(this.actor);
+  }
+
+  /** An attempt refused before any change: recorded, and nothing else happens. */
+  refuse(attempt: Attempt, reason: AuditReason): Promise<void> {
+    return recordRefusal(this.table, { ...attempt, actor: this.actor }, reason);
+  }
+
+  private async audited<T>(attempt: Attempt, change: () => Promise<{ result: T; after?: Record<string, unknown> }>): Promise<T> {
+    const pending = await beginAudit(this.table, { ...attempt, actor: this.actor });
+    let outcome: { result: T; after?: Record<string, unknown> };
+    try {
+      outcome = await change();
+    } catch (error) {
+      await settleAudit(this.auditTable, pending, 'failed', { reason: reasonOf(error) }).catch(() => undefined);
+      throw error;
+    }
+    // The change is made: an entry left pending (the store failing now) still says it was attempted.
+    await settleAudit(this.auditTable, pending, 'succeeded', outcome.after ? { after: outcome.after } : {}).catch(() => undefined);
+    return outcome.result;
+  }
+
+  // Members
+
+  async addMember(accountId: string, input: { email: string; role: Role }): Promise<{ member: Member; temporaryPassword?: string }> {
+    const email = normalizeEmail(input.email);
+    const directory = this.deps.directory;
+    if (!directory) throw new Error('adding members needs the user directory (USER_POOL_ID)');
+    return this.audited({ accountId, action: 'member.add', target: { email } }, async () => {
+      const found = await directory.findByEmail(email);
+      const created = found ? undefined : await directory.createUser(email);
+      const user = found ?? created?.user;
+      if (!user) throw new Error('the user directory returned no user');
+      const member = await addMember(this.table, accountId, { userId: user.userId, email: user.email, role: input.role }, this.by);
+      return {
+        result: { member, ...(created?.temporaryPassword ? { temporaryPassword: created.temporaryPassword } : {}) },
+        after: { userId: member.userId, role: member.role, userCreated: created !== undefined },
+      };
+    });
+  }
+
+  setMemberRole(accountId: string, userId: string, role: Role, before?: Member): Promise<Member> {
+    return this.audited(
+      { accountId, action: 'member.set-role', target: { userId }, ...(before ? { before: { role: before.role } } : {}) },
+      async () => {
+        const { after } = await setMemberRole(this.table, accountId, userId, role);
+        return { result: after, after: { role: after.role } };
+      },
+    );
+  }
+
+  removeMember(accountId: string, userId: string, before?: Member): Promise<Member> {
+    return this.audited(
+      { accountId, action: 'member.remove', target: { userId }, ...(before ? { before: { role: before.role, email: before.email } } : {}) },
+      async () => ({ result: await removeMember(this.table, accountId, userId) }),
+    );
+  }
+
+  // The account
+
+  updateSettings(accountId: string, change: { name?: string; protectedLabels?: string[] }): Promise<AccountSettings> {
+    return this.audited({ accountId, action: 'account.update', target: { accountId } }, async () => {
+      const { before, after } = await updateAccountSettings(this.table, accountId, change);
+      return {
+        result: after,
+        after: { name: after.name, protectedLabels: after.protectedLabels, was: { name: before.name, protectedLabels: before.protectedLabels } },
+      };
+    });
+  }
+
+  // Prompts, drafts, labels
+
+  createPrompt(accountId: string, prompt: { promptId: string; promptName: string }): Promise<PromptListEntry> {
+    return this.audited({ accountId, action: 'prompt.create', target: { promptId: prompt.promptId } }, async () => ({
+      result: await createPrompt(this.table, accountId, prompt, this.by),
+      after: { promptName: prompt.promptName },
+    }));
+  }
+
+  createDraft(accountId: string, promptId: string, version: string, content: VersionContent): Promise<StoredVersionContent> {
+    return this.audited({ accountId, action: 'draft.create', target: { promptId, version } }, async () => {
+      const draft = await createDraft(this.table, accountId, promptId, version, content, this.by);
+      return { result: draft, after: { etag: draft.etag } };
+    });
+  }
+
+  replaceDraft(accountId: string, promptId: string, version: string, content: VersionContent, ifMatch: string): Promise<StoredVersionContent> {
+    return this.audited({ accountId, action: 'draft.save', target: { promptId, version }, before: { etag: ifMatch } }, async () => {
+      const { after } = await replaceDraft(this.table, accountId, promptId, version, content, ifMatch, this.by);
+      return { result: after, after: { etag: after.etag } };
+    });
+  }
+
+  deleteDraft(accountId: string, promptId: string, version: string, ifMatch: string): Promise<void> {
+    return this.audited({ accountId, action: 'draft.delete', target: { promptId, version }, before: { etag: ifMatch } }, async () => ({
+      result: await deleteDraft(this.table, accountId, promptId, version, ifMatch, this.by),
+    }));
+  }
+
+  publish(accountId: string, promptId: string, version: string, ifMatch: string, note: string): Promise<VersionSummary> {
+    return this.audited({ accountId, action: 'version.publish', target: { promptId, version }, before: { etag: ifMatch } }, async () => ({
+      result: await publishDraft(this.table, accountId, promptId, version, ifMatch, note, this.by),
+      after: { published: true, note },
+    }));
+  }
+
+  setLabel(accountId: string, promptId: string, label: string, version: string): Promise<{ before: string | null }> {
+    return this.audited({ accountId, action: 'label.set', target: { promptId, label } }, async () => {
+      const result = await setLabel(this.table, accountId, promptId, label, version);
+      return { result, after: { version, was: result.before } };
+    });
+  }
+
+  removeLabel(accountId: string, promptId: string, label: string): Promise<{ before: string }> {
+    return this.audited({ accountId, action: 'label.remove', target: { promptId, label } }, async () => {
+      const result = await removeLabel(this.table, accountId, promptId, label);
+      return { result, after: { was: result.before } };
+    });
+  }
+
+  deletePrompt(accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {
+    return this.audited({ accountId, action: 'prompt.delete', target: { promptId } }, async () => ({
+      result: await deletePrompt(this.table, accountId, promptId),
+      after: { deleted: true },
+    }));
+  }
+
+  restorePrompt(accountId: string, promptId: string): Promise<{ alreadyVisible: boolean }> {
+    return this.audited({ accountId, action: 'prompt.restore', target: { promptId } }, async () => ({
+      result: await restorePrompt(this.table, accountId, promptId),
+      after: { deleted: false },
+    }));
+  }
+
+  // Keys: the key itself is returned to the caller once and goes nowhere else (not the audit log).
+
+  createKey(
+    accountId: string,
+    settings: { name: string; monthlyLimit?: number; scope?: string[]; expiresAt?: number },
+  ): Promise<{ key: AdminApiKey; apiKey: string }> {
+    return this.audited({ accountId, action: 'key.create', target: { name: settings.name } }, async () => {
+      const apiKey = generateApiKey();
+      const keyHash = hashApiKey(apiKey);
+      const key = await createApiKey(this.table, {
+        keyHash,
+        keyId: keyIdFromHash(keyHash),
+        accountId,
+        displayPrefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH),
+        createdBy: this.by,
+        ...settings,
+      });
+      return { result: { key, apiKey }, after: publicKeyFields(key) };
+    });
+  }
+
+  updateKey(accountId: string, keyId: string, change: ApiKeyChange): Promise<AdminApiKey> {
+    return this.audited({ accountId, action: 'key.update', target: { keyId } }, async () => {
+      const key = await updateApiKey(this.table, accountId, keyId, change);
+      return { result: key, after: publicKeyFields(key) };
+    });
+  }
+
+  rotateKey(accountId: string, keyId: string, graceMs: number): Promise<{ created: AdminApiKey; retired: AdminApiKey; apiKey: string }> {
+    return this.audited({ accountId, action: 'key.rotate', target: { keyId } }, async () => {
+      const apiKey = generateApiKey();
+      const keyHash = hashApiKey(apiKey);
+      const { created, retired } = await rotateApiKey(
+        this.table,
+        accountId,
+        keyId,
+        { keyHash, keyId: keyIdFromHash(keyHash), displayPrefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH), createdBy: this.by },
+        graceMs,
+      );
+      return { result: { created, retired, apiKey }, after: { newKeyId: created.keyId, graceMs } };
+    });
+  }
+
+  revokeKey(accountId: string, keyId: string): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
+    return this.audited({ accountId, action: 'key.revoke', target: { keyId } }, async () => {
+      const result = await revokeApiKeyById(this.table, accountId, keyId);
+      return { result, after: { status: 'revoked' } };
+    });
+  }
+}
+
+/** What the audit log may say of a key: its settings, never the key. */
+function publicKeyFields(key: AdminApiKey): Record<string, unknown> {
+  const { keyId, name, status, monthlyLimit, scope, expiresAt, displayPrefix } = key;
+  return { keyId, name, status, monthlyLimit, scope, expiresAt, displayPrefix };
+}
+
+export { LastOwnerError };
