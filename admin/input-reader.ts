@@ -77,8 +77,4 @@ export function readOptionalCount(object: Json, field: string, path: string): nu
 }
 
 /** How deep JSON nests: DynamoDB refuses attributes nested deeper than 32 levels. */
-export function nestingDepth(value: unknown): number {
-  if (value === null || typeof value !== 'object') return 0;
-  const inner = Array.isArray(value) ? value : Object.values(value);
-  return 1 + inner.reduce<number>((deepest, item) => Math.max(deepest, nestingDepth(item)), 0);
-}
+export { nestingDepth } from '../lambda/domain/content-rules';

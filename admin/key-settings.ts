@@ -6,12 +6,8 @@ import { type CommandArgs, stringOption, UsageError } from './command';
 export const SCOPE_ENTRY_RULE =
   'must be a prompt id (1 to 128 characters of A-Z a-z 0-9 _ . -) or a prefix of one followed by *, e.g. web.*';
 
-/** An ISO 8601 instant with its time zone (`2026-12-31T23:59:59Z`), as epoch milliseconds. */
-export function parseInstant(value: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms;
-}
+export { parseInstant } from '../lambda/domain/content-rules';
+import { parseInstant } from '../lambda/domain/content-rules';
 
 const DURATION = /^(\d{1,6})(s|m|h|d)$/;
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -71,8 +67,4 @@ export function graceOption(args: CommandArgs): number {
   return ms;
 }
 
-/** What a listing says of a key's state, at `now`: an active key past its expiry is `expired`. */
-export function keyState(key: { status: string; expiresAt?: number }, now: Date): string {
-  if (key.status === 'active' && key.expiresAt !== undefined && key.expiresAt <= now.getTime()) return 'expired';
-  return key.status;
-}
+export { keyState } from '../lambda/domain/api-key';

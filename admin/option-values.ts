@@ -1,7 +1,7 @@
 import { isPlan, type Plan, PLANS } from '../lambda/domain/plans';
 import { isValidPromptId } from '../lambda/domain/prompt';
 import { isValidVersion } from '../lambda/domain/version';
-import { ACCOUNT_ID_RULE, isValidAccountId } from './account-id';
+import { ACCOUNT_ID_RULE, isValidAccountId } from '../lambda/domain/account-id';
 import { type CommandArgs, requiredOption, stringOption, UsageError } from './command';
 import { JsonSyntaxError, parseJsonText } from './json-text';
 

@@ -10,13 +10,9 @@ import {
   readString,
 } from './input-reader';
 
-/**
- * A version's content must fit one store item (400 KB), with room for its keys; the prompt's head
- * holds a copy of its latest version, so the same bound keeps the head within the limit too.
- */
-export const MAX_CONTENT_BYTES = 300 * 1024;
-/** DynamoDB nests at most 32 levels; config and inputData sit a few levels down already. */
-const MAX_INPUT_DATA_DEPTH = 24;
+import { contentBytes, MAX_CONTENT_BYTES, MAX_INPUT_DATA_DEPTH, MAX_MODEL_LENGTH, TEMPERATURE_RANGE } from '../lambda/domain/content-rules';
+
+export { MAX_CONTENT_BYTES };
 
 export const CONTENT_FIELDS = ['systemMessage', 'userMessage', 'config'] as const;
 const CONFIG_FIELDS = ['model', 'temperature', 'schema', 'inputData', 'inputDataRootName'];
@@ -36,7 +32,7 @@ export function readContent(object: Json, path: string): Omit<PromptContent, 've
     userMessage: readString(object, 'userMessage', path),
     config: readConfig(object.config, at(path, 'config')),
   };
-  const bytes = Buffer.byteLength(JSON.stringify(content));
+  const bytes = contentBytes(content);
   if (bytes > MAX_CONTENT_BYTES) {
     fail(path, `content is ${Math.ceil(bytes / 1024)} KB, at most ${MAX_CONTENT_BYTES / 1024} KB fit one version`);
   }
@@ -54,8 +50,8 @@ function readConfig(value: unknown, path: string): PromptConfig {
   const rootName = config.inputDataRootName ?? null;
   if (rootName !== null && typeof rootName !== 'string') fail(at(path, 'inputDataRootName'), 'must be a string or null');
   return {
-    model: readString(config, 'model', path, { nonEmpty: true, max: 256 }),
-    temperature: readNumber(config, 'temperature', path, { min: 0, max: 2 }),
+    model: readString(config, 'model', path, { nonEmpty: true, max: MAX_MODEL_LENGTH }),
+    temperature: readNumber(config, 'temperature', path, TEMPERATURE_RANGE),
     schema,
     inputData,
     inputDataRootName: rootName,

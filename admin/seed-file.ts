@@ -6,7 +6,7 @@ import { isPlan, type Plan, PLANS } from '../lambda/domain/plans';
 import { isValidPromptId } from '../lambda/domain/prompt';
 import { isValidScopeEntry, MAX_SCOPE_ENTRIES } from '../lambda/domain/prompt-scope';
 import { parseInstant, SCOPE_ENTRY_RULE } from './key-settings';
-import { ACCOUNT_ID_RULE, isValidAccountId } from './account-id';
+import { ACCOUNT_ID_RULE, isValidAccountId } from '../lambda/domain/account-id';
 import {
   at,
   fail,

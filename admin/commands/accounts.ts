@@ -1,4 +1,4 @@
-import { generateAccountId } from '../account-id';
+import { generateAccountId } from '../../lambda/domain/account-id';
 import { type Command, requiredOption, stringOption, table, UsageError } from '../command';
 import { accountOption, planOption } from '../option-values';
 

@@ -2,7 +2,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../../lambda/domain/plans';
 import * as accounts from '../../lambda/store/accounts';
 import type { AccountImport, ImportMode, ImportSummary } from '../../lambda/store/import-plan';
-import * as imports from '../../lambda/store/imports';
+import * as imports from './imports';
+import * as publishing from './publish';
 import type { AdminAccount, AdminApiKey } from '../../lambda/store/items';
 import * as apiKeys from '../../lambda/store/keys';
 import * as prompts from '../../lambda/store/prompts';
@@ -72,8 +73,8 @@ export class AdminStore {
     return imports.importAccounts(this.table, input, options);
   }
 
-  publishVersion(accountId: string, request: prompts.PublishRequest): Promise<'published' | 'already-published'> {
-    return prompts.publishVersion(this.table, accountId, request);
+  publishVersion(accountId: string, request: publishing.PublishRequest): Promise<'published' | 'already-published'> {
+    return publishing.publishVersion(this.table, accountId, request);
   }
 
   deletePrompt(accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {

@@ -24,3 +24,9 @@ export function hashApiKey(key: string): string {
 export function keyIdFromHash(keyHash: string): string {
   return `key_${keyHash.slice(0, 16)}`;
 }
+
+/** What a listing says of a key's state, at `now`: an active key past its expiry is `expired`. */
+export function keyState(key: { status: string; expiresAt?: number }, now: Date): string {
+  if (key.status === 'active' && key.expiresAt !== undefined && key.expiresAt <= now.getTime()) return 'expired';
+  return key.status;
+}

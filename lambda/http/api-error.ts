@@ -11,6 +11,11 @@ export type ErrorCode =
   | 'USAGE_LIMIT_EXCEEDED'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR'
+  // The management API's (lambda/management/).
+  | 'FORBIDDEN'
+  | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
+  | 'PRECONDITION_REQUIRED'
   // Answered by the gateway itself, never by a function (lib/gateway-responses.ts).
   | 'RATE_LIMITED'
   | 'PAYLOAD_TOO_LARGE';
@@ -28,7 +33,7 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
-    readonly details?: UsageLimitDetails,
+    readonly details?: UsageLimitDetails | Readonly<Record<string, unknown>>,
   ) {
     super(message);
   }

@@ -4,7 +4,7 @@ import type { PromptConfig, PromptContent } from '../domain/prompt';
 import { compareVersions } from '../domain/version';
 import { ConflictError, ImmutableVersionError, NotFoundError } from './errors';
 import { deletedPromptMessage } from './import-plan';
-import { writeHead } from './imports';
+import { writeHead } from './prompt-heads';
 import { contentEtag, contentOf, versionItem } from './items';
 import type { AdminTable } from './table';
 

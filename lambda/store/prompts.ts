@@ -1,22 +1,10 @@
 import type { PromptHeadItem, PromptVersionItem } from '../data/table-items';
 import { keys, prefixes } from '../data/table-schema';
-import type { PromptContent } from '../domain/prompt';
 import { compareVersions } from '../domain/version';
 import { requireAccount } from './accounts';
-import { ConflictError, NotFoundError } from './errors';
-import { deletedPromptMessage } from './import-plan';
-import { importAccounts } from './imports';
+import { NotFoundError } from './errors';
 import { bumpPromptsRevision } from './propagation';
 import type { AdminTable } from './table';
-
-export interface PublishRequest {
-  promptId: string;
-  version: string;
-  /** The version's content; without it, an existing draft of that version is published. */
-  content?: Omit<PromptContent, 'version'>;
-  /** Needed when the prompt does not exist yet; renames it otherwise. */
-  promptName?: string;
-}
 
 export interface AdminPromptSummary {
   promptId: string;
@@ -26,54 +14,6 @@ export interface AdminPromptSummary {
   latestVersion?: string;
   /** Every stored version, drafts included, in semantic-version order. */
   versions: { version: string; published: boolean }[];
-}
-
-/**
- * Publishes one version, as a one-version import; refused for a deleted prompt (restorePrompt brings it
- * back). Publishes racing each other all land: the head's `latest` is written conditionally and only
- * ever moves up.
- */
-export async function publishVersion(
-  table: AdminTable,
-  accountId: string,
-  request: PublishRequest,
-): Promise<'published' | 'already-published'> {
-  await requireAccount(table, accountId);
-  const head = await table.get<PromptHeadItem>('publishVersion', keys.promptHead(accountId, request.promptId));
-  if (head?.deleted === true) throw new ConflictError(deletedPromptMessage(accountId, request.promptId));
-  let content = request.content;
-  if (!content) {
-    const key = keys.promptVersion(accountId, request.promptId, request.version);
-    const stored = await table.get<PromptVersionItem>('publishVersion', key);
-    if (!stored) {
-      throw new NotFoundError(
-        `prompt ${request.promptId} of account ${accountId} has no version ${request.version}: give its content to publish it`,
-      );
-    }
-    content = stored;
-  }
-  const summary = await importAccounts(table, [
-    {
-      accountId,
-      keys: [],
-      prompts: [
-        {
-          promptId: request.promptId,
-          ...(request.promptName === undefined ? {} : { promptName: request.promptName }),
-          versions: [
-            {
-              version: request.version,
-              systemMessage: content.systemMessage,
-              userMessage: content.userMessage,
-              config: content.config,
-              published: true,
-            },
-          ],
-        },
-      ],
-    },
-  ]);
-  return summary.versions.unchanged > 0 ? 'already-published' : 'published';
 }
 
 /**

@@ -1,50 +1,8 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../data/table-schema';
 import { versionSortKey } from '../domain/version';
-import { batchPut, inBatches } from './batch-io';
-import { ConflictError, ImmutableVersionError } from './errors';
-import { type AccountImport, type HeadWrite, type ImportMode, type ImportSummary, planImport } from './import-plan';
-import { keyHashOf } from './items';
-import { upsertApiKey } from './keys';
-import { catchUpKeys, copyPlanToKeys } from './propagation';
-import { loadState } from './state';
+import type { HeadWrite } from './import-plan';
 import type { AdminTable } from './table';
-
-/**
- * Accounts, keys, prompts and versions, as a seed file or the CLI's import gives them. Everything is
- * checked against the store first; if anything is refused (a published version changed, a revoked key
- * revived, an unknown account without a name and plan), nothing is written. Writing only what differs
- * from what is stored makes a repeated import a no-op. Usage counters on key items are never touched.
- * In `create-missing` mode (the start-up seed) nothing is refused: only what is missing is written.
- */
-export async function importAccounts(
-  table: AdminTable,
-  imports: readonly AccountImport[],
-  options: { dryRun?: boolean; mode?: ImportMode } = {},
-): Promise<ImportSummary> {
-  const stored = await loadState(table, imports);
-  const plan = planImport(imports, stored, table.timestamp(), options.mode);
-  const [first, ...others] = plan.conflicts;
-  if (first) {
-    const message = others.length > 0 ? `${first.message} (and ${others.length} more)` : first.message;
-    const ErrorType = first.kind === 'immutable' ? ImmutableVersionError : ConflictError;
-    throw new ErrorType(message, plan.conflicts);
-  }
-  if (!options.dryRun) {
-    const { accounts, versions, heads, keys: apiKeys } = plan.writes;
-    for (const items of [accounts, versions]) await batchPut(table.client, table.tableName, items);
-    await inBatches(heads, (head) => writeHead(table, head));
-    for (const item of apiKeys) await upsertApiKey(table, item);
-    await catchUpKeys(table, apiKeys.map((item) => ({ accountId: String(item.accountId), keyHash: keyHashOf(item) })));
-    for (const input of imports) {
-      const before = stored.accounts.get(input.accountId);
-      if (before && input.plan !== undefined && input.plan !== before.plan) {
-        await copyPlanToKeys(table, input.accountId, input.plan);
-      }
-    }
-  }
-  return plan.summary;
-}
 
 /**
  * Writes what an import changes on a head. `latest` is set only if it moves up (or the head predates

@@ -1,9 +1,9 @@
-import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptVersionItem, WithKeys } from '../data/table-items';
-import { keys, prefixes } from '../data/table-schema';
-import { batchGet } from './batch-io';
-import { type AccountImport, promptRef, type StoredState } from './import-plan';
-import { keyHashOf, toAccount, toApiKey } from './items';
-import type { AdminTable } from './table';
+import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
+import { keys, prefixes } from '../../lambda/data/table-schema';
+import { batchGet } from '../../lambda/store/batch-io';
+import { type AccountImport, promptRef, type StoredState } from '../../lambda/store/import-plan';
+import { keyHashOf, toAccount, toApiKey } from '../../lambda/store/items';
+import type { AdminTable } from '../../lambda/store/table';
 
 /** Above this many prompts of one account, one pass over the account's partition beats a read per prompt. */
 const TARGETED_READ_LIMIT = 10;

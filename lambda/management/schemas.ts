@@ -1,0 +1,124 @@
+import * as z from 'zod';
+import { ACCOUNT_ID_RULE, isValidAccountId } from '../domain/account-id';
+import { MAX_INPUT_DATA_DEPTH, MAX_MODEL_LENGTH, nestingDepth, parseInstant, TEMPERATURE_RANGE } from '../domain/content-rules';
+import { isValidPromptId } from '../domain/prompt';
+import { isValidScopeEntry, MAX_SCOPE_ENTRIES } from '../domain/prompt-scope';
+import { ROLES } from '../domain/roles';
+import { isValidVersion } from '../domain/version';
+
+/**
+ * Every body and parameter the management API takes, in one schema library: the handlers validate
+ * with these, and openapi-management.yaml's request bodies are generated from the same ones
+ * (z.toJSONSchema; test/openapi holds the file to them). The rules are the seed file's and the CLI's
+ * (lambda/domain/): one set of rules, one implementation.
+ */
+
+export const PROMPT_ID_RULE = '1 to 128 characters of A-Z a-z 0-9 _ . -';
+export const VERSION_RULE = 'MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)';
+export const LABEL_RULE = '1 to 64 characters of A-Z a-z 0-9 _ . -';
+const LABEL_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export const AccountId = z.string().refine(isValidAccountId, { error: `must be ${ACCOUNT_ID_RULE}` });
+export const PromptId = z.string().refine(isValidPromptId, { error: `must be ${PROMPT_ID_RULE}` });
+export const Version = z.string().refine(isValidVersion, { error: `must be ${VERSION_RULE}` });
+export const Label = z.string().regex(LABEL_PATTERN, { error: `must be ${LABEL_RULE}` });
+export const KeyId = z.string().regex(/^key_[0-9a-f]{16}$/, { error: 'must be a key id: key_ and 16 hex digits' });
+export const UserId = z.string().regex(/^[A-Za-z0-9_.:@+-]{1,128}$/, { error: 'must be a user id, as the members list shows it' });
+export const Month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'must be YYYY-MM, e.g. 2026-11' });
+export const Role = z.enum(ROLES as readonly ['viewer', 'editor', 'admin', 'owner'], { error: `must be one of ${ROLES.join(', ')}` });
+
+const Name = (max: number) =>
+  z.string().trim().min(1, { error: 'must not be empty' }).max(max, { error: `must be at most ${max} characters` });
+
+export const PromptConfig = z.strictObject({
+  model: z.string().min(1, { error: 'must not be empty' }).max(MAX_MODEL_LENGTH, { error: `must be at most ${MAX_MODEL_LENGTH} characters` }),
+  temperature: z
+    .number({ error: 'must be a number' })
+    .min(TEMPERATURE_RANGE.min, { error: `must be from ${TEMPERATURE_RANGE.min} to ${TEMPERATURE_RANGE.max}` })
+    .max(TEMPERATURE_RANGE.max, { error: `must be from ${TEMPERATURE_RANGE.min} to ${TEMPERATURE_RANGE.max}` }),
+  schema: z.array(z.unknown(), { error: 'must be an array' }).default([]),
+  inputData: z
+    .unknown()
+    .refine((value) => nestingDepth(value) <= MAX_INPUT_DATA_DEPTH, { error: `must nest at most ${MAX_INPUT_DATA_DEPTH} levels deep` })
+    .default(null),
+  inputDataRootName: z.string().nullable().default(null),
+});
+
+export const CreatePromptBody = z.strictObject({ promptId: PromptId, promptName: Name(200) });
+
+/** A draft's content; more than 300 KB of it is 413, as for the seed file. */
+export const VersionContentBody = z.strictObject({
+  systemMessage: z.string({ error: 'must be a string' }),
+  userMessage: z.string({ error: 'must be a string' }),
+  config: PromptConfig,
+});
+
+export const PublishBody = z.strictObject({
+  note: z.string().trim().min(1, { error: 'must be 1 to 500 characters' }).max(500, { error: 'must be 1 to 500 characters' }),
+});
+
+export const LabelBody = z.strictObject({ version: Version });
+
+export const AccountPatchBody = z
+  .strictObject({
+    name: Name(200).optional(),
+    protectedLabels: z.array(Label).max(20, { error: 'must list at most 20 labels' }).optional(),
+  })
+  .refine((body) => body.name !== undefined || body.protectedLabels !== undefined, { error: 'give name or protectedLabels' });
+
+const Scope = z
+  .array(z.string().refine(isValidScopeEntry, { error: 'must be a prompt id or a prefix of one followed by *' }))
+  .min(1, { error: 'must list at least one prompt id or prefix' })
+  .max(MAX_SCOPE_ENTRIES, { error: `must list at most ${MAX_SCOPE_ENTRIES} prompt ids or prefixes` });
+const Instant = z.string().refine((value) => parseInstant(value) !== undefined, {
+  error: 'must be an ISO 8601 instant with its time zone, e.g. 2026-12-31T23:59:59Z',
+});
+const MonthlyLimit = z.number().int({ error: 'must be a whole number of 0 or more' }).min(0, { error: 'must be a whole number of 0 or more' });
+
+export const KeyCreateBody = z.strictObject({
+  name: Name(100),
+  monthlyLimit: MonthlyLimit.optional(),
+  scope: Scope.optional(),
+  expiresAt: Instant.optional(),
+});
+
+/** `null` clears an own limit, a scope or an expiry. */
+export const KeyPatchBody = z
+  .strictObject({
+    name: Name(100).optional(),
+    monthlyLimit: MonthlyLimit.nullable().optional(),
+    scope: Scope.nullable().optional(),
+    expiresAt: Instant.nullable().optional(),
+    disabled: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, { error: 'give at least one of name, monthlyLimit, scope, expiresAt, disabled' });
+
+export const MAX_GRACE_SECONDS = 30 * 86_400;
+export const RotateBody = z.strictObject({
+  graceSeconds: z
+    .number()
+    .int({ error: `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}` })
+    .min(0, { error: `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}` })
+    .max(MAX_GRACE_SECONDS, { error: `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}` }),
+});
+
+export const MemberAddBody = z.strictObject({
+  email: z.email({ error: 'must be an email address' }).max(254, { error: 'must be at most 254 characters' }),
+  role: Role,
+});
+
+export const MemberPatchBody = z.strictObject({ role: Role });
+
+/** The request bodies, by the name openapi-management.yaml gives their schemas. */
+export const REQUEST_BODIES = {
+  CreatePrompt: CreatePromptBody,
+  VersionContent: VersionContentBody,
+  Publish: PublishBody,
+  SetLabel: LabelBody,
+  AccountPatch: AccountPatchBody,
+  KeyCreate: KeyCreateBody,
+  KeyPatch: KeyPatchBody,
+  Rotate: RotateBody,
+  MemberAdd: MemberAddBody,
+  MemberPatch: MemberPatchBody,
+} as const;

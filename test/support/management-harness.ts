@@ -1,0 +1,139 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { ApiResult } from '../../lambda/http/http-event';
+import { routesOf } from '../../lambda/management/all-routes';
+import { createManagementHandler } from '../../lambda/management/management-handler';
+import type { ManagementDependencies } from '../../lambda/management/management-request';
+import { MANAGEMENT_FUNCTIONS } from '../../lambda/management/routes';
+import { AccountOperations } from '../../lambda/operations/account-operations';
+import type { Actor, Role } from '../../lambda/data/table-items';
+import { AdminTable } from '../../lambda/store/table';
+import { addMember } from '../../lambda/store/members';
+import { gatewayRouteFor, type LambdaFunction, restEvent } from '../../local/http-gateway';
+import { type ApiResponse, testTelemetry, toApiResponse } from './api-harness';
+import { lambdaContext } from './events';
+import { Fixtures } from './fixtures';
+import { type LocalStore, startLocalStore } from './local-store';
+import { MemoryDirectory } from './memory-directory';
+import { capturedRequestLines } from './log-capture';
+import { TEST_SERVICE_NAME } from './api-harness';
+import type { LogRecord } from './key-leak-check';
+
+export interface Person {
+  readonly userId: string;
+  readonly email: string;
+}
+
+export interface SendOptions {
+  readonly as?: Person | null;
+  readonly body?: unknown;
+  /** A body sent as is (not JSON-encoded). */
+  readonly rawBody?: string;
+  readonly headers?: Record<string, string>;
+  /** Claims as the authorizer would pass them, replacing the person's. */
+  readonly claims?: Record<string, string>;
+}
+
+type Handler = (event: APIGatewayProxyEvent, context: ReturnType<typeof lambdaContext>) => Promise<ApiResult>;
+
+/** The claims a REST API Cognito user-pool authorizer hands a function for a valid ID token: all strings. */
+export function idTokenClaims(person: Person): Record<string, string> {
+  return {
+    sub: person.userId,
+    email: person.email,
+    email_verified: 'true',
+    'cognito:username': person.userId,
+    token_use: 'id',
+    iss: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_TestPool',
+    aud: 'test-client-id',
+    auth_time: '1795000000',
+    iat: '1795000000',
+    exp: '1795003600',
+  };
+}
+
+/**
+ * The management functions as deployed behind the REST API: each route's function, a Cognito
+ * authorizer's claims on each event, against a real local store (dynalite) and a user directory in memory.
+ */
+export class ManagementHarness {
+  readonly directory = new MemoryDirectory();
+  local!: LocalStore;
+  fixtures!: Fixtures;
+  deps!: ManagementDependencies;
+  private functions: { name: string; routes: { method: string; path: string }[]; handler: Handler }[] = [];
+  private logsFrom = 0;
+
+  async start(): Promise<this> {
+    this.logsFrom = capturedRequestLines(TEST_SERVICE_NAME).length;
+    this.local = await startLocalStore();
+    this.fixtures = new Fixtures(this.local.client, this.local.tableName);
+    this.deps = {
+      table: new AdminTable(this.local.clients.reads, this.local.tableName, () => new Date(), { writeClient: this.local.clients.writes }),
+      directory: this.directory,
+      telemetry: testTelemetry(),
+    };
+    this.useDependencies(this.deps);
+    return this;
+  }
+
+  useDependencies(deps: ManagementDependencies): void {
+    this.functions = MANAGEMENT_FUNCTIONS.map((fn) => ({
+      name: fn.id,
+      routes: [...fn.routes],
+      handler: createManagementHandler(deps, routesOf(fn.id)) as unknown as Handler,
+    }));
+  }
+
+  /** The request lines the functions wrote since the harness started. */
+  get logs(): readonly LogRecord[] {
+    return capturedRequestLines(TEST_SERVICE_NAME).slice(this.logsFrom);
+  }
+
+  /** The operator's table, as the CLI uses it. */
+  get table(): AdminTable {
+    return new AdminTable(this.local.client, this.local.tableName, () => new Date());
+  }
+
+  operations(actor: Actor = { type: 'cli', operator: 'test' }): AccountOperations {
+    return new AccountOperations({ table: this.table, actor, directory: this.directory });
+  }
+
+  /** A person who can sign in, a member of `accountId` with `role` (added as an operator would). */
+  async person(email: string, accountId?: string, role: Role = 'viewer'): Promise<Person> {
+    const user = (await this.directory.findByEmail(email)) ?? this.directory.add(email);
+    if (accountId) await addMember(this.table, accountId, { userId: user.userId, email: user.email, role }, 'cli:test');
+    return user;
+  }
+
+  async send(method: string, pathWithQuery: string, options: SendOptions = {}): Promise<ApiResponse> {
+    const url = new URL(pathWithQuery, 'https://dashboard.example.test');
+    const routes = this.functions.flatMap((fn) =>
+      fn.routes.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: { name: fn.name, handler: fn.handler } as unknown as LambdaFunction })),
+    );
+    const match = gatewayRouteFor(routes, method, url.pathname);
+    if (!match) throw new Error(`the REST API has no method ${method} ${url.pathname}`);
+    const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    const rawHeaders = Object.entries({ 'Content-Type': 'application/json', Authorization: 'Bearer test-id-token', ...options.headers }).flat();
+    const event = restEvent({
+      method,
+      rawPath: url.pathname,
+      rawQueryString: url.search.slice(1),
+      rawHeaders,
+      resource: match.resource,
+      pathParameters: match.pathParameters,
+      body: Buffer.from(body ?? '', 'utf8'),
+      sourceIp: '127.0.0.1',
+      protocol: 'HTTP/1.1',
+      stage: 'prod',
+      now: new Date(),
+    });
+    const claims = options.claims ?? (options.as ? idTokenClaims(options.as) : undefined);
+    if (claims) (event.requestContext as { authorizer?: unknown }).authorizer = { claims };
+    const handler = match.route.function.handler as unknown as Handler;
+    return toApiResponse(await handler(event, lambdaContext()));
+  }
+
+  stop(): Promise<void> {
+    return this.local.close();
+  }
+}
