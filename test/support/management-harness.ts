@@ -14,7 +14,7 @@ import { lambdaContext } from './events';
 import { Fixtures } from './fixtures';
 import { type LocalStore, startLocalStore } from './local-store';
 import { MemoryDirectory } from './memory-directory';
-import { capturedRequestLines } from './log-capture';
+import { capturedRequestLines, registerApiKey } from './log-capture';
 import { TEST_SERVICE_NAME } from './api-harness';
 import type { LogRecord } from './key-leak-check';
 
@@ -130,7 +130,11 @@ export class ManagementHarness {
     const claims = options.claims ?? (options.as ? idTokenClaims(options.as) : undefined);
     if (claims) (event.requestContext as { authorizer?: unknown }).authorizer = { claims };
     const handler = match.route.function.handler as unknown as Handler;
-    return toApiResponse(await handler(event, lambdaContext()));
+    const response = toApiResponse(await handler(event, lambdaContext()));
+    // A key handed out (its one 201) joins the keys the run's logs are grepped for.
+    const apiKey = (response.body as { apiKey?: unknown } | undefined)?.apiKey;
+    if (typeof apiKey === 'string') registerApiKey(apiKey);
+    return response;
   }
 
   stop(): Promise<void> {
