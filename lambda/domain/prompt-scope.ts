@@ -7,11 +7,11 @@ export type PromptScope = readonly string[];
 /** Each entry is stored on the key item that every request updates: kept small, so the item stays small. */
 export const MAX_SCOPE_ENTRIES = 50;
 
-const EXACT = /^[A-Za-z0-9_.-]{1,128}$/;
-const PREFIX = /^[A-Za-z0-9_.-]{1,127}\*$/;
+/** A prompt id, or a prefix of one followed by `*`. */
+export const SCOPE_ENTRY_PATTERN = /^(?:[A-Za-z0-9_.-]{1,128}|[A-Za-z0-9_.-]{1,127}\*)$/;
 
 export function isValidScopeEntry(entry: string): boolean {
-  return EXACT.test(entry) || PREFIX.test(entry);
+  return SCOPE_ENTRY_PATTERN.test(entry);
 }
 
 export function isInScope(scope: PromptScope | undefined, promptId: string): boolean {

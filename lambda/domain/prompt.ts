@@ -29,7 +29,7 @@ export interface PromptWithVersions extends Prompt {
   publishedVersions: PublishedVersion[];
 }
 
-const PROMPT_ID_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+export const PROMPT_ID_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export function isValidPromptId(value: string): boolean {
   return PROMPT_ID_PATTERN.test(value);

@@ -1,5 +1,5 @@
 /** A prompt version: MAJOR.MINOR.PATCH, digits only, no leading zeros, each part at most 9 digits. */
-const VERSION_PATTERN = /^(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})$/;
+export const VERSION_PATTERN = /^(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})$/;
 
 export function isValidVersion(value: string): boolean {
   return VERSION_PATTERN.test(value);

@@ -11,14 +11,12 @@ export type ErrorCode =
   | 'USAGE_LIMIT_EXCEEDED'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR'
-  // The management API's (lambda/management/).
-  | 'FORBIDDEN'
-  | 'CONFLICT'
-  | 'PRECONDITION_FAILED'
-  | 'PRECONDITION_REQUIRED'
   // Answered by the gateway itself, never by a function (lib/gateway-responses.ts).
   | 'RATE_LIMITED'
   | 'PAYLOAD_TOO_LARGE';
+
+/** The management API's own codes beside those (lambda/management/management-errors.ts; openapi-management.yaml). */
+export type ManagementErrorCode = 'FORBIDDEN' | 'CONFLICT' | 'PRECONDITION_FAILED' | 'PRECONDITION_REQUIRED';
 
 export interface UsageLimitDetails {
   usage: { used: number; limit: number };
@@ -30,7 +28,7 @@ export class ApiError extends Error {
 
   constructor(
     readonly statusCode: number,
-    readonly code: ErrorCode,
+    readonly code: ErrorCode | ManagementErrorCode,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
     readonly details?: UsageLimitDetails | Readonly<Record<string, unknown>>,

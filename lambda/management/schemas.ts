@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { ACCOUNT_ID_RULE, isValidAccountId } from '../domain/account-id';
+import { ACCOUNT_ID_PATTERN, ACCOUNT_ID_RULE } from '../domain/account-id';
 import { MAX_INPUT_DATA_DEPTH, MAX_MODEL_LENGTH, nestingDepth, parseInstant, TEMPERATURE_RANGE } from '../domain/content-rules';
-import { isValidPromptId } from '../domain/prompt';
-import { isValidScopeEntry, MAX_SCOPE_ENTRIES } from '../domain/prompt-scope';
+import { PROMPT_ID_PATTERN } from '../domain/prompt';
+import { MAX_SCOPE_ENTRIES, SCOPE_ENTRY_PATTERN } from '../domain/prompt-scope';
 import { ROLES } from '../domain/roles';
-import { isValidVersion } from '../domain/version';
+import { VERSION_PATTERN } from '../domain/version';
 
 /**
  * Every body and parameter the management API takes, in one schema library: the handlers validate
@@ -18,9 +18,9 @@ export const VERSION_RULE = 'MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1
 export const LABEL_RULE = '1 to 64 characters of A-Z a-z 0-9 _ . -';
 const LABEL_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
-export const AccountId = z.string().refine(isValidAccountId, { error: `must be ${ACCOUNT_ID_RULE}` });
-export const PromptId = z.string().refine(isValidPromptId, { error: `must be ${PROMPT_ID_RULE}` });
-export const Version = z.string().refine(isValidVersion, { error: `must be ${VERSION_RULE}` });
+export const AccountId = z.string().regex(ACCOUNT_ID_PATTERN, { error: `must be ${ACCOUNT_ID_RULE}` });
+export const PromptId = z.string().regex(PROMPT_ID_PATTERN, { error: `must be ${PROMPT_ID_RULE}` });
+export const Version = z.string().regex(VERSION_PATTERN, { error: `must be ${VERSION_RULE}` });
 export const Label = z.string().regex(LABEL_PATTERN, { error: `must be ${LABEL_RULE}` });
 export const KeyId = z.string().regex(/^key_[0-9a-f]{16}$/, { error: 'must be a key id: key_ and 16 hex digits' });
 export const UserId = z.string().regex(/^[A-Za-z0-9_.:@+-]{1,128}$/, { error: 'must be a user id, as the members list shows it' });
@@ -67,7 +67,7 @@ export const AccountPatchBody = z
   .refine((body) => body.name !== undefined || body.protectedLabels !== undefined, { error: 'give name or protectedLabels' });
 
 const Scope = z
-  .array(z.string().refine(isValidScopeEntry, { error: 'must be a prompt id or a prefix of one followed by *' }))
+  .array(z.string().regex(SCOPE_ENTRY_PATTERN, { error: 'must be a prompt id or a prefix of one followed by *' }))
   .min(1, { error: 'must list at least one prompt id or prefix' })
   .max(MAX_SCOPE_ENTRIES, { error: `must list at most ${MAX_SCOPE_ENTRIES} prompt ids or prefixes` });
 const Instant = z.string().refine((value) => parseInstant(value) !== undefined, {

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoStore } from '../../lambda/data/dynamo-store';
@@ -11,6 +10,7 @@ import { testTelemetry } from '../support/api-harness';
 import { apiEvent, lambdaContext } from '../support/events';
 import { Fixtures, prompt, version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
+import { validateWithOpenApiSchemaValidator } from '../support/openapi-validator';
 import {
   expectResponseMatchesOpenApi,
   HTTP_METHODS,
@@ -24,32 +24,6 @@ import {
 
 const ROOT = join(__dirname, '..', '..');
 const document = loadOpenApiDocument();
-
-interface ValidatorResult {
-  valid: boolean;
-  errors?: unknown;
-}
-
-/**
- * @seriousme/openapi-schema-validator is ESM only (it reads its schemas through import.meta) and jest
- * runs CommonJS here, so it runs in a node of its own: documents in on stdin, results out on stdout.
- */
-function validateWithOpenApiSchemaValidator(documents: readonly unknown[]): ValidatorResult[] {
-  const script = `
-    import { Validator } from '@seriousme/openapi-schema-validator';
-    let input = '';
-    for await (const chunk of process.stdin) input += chunk;
-    const results = [];
-    for (const doc of JSON.parse(input)) results.push(await new Validator().validate(doc));
-    process.stdout.write(JSON.stringify(results));
-  `;
-  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-    cwd: ROOT,
-    input: JSON.stringify(documents),
-    encoding: 'utf8',
-  });
-  return JSON.parse(output) as ValidatorResult[];
-}
 
 function documentedStatuses(method: string, path: string): string[] {
   const operation = document.paths[path]?.[method as (typeof HTTP_METHODS)[number]];

@@ -14,6 +14,7 @@ import { lambdaContext } from './events';
 import { Fixtures } from './fixtures';
 import { type LocalStore, startLocalStore } from './local-store';
 import { MemoryDirectory } from './memory-directory';
+import { expectManagementResponseMatches } from './management-openapi';
 import { capturedRequestLines, registerApiKey } from './log-capture';
 import { TEST_SERVICE_NAME } from './api-harness';
 import type { LogRecord } from './key-leak-check';
@@ -131,6 +132,7 @@ export class ManagementHarness {
     if (claims) (event.requestContext as { authorizer?: unknown }).authorizer = { claims };
     const handler = match.route.function.handler as unknown as Handler;
     const response = toApiResponse(await handler(event, lambdaContext()));
+    expectManagementResponseMatches({ method, resource: match.resource, status: response.status, headers: response.headers, body: response.body });
     // A key handed out (its one 201) joins the keys the run's logs are grepped for.
     const apiKey = (response.body as { apiKey?: unknown } | undefined)?.apiKey;
     if (typeof apiKey === 'string') registerApiKey(apiKey);

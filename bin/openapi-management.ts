@@ -1,0 +1,348 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import * as z from 'zod';
+import { ALL_ROUTES } from '../lambda/management/all-routes';
+import type { RouteSpec } from '../lambda/management/management-request';
+import { MANAGEMENT_FUNCTIONS } from '../lambda/management/routes';
+import { REQUEST_BODIES } from '../lambda/management/schemas';
+
+/**
+ * openapi-management.yaml, built from the code it describes: the routes (lambda/management/routes.ts),
+ * who may call each, and the request bodies from the very zod schemas the functions validate with
+ * (z.toJSONSchema). The responses are written here. `npm run openapi:management` rewrites the file;
+ * test/openapi/management-document.test.ts fails when the file and this differ.
+ */
+
+export const MANAGEMENT_OPENAPI_PATH = join(__dirname, '..', 'openapi-management.yaml');
+
+type Schema = Record<string, unknown>;
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+const str: Schema = { type: 'string' };
+const obj = (properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+
+const ROLE: Schema = { type: 'string', enum: ['viewer', 'editor', 'admin', 'owner'] };
+const CONFIG = obj({
+  model: str,
+  temperature: { type: 'number' },
+  schema: { type: 'array' },
+  inputData: {},
+  inputDataRootName: nullable(str),
+});
+
+const RESPONSE_SCHEMAS: Record<string, Schema> = {
+  Error: {
+    type: 'object',
+    properties: {
+      error: str,
+      code: {
+        type: 'string',
+        enum: ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', 'PRECONDITION_REQUIRED', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'],
+      },
+      field: { type: 'string', description: 'The field, parameter or header a 400 is about' },
+      current: {
+        description: 'With 412: the draft as it now stands, so nothing is lost',
+        ...obj({ etag: str, updatedAt: str, updatedBy: str }, ['etag']),
+      },
+    },
+    required: ['error', 'code'],
+    additionalProperties: false,
+  },
+  Me: obj({ userId: str, email: str, accounts: { type: 'array', items: obj({ accountId: str, name: str, plan: str, role: ROLE }) } }),
+  Account: obj({ accountId: str, name: str, plan: str, protectedLabels: { type: 'array', items: str }, role: ROLE }),
+  PromptListEntry: obj({
+    promptId: str,
+    promptName: str,
+    deleted: { type: 'boolean' },
+    latestVersion: nullable(str),
+    labels: { type: 'object', additionalProperties: str },
+    drafts: { type: 'array', items: str },
+    updatedAt: nullable(str),
+    updatedBy: nullable(str),
+  }),
+  PromptList: obj({ prompts: { type: 'array', items: ref('PromptListEntry') } }),
+  VersionSummary: obj({
+    version: str,
+    published: { type: 'boolean' },
+    publishedAt: nullable(str),
+    publishedBy: nullable(str),
+    note: nullable(str),
+    updatedAt: nullable(str),
+    updatedBy: nullable(str),
+  }),
+  PromptDetail: obj({
+    promptId: str,
+    promptName: str,
+    deleted: { type: 'boolean' },
+    latestVersion: nullable(str),
+    labels: { type: 'object', additionalProperties: str },
+    updatedAt: nullable(str),
+    updatedBy: nullable(str),
+    versions: { type: 'array', items: ref('VersionSummary') },
+  }),
+  Version: obj({
+    version: str,
+    published: { type: 'boolean' },
+    systemMessage: str,
+    userMessage: str,
+    config: CONFIG,
+    etag: { type: 'string', description: 'The strong ETag, as in the ETag header' },
+    updatedAt: nullable(str),
+    updatedBy: nullable(str),
+  }),
+  LabelSet: obj({ label: str, version: str, previous: nullable(str) }),
+  PromptVisibility: obj({ promptId: str, deleted: { type: 'boolean' } }),
+  Key: obj(
+    {
+      keyId: str,
+      name: nullable(str),
+      displayPrefix: nullable(str),
+      state: { type: 'string', enum: ['active', 'disabled', 'expired', 'revoked'] },
+      limit: { type: 'integer' },
+      monthlyLimit: nullable({ type: 'integer' }),
+      scope: nullable({ type: 'array', items: str }),
+      expiresAt: nullable(str),
+      createdAt: nullable(str),
+      createdBy: nullable(str),
+      usedThisMonth: { type: 'integer' },
+    },
+    ['keyId', 'name', 'displayPrefix', 'state', 'monthlyLimit', 'scope', 'expiresAt', 'createdAt', 'createdBy'],
+  ),
+  KeyList: obj({ keys: { type: 'array', items: ref('Key') } }),
+  KeyCreated: obj({ key: ref('Key'), apiKey: { type: 'string', description: 'The key itself: in this answer only, never again' } }),
+  KeyRotated: obj({ key: ref('Key'), apiKey: { type: 'string', description: 'The new key: in this answer only' }, retired: ref('Key') }),
+  Usage: obj({
+    month: str,
+    keys: {
+      type: 'array',
+      items: obj({
+        keyId: str,
+        name: nullable(str),
+        used: { type: 'integer' },
+        limit: { type: 'integer' },
+        days: nullable({ type: 'object', additionalProperties: { type: 'integer' }, description: 'Count per UTC day, `01` to `31`; null for months before the last two' }),
+      }),
+    },
+  }),
+  Member: obj({ userId: str, email: str, role: ROLE, addedAt: str, addedBy: str }),
+  MemberList: obj({ members: { type: 'array', items: ref('Member') } }),
+  MemberAdded: obj({ member: ref('Member'), temporaryPassword: { type: 'string', description: 'Only where the pool sends no invitation (locally); shown once' } }, ['member']),
+  AuditEntry: obj(
+    {
+      entryId: str,
+      at: str,
+      actor: {
+        oneOf: [
+          obj({ type: { const: 'user' }, userId: str, email: str }),
+          obj({ type: { const: 'cli' }, operator: str }),
+        ],
+      },
+      action: str,
+      target: { type: 'object', additionalProperties: str },
+      before: { type: 'object' },
+      after: { type: 'object' },
+      outcome: { type: 'string', enum: ['pending', 'succeeded', 'failed', 'refused'] },
+      reason: obj({ code: str, message: str }),
+      settledAt: str,
+    },
+    ['entryId', 'at', 'actor', 'action', 'target', 'outcome'],
+  ),
+  AuditPage: obj({ entries: { type: 'array', items: ref('AuditEntry') }, next: nullable({ type: 'string', description: 'Pass as `before` for the next page' }) }),
+};
+
+interface Operation {
+  readonly summary: string;
+  readonly ok: Record<number, string | undefined>;
+  readonly statuses?: readonly number[];
+  readonly body?: keyof typeof REQUEST_BODIES;
+  readonly etag?: boolean;
+  readonly ifMatch?: boolean;
+  readonly ifNoneMatch?: boolean;
+  readonly query?: readonly { name: string; description: string }[];
+}
+
+const OPERATIONS: Record<string, Operation> = {
+  'GET /api/me': { summary: 'The signed-in user and their accounts', ok: { 200: 'Me' } },
+  'GET /api/accounts/{accountId}': { summary: 'The account', ok: { 200: 'Account' } },
+  'PATCH /api/accounts/{accountId}': { summary: 'Change the name or the protected labels (owners)', ok: { 200: 'Account' }, body: 'AccountPatch' },
+  'GET /api/accounts/{accountId}/prompts': { summary: 'Every prompt, drafts-only and deleted ones included', ok: { 200: 'PromptList' } },
+  'POST /api/accounts/{accountId}/prompts': { summary: 'Create a prompt', ok: { 201: 'PromptListEntry' }, statuses: [409], body: 'CreatePrompt' },
+  'GET /api/accounts/{accountId}/prompts/{promptId}': { summary: 'A prompt with every version and its labels', ok: { 200: 'PromptDetail' } },
+  'GET /api/accounts/{accountId}/prompts/{promptId}/versions/{version}': { summary: "A version's content", ok: { 200: 'Version' }, etag: true },
+  'PUT /api/accounts/{accountId}/prompts/{promptId}/versions/{version}': {
+    summary: 'Create (If-None-Match: *) or replace (If-Match) a draft',
+    ok: { 200: 'Version', 201: 'Version' },
+    statuses: [409, 412, 413, 428],
+    body: 'VersionContent',
+    etag: true,
+    ifMatch: true,
+    ifNoneMatch: true,
+  },
+  'DELETE /api/accounts/{accountId}/prompts/{promptId}/versions/{version}': {
+    summary: 'Delete a draft (If-Match)',
+    ok: { 204: undefined },
+    statuses: [409, 412, 428],
+    ifMatch: true,
+  },
+  'POST /api/accounts/{accountId}/prompts/{promptId}/versions/{version}/publish': {
+    summary: 'Publish the draft read with If-Match',
+    ok: { 200: 'VersionSummary' },
+    statuses: [409, 412, 428],
+    body: 'Publish',
+    ifMatch: true,
+  },
+  'PUT /api/accounts/{accountId}/prompts/{promptId}/labels/{label}': {
+    summary: 'Point a label at a published version (protected labels: admins)',
+    ok: { 200: 'LabelSet' },
+    statuses: [409],
+    body: 'SetLabel',
+  },
+  'DELETE /api/accounts/{accountId}/prompts/{promptId}/labels/{label}': { summary: 'Remove a label', ok: { 204: undefined } },
+  'POST /api/accounts/{accountId}/prompts/{promptId}/delete': { summary: 'Hide the prompt from the read API', ok: { 200: 'PromptVisibility' } },
+  'POST /api/accounts/{accountId}/prompts/{promptId}/restore': { summary: 'Bring a deleted prompt back', ok: { 200: 'PromptVisibility' } },
+  'GET /api/accounts/{accountId}/keys': { summary: 'Every key (never a secret)', ok: { 200: 'KeyList' } },
+  'POST /api/accounts/{accountId}/keys': { summary: 'Create a key: the key is in this answer only', ok: { 201: 'KeyCreated' }, body: 'KeyCreate' },
+  'PATCH /api/accounts/{accountId}/keys/{keyId}': { summary: "Change a key's settings", ok: { 200: 'Key' }, statuses: [409], body: 'KeyPatch' },
+  'POST /api/accounts/{accountId}/keys/{keyId}/rotate': { summary: 'A new key; the old one works for the grace', ok: { 201: 'KeyRotated' }, statuses: [409], body: 'Rotate' },
+  'POST /api/accounts/{accountId}/keys/{keyId}/revoke': { summary: 'Revoke a key, for good', ok: { 200: 'Key' } },
+  'GET /api/accounts/{accountId}/usage': {
+    summary: 'Per key: the month count and limit, and a count per UTC day',
+    ok: { 200: 'Usage' },
+    query: [{ name: 'month', description: 'YYYY-MM (UTC); this month when absent' }],
+  },
+  'GET /api/accounts/{accountId}/members': { summary: 'Who is in the account', ok: { 200: 'MemberList' } },
+  'POST /api/accounts/{accountId}/members': { summary: 'Add a person by email', ok: { 201: 'MemberAdded' }, statuses: [409], body: 'MemberAdd' },
+  'PATCH /api/accounts/{accountId}/members/{userId}': { summary: "Change a member's role", ok: { 200: 'Member' }, statuses: [409], body: 'MemberPatch' },
+  'DELETE /api/accounts/{accountId}/members/{userId}': { summary: 'Remove a member', ok: { 204: undefined }, statuses: [409] },
+  'GET /api/accounts/{accountId}/audit': {
+    summary: 'The audit log, newest first, 50 a page',
+    ok: { 200: 'AuditPage' },
+    query: [{ name: 'before', description: 'The cursor `next` of the previous page' }],
+  },
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'A bad body, parameter or header: `field` names it',
+  401: 'No, malformed, expired or foreign token (answered by the gateway)',
+  403: 'A member whose role does not allow this',
+  404: 'No such thing, or an account the caller is not a member of',
+  409: 'Contradicts what is stored (an existing id, a published version, the last owner, a revoked key)',
+  412: 'If-Match or If-None-Match does not hold: someone saved in between',
+  413: "The version's content is over 300 KB",
+  428: 'If-Match is required',
+  500: 'Unexpected (never a stack trace)',
+  503: 'The store or the user pool could not answer in time: retry',
+};
+
+function operationFor(route: RouteSpec): Record<string, unknown> {
+  const operation = OPERATIONS[`${route.method} ${route.path}`];
+  if (!operation) throw new Error(`no documentation for ${route.method} ${route.path}`);
+  const changes = route.action !== undefined;
+  const hasParams = /\{(promptId|version|label|keyId|userId)\}/.test(route.path) || operation.query !== undefined;
+  const errors = new Set<number>([401, 500, 503, ...(operation.statuses ?? [])]);
+  if (route.path !== '/api/me') errors.add(404);
+  if (changes) errors.add(403);
+  if (changes || hasParams || operation.body) errors.add(400);
+  const responses: Record<string, unknown> = {};
+  for (const [status, schema] of Object.entries(operation.ok)) {
+    responses[status] = {
+      description: status === '201' ? 'Created' : status === '204' ? 'Done' : 'OK',
+      headers: {
+        'Cache-Control': { $ref: '#/components/headers/CacheControl' },
+        ...(operation.etag ? { ETag: { $ref: '#/components/headers/ETag' } } : {}),
+      },
+      ...(schema ? { content: { 'application/json': { schema: ref(schema) } } } : {}),
+    };
+  }
+  for (const status of [...errors].sort()) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
+  const headerParams = [
+    ...(operation.ifMatch ? [{ $ref: '#/components/parameters/IfMatch' }] : []),
+    ...(operation.ifNoneMatch ? [{ $ref: '#/components/parameters/IfNoneMatch' }] : []),
+    ...(operation.query ?? []).map((query) => ({ name: query.name, in: 'query', required: false, description: query.description, schema: str })),
+  ];
+  return {
+    summary: operation.summary,
+    operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').split('/').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('')}`,
+    description: `Needs: ${route.access === 'signed-in' ? 'any signed-in user' : `a member with the role ${route.access} or above`}.${changes ? ` Recorded in the audit log as \`${route.action}\`, refusals included.` : ''}`,
+    ...(headerParams.length > 0 ? { parameters: headerParams } : {}),
+    ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(operation.body) } } } } : {}),
+    responses,
+  };
+}
+
+const PATH_PARAMETERS: Record<string, Schema> = {
+  accountId: { type: 'string' },
+  promptId: { type: 'string' },
+  version: { type: 'string' },
+  label: { type: 'string' },
+  keyId: { type: 'string' },
+  userId: { type: 'string' },
+};
+
+export function managementOpenApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const { method, path } of MANAGEMENT_FUNCTIONS.flatMap((fn) => fn.routes)) {
+    const route = ALL_ROUTES.find((candidate) => candidate.method === method && candidate.path === path);
+    if (!route) throw new Error(`no handler for ${method} ${path}`);
+    const item = (paths[path] ??= {
+      parameters: [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: PATH_PARAMETERS[name as string] })),
+    });
+    item[method.toLowerCase()] = operationFor(route);
+  }
+  const bodies = Object.fromEntries(
+    Object.entries(REQUEST_BODIES).map(([name, schema]) => {
+      const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: 'input' }) as Schema;
+      return [name, json];
+    }),
+  );
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Prompt service management API',
+      version: '1.0.0',
+      description:
+        "The dashboard's back end (shared/spec/management-api.md): served under /api on the dashboard's own origin, so it sends no CORS headers. " +
+        'Every request carries `Authorization: Bearer <ID token>` of the user pool, checked by the gateway (Cognito authorizer). ' +
+        'Errors are `{"error", "code"}`. Generated by `npm run openapi:management` from lambda/management/ (the request bodies from its zod schemas): do not edit by hand.',
+    },
+    servers: [{ url: '{origin}', variables: { origin: { default: 'https://dashboard.example.com' } } }],
+    security: [{ userPool: [] }],
+    paths,
+    components: {
+      securitySchemes: { userPool: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The ID token of the user pool' } },
+      headers: {
+        CacheControl: { description: 'Never cached', schema: { const: 'no-store' } },
+        ETag: { description: "The version's strong ETag", schema: { type: 'string', pattern: '^"[0-9a-f]{32}"$' } },
+      },
+      parameters: {
+        IfMatch: { name: 'If-Match', in: 'header', required: false, description: "The draft's ETag as read: required to replace, delete or publish one", schema: str },
+        IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: '`*`: create a new draft', schema: { const: '*' } },
+      },
+      responses: Object.fromEntries(
+        Object.entries(ERROR_TEXT).map(([status, description]) => [
+          `E${status}`,
+          {
+            description,
+            headers: { 'Cache-Control': { $ref: '#/components/headers/CacheControl' } },
+            content: { 'application/json': { schema: ref('Error') } },
+          },
+        ]),
+      ),
+      schemas: { ...bodies, ...RESPONSE_SCHEMAS },
+    },
+  };
+}
+
+export const renderManagementOpenApi = (): string =>
+  `# Generated by npm run openapi:management from lambda/management/: do not edit by hand.\n${stringify(managementOpenApiDocument(), { lineWidth: 0 })}`;
+
+if (require.main === module) {
+  writeFileSync(MANAGEMENT_OPENAPI_PATH, renderManagementOpenApi());
+  process.stdout.write(`wrote ${MANAGEMENT_OPENAPI_PATH}\n`);
+}
