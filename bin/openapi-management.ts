@@ -290,9 +290,10 @@ export function managementOpenApiDocument(): Record<string, unknown> {
   for (const { method, path } of MANAGEMENT_FUNCTIONS.flatMap((fn) => fn.routes)) {
     const route = ALL_ROUTES.find((candidate) => candidate.method === method && candidate.path === path);
     if (!route) throw new Error(`no handler for ${method} ${path}`);
-    const item = (paths[path] ??= {
+    const item = paths[path] ?? {
       parameters: [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: PATH_PARAMETERS[name as string] })),
-    });
+    };
+    paths[path] = item;
     item[method.toLowerCase()] = operationFor(route);
   }
   const bodies = Object.fromEntries(
