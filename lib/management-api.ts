@@ -1,0 +1,180 @@
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  CognitoUserPoolsAuthorizer,
+  EndpointType,
+  type IResource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Validations } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { ADMIN_INDEX } from '../lambda/data/table-schema';
+import type { ErrorCode, ManagementErrorCode } from '../lambda/http/api-error';
+import { MANAGEMENT_FUNCTIONS } from '../lambda/management/routes';
+import { ApiFunction } from './api-function';
+import { accessLogFormat } from './prompt-api';
+
+export interface ManagementApiProps {
+  readonly stage: string;
+  /** The pool whose ID tokens the authorizer accepts, and where the functions add people. */
+  readonly userPool: IUserPool;
+  readonly table: ITable;
+  readonly serviceName: string;
+  readonly logLevel: string;
+  readonly logRetention: RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
+  /** Requests per second for all callers together; people, not programs, call this API. */
+  readonly throttleRateLimit?: number;
+  readonly throttleBurstLimit?: number;
+}
+
+/** What the management API's gateway answers itself: the service's JSON errors, without CORS (same origin). */
+export const MANAGEMENT_GATEWAY_ANSWERS: readonly {
+  readonly type: string;
+  readonly statusCode?: number;
+  readonly code: ErrorCode | ManagementErrorCode;
+  readonly message: string;
+  readonly retryAfterSeconds?: number;
+}[] = [
+  // The Cognito authorizer's answer to no, malformed, expired or foreign token.
+  { type: 'UNAUTHORIZED', statusCode: 401, code: 'UNAUTHORIZED', message: 'Sign in again: no valid identity on the request' },
+  { type: 'MISSING_AUTHENTICATION_TOKEN', statusCode: 404, code: 'NOT_FOUND', message: 'Not found' },
+  { type: 'THROTTLED', statusCode: 429, code: 'RATE_LIMITED', message: 'Too many requests. Please retry shortly.', retryAfterSeconds: 1 },
+  { type: 'REQUEST_TOO_LARGE', statusCode: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request is too large.' },
+  {
+    type: 'INTEGRATION_TIMEOUT',
+    statusCode: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'The service is temporarily unavailable. Please retry shortly.',
+    retryAfterSeconds: 1,
+  },
+  { type: 'DEFAULT_4XX', code: 'BAD_REQUEST', message: 'The request was refused.' },
+  { type: 'DEFAULT_5XX', code: 'INTERNAL_ERROR', message: 'Internal server error' },
+];
+
+/** The item operations the shared operations make (lambda/store/): on the table and the one index they query. */
+const TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+];
+/** The user directory's calls (lambda/users/cognito-user-directory.ts). */
+const USER_POOL_ACTIONS = ['cognito-idp:ListUsers', 'cognito-idp:AdminGetUser', 'cognito-idp:AdminCreateUser'];
+
+/**
+ * The dashboard's back end: a second REST API (Lambda proxy, payload 1.0) whose every method has the
+ * Cognito user-pool authorizer, with one function per group of MANAGEMENT_FUNCTIONS. The functions read
+ * the caller from the authorizer's claims and never see a token. CloudFront forwards `/api/*` to it on
+ * the dashboard's own origin, so it sends no CORS headers, and its own answers (401 from the authorizer,
+ * throttling, a body too large) are the service's JSON errors.
+ */
+export class ManagementApi extends Construct {
+  readonly restApi: RestApi;
+  readonly authorizer: CognitoUserPoolsAuthorizer;
+  readonly functions: Readonly<Record<string, ApiFunction>>;
+  readonly accessLogs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ManagementApiProps) {
+    super(scope, id);
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
+    this.restApi = new RestApi(this, 'RestApi', {
+      restApiName: `prompt-service-management-${props.stage}`,
+      description: `Prompt service management API (${props.stage})`,
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      cloudWatchRole: false,
+      deployOptions: {
+        stageName: props.stage,
+        throttlingRateLimit: props.throttleRateLimit ?? 20,
+        throttlingBurstLimit: props.throttleBurstLimit ?? 40,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: AccessLogFormat.custom(JSON.stringify(accessLogFormat(`${props.serviceName}-management`))),
+        // Execution logs could carry headers (the ID token): never.
+        dataTraceEnabled: false,
+      },
+    });
+    this.authorizer = new CognitoUserPoolsAuthorizer(this, 'Authorizer', {
+      cognitoUserPools: [props.userPool],
+      authorizerName: `prompt-service-${props.stage}-users`,
+    });
+
+    const functions: Record<string, ApiFunction> = {};
+    const resourceAt = (path: string): IResource => {
+      let resource: IResource = this.restApi.root;
+      for (const part of path.split('/').filter((segment) => segment !== '')) {
+        resource = resource.getResource(part) ?? resource.addResource(part);
+      }
+      return resource;
+    };
+    for (const spec of MANAGEMENT_FUNCTIONS) {
+      const fn = new ApiFunction(this, spec.id, {
+        entry: spec.entry,
+        description: spec.description,
+        environment: {
+          TABLE_NAME: props.table.tableName,
+          USER_POOL_ID: props.userPool.userPoolId,
+          POWERTOOLS_SERVICE_NAME: props.serviceName,
+          POWERTOOLS_LOG_LEVEL: props.logLevel,
+        },
+        logRetention: props.logRetention,
+        logRemovalPolicy: props.logRemovalPolicy,
+      });
+      fn.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: TABLE_ACTIONS, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ADMIN_INDEX}`] }),
+      );
+      fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: USER_POOL_ACTIONS, resources: [props.userPool.userPoolArn] }));
+      Validations.of(fn.function).acknowledge({
+        id: 'AwsSolutions-L1',
+        reason: 'Built and tested for nodejs22.x like the read API; a newer runtime is a deliberate upgrade with its own test run.',
+      });
+      const integration = new LambdaIntegration(fn.function, { proxy: true, allowTestInvoke: false });
+      for (const route of spec.routes) {
+        resourceAt(route.path).addMethod(route.method, integration, {
+          authorizer: this.authorizer,
+          authorizationType: AuthorizationType.COGNITO,
+        });
+      }
+      functions[spec.id] = fn;
+    }
+    this.functions = functions;
+
+    for (const answer of MANAGEMENT_GATEWAY_ANSWERS) {
+      this.restApi.addGatewayResponse(answer.type, {
+        type: ResponseType.of(answer.type),
+        ...(answer.statusCode === undefined ? {} : { statusCode: String(answer.statusCode) }),
+        responseHeaders: {
+          'Content-Type': "'application/json'",
+          'Cache-Control': "'no-store'",
+          ...(answer.retryAfterSeconds === undefined ? {} : { 'Retry-After': `'${answer.retryAfterSeconds}'` }),
+        },
+        templates: { 'application/json': JSON.stringify({ error: answer.message, code: answer.code }) },
+      });
+    }
+
+    const api = Validations.of(this.restApi);
+    api.acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'The functions validate every body and parameter with the schemas openapi-management.yaml is generated from, and answer ' +
+        "400 naming the field, after the caller's membership and role; a gateway validator would answer first, in its own words.",
+    });
+    api.acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason: "Signed-in people of the accounts are the only callers (Cognito authorizer on every method) and the stage's throttle caps them all.",
+    });
+    api.acknowledge({
+      id: 'AwsSolutions-APIG6',
+      reason: 'The access log has a JSON line per request with the gateway error; execution logs could hold the ID token.',
+    });
+  }
+}
