@@ -17,9 +17,9 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { ADMIN_INDEX } from '../lambda/data/table-schema';
-import type { ErrorCode, ManagementErrorCode } from '../lambda/http/api-error';
 import { MANAGEMENT_FUNCTIONS } from '../lambda/management/routes';
 import { ApiFunction } from './api-function';
+import { MANAGEMENT_GATEWAY_ANSWERS, managementAnswerBody, managementAnswerHeaders } from './management-gateway-responses';
 import { accessLogFormat } from './prompt-api';
 
 export interface ManagementApiProps {
@@ -35,30 +35,6 @@ export interface ManagementApiProps {
   readonly throttleRateLimit?: number;
   readonly throttleBurstLimit?: number;
 }
-
-/** What the management API's gateway answers itself: the service's JSON errors, without CORS (same origin). */
-export const MANAGEMENT_GATEWAY_ANSWERS: readonly {
-  readonly type: string;
-  readonly statusCode?: number;
-  readonly code: ErrorCode | ManagementErrorCode;
-  readonly message: string;
-  readonly retryAfterSeconds?: number;
-}[] = [
-  // The Cognito authorizer's answer to no, malformed, expired or foreign token.
-  { type: 'UNAUTHORIZED', statusCode: 401, code: 'UNAUTHORIZED', message: 'Sign in again: no valid identity on the request' },
-  { type: 'MISSING_AUTHENTICATION_TOKEN', statusCode: 404, code: 'NOT_FOUND', message: 'Not found' },
-  { type: 'THROTTLED', statusCode: 429, code: 'RATE_LIMITED', message: 'Too many requests. Please retry shortly.', retryAfterSeconds: 1 },
-  { type: 'REQUEST_TOO_LARGE', statusCode: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request is too large.' },
-  {
-    type: 'INTEGRATION_TIMEOUT',
-    statusCode: 503,
-    code: 'SERVICE_UNAVAILABLE',
-    message: 'The service is temporarily unavailable. Please retry shortly.',
-    retryAfterSeconds: 1,
-  },
-  { type: 'DEFAULT_4XX', code: 'BAD_REQUEST', message: 'The request was refused.' },
-  { type: 'DEFAULT_5XX', code: 'INTERNAL_ERROR', message: 'Internal server error' },
-];
 
 /** The item operations the shared operations make (lambda/store/): on the table and the one index they query. */
 const TABLE_ACTIONS = [
@@ -152,12 +128,8 @@ export class ManagementApi extends Construct {
       this.restApi.addGatewayResponse(answer.type, {
         type: ResponseType.of(answer.type),
         ...(answer.statusCode === undefined ? {} : { statusCode: String(answer.statusCode) }),
-        responseHeaders: {
-          'Content-Type': "'application/json'",
-          'Cache-Control': "'no-store'",
-          ...(answer.retryAfterSeconds === undefined ? {} : { 'Retry-After': `'${answer.retryAfterSeconds}'` }),
-        },
-        templates: { 'application/json': JSON.stringify({ error: answer.message, code: answer.code }) },
+        responseHeaders: Object.fromEntries(Object.entries(managementAnswerHeaders(answer)).map(([name, value]) => [name, `'${value}'`])),
+        templates: { 'application/json': managementAnswerBody(answer) },
       });
     }
 

@@ -39,7 +39,16 @@ export interface GatewayOptions {
   readonly concurrency: { readonly maxRunning: number; readonly maxWaiting: number };
   /** The stage the events name; the API is served at the root all the same. */
   readonly stage?: string;
+  /**
+   * An authorizer on every method, as a REST API's Cognito authorizer: the claims to put in the event
+   * (`requestContext.authorizer.claims`), or undefined to answer the gateway's own 401.
+   */
+  readonly authorize?: (headers: IncomingMessage['headers']) => Promise<Record<string, string> | undefined>;
+  /** Writes what the gateway answers itself; the read API's answers (JSON with CORS) by default. */
+  readonly writeAnswer?: GatewayAnswerWriter;
 }
+
+export type GatewayAnswerWriter = (response: ServerResponse, type: GatewayResponseType | 'UNAUTHORIZED', gatewayStatus?: number) => void;
 
 /** API Gateway's own limit on a request payload. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -63,11 +72,16 @@ export interface RouteMatch {
 }
 
 export function createHttpGateway(options: GatewayOptions): Server {
+  return createServer(createGatewayListener(options));
+}
+
+/** The gateway as a node request listener, for a server of the caller's (the dashboard's origin serves `/api` with it). */
+export function createGatewayListener(options: GatewayOptions): (request: IncomingMessage, response: ServerResponse) => void {
   const routes = options.routes.map(compileRoute);
   const slots = new InvocationSlots(options.concurrency.maxRunning, options.concurrency.maxWaiting);
-  return createServer((request, response) => {
+  return (request, response) => {
     void serve(request, response, routes, slots, options);
-  });
+  };
 }
 
 async function serve(
@@ -77,19 +91,28 @@ async function serve(
   slots: InvocationSlots,
   options: GatewayOptions,
 ): Promise<void> {
+  const writeAnswer = options.writeAnswer ?? writeGatewayAnswer;
   let body: Buffer;
   try {
     body = await readBody(request);
   } catch {
-    writeGatewayAnswer(response, 'REQUEST_TOO_LARGE');
+    writeAnswer(response, 'REQUEST_TOO_LARGE');
     return;
   }
   const method = (request.method ?? 'GET').toUpperCase();
   const [rawPath = '/', rawQueryString = ''] = splitOnce(request.url ?? '/', '?');
   const match = matchRoute(routes, method, rawPath);
   if (!match) {
-    writeGatewayAnswer(response, 'MISSING_AUTHENTICATION_TOKEN');
+    writeAnswer(response, 'MISSING_AUTHENTICATION_TOKEN');
     return;
+  }
+  let claims: Record<string, string> | undefined;
+  if (options.authorize) {
+    claims = await options.authorize(request.headers).catch(() => undefined);
+    if (!claims) {
+      writeAnswer(response, 'UNAUTHORIZED');
+      return;
+    }
   }
   const fn = match.route.function;
   // Waiting for a slot is the gateway's queue, not the function's time: as a Lambda invocation's clock
@@ -111,21 +134,22 @@ async function serve(
     protocol: `HTTP/${request.httpVersion}`,
     stage: options.stage ?? LOCAL_STAGE,
   });
+  if (claims) (event.requestContext as { authorizer?: unknown }).authorizer = { claims };
   let result: unknown;
   try {
     result = await fn.handler(event, lambdaContext(fn.name, event.requestContext.requestId));
   } catch (error) {
     options.onFunctionError(fn.name, error);
-    writeGatewayAnswer(response, 'DEFAULT_5XX', 502);
+    writeAnswer(response, 'DEFAULT_5XX', 502);
     return;
   } finally {
     release();
   }
   try {
-    writeResult(response, result, event.requestContext.requestId);
+    writeResult(response, result, event.requestContext.requestId, writeAnswer);
   } catch (error) {
     options.onFunctionError(fn.name, error);
-    if (!response.headersSent) writeGatewayAnswer(response, 'DEFAULT_5XX', 502);
+    if (!response.headersSent) writeAnswer(response, 'DEFAULT_5XX', 502);
     else response.destroy();
   }
 }
@@ -299,9 +323,9 @@ interface ProxyResult {
 }
 
 /** As API Gateway reads a payload 1.0 result: anything but `{statusCode, ...}` is a malformed answer (502). */
-function writeResult(response: ServerResponse, result: unknown, requestId: string): void {
+function writeResult(response: ServerResponse, result: unknown, requestId: string, writeAnswer: GatewayAnswerWriter): void {
   if (!isProxyResult(result)) {
-    writeGatewayAnswer(response, 'DEFAULT_5XX', 502);
+    writeAnswer(response, 'DEFAULT_5XX', 502);
     return;
   }
   response.statusCode = result.statusCode;
@@ -317,8 +341,9 @@ function isProxyResult(result: unknown): result is ProxyResult {
 }
 
 /** What the deployed gateway answers itself, from the same table its gateway responses are built from. */
-function writeGatewayAnswer(response: ServerResponse, type: GatewayResponseType, gatewayStatus?: number): void {
-  const answer = gatewayAnswer(type);
+function writeGatewayAnswer(response: ServerResponse, type: GatewayResponseType | 'UNAUTHORIZED', gatewayStatus?: number): void {
+  // The read API has no authorizer: the functions answer 401 themselves.
+  const answer = gatewayAnswer(type === 'UNAUTHORIZED' ? 'DEFAULT_4XX' : type);
   const status = answer.statusCode ?? gatewayStatus;
   if (status === undefined) throw new Error(`${type} keeps the gateway's status: give it`);
   response.writeHead(status, gatewayAnswerHeaders(answer));

@@ -1,0 +1,65 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { routesOf } from '../lambda/management/all-routes';
+import { createManagementHandler } from '../lambda/management/management-handler';
+import type { ManagementDependencies } from '../lambda/management/management-request';
+import { MANAGEMENT_FUNCTIONS } from '../lambda/management/routes';
+import { managementDependencies } from '../lambda/management/runtime';
+import { managementAnswerBody, managementAnswerHeaders, managementGatewayAnswer } from '../lib/management-gateway-responses';
+import { createGatewayListener, type GatewayAnswerWriter, type GatewayRoute, type LambdaHandler } from './http-gateway';
+
+/** What the identity stand-in's verifier says of a token: the claims, as strings, or undefined when it is not valid. */
+export type TokenVerifier = (token: string) => Promise<Record<string, string> | undefined>;
+
+export interface ManagementGatewayOptions {
+  /** Checks what the deployed Cognito authorizer checks (signature, issuer, audience, `token_use`, expiry). */
+  readonly verifyToken: TokenVerifier;
+  /**
+   * The functions' environment as the stack gives it: TABLE_NAME, USER_POOL_ID, and locally
+   * DYNAMODB_ENDPOINT and COGNITO_ENDPOINT (the stand-in). Read once, as a cold start does.
+   */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Ready-made dependencies instead of the environment (tests). */
+  readonly dependencies?: ManagementDependencies;
+  /** A function that threw: the gateway answers 502, the developer should see why. */
+  readonly onFunctionError?: (functionName: string, error: unknown) => void;
+  readonly concurrency?: { readonly maxRunning: number; readonly maxWaiting: number };
+}
+
+/** `Authorization: Bearer <token>` (or the bare token, which the REST API's Cognito authorizer takes too). */
+export function bearerTokenOf(headers: IncomingMessage['headers']): string | undefined {
+  const value = headers.authorization;
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const match = /^Bearer\s+(\S+)$/i.exec(value.trim());
+  return match ? match[1] : /\s/.test(value.trim()) ? undefined : value.trim();
+}
+
+const writeManagementAnswer: GatewayAnswerWriter = (response: ServerResponse, type, gatewayStatus) => {
+  const answer = managementGatewayAnswer(type === 'WAF_FILTERED' || type === 'QUOTA_EXCEEDED' ? 'THROTTLED' : type);
+  const status = answer.statusCode ?? gatewayStatus ?? 500;
+  response.writeHead(status, managementAnswerHeaders(answer));
+  response.end(managementAnswerBody(answer));
+};
+
+/**
+ * The management REST API locally, as a node request listener for the dashboard's origin to hand
+ * `/api/*` to: the same methods (MANAGEMENT_FUNCTIONS), a token check on every one in place of the
+ * Cognito authorizer (the verifier's claims go into the event exactly where the authorizer puts them),
+ * the same Lambda proxy events, and the gateway's own answers from the same table as the deployed one.
+ */
+export function createManagementGateway(options: ManagementGatewayOptions): (request: IncomingMessage, response: ServerResponse) => void {
+  const deps = options.dependencies ?? managementDependencies({ ...process.env, ...options.environment });
+  const routes: GatewayRoute[] = MANAGEMENT_FUNCTIONS.flatMap((fn) => {
+    const handler = createManagementHandler(deps, routesOf(fn.id)) as unknown as LambdaHandler;
+    return fn.routes.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: { name: fn.id, handler } }));
+  });
+  return createGatewayListener({
+    routes,
+    concurrency: options.concurrency ?? { maxRunning: 16, maxWaiting: 1_000 },
+    onFunctionError: options.onFunctionError ?? (() => undefined),
+    writeAnswer: writeManagementAnswer,
+    authorize: async (headers) => {
+      const token = bearerTokenOf(headers);
+      return token === undefined ? undefined : options.verifyToken(token);
+    },
+  });
+}
