@@ -94,7 +94,8 @@ export async function runAdmin(
     const context: CommandContext = {
       admin: () => {
         const store = connect();
-        return new AdminStore(store.client, store.tableName, now);
+        // Every change the CLI makes is recorded in the account's audit log, as `cli` with the operator's name.
+        return new AdminStore(store.client, store.tableName, now, { type: 'cli', operator: cliOperator(env) });
       },
       versions: () => {
         const store = connect();

@@ -8,6 +8,11 @@ import type { AdminAccount, AdminApiKey } from '../../lambda/store/items';
 import * as apiKeys from '../../lambda/store/keys';
 import * as prompts from '../../lambda/store/prompts';
 import { AdminTable } from '../../lambda/store/table';
+import type { Actor } from '../../lambda/data/table-items';
+import { auditedChange } from '../../lambda/store/audit-log';
+import { publicKeyFields, reasonOf } from '../../lambda/operations/account-operations';
+
+const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...summary });
 
 /**
  * What operators do to the store (the admin CLI, the local stack's seed, the benchmark), as one object
@@ -17,12 +22,41 @@ import { AdminTable } from '../../lambda/store/table';
 export class AdminStore {
   protected readonly table: AdminTable;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string, now: () => Date = () => new Date()) {
+  /**
+   * With an `actor` (the CLI passes `cli` and the operator's name), every change is recorded in the
+   * account's audit log before it is made and settled after, as the management API's are; without one
+   * (the local seed, the benchmark, tests), nothing is recorded.
+   */
+  constructor(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    now: () => Date = () => new Date(),
+    private readonly actor?: Actor,
+  ) {
     this.table = new AdminTable(client, tableName, now);
   }
 
+  private audited<T>(
+    accountId: string,
+    action: string,
+    target: Record<string, string>,
+    change: () => Promise<T>,
+    after?: (result: T) => Record<string, unknown>,
+  ): Promise<T> {
+    if (!this.actor) return change();
+    return auditedChange(
+      this.table,
+      { accountId, actor: this.actor, action, target },
+      async () => {
+        const result = await change();
+        return { result, ...(after ? { after: after(result) } : {}) };
+      },
+      { reasonOf },
+    );
+  }
+
   createAccount(account: accounts.NewAccount): Promise<AdminAccount> {
-    return accounts.createAccount(this.table, account);
+    return this.audited(account.accountId, 'account.create', { accountId: account.accountId }, () => accounts.createAccount(this.table, account), (created) => ({ name: created.name, plan: created.plan }));
   }
 
   findAccount(accountId: string): Promise<AdminAccount | undefined> {
@@ -34,11 +68,11 @@ export class AdminStore {
   }
 
   setAccountPlan(accountId: string, plan: Plan): Promise<void> {
-    return accounts.setAccountPlan(this.table, accountId, plan);
+    return this.audited(accountId, 'account.set-plan', { accountId }, () => accounts.setAccountPlan(this.table, accountId, plan), () => ({ plan }));
   }
 
   createApiKey(key: apiKeys.NewApiKey): Promise<AdminApiKey> {
-    return apiKeys.createApiKey(this.table, key);
+    return this.audited(key.accountId, 'key.create', { keyId: key.keyId }, () => apiKeys.createApiKey(this.table, key), publicKeyFields);
   }
 
   listApiKeys(accountId: string): Promise<AdminApiKey[]> {
@@ -46,7 +80,7 @@ export class AdminStore {
   }
 
   updateApiKey(accountId: string, keyId: string, change: apiKeys.ApiKeyChange): Promise<AdminApiKey> {
-    return apiKeys.updateApiKey(this.table, accountId, keyId, change);
+    return this.audited(accountId, 'key.update', { keyId }, () => apiKeys.updateApiKey(this.table, accountId, keyId, change), publicKeyFields);
   }
 
   rotateApiKey(
@@ -55,11 +89,17 @@ export class AdminStore {
     replacement: Pick<apiKeys.NewApiKey, 'keyHash' | 'keyId' | 'displayPrefix'>,
     graceMs: number,
   ): Promise<{ created: AdminApiKey; retired: AdminApiKey }> {
-    return apiKeys.rotateApiKey(this.table, accountId, keyId, replacement, graceMs);
+    return this.audited(
+      accountId,
+      'key.rotate',
+      { keyId },
+      () => apiKeys.rotateApiKey(this.table, accountId, keyId, replacement, graceMs),
+      ({ created }) => ({ newKeyId: created.keyId, graceMs }),
+    );
   }
 
   revokeApiKeyById(accountId: string, keyId: string): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
-    return apiKeys.revokeApiKeyById(this.table, accountId, keyId);
+    return this.audited(accountId, 'key.revoke', { keyId }, () => apiKeys.revokeApiKeyById(this.table, accountId, keyId), () => ({ status: 'revoked' }));
   }
 
   keyUsage(accountId: string, keyId: string, month: string): Promise<apiKeys.KeyUsage> {
@@ -70,19 +110,34 @@ export class AdminStore {
     input: readonly AccountImport[],
     options: { dryRun?: boolean; mode?: ImportMode } = {},
   ): Promise<ImportSummary> {
-    return imports.importAccounts(this.table, input, options);
+    const run = () => imports.importAccounts(this.table, input, options);
+    if (options.dryRun || input.length === 0) return run();
+    // One import, all or nothing, recorded in each account it names.
+    const [first, ...others] = input;
+    const nest = (rest: readonly AccountImport[]): Promise<ImportSummary> => {
+      const [next, ...after] = rest;
+      if (!next) return run();
+      return this.audited(next.accountId, 'import', { accountId: next.accountId }, () => nest(after), summaryOf);
+    };
+    return first ? this.audited(first.accountId, 'import', { accountId: first.accountId }, () => nest(others), summaryOf) : run();
   }
 
   publishVersion(accountId: string, request: publishing.PublishRequest): Promise<'published' | 'already-published'> {
-    return publishing.publishVersion(this.table, accountId, request);
+    return this.audited(
+      accountId,
+      'version.publish',
+      { promptId: request.promptId, version: request.version },
+      () => publishing.publishVersion(this.table, accountId, request),
+      (result) => ({ published: true, result }),
+    );
   }
 
   deletePrompt(accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {
-    return prompts.deletePrompt(this.table, accountId, promptId);
+    return this.audited(accountId, 'prompt.delete', { promptId }, () => prompts.deletePrompt(this.table, accountId, promptId), () => ({ deleted: true }));
   }
 
   restorePrompt(accountId: string, promptId: string): Promise<{ alreadyVisible: boolean }> {
-    return prompts.restorePrompt(this.table, accountId, promptId);
+    return this.audited(accountId, 'prompt.restore', { promptId }, () => prompts.restorePrompt(this.table, accountId, promptId), () => ({ deleted: false }));
   }
 
   listPromptSummaries(accountId: string): Promise<prompts.AdminPromptSummary[]> {

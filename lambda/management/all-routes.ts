@@ -2,7 +2,8 @@ import { accountRoutes } from './handlers/account-routes';
 import { keyRoutes } from './handlers/key-routes';
 import { memberRoutes } from './handlers/member-routes';
 import { promptRoutes } from './handlers/prompt-routes';
-import { auditRoutes, usageRoutes } from './handlers/usage-routes';
+import { auditRoutes } from './handlers/audit-routes';
+import { usageRoutes } from './handlers/usage-routes';
 import type { RouteSpec } from './management-request';
 import { MANAGEMENT_FUNCTIONS } from './routes';
 

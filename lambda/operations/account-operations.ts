@@ -2,7 +2,7 @@ import type { Actor, AuditEntryItem, Role } from '../data/table-items';
 import { StoreUnavailableError } from '../data/store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../domain/api-key';
 import { type AccountSettings, updateAccountSettings } from '../store/accounts';
-import { type AuditAttempt, beginAudit, recordRefusal, settleAudit } from '../store/audit-log';
+import { type AuditAttempt, auditedChange, recordRefusal } from '../store/audit-log';
 import { ConflictError, ImmutableVersionError, NotFoundError } from '../store/errors';
 import type { AdminApiKey } from '../store/items';
 import { createApiKey, revokeApiKeyById, rotateApiKey, updateApiKey, type ApiKeyChange } from '../store/keys';
@@ -80,18 +80,8 @@ export class AccountOperations {
     return recordRefusal(this.table, { ...attempt, actor: this.actor }, reason);
   }
 
-  private async audited<T>(attempt: Attempt, change: () => Promise<{ result: T; after?: Record<string, unknown> }>): Promise<T> {
-    const pending = await beginAudit(this.table, { ...attempt, actor: this.actor });
-    let outcome: { result: T; after?: Record<string, unknown> };
-    try {
-      outcome = await change();
-    } catch (error) {
-      await settleAudit(this.auditTable, pending, 'failed', { reason: reasonOf(error) }).catch(() => undefined);
-      throw error;
-    }
-    // The change is made: an entry left pending (the store failing now) still says it was attempted.
-    await settleAudit(this.auditTable, pending, 'succeeded', outcome.after ? { after: outcome.after } : {}).catch(() => undefined);
-    return outcome.result;
+  private audited<T>(attempt: Attempt, change: () => Promise<{ result: T; after?: Record<string, unknown> }>): Promise<T> {
+    return auditedChange(this.table, { ...attempt, actor: this.actor }, change, { settleTable: this.auditTable, reasonOf });
   }
 
   // Members
@@ -258,7 +248,7 @@ export class AccountOperations {
 }
 
 /** What the audit log may say of a key: its settings, never the key. */
-function publicKeyFields(key: AdminApiKey): Record<string, unknown> {
+export function publicKeyFields(key: AdminApiKey): Record<string, unknown> {
   const { keyId, name, status, monthlyLimit, scope, expiresAt, displayPrefix } = key;
   return { keyId, name, status, monthlyLimit, scope, expiresAt, displayPrefix };
 }

@@ -75,6 +75,32 @@ export async function settleAudit(
   );
 }
 
+/** Why a change failed, as the audit log says it: a code and a message, never an error's internals. */
+export type FailureReason = (error: unknown) => NonNullable<AuditEntryItem['reason']>;
+
+/**
+ * A change and its record: the entry is written first (no entry, no change), the change made, then the
+ * entry settled with its outcome; a settle the store refuses leaves it `pending`, never the change undone.
+ */
+export async function auditedChange<T>(
+  table: AdminTable,
+  attempt: AuditAttempt,
+  change: () => Promise<{ result: T; after?: Record<string, unknown> }>,
+  options: { settleTable?: AdminTable; reasonOf: FailureReason },
+): Promise<T> {
+  const settleTable = options.settleTable ?? table;
+  const pending = await beginAudit(table, attempt);
+  let outcome: { result: T; after?: Record<string, unknown> };
+  try {
+    outcome = await change();
+  } catch (error) {
+    await settleAudit(settleTable, pending, 'failed', { reason: options.reasonOf(error) }).catch(() => undefined);
+    throw error;
+  }
+  await settleAudit(settleTable, pending, 'succeeded', outcome.after ? { after: outcome.after } : {}).catch(() => undefined);
+  return outcome.result;
+}
+
 /** An attempt refused before any change (a role that does not allow it, a request that is not valid). */
 export async function recordRefusal(
   table: AdminTable,

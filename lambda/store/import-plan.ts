@@ -3,7 +3,7 @@ import type { PromptContent } from '../domain/prompt';
 import { canonicalJson } from '../domain/canonical-json';
 import { compareVersions } from '../domain/version';
 import type { Plan } from '../domain/plans';
-import { type AdminAccount, type AdminApiKey, accountItem, apiKeyItem, contentOf, versionItem } from './items';
+import { type AdminAccount, type AdminApiKey, accountItem, apiKeyItem, contentOf, versionItem, withFreshDayCounters } from './items';
 
 /**
  * What an import asks for, and what it takes to get there from what is stored: a pure function,
@@ -214,7 +214,7 @@ function planApiKey(
     const revoked = input.revoked === true;
     return {
       change: 'created',
-      item: apiKeyItem(input.keyHash, {
+      item: withFreshDayCounters(apiKeyItem(input.keyHash, {
         keyId: input.keyId,
         accountId,
         plan,
@@ -225,7 +225,7 @@ function planApiKey(
         expiresAt: input.expiresAt,
         createdAt: now,
         revokedAt: revoked ? now : undefined,
-      }),
+      }), now),
     };
   }
   if (stored.accountId !== accountId) {

@@ -70,6 +70,15 @@ export function apiKeyItem(keyHash: string, key: AdminApiKey): WithKeys<ApiKeyIt
   };
 }
 
+/**
+ * A new key starts with this month's (empty) day counters, so its first requests are counted by the
+ * one ordinary write and not by the month's first-request path (README "Data model"). Only ever for a
+ * key item written for the first time: anything else would reset the counts.
+ */
+export function withFreshDayCounters(item: WithKeys<ApiKeyItem>, now: string): WithKeys<ApiKeyItem> {
+  return { ...item, daysMonth: now.slice(0, 7), days: {} };
+}
+
 export function versionItem(
   accountId: string,
   promptId: string,

@@ -2,7 +2,7 @@ import type { ApiKeyItem, WithKeys } from '../data/table-items';
 import { ADMIN_INDEX, adminIndexKeys, keys, usageAttribute } from '../data/table-schema';
 import { requireAccount } from './accounts';
 import { ConflictError, NotFoundError } from './errors';
-import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey } from './items';
+import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey, withFreshDayCounters } from './items';
 import { catchUpKeys, indexedKeysOf } from './propagation';
 import type { AdminTable } from './table';
 
@@ -44,7 +44,7 @@ export async function createApiKey(table: AdminTable, key: NewApiKey): Promise<A
   const record = newKeyRecord(table, key, account.plan);
   await table.put(
     'createApiKey',
-    { Item: apiKeyItem(key.keyHash, record), ConditionExpression: 'attribute_not_exists(pk)' },
+    { Item: withFreshDayCounters(apiKeyItem(key.keyHash, record), table.timestamp()), ConditionExpression: 'attribute_not_exists(pk)' },
     () => {
       throw new ConflictError(`API key ${key.keyId} already exists`);
     },

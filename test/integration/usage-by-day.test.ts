@@ -107,6 +107,14 @@ test('concurrent first requests of a month are all counted, on the month and on 
   expect(item.prevDays).toEqual({ '31': 1 });
 });
 
+test("a new key's first requests, 20 at once: all counted, none refused", async () => {
+  const apiKey = await api.fixtures.apiKey('acme');
+  api.clock = new Date('2026-11-20T10:00:00Z');
+  const responses = await Promise.all(Array.from({ length: 20 }, () => api.get('/prompts/welcome', apiKey)));
+  expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200));
+  expect((await keyItem(apiKey)).days).toEqual({ '20': 20 });
+});
+
 test('the limit still refuses at the start of a month: a new month is a new count', async () => {
   const apiKey = await api.fixtures.apiKey('acme', { monthlyLimit: 1 });
   expect(await getAt(apiKey, '2026-10-31T23:00:00Z')).toBe(200);

@@ -1,5 +1,6 @@
 import { runAdmin } from '../../admin/cli';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { registerApiKey } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
 /** shared/spec/management-api.md: members, roles on every request, removals from the next request, the audit log. */
@@ -194,6 +195,24 @@ describe('the CLI and the API: two doors, the same stored items', () => {
       }),
     );
     expect(Items).toEqual([expect.objectContaining({ action: 'member.add', outcome: 'succeeded', actor: { type: 'cli', operator: 'ci-bot' } })]);
+  });
+
+  test("the CLI's other changes are recorded too, as cli, and a key it prints never reaches the log", async () => {
+    await api.fixtures.account('cli-keys', 'free');
+    const keysOwner = await api.person('owner@cli-keys.test', 'cli-keys', 'owner');
+    const created = await cli('keys', 'create', '--account', 'cli-keys', '--json');
+    expect(created.code).toBe(0);
+    const { apiKey, keyId } = JSON.parse(created.stdout) as { apiKey: string; keyId: string };
+    registerApiKey(apiKey);
+    expect((await cli('keys', 'revoke', '--account', 'cli-keys', '--key', keyId)).code).toBe(0);
+    expect((await cli('keys', 'revoke', '--account', 'cli-keys', '--key', 'key_0000000000000000')).code).toBe(1);
+    const audit = await api.send('GET', '/api/accounts/cli-keys/audit', { as: keysOwner });
+    expect(audit.rawBody).not.toContain(apiKey);
+    expect((audit.body as { entries: unknown[] }).entries).toEqual([
+      expect.objectContaining({ action: 'key.revoke', target: { keyId: 'key_0000000000000000' }, outcome: 'failed', reason: expect.objectContaining({ code: 'NOT_FOUND' }) }),
+      expect.objectContaining({ action: 'key.revoke', target: { keyId }, outcome: 'succeeded', actor: { type: 'cli', operator: 'ci-bot' } }),
+      expect.objectContaining({ action: 'key.create', target: { keyId }, outcome: 'succeeded', after: expect.objectContaining({ keyId, status: 'active' }) }),
+    ]);
   });
 
   test('members list, set-role and remove from the CLI, the last owner kept', async () => {

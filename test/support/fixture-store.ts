@@ -1,7 +1,7 @@
 import { requireAccount, type NewAccount } from '../../lambda/store/accounts';
 import { AdminStore } from '../../admin/store/admin-store';
 import type { PromptImport } from '../../lambda/store/import-plan';
-import { accountItem, apiKeyItem } from '../../lambda/store/items';
+import { accountItem, apiKeyItem, withFreshDayCounters } from '../../lambda/store/items';
 import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/store/keys';
 import { catchUpKeys } from '../../lambda/store/propagation';
 
@@ -24,7 +24,7 @@ export class FixtureStore extends AdminStore {
   /** Over what was there but its usage counts. Operators use createApiKey. */
   async putApiKey(key: NewApiKey): Promise<void> {
     const account = await requireAccount(this.table, key.accountId);
-    await upsertApiKey(this.table, apiKeyItem(key.keyHash, newKeyRecord(this.table, key, account.plan)));
+    await upsertApiKey(this.table, withFreshDayCounters(apiKeyItem(key.keyHash, newKeyRecord(this.table, key, account.plan)), this.table.timestamp()));
     await catchUpKeys(this.table, [key]);
   }
 

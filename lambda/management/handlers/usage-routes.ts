@@ -1,5 +1,4 @@
 import { quotaPeriodAt } from '../../domain/quota-period';
-import { listAudit, decodeCursor } from '../../store/audit-log';
 import { listKeyUsage } from '../../store/keys';
 import { badRequest } from '../management-errors';
 import type { ManagementRequest, RouteSpec } from '../management-request';
@@ -23,22 +22,6 @@ export const usageRoutes: readonly RouteSpec[] = [
           keys: usage.map(({ key, limit, used, days }) => ({ keyId: key.keyId, name: key.name ?? null, used, limit, days })),
         },
       };
-    },
-  },
-];
-
-export const auditRoutes: readonly RouteSpec[] = [
-  {
-    method: 'GET',
-    path: '/api/accounts/{accountId}/audit',
-    access: 'viewer',
-    async handle(request) {
-      const before = request.query.before;
-      if (before !== undefined && decodeCursor(before) === undefined) {
-        throw badRequest('before: must be a cursor from a previous page of the audit log', 'before');
-      }
-      const page = await listAudit(request.table, param(request, 'accountId'), before === undefined ? {} : { before });
-      return { status: 200, body: { entries: page.entries, next: page.next ?? null } };
     },
   },
 ];
