@@ -30,8 +30,14 @@ const admissionCondition = (and: string): string =>
   `#used < #limit AND #status = :active AND NOT #expiresAt <= :now AND ${and} OR ` +
   `attribute_not_exists(#used) AND #status = :active AND :zero < #limit AND NOT #expiresAt <= :now AND ${and}`;
 
-/** The day counters already count this month: the one form of the count almost every request takes. */
+/**
+ * The one form of the count almost every request takes: the day counters already count this month, and
+ * so the month's counter exists (whatever sets `daysMonth` sets it too), which keeps the condition to
+ * one branch.
+ */
 const SAME_MONTH = 'same-month' as const;
+/** This month's day counters without the month's counter: not written by this code, but counted all the same. */
+const SAME_MONTH_FIRST_COUNT = 'same-month-first-count' as const;
 
 /**
  * A count that failed its condition is tried again only when the item shows it was the month's day
@@ -39,7 +45,7 @@ const SAME_MONTH = 'same-month' as const;
  */
 const COUNT_ATTEMPTS = 3;
 
-type CountForm = typeof SAME_MONTH | { readonly startMonth: ApiKeyItem };
+type CountForm = typeof SAME_MONTH | typeof SAME_MONTH_FIRST_COUNT | { readonly startMonth: ApiKeyItem };
 
 type CountResult = { readonly admission: Admission } | { readonly refused: ApiKeyItem | undefined };
 
@@ -71,7 +77,8 @@ export class DynamoStore implements ApiStore {
       if (attempt >= COUNT_ATTEMPTS || !result.refused) {
         throw new StoreUnavailableError('admit: the day counters kept changing while counting');
       }
-      form = result.refused.daysMonth === request.month ? SAME_MONTH : { startMonth: result.refused };
+      if (result.refused.daysMonth !== request.month) form = { startMonth: result.refused };
+      else form = result.refused[usedName as `used#${string}`] === undefined ? SAME_MONTH_FIRST_COUNT : SAME_MONTH;
     }
   }
 
@@ -89,6 +96,11 @@ export class DynamoStore implements ApiStore {
     let update: string;
     let condition: string;
     if (form === SAME_MONTH) {
+      names['#day'] = day;
+      values[':month'] = month;
+      update = 'SET #used = #used + :one, #days.#day = if_not_exists(#days.#day, :zero) + :one';
+      condition = '#used < #limit AND #status = :active AND NOT #expiresAt <= :now AND #daysMonth = :month';
+    } else if (form === SAME_MONTH_FIRST_COUNT) {
       names['#day'] = day;
       values[':month'] = month;
       update = 'SET #used = if_not_exists(#used, :zero) + :one, #days.#day = if_not_exists(#days.#day, :zero) + :one';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AccountItem, ApiKeyItem, PromptVersionItem, WithKeys } from '../data/table-items';
-import { adminIndexKeys, keys } from '../data/table-schema';
+import { adminIndexKeys, keys, usageAttribute } from '../data/table-schema';
 import { canonicalJson } from '../domain/canonical-json';
 import { type PromptContent, toConfigBody } from '../domain/prompt';
 import { isPlan, monthlyLimitFor } from '../domain/plans';
@@ -76,7 +76,9 @@ export function apiKeyItem(keyHash: string, key: AdminApiKey): WithKeys<ApiKeyIt
  * key item written for the first time: anything else would reset the counts.
  */
 export function withFreshDayCounters(item: WithKeys<ApiKeyItem>, now: string): WithKeys<ApiKeyItem> {
-  return { ...item, daysMonth: now.slice(0, 7), days: {} };
+  const month = now.slice(0, 7);
+  // The month's counter with them: wherever `daysMonth` is this month, the month's counter exists.
+  return { ...item, daysMonth: month, days: {}, [usageAttribute(month)]: 0 };
 }
 
 export function versionItem(

@@ -4,6 +4,7 @@ import type { PromptImport } from '../../lambda/store/import-plan';
 import { accountItem, apiKeyItem, withFreshDayCounters } from '../../lambda/store/items';
 import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/store/keys';
 import { catchUpKeys } from '../../lambda/store/propagation';
+import { keys } from '../../lambda/data/table-schema';
 
 /** A prompt with its versions, named: what the fixtures give. */
 export interface PromptInput extends PromptImport {
@@ -24,7 +25,10 @@ export class FixtureStore extends AdminStore {
   /** Over what was there but its usage counts. Operators use createApiKey. */
   async putApiKey(key: NewApiKey): Promise<void> {
     const account = await requireAccount(this.table, key.accountId);
-    await upsertApiKey(this.table, withFreshDayCounters(apiKeyItem(key.keyHash, newKeyRecord(this.table, key, account.plan)), this.table.timestamp()));
+    const item = apiKeyItem(key.keyHash, newKeyRecord(this.table, key, account.plan));
+    // As the writers do: a new key starts with its month's counters; an existing one keeps its counts.
+    const exists = (await this.table.get('putApiKey', keys.apiKey(key.keyHash))) !== undefined;
+    await upsertApiKey(this.table, exists ? item : withFreshDayCounters(item, this.table.timestamp()));
     await catchUpKeys(this.table, [key]);
   }
 

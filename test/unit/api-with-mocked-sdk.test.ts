@@ -69,7 +69,7 @@ function keyItem(used: number, monthlyLimit?: number, month = '2026-11') {
 
 /** The key is active and the store counts the request: `used` is the count after it. */
 function givenAdmitted(used = 1, monthlyLimit?: number) {
-  ddb.on(UpdateCommand, { Key: KEY, UpdateExpression: 'SET #used = if_not_exists(#used, :zero) + :one, #days.#day = if_not_exists(#days.#day, :zero) + :one' }).resolves({
+  ddb.on(UpdateCommand, { Key: KEY, UpdateExpression: 'SET #used = #used + :one, #days.#day = if_not_exists(#days.#day, :zero) + :one' }).resolves({
     Attributes: keyItem(used, monthlyLimit),
   });
   ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' } }).resolves({ Item: head });
