@@ -4,6 +4,9 @@ import type { ApiKeyItem } from '../../lambda/data/table-items';
 import { keys } from '../../lambda/data/table-schema';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { ApiHarness } from '../support/api-harness';
+import { startFaultProxy } from '../support/fault-proxy';
+import { createStoreClients } from '../../lambda/data/dynamo-client';
+import { DynamoStore } from '../../lambda/data/dynamo-store';
 import { prompt, version } from '../support/fixtures';
 
 /** README "Data model": each key counts its requests per UTC day, on the one write that admits them. */
@@ -113,6 +116,25 @@ test("a new key's first requests, 20 at once: all counted, none refused", async 
   const responses = await Promise.all(Array.from({ length: 20 }, () => api.get('/prompts/welcome', apiKey)));
   expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200));
   expect((await keyItem(apiKey)).days).toEqual({ '20': 20 });
+});
+
+test('counting a request is still one store operation: one UpdateItem per request, none added by the days', async () => {
+  const apiKey = await api.fixtures.apiKey('acme');
+  const proxy = await startFaultProxy(api.localStore.endpoint);
+  const clients = createStoreClients({ region: 'us-east-1', endpoint: proxy.endpoint });
+  api.useStore(new DynamoStore(clients, api.localStore.tableName));
+  try {
+    api.clock = new Date();
+    await api.get('/prompts/welcome?version=1.0.0', apiKey);
+    proxy.seen.length = 0;
+    for (let i = 0; i < 10; i += 1) expect((await api.get('/prompts/welcome?version=1.0.0', apiKey)).status).toBe(200);
+    // A pinned version is served from memory once read: what is left is the count, one write a request.
+    expect(proxy.seen).toEqual(Array(10).fill('UpdateItem'));
+  } finally {
+    api.useStore(api.realStore());
+    clients.destroy();
+    await proxy.close();
+  }
 });
 
 test('the limit still refuses at the start of a month: a new month is a new count', async () => {
