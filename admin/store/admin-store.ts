@@ -17,7 +17,8 @@ const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...sum
 /**
  * What operators do to the store (the admin CLI, the local stack's seed, the benchmark), as one object
  * over the modules beside it, one per concern: accounts, keys, prompts, imports, and the copies an
- * account's keys carry (propagation.ts). The API itself writes only usage (lambda/data/).
+ * account's keys carry (propagation.ts). The read API writes only usage (lambda/data/); the management API
+ * changes the rest through lambda/operations/, as the CLI's members commands do.
  */
 export class AdminStore {
   protected readonly table: AdminTable;
