@@ -5,6 +5,8 @@ import { registerApiKey } from './log-capture';
 
 export interface EventOptions {
   headers?: Record<string, string>;
+  /** Name, value, name, value...: headers as sent, repeats and case variants included (after `headers`). */
+  rawHeaders?: readonly string[];
   query?: Record<string, string>;
   apiKey?: string;
 }
@@ -24,7 +26,7 @@ const DEPLOYED_ROUTES = [
 export function apiEvent(method: string, pathWithQuery: string, options: EventOptions = {}): APIGatewayProxyEvent {
   const url = new URL(pathWithQuery, 'https://api.example.test');
   for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.append(name, value);
-  const rawHeaders = Object.entries(options.headers ?? {}).flat();
+  const rawHeaders = [...Object.entries(options.headers ?? {}).flat(), ...(options.rawHeaders ?? [])];
   if (options.apiKey !== undefined) {
     registerApiKey(options.apiKey);
     rawHeaders.push('Authorization', `Bearer ${options.apiKey}`);
