@@ -7,9 +7,9 @@ import { RawConnection, type RawRequest, type RawResponse, sendRaw } from '../su
 import { isRunning, type StackProcess, StackSet, temporaryFolder } from './support/processes';
 
 /**
- * `npm start` spoken to as an attacker or a careless client would (docs/behaviour-rules.md, "Names are
- * data"): names the client chooses are data, one Authorization header at most, and connections kept
- * alive as long as a client keeps them. After every request the stack is still up and answering.
+ * `npm start` spoken to as an attacker or a careless client would (docs/behaviour-rules.md,
+ * "Names are data"): names the client chooses are data, one Authorization header at most, and
+ * connections kept alive as long as a client keeps them. After every request the stack still answers.
  */
 
 const ACCOUNT = 'hostile';
