@@ -1,10 +1,11 @@
 import { type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Prompt, PromptConfig, PromptContent, PromptWithVersions, PublishedVersion } from '../domain/prompt';
+import type { Prompt, PromptWithVersions, PublishedVersion } from '../domain/prompt';
 import { callStoreUnlessRefused, getItem, partitionQuery, queryAll } from './store-calls';
 import type { StoreClients } from './dynamo-client';
 import type { Admission, AdmissionRequest, AdmittedKey, ApiStore, Deadline, PromptLookup, PromptReader } from './store';
-import type { ApiKeyItem, PromptHeadItem, PromptVersionItem } from './table-items';
+import { fromStoredContent } from './stored-content';
+import type { ApiKeyItem, PromptHeadItem, PromptVersionItem, StoredContent } from './table-items';
 import { keys, prefixes, usageAttribute } from './table-schema';
 
 /**
@@ -164,19 +165,20 @@ function toAdmittedKey(item: ApiKeyItem | undefined, usedName: string, at: Date)
   };
 }
 
-type VisibleHead = PromptHeadItem & { latest: PromptContent };
+type VisibleHead = PromptHeadItem & { latest: StoredContent };
 
 function isVisible(head: PromptHeadItem | undefined): head is VisibleHead {
   return head !== undefined && !head.deleted && head.latest !== undefined;
 }
 
-function toPrompt(head: PromptHeadItem, content: PromptContent): Prompt {
+function toPrompt(head: PromptHeadItem, stored: StoredContent): Prompt {
+  const content = fromStoredContent(stored);
   return {
     promptId: head.promptId,
     promptName: head.promptName,
     version: content.version,
     systemMessage: content.systemMessage,
     userMessage: content.userMessage,
-    config: content.config as PromptConfig,
+    config: content.config,
   };
 }
