@@ -242,17 +242,18 @@ function probes(apiUrl: string, keys: { sizedKey: string; overQuotaKey: string; 
   const sized = bearer(keys.sizedKey);
   const [pinned2, latest2, pinned300, latest300, list] = COST_PROBES;
   return [
-    { name: pinned2, url: `${apiUrl}/prompts/prompt-2kb?version=1.0.0`, headers: sized, count: 100 },
-    { name: latest2, url: `${apiUrl}/prompts/prompt-2kb`, headers: sized, count: 100 },
-    { name: pinned300, url: `${apiUrl}/prompts/prompt-300kb?version=1.0.0`, headers: sized, count: 50 },
-    { name: latest300, url: `${apiUrl}/prompts/prompt-300kb`, headers: sized, count: 50 },
-    { name: list, url: `${apiUrl}/prompts`, headers: bearer(keys.largeKey), count: 10 },
-    { name: 'GET /prompts/{id} of no such prompt (404)', url: `${apiUrl}/prompts/missing`, headers: sized, count: 100 },
-    { name: 'GET /prompts/{id} without a key (401)', url: `${apiUrl}/prompts/prompt-2kb`, count: 100 },
+    { name: pinned2, url: `${apiUrl}/prompts/prompt-2kb?version=1.0.0`, headers: sized, status: 200, count: 100 },
+    { name: latest2, url: `${apiUrl}/prompts/prompt-2kb`, headers: sized, status: 200, count: 100 },
+    { name: pinned300, url: `${apiUrl}/prompts/prompt-300kb?version=1.0.0`, headers: sized, status: 200, count: 50 },
+    { name: latest300, url: `${apiUrl}/prompts/prompt-300kb`, headers: sized, status: 200, count: 50 },
+    { name: list, url: `${apiUrl}/prompts`, headers: bearer(keys.largeKey), status: 200, count: 10 },
+    { name: 'GET /prompts/{id} of no such prompt (404)', url: `${apiUrl}/prompts/missing`, headers: sized, status: 404, count: 100 },
+    { name: 'GET /prompts/{id} without a key (401)', url: `${apiUrl}/prompts/prompt-2kb`, status: 401, count: 100 },
     {
       name: 'GET /prompts/{id} over the quota (429)',
       url: `${apiUrl}/prompts/prompt-2kb`,
       headers: bearer(keys.overQuotaKey),
+      status: 429,
       count: 100,
     },
     {
@@ -260,6 +261,7 @@ function probes(apiUrl: string, keys: { sizedKey: string; overQuotaKey: string; 
       url: `${apiUrl}/prompts/prompt-2kb`,
       method: 'OPTIONS',
       headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
+      status: 204,
       count: 100,
     },
   ];
