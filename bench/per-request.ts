@@ -1,4 +1,5 @@
 import type { RequestLogRecord } from '../lambda/middleware/request-telemetry';
+import { median } from './bundles';
 import type { CountingStore } from './counting-store';
 import type { ServiceLogTally } from './service-log-lines';
 
@@ -22,9 +23,12 @@ export interface PerRequest {
   readonly storeOps: number;
   readonly readUnits: number;
   readonly writeUnits: number;
-  /** The function's own time (first middleware to answer), as its log line reports it. */
+  /** The function's own time (first middleware to answer), as its log line reports it: the median. */
   readonly durationMs: number;
-  /** Each invocation's duration rounded up to the millisecond, as Lambda bills it. */
+  /**
+   * That time rounded up to the millisecond, as Lambda bills each invocation: the median, as other work on
+   * the shared machine stalls single requests by tens of milliseconds, which no Lambda would.
+   */
   readonly billedMs: number;
 }
 
@@ -32,6 +36,17 @@ export interface PerRequestMeter {
   /** Hand it to the local stack: each request's record, with the function's own latency. */
   readonly observe: (record: RequestLogRecord) => void;
   measure(probe: Probe): Promise<PerRequest>;
+}
+
+/** Until the store has served nothing for a second: requests queued by a load run before are all done. */
+async function quiet(store: CountingStore): Promise<void> {
+  let served = (await store.usage()).requests;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = (await store.usage()).requests;
+    if (now === served) return;
+    served = now;
+  }
 }
 
 export function perRequestMeter(store: CountingStore, logLines: () => ServiceLogTally): PerRequestMeter {
@@ -46,7 +61,9 @@ export function perRequestMeter(store: CountingStore, logLines: () => ServiceLog
     async measure(probe) {
       // Once first, so caches and connections are warm, as in a warm function.
       await send(probe);
-      const total = { requests: 0, logLines: 0, logBytes: 0, storeOps: 0, readUnits: 0, writeUnits: 0, durationMs: 0, billedMs: 0 };
+      await quiet(store);
+      const total = { requests: 0, logLines: 0, logBytes: 0, storeOps: 0, readUnits: 0, writeUnits: 0 };
+      const durations: number[] = [];
       let others = 0;
       while (total.requests < probe.count) {
         if (others > probe.count) throw new Error(`${probe.name}: ${others} answers other than ${probe.status}`);
@@ -68,8 +85,7 @@ export function perRequestMeter(store: CountingStore, logLines: () => ServiceLog
         total.storeOps += usage.requests - usageBefore.requests;
         total.readUnits += usage.readUnits - usageBefore.readUnits;
         total.writeUnits += usage.writeUnits - usageBefore.writeUnits;
-        total.durationMs += latencyMs;
-        total.billedMs += Math.max(1, Math.ceil(latencyMs));
+        durations.push(latencyMs);
       }
       if (others > 0) process.stderr.write(`${probe.name}: ${others} answers other than ${probe.status} sent again\n`);
       const per = (value: number) => value / total.requests;
@@ -81,8 +97,8 @@ export function perRequestMeter(store: CountingStore, logLines: () => ServiceLog
         storeOps: per(total.storeOps),
         readUnits: per(total.readUnits),
         writeUnits: per(total.writeUnits),
-        durationMs: per(total.durationMs),
-        billedMs: per(total.billedMs),
+        durationMs: median(durations),
+        billedMs: median(durations.map((ms) => Math.max(1, Math.ceil(ms)))),
       };
     },
   };

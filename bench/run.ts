@@ -344,7 +344,7 @@ async function main(): Promise<void> {
     '',
     table(logRows(perRequest), ['request', 'status', "function's lines", "function's bytes", "Lambda's lines (bytes)", 'bytes to CloudWatch Logs']),
     '',
-    `Cost per million requests, before → after where they differ (us-east-1 list prices, bench/costs.ts; Lambda arm64 at ${API_MEMORY_MB} MB billed for the function's own time per request as measured here, each rounded up to 1 ms; DynamoDB on-demand units as dynalite weighs the items each request reads and writes; logs from the table above):`,
+    `Cost per million requests, before → after where they differ (us-east-1 list prices, bench/costs.ts; Lambda arm64 at ${API_MEMORY_MB} MB billed for the function's own time per request as measured here (the median, rounded up to 1 ms); DynamoDB on-demand units as dynalite weighs the items each request reads and writes; logs from the table above):`,
     '',
     table(costRows(perRequest), [
       'request',
