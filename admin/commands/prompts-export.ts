@@ -50,7 +50,11 @@ export const exportCommand: Command = {
     const labels: Record<string, Record<string, string>> = Object.create(null);
     for (const summary of summaries) {
       if (summary.deleted) continue;
-      for (const [label, version] of Object.entries(summary.labels)) (labels[label] ??= Object.create(null))[summary.promptId] = version;
+      for (const [label, version] of Object.entries(summary.labels)) {
+        const targets = labels[label] ?? Object.create(null);
+        targets[summary.promptId] = version;
+        labels[label] = targets;
+      }
     }
     const snapshot = createSnapshot(latest.map(toPromptBody), others, context.now(), labels);
     await mkdir(dirname(resolve(out)), { recursive: true });

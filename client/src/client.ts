@@ -246,7 +246,9 @@ class CachingPromptClient {
     for (const [target, entries] of this.#moving) {
       if (target === LATEST) continue;
       for (const [promptId, entry] of entries) {
-        (labels[target] ??= Object.create(null))[promptId] = entry.copy.data.version;
+        const targets = labels[target] ?? Object.create(null);
+        targets[promptId] = entry.copy.data.version;
+        labels[target] = targets;
         versions.push(entry.copy.data);
       }
     }

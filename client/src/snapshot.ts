@@ -47,7 +47,10 @@ export function createSnapshot(
   const kept: Record<string, Record<string, string>> = dictionary();
   for (const label of Object.keys(labels).sort()) {
     for (const [promptId, version] of Object.entries(labels[label] ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (held.has(versionKey(promptId, version))) (kept[label] ??= dictionary())[promptId] = version;
+      if (!held.has(versionKey(promptId, version))) continue;
+      const targets = kept[label] ?? dictionary<string>();
+      targets[promptId] = version;
+      kept[label] = targets;
     }
   }
   return {
