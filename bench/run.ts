@@ -46,7 +46,8 @@ interface Sample {
   readonly p99: number;
 }
 
-function account(accountId: string, prompts: number, apiKey: string): AccountImport {
+/** `labelled`: each prompt's `production` label points at 1.1.0, below latest, as after a canary. */
+function account(accountId: string, prompts: number, apiKey: string, labelled = false): AccountImport {
   const keyHash = hashApiKey(apiKey);
   const text = (what: string, id: number, version: string) =>
     `${what} for prompt ${id}, version ${version}: answer the customer \${name} about \${topic}. `.repeat(6);
@@ -65,6 +66,7 @@ function account(accountId: string, prompts: number, apiKey: string): AccountImp
         userMessage: text('User message', id, version),
         config: { model: 'gpt-4o-mini', temperature: 0.3, schema: [], inputData: null, inputDataRootName: null },
       })),
+      ...(labelled ? { labels: { production: '1.1.0' } } : {}),
     })),
   };
 }
@@ -109,7 +111,7 @@ async function measurePass(latencyMs: number): Promise<PassResult> {
   const largeKey = generateApiKey();
   const seeded = performance.now();
   await new AdminStore(client, TABLE).importAccounts([
-    account('bench-small', 10, smallKey),
+    account('bench-small', 10, smallKey, true),
     account('bench-large', LARGE_ACCOUNT_PROMPTS, largeKey),
   ]);
   const seedSeconds = (performance.now() - seeded) / 1000;
@@ -128,7 +130,9 @@ async function measurePass(latencyMs: number): Promise<PassResult> {
     { name: 'baseline (hash, counter update, item read)', url: `${baseline.url}/`, apiKey: smallKey },
     { name: 'GET /prompts/{id}?version= (pinned)', url: `${stack.apiUrl}/prompts/p-0001?version=1.1.0`, apiKey: smallKey },
     { name: 'GET /prompts/{id} (latest)', url: `${stack.apiUrl}/prompts/p-0001`, apiKey: smallKey },
+    { name: 'GET /prompts/{id}?label= (label)', url: `${stack.apiUrl}/prompts/p-0001?label=production`, apiKey: smallKey },
     { name: 'GET /prompts (10 prompts)', url: `${stack.apiUrl}/prompts`, apiKey: smallKey },
+    { name: 'GET /prompts?label= (10 prompts)', url: `${stack.apiUrl}/prompts?label=production`, apiKey: smallKey },
     {
       name: 'GET /prompts?include_versions=true (10 prompts)',
       url: `${stack.apiUrl}/prompts?include_versions=true`,

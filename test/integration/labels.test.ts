@@ -4,7 +4,7 @@ import { FixtureStore } from '../support/fixture-store';
 import { prompt, version } from '../support/fixtures';
 
 /**
- * docs/behaviour-rules.md "Labels": `?label=` on both routes, against the real handlers and a real store,
+ * docs/behaviour-rules.md, "Labels": `?label=` on both routes, against the real handlers and a real store,
  * with the labels moved by the operator store as the admin CLI moves them. Each answer is held to
  * openapi.yaml by the harness.
  */
