@@ -1,3 +1,4 @@
+import { fromStoredContent } from '../../lambda/data/stored-content';
 import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
 import { isSettableLabel, LABEL_RULE } from '../../lambda/domain/label';
 import type { PromptContent } from '../../lambda/domain/prompt';
@@ -321,7 +322,7 @@ function planPrompt(
           kind: 'immutable',
           message: `version ${version.version} of ${label} is published and cannot be unpublished`,
         });
-      } else if (!sameContent(stored, version)) {
+      } else if (!sameContent(fromStoredContent(stored), version)) {
         conflicts.push({
           kind: 'immutable',
           message: `version ${version.version} of ${label} is published and cannot change: publish a new version instead`,
@@ -335,7 +336,7 @@ function planPrompt(
     merged.set(version.version, item);
     publishes ||= version.published;
     if (!stored) versions.push({ change: 'created', item });
-    else if (stored.published !== version.published || !sameContent(stored, version)) {
+    else if (stored.published !== version.published || !sameContent(fromStoredContent(stored), version)) {
       versions.push({ change: 'updated', item });
     } else versions.push({ change: 'unchanged' });
   }
@@ -353,8 +354,8 @@ function planPrompt(
   const latest = [...merged.values()]
     .filter((version) => version.published)
     .sort((a, b) => compareVersions(b.version, a.version))[0];
-  const latestContent = latest ? contentOf(latest) : undefined;
-  const storedLatest = storedHead?.latest ? contentOf(storedHead.latest) : undefined;
+  const latestContent = latest ? contentOf(fromStoredContent(latest)) : undefined;
+  const storedLatest = storedHead?.latest ? contentOf(fromStoredContent(storedHead.latest)) : undefined;
   const write: HeadWrite = {
     accountId,
     promptId: input.promptId,

@@ -1,4 +1,5 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { toStoredContent } from '../../lambda/data/stored-content';
 import { keys } from '../../lambda/data/table-schema';
 import { versionSortKey } from '../../lambda/domain/version';
 import { batchPut, inBatches } from './batch-io';
@@ -110,7 +111,7 @@ async function writeHead(table: AdminTable, head: HeadWrite): Promise<void> {
       ExpressionAttributeNames: { ...names, '#latest': 'latest', '#latestKey': 'latestKey', ...(legacy ? { '#version': 'version' } : {}) },
       ExpressionAttributeValues: {
         ...values,
-        ':latest': head.latest,
+        ':latest': toStoredContent(head.latest),
         ':latestKey': versionSortKey(head.latest.version),
         ...(legacy ? { ':seen': head.seenLatestVersion } : {}),
       },

@@ -1,8 +1,8 @@
 import type { PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
+import { fromStoredContent, toStoredContent } from '../../lambda/data/stored-content';
 import { keys } from '../../lambda/data/table-schema';
 import { isSettableLabel, LABEL_RULE } from '../../lambda/domain/label';
 import { InvalidLabelError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from './errors';
-import { contentOf } from './items';
 import { bumpPromptsRevision } from './propagation';
 import type { AdminTable } from './table';
 
@@ -69,7 +69,7 @@ export async function setLabel(
     await table.put(
       'setLabel',
       {
-        Item: labelItem(accountId, head, label, contentOf(stored), revision),
+        Item: labelItem(accountId, head, label, toStoredContent(fromStoredContent(stored)), revision),
         ConditionExpression: 'attribute_not_exists(pk) OR #revision < :revision',
         ExpressionAttributeNames: { '#revision': 'labelsRevision' },
         ExpressionAttributeValues: { ':revision': revision },

@@ -1,10 +1,11 @@
 import { type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Prompt, PromptConfig, PromptContent, PromptWithVersions, PublishedVersion } from '../domain/prompt';
+import type { Prompt, PromptWithVersions, PublishedVersion } from '../domain/prompt';
 import { batchGetItems, callStoreUnlessRefused, getItem, partitionQuery, queryAll } from './store-calls';
 import type { StoreClients } from './dynamo-client';
 import type { Admission, AdmissionRequest, AdmittedKey, ApiStore, Deadline, PromptLookup, PromptReader } from './store';
-import type { ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem } from './table-items';
+import { fromStoredContent } from './stored-content';
+import type { ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem, StoredContent } from './table-items';
 import { keys, prefixes, usageAttribute } from './table-schema';
 
 /**
@@ -232,19 +233,20 @@ function groupByPrompt(versions: readonly PublishedVersionRow[]): Map<string, Pu
   return publishedByPrompt;
 }
 
-type VisibleHead = PromptHeadItem & { latest: PromptContent };
+type VisibleHead = PromptHeadItem & { latest: StoredContent };
 
 function isVisible(head: PromptHeadItem | undefined): head is VisibleHead {
   return head !== undefined && !head.deleted && head.latest !== undefined;
 }
 
-function toPrompt(head: Pick<PromptHeadItem, 'promptId' | 'promptName'>, content: PromptContent): Prompt {
+function toPrompt(head: Pick<PromptHeadItem, 'promptId' | 'promptName'>, stored: StoredContent): Prompt {
+  const content = fromStoredContent(stored);
   return {
     promptId: head.promptId,
     promptName: head.promptName,
     version: content.version,
     systemMessage: content.systemMessage,
     userMessage: content.userMessage,
-    config: content.config as PromptConfig,
+    config: content.config,
   };
 }

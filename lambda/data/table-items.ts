@@ -1,4 +1,4 @@
-import type { PromptContent } from '../domain/prompt';
+import type { PromptConfig, PromptContent } from '../domain/prompt';
 
 /**
  * What the table holds: one interface per item, as README.md "Data model" lists them. table-schema.ts
@@ -41,12 +41,21 @@ export interface ApiKeyItem {
   [usage: `used#${string}`]: number | undefined;
 }
 
+/**
+ * A version's content as stored (stored-content.ts reads and writes it). `config` is JSON text: its
+ * `schema` and `inputData` are the author's JSON, whose names (`__proto__`, `constructor`) a store map
+ * does not keep. Items written before hold it as a map, which reads the same.
+ */
+export interface StoredContent extends Omit<PromptContent, 'config'> {
+  config: string | PromptConfig;
+}
+
 export interface PromptHeadItem {
   promptId: string;
   promptName: string;
   deleted: boolean;
   /** A copy of the highest published version, so "latest" is a single read. Absent until one is published. */
-  latest?: PromptContent;
+  latest?: StoredContent;
   /**
    * versionSortKey(latest.version): lets a publish move `latest` up in one conditional write, never down,
    * however many publishes race. Heads written before it existed lack it.
@@ -72,12 +81,12 @@ export interface PromptLabelItem {
   /** Copies of the head's, kept in step by the writers: the list at a label reads nothing else. */
   promptName: string;
   deleted: boolean;
-  labelled: PromptContent;
+  labelled: StoredContent;
   /** The head's labelsRevision this was written under: a slower writer never puts back an older target. */
   labelsRevision: number;
 }
 
-export interface PromptVersionItem extends PromptContent {
+export interface PromptVersionItem extends StoredContent {
   promptId: string;
   published: boolean;
 }

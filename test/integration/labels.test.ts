@@ -1,7 +1,7 @@
 import type { Prompt, PromptWithVersions } from '../../lambda/domain/prompt';
 import { ApiHarness, type ErrorBody } from '../support/api-harness';
 import { FixtureStore } from '../support/fixture-store';
-import { prompt, version } from '../support/fixtures';
+import { config, prompt, version } from '../support/fixtures';
 
 /**
  * docs/behaviour-rules.md, "Labels": `?label=` on both routes, against the real handlers and a real store,
@@ -41,6 +41,17 @@ describe('GET /prompts/{promptId}?label=', () => {
     expect(labelled.json<Prompt>().version).toBe('1.0.0');
     expect(labelled.rawBody).toBe(pinned.rawBody);
     expect(versionOf(await api.get('/prompts/welcome?label=staging', key))).toBe('1.1.0');
+  });
+
+  test('keeps every name of the config, __proto__ and constructor included, as the version pinned does', async () => {
+    const inputData = JSON.parse('{"__proto__": {"x": 1}, "constructor": 2}') as unknown;
+    await api.fixtures.prompts(
+      'acme',
+      prompt('named', [version('1.0.0', { config: config({ inputData }) })], { labels: { exact: '1.0.0' } }),
+    );
+    const labelled = await api.get('/prompts/named?label=exact', key);
+    expect(labelled.rawBody).toBe((await api.get('/prompts/named?version=1.0.0', key)).rawBody);
+    expect(labelled.rawBody).toContain('"inputData":{"__proto__":{"x":1},"constructor":2}');
   });
 
   test('is private, no-cache with a strong ETag: a label moves', async () => {

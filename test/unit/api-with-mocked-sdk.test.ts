@@ -149,7 +149,7 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
     expect(logs()).toHaveLength(1);
     expect(logs()[0]).toMatchObject({
       level: 'ERROR',
-      status: 503,
+      status: '503',
       errorCode: 'SERVICE_UNAVAILABLE',
       error: { name: 'StoreUnavailableError' },
     });

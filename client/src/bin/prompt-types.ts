@@ -67,11 +67,13 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<st
   for (const prompt of latest) {
     let versions: Record<string, readonly string[]> | undefined;
     if (values['all-versions'] === true) {
-      versions = {};
+      const entries: [string, readonly string[]][] = [];
       for (const version of await publishedVersions(baseUrl, apiKey, prompt.promptId)) {
         if (version === prompt.version) continue;
-        versions[version] = variablesOfPrompt(await prompts.get(prompt.promptId, { version }));
+        entries.push([version, variablesOfPrompt(await prompts.get(prompt.promptId, { version }))]);
       }
+      // The server's names are data: fromEntries defines each one, where `versions[name] = ...` may set a prototype.
+      versions = Object.fromEntries(entries);
     }
     const labels = labelled.get(prompt.promptId);
     typed.push({
