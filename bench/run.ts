@@ -51,7 +51,8 @@ interface Sample {
   readonly p99: number;
 }
 
-function account(accountId: string, prompts: number, apiKey: string): AccountImport {
+/** `labelled`: each prompt's `production` label points at 1.1.0, below latest, as after a canary. */
+function account(accountId: string, prompts: number, apiKey: string, labelled = false): AccountImport {
   const keyHash = hashApiKey(apiKey);
   const text = (what: string, id: number, version: string) =>
     `${what} for prompt ${id}, version ${version}: answer the customer \${name} about \${topic}. `.repeat(6);
@@ -70,6 +71,7 @@ function account(accountId: string, prompts: number, apiKey: string): AccountImp
         userMessage: text('User message', id, version),
         config: { model: 'gpt-4o-mini', temperature: 0.3, schema: [], inputData: null, inputDataRootName: null },
       })),
+      ...(labelled ? { labels: { production: '1.1.0' } } : {}),
     })),
   };
 }
@@ -134,6 +136,8 @@ function sizedAccount(accountId: string, apiKey: string, overQuotaKey: string): 
       promptId,
       promptName: promptId,
       versions: ['1.0.0', '1.1.0'].map((version) => ({ version, published: true, ...contentOfBytes(bytes) })),
+      // Below latest, as after a canary: a read at the label is priced beside a read of latest.
+      labels: { production: '1.0.0' },
     })),
   };
 }
@@ -153,7 +157,7 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
   const overQuotaKey = generateApiKey();
   const seeded = performance.now();
   await new AdminStore(client, TABLE).importAccounts([
-    account('bench-small', 10, smallKey),
+    account('bench-small', 10, smallKey, true),
     account('bench-large', LARGE_ACCOUNT_PROMPTS, largeKey),
     sizedAccount('bench-sizes', sizedKey, overQuotaKey),
   ]);
@@ -174,7 +178,9 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
     { name: 'baseline (hash, counter update, item read)', url: `${baseline.url}/`, apiKey: smallKey },
     { name: 'GET /prompts/{id}?version= (pinned)', url: `${stack.apiUrl}/prompts/p-0001?version=1.1.0`, apiKey: smallKey },
     { name: 'GET /prompts/{id} (latest)', url: `${stack.apiUrl}/prompts/p-0001`, apiKey: smallKey },
+    { name: 'GET /prompts/{id}?label= (label)', url: `${stack.apiUrl}/prompts/p-0001?label=production`, apiKey: smallKey },
     { name: 'GET /prompts (10 prompts)', url: `${stack.apiUrl}/prompts`, apiKey: smallKey },
+    { name: 'GET /prompts?label= (10 prompts)', url: `${stack.apiUrl}/prompts?label=production`, apiKey: smallKey },
     {
       name: 'GET /prompts?include_versions=true (10 prompts)',
       url: `${stack.apiUrl}/prompts?include_versions=true`,
@@ -232,20 +238,24 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
 const COST_PROBES = [
   'GET /prompts/{id}?version= (pinned, 2 KB)',
   'GET /prompts/{id} (latest, 2 KB)',
+  'GET /prompts/{id}?label= (label, 2 KB)',
   'GET /prompts/{id}?version= (pinned, 300 KB)',
   'GET /prompts/{id} (latest, 300 KB)',
+  'GET /prompts/{id}?label= (label, 300 KB)',
   `GET /prompts (${LARGE_ACCOUNT_PROMPTS.toLocaleString('en')} prompts)`,
 ] as const;
 
 function probes(apiUrl: string, keys: { sizedKey: string; overQuotaKey: string; largeKey: string }): Probe[] {
   const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
   const sized = bearer(keys.sizedKey);
-  const [pinned2, latest2, pinned300, latest300, list] = COST_PROBES;
+  const [pinned2, latest2, label2, pinned300, latest300, label300, list] = COST_PROBES;
   return [
     { name: pinned2, url: `${apiUrl}/prompts/prompt-2kb?version=1.0.0`, headers: sized, status: 200, count: 100 },
     { name: latest2, url: `${apiUrl}/prompts/prompt-2kb`, headers: sized, status: 200, count: 100 },
+    { name: label2, url: `${apiUrl}/prompts/prompt-2kb?label=production`, headers: sized, status: 200, count: 100 },
     { name: pinned300, url: `${apiUrl}/prompts/prompt-300kb?version=1.0.0`, headers: sized, status: 200, count: 50 },
     { name: latest300, url: `${apiUrl}/prompts/prompt-300kb`, headers: sized, status: 200, count: 50 },
+    { name: label300, url: `${apiUrl}/prompts/prompt-300kb?label=production`, headers: sized, status: 200, count: 50 },
     { name: list, url: `${apiUrl}/prompts`, headers: bearer(keys.largeKey), status: 200, count: 10 },
     { name: 'GET /prompts/{id} of no such prompt (404)', url: `${apiUrl}/prompts/missing`, headers: sized, status: 404, count: 100 },
     { name: 'GET /prompts/{id} without a key (401)', url: `${apiUrl}/prompts/prompt-2kb`, status: 401, count: 100 },

@@ -61,6 +61,29 @@ export interface PromptHeadItem {
    * however many publishes race. Heads written before it existed lack it.
    */
   latestKey?: string;
+  /**
+   * label -> version: every label of the prompt, so writers find its label items (and move their copies
+   * of `promptName` and `deleted`) without a pass over the account. Written before a label item and
+   * removed after it, so it names every label item there is.
+   */
+  labels?: Record<string, string>;
+  /** Raised by every change to `labels`: each change is conditional on it, and label items carry it. */
+  labelsRevision?: number;
+}
+
+/**
+ * One label of one prompt: a copy of the labelled version's content, as the head holds latest, so a read
+ * at a label costs what a read of latest costs, and a list at a label is one Query per page.
+ */
+export interface PromptLabelItem {
+  promptId: string;
+  label: string;
+  /** Copies of the head's, kept in step by the writers: the list at a label reads nothing else. */
+  promptName: string;
+  deleted: boolean;
+  labelled: StoredContent;
+  /** The head's labelsRevision this was written under: a slower writer never puts back an older target. */
+  labelsRevision: number;
 }
 
 export interface PromptVersionItem extends StoredContent {
@@ -72,7 +95,7 @@ export interface PromptVersionItem extends StoredContent {
 export type WithKeys<T> = T & {
   pk: string;
   sk: string;
-  /** `account`, `apiKey`, `prompt` or `promptVersion`. */
+  /** `account`, `apiKey`, `prompt`, `promptVersion` or `promptLabel`. */
   type: string;
   /** The admin index's keys: on account and API key items only. */
   gsi1pk?: string;
