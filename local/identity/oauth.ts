@@ -120,7 +120,7 @@ export function createOAuth(settings: OAuthSettings, store: UserStore, key: Sign
       if (user.status === 'FORCE_CHANGE_PASSWORD') {
         const challenge = randomBytes(32).toString('base64url');
         passwordChanges.set(challenge, { request, userId: user.userId, expiresAt: Date.now() + CODE_TTL_MS });
-        return newPasswordPage(challenge);
+        return newPasswordPage(challenge, request.redirectUri);
       }
       return issueCode(request, user);
     },
@@ -136,7 +136,7 @@ export function createOAuth(settings: OAuthSettings, store: UserStore, key: Sign
       const password = form.get('new_password') ?? '';
       const problem =
         password !== (form.get('confirm_password') ?? '') ? 'The two passwords differ.' : passwordPolicyViolation(password);
-      if (problem) return newPasswordPage(challenge, problem);
+      if (problem) return newPasswordPage(challenge, pending.request.redirectUri, problem);
       passwordChanges.delete(challenge);
       const user = await store.setPassword(pending.userId, password, true);
       return issueCode(pending.request, user);
@@ -221,20 +221,26 @@ function json(status: number, body: unknown): Answer {
 
 const tokenError = (status: number, error: string): Answer => json(status, { error });
 
-/** The sign-in pages run no script and load nothing; they may only be framed by nobody and post to themselves. */
-const PAGE_HEADERS = {
+/**
+ * The sign-in pages run no script, load nothing and are framed by nobody. Their form posts to the stand-in,
+ * which answers with a redirect to the client's callback: CSP's form-action covers that redirect too, so the
+ * callback's origin is allowed beside 'self'.
+ */
+const pageHeaders = (callbackUri?: string) => ({
   'Content-Type': 'text/html; charset=utf-8',
-  'Content-Security-Policy': "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy': `default-src 'none'; form-action 'self'${callbackUri ? ` ${new URL(callbackUri).origin}` : ''}; frame-ancestors 'none'; base-uri 'none'`,
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the form's POST,
+  // and the form would be refused as coming from elsewhere. Nothing leaves for another origin either way.
+  'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
-};
+});
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
-function page(status: number, title: string, content: string): Answer {
+function page(status: number, title: string, content: string, callbackUri?: string): Answer {
   const body = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>
@@ -247,7 +253,7 @@ ${content}
 </body>
 </html>
 `;
-  return { status, headers: PAGE_HEADERS, body };
+  return { status, headers: pageHeaders(callbackUri), body };
 }
 
 function errorPage(status: number, message: string): Answer {
@@ -275,10 +281,11 @@ ${hidden('code_challenge_method', 'S256')}
 <p><label for="password">Password</label><br><input id="password" name="password" type="password" autocomplete="current-password" required></p>
 <p><button type="submit">Sign in</button></p>
 </form>`,
+    request.redirectUri,
   );
 }
 
-function newPasswordPage(challenge: string, error?: string): Answer {
+function newPasswordPage(challenge: string, callbackUri: string, error?: string): Answer {
   return page(
     error ? 400 : 200,
     'Choose a new password',
@@ -290,5 +297,6 @@ ${hidden('challenge', challenge)}
 <p><label for="confirm_password">Confirm new password</label><br><input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" required></p>
 <p><button type="submit">Set password and sign in</button></p>
 </form>`,
+    callbackUri,
   );
 }
