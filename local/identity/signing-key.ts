@@ -26,16 +26,29 @@ const FILE_NAME = 'signing-key.pem';
  */
 export async function loadOrCreateSigningKey(dir: string): Promise<SigningKey> {
   const path = join(dir, FILE_NAME);
+  const kept = await readKey(path);
+  if (kept) return signingKeyOf(kept);
+  const privateKey = await new Promise<KeyObject>((resolve, reject) =>
+    generateKeyPair('rsa', { modulusLength: 2048 }, (error, _publicKey, key) => (error ? reject(error) : resolve(key))),
+  );
+  try {
+    await writeFile(path, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Two stacks on one DATA_DIR (both on DYNAMODB_ENDPOINT) started together: the first key written wins.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const winner = await readKey(path);
+    if (!winner) throw error;
+    return signingKeyOf(winner);
+  }
+  return signingKeyOf(privateKey);
+}
+
+async function readKey(path: string): Promise<KeyObject | undefined> {
   const pem = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
   });
-  if (pem !== undefined) return signingKeyOf(createPrivateKey(pem));
-  const privateKey = await new Promise<KeyObject>((resolve, reject) =>
-    generateKeyPair('rsa', { modulusLength: 2048 }, (error, _publicKey, key) => (error ? reject(error) : resolve(key))),
-  );
-  await writeFile(path, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
-  return signingKeyOf(privateKey);
+  return pem === undefined ? undefined : createPrivateKey(pem);
 }
 
 function signingKeyOf(privateKey: KeyObject): SigningKey {
