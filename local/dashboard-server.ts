@@ -88,7 +88,9 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     const path = pathOf(request.url);
     if (path === undefined) return send(response, 400, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }, Buffer.from('Bad request\n'));
     if (path === '/api' || path.startsWith('/api/')) {
-      // As CloudFront forwards /api/* unchanged: the same path, the same headers, Authorization included.
+      // As CloudFront forwards /api/* unchanged: the same path, the same headers, Authorization included;
+      // and, as its response headers policy does, the answer gets the security headers too.
+      for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
       if (options.api) return options.api(request, response);
       return send(response, 404, { 'Content-Type': 'application/json' }, Buffer.from('{"error":"Not found","code":"NOT_FOUND"}'));
     }

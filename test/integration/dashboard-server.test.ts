@@ -75,6 +75,14 @@ describe('the dashboard origin', () => {
     expect(await response.json()).toEqual({ error: 'Unauthorized', code: 'UNAUTHORIZED' });
   });
 
+  it("adds the security headers to the API's answers, as CloudFront's response headers policy does", async () => {
+    const response = await fetch(`${dashboard.url}/api/me`);
+
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
   it('serves the built-in sign-in page while no dashboard is built, with the security headers', async () => {
     const response = await fetch(`${dashboard.url}/`);
     const html = await response.text();
