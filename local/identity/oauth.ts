@@ -17,7 +17,7 @@ export interface OAuthSettings {
   /** Exact redirect URIs the app client accepts; the set may grow once the dashboard's origin is known. */
   readonly callbackUrls: ReadonlySet<string>;
   /** The stand-in's own origin: a sign-in form is only accepted from a page it served. */
-  readonly origin: () => string;
+  readonly origin: string;
 }
 
 export interface Answer {
@@ -93,7 +93,7 @@ export function createOAuth(settings: OAuthSettings, store: UserStore, key: Sign
 
   /** A form post from another site (login CSRF) is refused; browsers send Origin with every POST. */
   function fromOwnPage(origin: string | undefined): boolean {
-    return origin === undefined || origin === settings.origin();
+    return origin === undefined || origin === settings.origin;
   }
 
   return {

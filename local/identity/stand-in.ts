@@ -53,25 +53,15 @@ export async function startIdentityStandIn(options: IdentityStandInOptions): Pro
   const allowCallbackUrl = (url: string) => callbackUrls.add(new URL(url).href);
   for (const url of options.callbackUrls ?? []) allowCallbackUrl(url);
 
-  let origin = '';
-  const issuer = () => `${origin}/${LOCAL_USER_POOL_ID}`;
-  const cognitoApi = createCognitoApi(store, LOCAL_USER_POOL_ID);
-  // The issuer is fixed once the port is known; the OAuth side reads it then.
-  let oauth: ReturnType<typeof createOAuth> | undefined;
-  const oauthOf = () => {
-    oauth ??= createOAuth({ issuer: issuer(), clientId: LOCAL_CLIENT_ID, callbackUrls, origin: () => origin }, store, key);
-    return oauth;
-  };
+  // Listening first: the issuer names the port, which is known only then. Requests are taken from the
+  // moment the handler is attached, in the same turn, before any connection can be served.
+  const server = createServer();
+  const port = await listenOnLoopback(server, options.port, 'IDENTITY_PORT', { reserved: options.reservedPorts ?? [] });
+  const origin = `http://127.0.0.1:${port}`;
   const wellKnown = `/${LOCAL_USER_POOL_ID}/.well-known`;
-
-  const server = createServer((request, response) => {
-    route(request, response).catch((error: unknown) => {
-      if (error instanceof BodyTooLarge) return send(response, { status: 413, headers: {}, body: '' });
-      process.stderr.write(`identity stand-in: ${(error as Error)?.stack ?? String(error)}\n`);
-      if (!response.headersSent) send(response, { status: 500, headers: { 'Content-Type': 'application/json' }, body: '{"__type":"InternalErrorException"}' });
-      else response.destroy();
-    });
-  });
+  const issuer = `${origin}/${LOCAL_USER_POOL_ID}`;
+  const cognitoApi = createCognitoApi(store, LOCAL_USER_POOL_ID);
+  const oauth = createOAuth({ issuer, clientId: LOCAL_CLIENT_ID, callbackUrls, origin }, store, key);
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', origin);
@@ -96,7 +86,7 @@ export async function startIdentityStandIn(options: IdentityStandInOptions): Pro
       return send(
         response,
         jsonAnswer({
-          issuer: issuer(),
+          issuer,
           authorization_endpoint: `${origin}/oauth2/authorize`,
           token_endpoint: `${origin}/oauth2/token`,
           jwks_uri: `${origin}${wellKnown}/jwks.json`,
@@ -110,31 +100,37 @@ export async function startIdentityStandIn(options: IdentityStandInOptions): Pro
         }),
       );
     }
-    if (method === 'GET' && url.pathname === '/oauth2/authorize') return send(response, oauthOf().authorize(url.searchParams));
+    if (method === 'GET' && url.pathname === '/oauth2/authorize') return send(response, oauth.authorize(url.searchParams));
     if (method === 'POST' && url.pathname === '/login') {
-      return send(response, await oauthOf().login(new URLSearchParams(await readBody(request)), requestOrigin));
+      return send(response, await oauth.login(new URLSearchParams(await readBody(request)), requestOrigin));
     }
     if (method === 'POST' && url.pathname === '/login/new-password') {
-      return send(response, await oauthOf().newPassword(new URLSearchParams(await readBody(request)), requestOrigin));
+      return send(response, await oauth.newPassword(new URLSearchParams(await readBody(request)), requestOrigin));
     }
     if (url.pathname === '/oauth2/token') {
-      const cors = oauthOf().corsHeaders(requestOrigin);
+      const cors = oauth.corsHeaders(requestOrigin);
       if (method === 'OPTIONS') return send(response, { status: 204, headers: cors, body: '' });
       if (method === 'POST') {
-        const answer = oauthOf().token(new URLSearchParams(await readBody(request)));
+        const answer = oauth.token(new URLSearchParams(await readBody(request)));
         return send(response, { ...answer, headers: { ...answer.headers, ...cors } });
       }
     }
     send(response, { status: 404, headers: { 'Content-Type': 'application/json' }, body: '{"error":"not_found"}' });
   }
 
-  const port = await listenOnLoopback(server, options.port, 'IDENTITY_PORT', { reserved: options.reservedPorts ?? [] });
-  origin = `http://127.0.0.1:${port}`;
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    route(request, response).catch((error: unknown) => {
+      if (error instanceof BodyTooLarge) return send(response, { status: 413, headers: {}, body: '' });
+      process.stderr.write(`identity stand-in: ${(error as Error)?.stack ?? String(error)}\n`);
+      if (!response.headersSent) send(response, { status: 500, headers: { 'Content-Type': 'application/json' }, body: '{"__type":"InternalErrorException"}' });
+      else response.destroy();
+    });
+  });
   return {
     endpoint: origin,
     userPoolId: LOCAL_USER_POOL_ID,
     clientId: LOCAL_CLIENT_ID,
-    issuer: issuer(),
+    issuer,
     jwksUri: `${origin}${wellKnown}/jwks.json`,
     authorizeUrl: `${origin}/oauth2/authorize`,
     tokenUrl: `${origin}/oauth2/token`,
