@@ -3,6 +3,7 @@ import { isValidPromptId } from '../lambda/domain/prompt';
 import { isValidVersion } from '../lambda/domain/version';
 import { ACCOUNT_ID_RULE, isValidAccountId } from '../lambda/domain/account-id';
 import { type CommandArgs, requiredOption, stringOption, UsageError } from './command';
+import { isSettableLabel, LABEL_RULE } from '../lambda/domain/label';
 import { JsonSyntaxError, parseJsonText } from './json-text';
 
 /** Option values checked before anything touches the store. Messages never repeat a value that could be a key. */
@@ -40,6 +41,12 @@ export function versionOption(args: CommandArgs, name = 'version'): string {
   if (!isValidVersion(value)) {
     throw new UsageError(`--${name} must be MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)`);
   }
+  return value;
+}
+
+export function labelOption(args: CommandArgs): string {
+  const value = requiredOption(args, 'label');
+  if (!isSettableLabel(value)) throw new UsageError(`--label must be ${LABEL_RULE}; "latest" is reserved for the highest published version`);
   return value;
 }
 

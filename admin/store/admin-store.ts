@@ -6,6 +6,7 @@ import * as imports from './imports';
 import * as publishing from './publish';
 import type { AdminAccount, AdminApiKey } from '../../lambda/store/items';
 import * as apiKeys from '../../lambda/store/keys';
+import * as labels from '../../lambda/store/labels';
 import * as prompts from '../../lambda/store/prompts';
 import { AdminTable } from '../../lambda/store/table';
 import type { Actor } from '../../lambda/data/table-items';
@@ -16,7 +17,7 @@ const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...sum
 
 /**
  * What operators do to the store (the admin CLI, the local stack's seed, the benchmark), as one object
- * over the modules beside it, one per concern: accounts, keys, prompts, imports, and the copies an
+ * over the modules beside it, one per concern: accounts, keys, prompts, labels, imports, and the copies an
  * account's keys carry (propagation.ts). The read API writes only usage (lambda/data/); the management API
  * changes the rest through lambda/operations/, as the CLI's members commands do.
  */
@@ -143,5 +144,17 @@ export class AdminStore {
 
   listPromptSummaries(accountId: string): Promise<prompts.AdminPromptSummary[]> {
     return prompts.listPromptSummaries(this.table, accountId);
+  }
+
+  setLabel(accountId: string, promptId: string, label: string, version: string): Promise<labels.LabelChange> {
+    return labels.setLabel(this.table, accountId, promptId, label, version);
+  }
+
+  removeLabel(accountId: string, promptId: string, label: string): Promise<labels.LabelChange> {
+    return labels.removeLabel(this.table, accountId, promptId, label);
+  }
+
+  listLabels(accountId: string, promptId: string): Promise<Record<string, string>> {
+    return labels.listLabels(this.table, accountId, promptId);
   }
 }

@@ -1,17 +1,19 @@
 import { batchPut, inBatches } from '../../lambda/store/batch-io';
 import { ConflictError, ImmutableVersionError } from '../../lambda/store/errors';
-import { type AccountImport, type ImportMode, type ImportSummary, planImport } from '../../lambda/store/import-plan';
+import { type AccountImport, type ImportMode, type ImportSummary, type LabelWrite, planImport, promptRef } from '../../lambda/store/import-plan';
 import { keyHashOf } from '../../lambda/store/items';
 import { upsertApiKey } from '../../lambda/store/keys';
 import { writeHead } from '../../lambda/store/prompt-heads';
-import { catchUpKeys, copyPlanToKeys } from '../../lambda/store/propagation';
+import { setLabel, syncLabelCopies } from '../../lambda/store/labels';
+import { bumpPromptsRevision, catchUpKeys, copyPlanToKeys } from '../../lambda/store/propagation';
 import { loadState } from './state';
 import type { AdminTable } from '../../lambda/store/table';
 
 /**
  * Accounts, keys, prompts and versions, as a seed file or the CLI's import gives them. Everything is
  * checked against the store first; if anything is refused (a published version changed, a revoked key
- * revived, an unknown account without a name and plan), nothing is written. Writing only what differs
+ * revived, an unknown account without a name and plan, a label on a version that is not published),
+ * nothing is written. Writing only what differs
  * from what is stored makes a repeated import a no-op. Usage counters on key items are never touched.
  * In `create-missing` mode (the start-up seed) nothing is refused: only what is missing is written.
  */
@@ -29,9 +31,23 @@ export async function importAccounts(
     throw new ErrorType(message, plan.conflicts);
   }
   if (!options.dryRun) {
-    const { accounts, versions, heads, keys: apiKeys } = plan.writes;
+    const { accounts, versions, heads, labels, keys: apiKeys } = plan.writes;
     for (const items of [accounts, versions]) await batchPut(table.client, table.tableName, items);
     await inBatches(heads, (head) => writeHead(table, head));
+    // A renamed, deleted or restored prompt's label items carry copies of its name and deleted flag.
+    const relabelled = heads.filter(
+      (head) =>
+        (head.promptName !== undefined || head.deleted !== undefined) &&
+        Object.keys(stored.heads.get(promptRef(head.accountId, head.promptId))?.labels ?? {}).length > 0,
+    );
+    await inBatches(relabelled, (head) => syncLabelCopies(table, head.accountId, head.promptId));
+    // One prompt's labels one after another: each change is conditional on the head's label revision.
+    await inBatches(groupByPrompt(labels), async (promptLabels) => {
+      for (const { accountId, promptId, label, version } of promptLabels) {
+        await setLabel(table, accountId, promptId, label, version, { raiseRevision: false });
+      }
+    });
+    for (const accountId of plan.revisedAccounts) await bumpPromptsRevision(table, accountId);
     for (const item of apiKeys) await upsertApiKey(table, item);
     await catchUpKeys(table, apiKeys.map((item) => ({ accountId: String(item.accountId), keyHash: keyHashOf(item) })));
     for (const input of imports) {
@@ -42,4 +58,13 @@ export async function importAccounts(
     }
   }
   return plan.summary;
+}
+
+function groupByPrompt(labels: readonly LabelWrite[]): LabelWrite[][] {
+  const groups = new Map<string, LabelWrite[]>();
+  for (const write of labels) {
+    const ref = promptRef(write.accountId, write.promptId);
+    groups.set(ref, [...(groups.get(ref) ?? []), write]);
+  }
+  return [...groups.values()];
 }

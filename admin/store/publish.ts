@@ -1,3 +1,4 @@
+import { fromStoredContent } from '../../lambda/data/stored-content';
 import type { PromptHeadItem, PromptVersionItem } from '../../lambda/data/table-items';
 import { keys } from '../../lambda/data/table-schema';
 import type { PromptContent } from '../../lambda/domain/prompt';
@@ -38,7 +39,7 @@ export async function publishVersion(
         `prompt ${request.promptId} of account ${accountId} has no version ${request.version}: give its content to publish it`,
       );
     }
-    content = stored;
+    content = fromStoredContent(stored);
   }
   const summary = await importAccounts(table, [
     {

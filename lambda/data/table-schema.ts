@@ -40,6 +40,11 @@ export const keys = {
   member: (accountId: string, userId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `MEMBER#${userId}` }),
   /** `sortKey` is what auditSortKey built: the entry's time, then a random tail. */
   auditEntry: (accountId: string, sortKey: string) => ({ pk: `ACCOUNT#${accountId}`, sk: sortKey }),
+  /** Grouped by label first, so one Query lists every prompt at a label, in promptId order. */
+  promptLabel: (accountId: string, label: string, promptId: string) => ({
+    pk: `ACCOUNT#${accountId}`,
+    sk: `LABEL#${label}#${promptId}`,
+  }),
 } as const;
 
 /** Audit entries sort by time within the account's partition; the random tail tells apart entries of one millisecond. */
@@ -58,6 +63,8 @@ export const prefixes = {
   versionsOf: (promptId: string) => `VERSION#${promptId}#`,
   members: 'MEMBER#',
   auditEntries: 'AUDIT#',
+  /** Label names have no `#`, so `LABEL#prod#` never matches the items of `prod-2`. */
+  labelled: (label: string) => `LABEL#${label}#`,
 } as const;
 
 export const adminIndexKeys = {

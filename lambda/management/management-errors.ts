@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import { StoreUnavailableError } from '../data/store';
 import { ApiError, serviceUnavailable } from '../http/api-error';
 import { MAX_CONTENT_BYTES } from '../domain/content-rules';
-import { ConflictError, NotFoundError } from '../store/errors';
+import { ConflictError, InvalidLabelError, NotFoundError } from '../store/errors';
 import { StaleDraftError } from '../store/prompt-authoring';
 
 /** The management API's errors: the read API's format, `{"error", "code"}`, with the field named where one is wrong. */
@@ -42,6 +42,7 @@ export function toManagementError(error: unknown): unknown {
   if (error instanceof StaleDraftError) return preconditionFailed(error.message, error.current);
   if (error instanceof ConflictError) return conflict(error.message);
   if (error instanceof NotFoundError) return notFound(error.message);
+  if (error instanceof InvalidLabelError) return badRequest(error.message, 'label');
   if (error instanceof StoreUnavailableError) return serviceUnavailable();
   return error;
 }

@@ -3,10 +3,10 @@ import { StoreUnavailableError } from '../data/store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../domain/api-key';
 import { type AccountSettings, updateAccountSettings } from '../store/accounts';
 import { type AuditAttempt, auditedChange, recordRefusal } from '../store/audit-log';
-import { ConflictError, ImmutableVersionError, NotFoundError } from '../store/errors';
+import { ConflictError, ImmutableVersionError, InvalidLabelError, NotFoundError } from '../store/errors';
 import type { AdminApiKey } from '../store/items';
 import { createApiKey, revokeApiKeyById, rotateApiKey, updateApiKey, type ApiKeyChange } from '../store/keys';
-import { removeLabel, setLabel } from '../store/labels';
+import { type LabelChange, removeLabel, setLabel } from '../store/labels';
 import { addMember, LastOwnerError, type Member, removeMember, setMemberRole } from '../store/members';
 import {
   createDraft,
@@ -45,6 +45,7 @@ export function reasonOf(error: unknown): AuditReason {
   if (error instanceof StaleDraftError) return { code: 'PRECONDITION_FAILED', message };
   if (error instanceof ConflictError || error instanceof ImmutableVersionError) return { code: 'CONFLICT', message };
   if (error instanceof NotFoundError) return { code: 'NOT_FOUND', message };
+  if (error instanceof InvalidLabelError) return { code: 'BAD_REQUEST', message };
   if (error instanceof StoreUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the store could not answer' };
   return { code: 'INTERNAL_ERROR', message: 'unexpected error' };
 }
@@ -168,17 +169,19 @@ export class AccountOperations {
     }));
   }
 
-  setLabel(accountId: string, promptId: string, label: string, version: string): Promise<{ before: string | null }> {
+  setLabel(accountId: string, promptId: string, label: string, version: string): Promise<LabelChange> {
     return this.audited({ accountId, action: 'label.set', target: { promptId, label } }, async () => {
       const result = await setLabel(this.table, accountId, promptId, label, version);
-      return { result, after: { version, was: result.before } };
+      return { result, after: { version, was: result.previousVersion ?? null } };
     });
   }
 
-  removeLabel(accountId: string, promptId: string, label: string): Promise<{ before: string }> {
+  removeLabel(accountId: string, promptId: string, label: string): Promise<LabelChange> {
     return this.audited({ accountId, action: 'label.remove', target: { promptId, label } }, async () => {
       const result = await removeLabel(this.table, accountId, promptId, label);
-      return { result, after: { was: result.before } };
+      // The CLI's unlabel is a no-op on a missing label; a person removing one that is not there is told so.
+      if (!result.changed) throw new NotFoundError(`prompt ${promptId} has no label ${label}`);
+      return { result, after: { was: result.previousVersion ?? null } };
     });
   }
 

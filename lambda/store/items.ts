@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { toStoredContent } from '../data/stored-content';
 import type { AccountItem, ApiKeyItem, PromptVersionItem, WithKeys } from '../data/table-items';
 import { adminIndexKeys, keys, usageAttribute } from '../data/table-schema';
 import { canonicalJson } from '../domain/canonical-json';
@@ -84,13 +85,13 @@ export function withFreshDayCounters(item: WithKeys<ApiKeyItem>, now: string): W
 export function versionItem(
   accountId: string,
   promptId: string,
-  version: Omit<PromptVersionItem, 'promptId'>,
+  version: PromptContent & { published: boolean },
 ): WithKeys<PromptVersionItem> {
   return {
     ...keys.promptVersion(accountId, promptId, version.version),
     type: 'promptVersion',
     promptId,
-    ...contentOf(version),
+    ...toStoredContent(version),
     published: version.published,
     etag: contentEtag(version),
   };

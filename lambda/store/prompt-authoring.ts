@@ -6,6 +6,7 @@ import { ConflictError, ImmutableVersionError, NotFoundError } from './errors';
 import { deletedPromptMessage } from './import-plan';
 import { writeHead } from './prompt-heads';
 import { contentEtag, contentOf, versionItem } from './items';
+import { fromStoredContent } from '../data/stored-content';
 import type { AdminTable } from './table';
 
 /**
@@ -134,14 +135,14 @@ export async function readVersion(table: AdminTable, accountId: string, promptId
   await requireHead(table, accountId, promptId);
   const item = await table.get<PromptVersionItem>('readVersion', keys.promptVersion(accountId, promptId, version));
   if (!item) throw new NotFoundError(`prompt ${promptId} has no version ${version}`);
-  const content = contentOf(item);
+  const content = contentOf(fromStoredContent(item));
   return {
     version: item.version,
     published: item.published === true,
     systemMessage: content.systemMessage,
     userMessage: content.userMessage,
     config: content.config,
-    etag: item.etag ?? contentEtag(item),
+    etag: item.etag ?? contentEtag(fromStoredContent(item)),
     updatedAt: item.updatedAt ?? null,
     updatedBy: item.updatedBy ?? null,
   };
@@ -168,7 +169,7 @@ export async function createDraft(
     throw new StaleDraftError(`version ${version} of prompt ${promptId} exists already as a draft`, stored && currentOf(stored));
   });
   await touchHead(table, accountId, promptId, by);
-  return { ...contentOf(item), version, published: false, etag: String(item.etag), updatedAt: item.updatedAt ?? null, updatedBy: by };
+  return { ...contentOf(fromStoredContent(item)), version, published: false, etag: String(item.etag), updatedAt: item.updatedAt ?? null, updatedBy: by };
 }
 
 /** Saves over a draft the caller read with `ifMatch`; someone's save in between is a StaleDraftError, and nothing is lost. */
@@ -207,7 +208,7 @@ export async function replaceDraft(
   await touchHead(table, accountId, promptId, by);
   return {
     before: storedTag(stored),
-    after: { ...contentOf(next), version, published: false, etag: String(next.etag), updatedAt: at, updatedBy: by },
+    after: { ...contentOf(fromStoredContent(next)), version, published: false, etag: String(next.etag), updatedAt: at, updatedBy: by },
   };
 }
 
@@ -258,7 +259,7 @@ export async function publishDraft(
   await writeHead(table, {
     accountId,
     promptId,
-    latest: contentOf(stored),
+    latest: contentOf(fromStoredContent(stored)),
     ...(head.latest ? { seenLatestVersion: head.latest.version } : {}),
   });
   await touchHead(table, accountId, promptId, by);
@@ -310,7 +311,7 @@ async function requireDraftMatching(
   return stored;
 }
 
-const storedTag = (stored: PromptVersionItem): string => stored.etag ?? contentEtag(stored);
+const storedTag = (stored: PromptVersionItem): string => stored.etag ?? contentEtag(fromStoredContent(stored));
 
 /** Still a draft, with the tag that was read (drafts written before tags were stored have none). */
 function draftCondition(stored: PromptVersionItem) {

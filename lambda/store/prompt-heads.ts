@@ -1,4 +1,5 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { toStoredContent } from '../data/stored-content';
 import { keys } from '../data/table-schema';
 import { versionSortKey } from '../domain/version';
 import type { HeadWrite } from './import-plan';
@@ -44,7 +45,7 @@ export async function writeHead(table: AdminTable, head: HeadWrite): Promise<voi
       ExpressionAttributeNames: { ...names, '#latest': 'latest', '#latestKey': 'latestKey', ...(legacy ? { '#version': 'version' } : {}) },
       ExpressionAttributeValues: {
         ...values,
-        ':latest': head.latest,
+        ':latest': toStoredContent(head.latest),
         ':latestKey': versionSortKey(head.latest.version),
         ...(legacy ? { ':seen': head.seenLatestVersion } : {}),
       },

@@ -3,6 +3,7 @@ import { keys, prefixes } from '../data/table-schema';
 import { compareVersions } from '../domain/version';
 import { requireAccount } from './accounts';
 import { NotFoundError } from './errors';
+import { syncLabelCopies } from './labels';
 import { bumpPromptsRevision } from './propagation';
 import type { AdminTable } from './table';
 
@@ -14,13 +15,16 @@ export interface AdminPromptSummary {
   latestVersion?: string;
   /** Every stored version, drafts included, in semantic-version order. */
   versions: { version: string; published: boolean }[];
+  /** label -> version; a deleted prompt keeps its labels, which a restore brings back. */
+  labels: Record<string, string>;
 }
 
 /**
- * Hides the prompt from the API; its versions stay stored. Deleting twice is not an error, and completes
- * a delete that was interrupted. The account's prompt revision then changes on the account and on every
- * key, which every request already reads: copies of the prompt that containers keep in memory are not
- * served again, from the very next request.
+ * Hides the prompt from the API, at latest, at every version and under every label; its versions and
+ * labels stay stored. Deleting twice is not an error, and completes a delete that was interrupted. The
+ * account's prompt revision then changes on the account and on every key, which every request already
+ * reads: copies of the prompt that containers keep in memory are not served again, from the very next
+ * request.
  */
 export async function deletePrompt(
   table: AdminTable,
@@ -28,17 +32,25 @@ export async function deletePrompt(
   promptId: string,
 ): Promise<{ alreadyDeleted: boolean }> {
   const wasDeleted = await setDeleted(table, accountId, promptId, true);
+  await syncLabelCopies(table, accountId, promptId);
   await bumpPromptsRevision(table, accountId);
   return { alreadyDeleted: wasDeleted };
 }
 
-/** Makes a deleted prompt visible again, with every version it had published. Restoring twice is not an error. */
+/**
+ * Makes a deleted prompt visible again, with every version it had published and every label it carried.
+ * Restoring twice is not an error. The revision changes too, as for a delete: whatever a container keeps
+ * of the account (issue 21 may keep more than pinned versions) is read again.
+ */
 export async function restorePrompt(
   table: AdminTable,
   accountId: string,
   promptId: string,
 ): Promise<{ alreadyVisible: boolean }> {
-  return { alreadyVisible: !(await setDeleted(table, accountId, promptId, false)) };
+  const wasDeleted = await setDeleted(table, accountId, promptId, false);
+  await syncLabelCopies(table, accountId, promptId);
+  if (wasDeleted) await bumpPromptsRevision(table, accountId);
+  return { alreadyVisible: !wasDeleted };
 }
 
 /** Sets the head's `deleted` flag; says whether it was set before. */
@@ -76,5 +88,6 @@ export async function listPromptSummaries(table: AdminTable, accountId: string):
     deleted: head.deleted === true,
     ...(head.latest ? { latestVersion: head.latest.version } : {}),
     versions: (versionsOf.get(head.promptId) ?? []).sort((a, b) => compareVersions(a.version, b.version)),
+    labels: { ...head.labels },
   }));
 }

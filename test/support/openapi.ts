@@ -159,8 +159,9 @@ export interface DocumentedResponses {
   readonly responses: Responses;
 }
 
+/** The path as the server routes it: a request target carries no fragment, so a `#` in it is part of the path. */
 function stripQuery(path: string): string {
-  return path.replace(/[?#].*$/, '');
+  return path.replace(/\?.*$/, '');
 }
 
 function templateMatches(template: string, path: string): boolean {

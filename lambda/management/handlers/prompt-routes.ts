@@ -132,8 +132,8 @@ export const promptRoutes: readonly RouteSpec[] = [
       await requireLabelRole(request);
       const { version } = request.body as z.infer<typeof LabelBody>;
       const label = param(request, 'label');
-      const { before } = await request.ops.setLabel(param(request, 'accountId'), param(request, 'promptId'), label, version);
-      return { status: 200, body: { label, version, previous: before } };
+      const { previousVersion } = await request.ops.setLabel(param(request, 'accountId'), param(request, 'promptId'), label, version);
+      return { status: 200, body: { label, version, previous: previousVersion ?? null } };
     },
   },
   {
