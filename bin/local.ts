@@ -32,7 +32,12 @@ async function main(): Promise<void> {
       throw error;
     },
   );
-  const dashboard = await startDashboardStack(config).catch(async (error: unknown) => {
+  const dashboard = await startDashboardStack(config, {
+    stack,
+    onFunctionError: (functionName, error) => {
+      process.stderr.write(`[${functionName}] the function failed: ${(error as Error)?.stack ?? String(error)}\n`);
+    },
+  }).catch(async (error: unknown) => {
     await Promise.all([playground.close(), stack.stop()]);
     throw error;
   });

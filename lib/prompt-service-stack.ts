@@ -6,6 +6,7 @@ import { serviceNameFor } from '../lambda/metric-names';
 import { ApiFunction } from './api-function';
 import { ApiGatewayAccount } from './api-gateway-account';
 import { DashboardHosting } from './dashboard-hosting';
+import { ManagementApi } from './management-api';
 import { PromptApi } from './prompt-api';
 import { PromptTable } from './prompt-table';
 import { ServiceAlarms } from './service-alarms';
@@ -33,6 +34,7 @@ export class PromptServiceStack extends Stack {
   readonly dashboard: ServiceDashboard;
   readonly apiGatewayAccount: ApiGatewayAccount | undefined;
   readonly userPool: DashboardUserPool;
+  readonly managementApi: ManagementApi;
   #dashboard: { hosting: DashboardHosting; client: UserPoolClient } | undefined;
   readonly #settings: ServiceSettings;
 
@@ -144,6 +146,17 @@ export class PromptServiceStack extends Stack {
         'MFA is optional (TOTP, an authenticator app), as the issue decides: the people are invited by an admin, ' +
         'and requiring MFA of every member is an account-level policy the product has not chosen yet.',
     });
+
+    this.managementApi = new ManagementApi(this, 'Management', {
+      stage: settings.stage,
+      userPool: this.userPool.pool,
+      table: this.table.table,
+      serviceName,
+      logLevel: settings.logLevel,
+      logRetention: settings.logRetention,
+      logRemovalPolicy: settings.removalPolicy,
+    });
+    this.addDashboard(this.managementApi.restApi);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', {

@@ -1,7 +1,12 @@
 import type { RequestListener, Server } from 'node:http';
 import { importSeed } from '../admin/import-seed';
 import { type Seed, SeedError } from '../admin/seed-file';
+import { loadStoreConfig, loadUserPoolConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
+import { AccountOperations } from '../lambda/operations/account-operations';
+import { findMember } from '../lambda/store/members';
+import { AdminTable } from '../lambda/store/table';
+import { directoryFor } from '../lambda/users/directory-from-config';
 import { AdminStore } from '../admin/store/admin-store';
 import { ConflictError } from '../lambda/store/errors';
 import type { ImportSummary } from '../lambda/store/import-plan';
@@ -15,6 +20,7 @@ import { type DemoUser, ensureDemoUser } from './identity/demo-user';
 import { type IdentityStandIn, startIdentityStandIn } from './identity/stand-in';
 import { createTokenVerifier, type VerifyToken } from './identity/verify-token';
 import { createHttpGateway } from './http-gateway';
+import { createManagementGateway } from './management-gateway';
 import { createLocalFunctions, gatewayRoutes } from './lambda-functions';
 import { listenOnLoopback } from './listen';
 import { configuredPorts, type LocalConfig } from './local-config';
@@ -146,6 +152,25 @@ async function loadSeed(admin: AdminStore, path: string): Promise<SeedReport> {
 }
 
 /** The first usable key of the seed, and a prompt its account can read. */
+/**
+ * The demo user owns the seed's first account, added as the CLI adds people (and so in its audit log) the
+ * first time; a membership that exists, whatever its role now, is left as someone made it.
+ */
+async function ensureDemoMembership(environment: Readonly<Record<string, string>>, accountId: string, user: DemoUser): Promise<void> {
+  const config = loadStoreConfig(environment);
+  const table = new AdminTable(createDocumentClient({ region: config.region, endpoint: config.storeEndpoint }), config.tableName, () => new Date());
+  if (await findMember(table, accountId, user.userId)) return;
+  const operations = new AccountOperations({
+    table,
+    actor: { type: 'cli', operator: 'npm start (demo user)' },
+    directory: directoryFor(loadUserPoolConfig(environment)),
+  });
+  await operations.addMember(accountId, { email: user.email, role: 'owner' }).catch((error: unknown) => {
+    // Another stack on the same store added it meanwhile.
+    if (!(error instanceof ConflictError)) throw error;
+  });
+}
+
 function demoRequestOf(seed: Seed): DemoRequest | undefined {
   for (const account of seed.accounts) {
     const key = account.keys.find((candidate) => candidate.revoked !== true);
@@ -187,8 +212,9 @@ export interface DashboardStack {
 }
 
 export interface DashboardStackOptions {
-  /** Answers /api/* on the dashboard's origin, given the token verifier; without it /api/* answers 404. */
-  readonly managementApi?: (verifyToken: VerifyToken) => RequestListener;
+  /** The local stack: the management API reads and writes its store; without it /api/* answers 404. */
+  readonly stack?: Pick<LocalStack, 'storeEndpoint' | 'seed'>;
+  readonly onFunctionError?: (functionName: string, error: unknown) => void;
 }
 
 /**
@@ -202,11 +228,29 @@ export async function startDashboardStack(config: LocalConfig, options: Dashboar
   try {
     const demoUser = await ensureDemoUser({ endpoint: identity.endpoint, userPoolId: identity.userPoolId, dataDir: config.dataDir });
     const verifyToken = createTokenVerifier(identity);
+    let api: RequestListener | undefined;
+    if (options.stack) {
+      // The functions' environment as the stack gives it, with the local store and the stand-in as endpoints.
+      const environment = {
+        TABLE_NAME: config.tableName,
+        AWS_REGION: config.region,
+        DYNAMODB_ENDPOINT: options.stack.storeEndpoint,
+        USER_POOL_ID: identity.userPoolId,
+        COGNITO_ENDPOINT: identity.endpoint,
+      };
+      const demoAccountId = options.stack.seed?.seed.accounts[0]?.accountId;
+      if (demoAccountId !== undefined) await ensureDemoMembership(environment, demoAccountId, demoUser);
+      api = createManagementGateway({
+        verifyToken,
+        environment,
+        ...(options.onFunctionError ? { onFunctionError: options.onFunctionError } : {}),
+      });
+    }
     const dashboard = await startDashboardServer({
       port: config.dashboardPort,
       identity,
       reservedPorts,
-      ...(options.managementApi ? { api: options.managementApi(verifyToken) } : {}),
+      ...(api ? { api } : {}),
     });
     identity.allowCallbackUrl(`${dashboard.url}/`);
     return {

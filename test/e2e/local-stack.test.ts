@@ -62,6 +62,25 @@ describe('npm start from an empty DATA_DIR, with the demo seed', () => {
     expect((await fetch(`${stack.dashboardUrl}/`)).status).toBe(200);
   });
 
+  it("answers the management API on the dashboard's origin with the signed-in demo user's token: the demo account is theirs", async () => {
+    const printed = /Sign in as (\S+) with password (\S+)/.exec(stack.output());
+    const config = (await (await fetch(`${stack.dashboardUrl}/config.json`)).json()) as { authorizeUrl: string; tokenUrl: string; clientId: string };
+    const idToken = await signIn({ ...config, redirectUri: `${stack.dashboardUrl}/` }, printed?.[1] ?? '', printed?.[2] ?? '');
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`${stack.dashboardUrl}/api${path}`, { ...init, headers: { Authorization: `Bearer ${idToken}`, 'Content-Type': 'application/json', ...init.headers } });
+
+    const me = (await (await api('/me')).json()) as { email: string; accounts: { accountId: string; role: string }[] };
+    expect(me.email).toBe('demo@example.com');
+    expect(me.accounts).toEqual([expect.objectContaining({ accountId: 'acct_demo', role: 'owner' })]);
+
+    const created = await api('/accounts/acct_demo/keys', { method: 'POST', body: JSON.stringify({ name: 'from the e2e test' }) });
+    expect(created.status).toBe(201);
+    const { apiKey } = (await created.json()) as { apiKey: string };
+    const read = await fetch(`${stack.apiUrl}/prompts?label=production`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    expect(read.status).toBe(200);
+    expect((await api('/me', { headers: { Authorization: 'Bearer not-a-token' } })).status).toBe(401);
+  });
+
   it('creates the table and loads the demo seed', () => {
     expect(stack.output()).toMatch(/Table\s+prompts-local \(created\)/);
     expect(stack.output()).toMatch(/accounts 1 created, 0 updated, 0 unchanged/);

@@ -25,7 +25,7 @@ function acknowledgmentsIn(root: IConstruct): Acknowledgment[] {
 }
 
 describe('cdk-nag AwsSolutions checks', () => {
-  const { app, stack } = synthesizeService({ dashboard: true });
+  const { app, stack } = synthesizeService();
   app.synth();
 
   it('report no error and no warning that is not acknowledged', () => {
@@ -38,7 +38,7 @@ describe('cdk-nag AwsSolutions checks', () => {
     // The same stack built with every acknowledge() call ignored: exactly the acknowledged rules fire.
     const acknowledged = new Set(acknowledgmentsIn(stack).map((ack) => ack.ruleId));
     const ignore = jest.spyOn(Validations.prototype, 'acknowledge').mockImplementation(() => undefined);
-    const { app: bare } = synthesizeService({ dashboard: true });
+    const { app: bare } = synthesizeService();
     ignore.mockRestore();
     const found = new Set(new AwsSolutionsChecks().validateScope(bare).violations.map((v) => v.ruleName));
     expect(found).toEqual(acknowledged);

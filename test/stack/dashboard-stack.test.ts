@@ -9,7 +9,7 @@ import { synthesizeService } from './synth';
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
 type Statement = { Effect: string; Principal?: unknown; Action: string | string[]; Condition?: unknown };
 
-const { stack, template } = synthesizeService({ dashboard: true });
+const { stack, template } = synthesizeService();
 const hosted = stack.hostedDashboard;
 if (!hosted) throw new Error('the dashboard was not added');
 const logicalId = (element: { node: { defaultChild?: unknown } }): string => stack.getLogicalId(element.node.defaultChild as CfnElement);
