@@ -76,7 +76,7 @@ export class PromptTable extends Construct {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
         sid: 'ReadSingleItems',
-        actions: ['dynamodb:GetItem'],
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
         resources: [tableArn],
         conditions: {
           'ForAllValues:StringLike': {

@@ -154,11 +154,11 @@ describe('least-privilege IAM', () => {
     (policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
   );
 
-  it('grants no DynamoDB wildcard, Scan, PutItem, DeleteItem, batch or transaction call anywhere in the stack', () => {
+  it('grants no DynamoDB wildcard, Scan, PutItem, DeleteItem, batch write or transaction call anywhere in the stack', () => {
     const dynamoActions = allStatements.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:'));
     expect(dynamoActions.length).toBeGreaterThan(0);
     for (const action of dynamoActions) {
-      expect(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']).toContain(action);
+      expect(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']).toContain(action);
     }
   });
 
@@ -183,7 +183,7 @@ describe('least-privilege IAM', () => {
         },
         {
           Sid: 'ReadSingleItems',
-          Action: 'dynamodb:GetItem',
+          Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
           Effect: 'Allow',
           Resource: tableArn,
           Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*', 'ACCOUNT#*'] } },
