@@ -149,7 +149,7 @@ describe('the distribution', () => {
     expect(behaviour.CachePolicyId).toBe(CachePolicy.CACHING_DISABLED.cachePolicyId);
     // With caching off, every viewer header but Host (Authorization too) reaches the API.
     expect(behaviour.OriginRequestPolicyId).toBe(OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId);
-    expect(JSON.stringify(origin.DomainName)).toContain(logicalId(stack.api.restApi));
+    expect(JSON.stringify(origin.DomainName)).toContain(logicalId(stack.managementApi.restApi));
     expect(JSON.stringify(origin.OriginPath)).toContain('Fn::Select');
     expect(origin.CustomOriginConfig).toEqual({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
   });

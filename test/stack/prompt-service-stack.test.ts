@@ -94,10 +94,16 @@ describe('the DynamoDB table', () => {
   });
 });
 
-describe('the Lambda functions', () => {
-  const functions = resources('AWS::Lambda::Function');
+/** The read API's own resources: the management API (lib/management-api.ts) has its tests in management-api.test.ts. */
+const readApiId = logicalId(stack.api.restApi);
+const ofReadApi = (resource: Resource): boolean => (resource.Properties.RestApiId as { Ref?: string } | undefined)?.Ref === readApiId;
+const readOnly = (all: Record<string, Resource>): Record<string, Resource> =>
+  Object.fromEntries(Object.entries(all).filter(([id, resource]) => id === readApiId || ofReadApi(resource)));
 
-  it('are exactly the three API functions (no log-retention or other helper Lambdas)', () => {
+describe('the Lambda functions', () => {
+  const functions = Object.fromEntries(Object.entries(resources('AWS::Lambda::Function')).filter(([id]) => !id.startsWith('Management')));
+
+  it('are exactly the three read API functions beside the management API\'s (no log-retention or other helper Lambdas)', () => {
     expect(Object.keys(functions).sort()).toEqual(Object.values(functionIds).sort());
     expect(Object.keys(template.findResources('Custom::LogRetention'))).toEqual([]);
   });
@@ -144,7 +150,8 @@ describe('the Lambda functions', () => {
 
   it('every log group of the stack has the configured retention', () => {
     const groups = Object.values(resources('AWS::Logs::LogGroup'));
-    expect(groups).toHaveLength(4);
+    // Each function's, and each REST API's access log.
+    expect(groups).toHaveLength(Object.keys(resources('AWS::Lambda::Function')).length + 2);
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(14);
   });
 });
@@ -154,8 +161,12 @@ describe('least-privilege IAM', () => {
     (policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
   );
 
-  it('grants no DynamoDB wildcard, Scan, PutItem, DeleteItem, batch write or transaction call anywhere in the stack', () => {
-    const dynamoActions = allStatements.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:'));
+  it('grants the read API no DynamoDB wildcard, Scan, PutItem, DeleteItem, batch write or transaction call', () => {
+    const readRoles = new Set(Object.values(functionIds).map(roleIdOfFunction));
+    const readStatements = Object.values(resources('AWS::IAM::Policy'))
+      .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => readRoles.has(role.Ref)))
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    const dynamoActions = readStatements.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:'));
     expect(dynamoActions.length).toBeGreaterThan(0);
     for (const action of dynamoActions) {
       expect(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']).toContain(action);
@@ -226,9 +237,9 @@ describe('least-privilege IAM', () => {
 });
 
 describe('the REST API', () => {
-  const [apiId] = Object.keys(resources('AWS::ApiGateway::RestApi'));
-  const apiResources = resources('AWS::ApiGateway::Resource');
-  const methods = resources('AWS::ApiGateway::Method');
+  const apiId = readApiId;
+  const apiResources = readOnly(resources('AWS::ApiGateway::Resource'));
+  const methods = readOnly(resources('AWS::ApiGateway::Method'));
 
   /** A resource's path, from its PathPart up through ParentId to the root. */
   function pathOf(resourceId: unknown): string {
@@ -262,7 +273,7 @@ describe('the REST API', () => {
   const responseOf = (type: string) => gatewayResponses.find((response) => response.ResponseType === type);
 
   it('is one regional REST API with no gateway CORS, every content type binary (gzipped lists)', () => {
-    expect(Object.keys(resources('AWS::ApiGateway::RestApi'))).toHaveLength(1);
+    expect(Object.keys(resources('AWS::ApiGateway::RestApi')).sort()).toEqual([logicalId(stack.managementApi.restApi), readApiId].sort());
     template.hasResourceProperties('AWS::ApiGateway::RestApi', {
       Name: 'prompt-service-test',
       EndpointConfiguration: { Types: ['REGIONAL'] },
@@ -307,7 +318,7 @@ describe('the REST API', () => {
   });
 
   it('serves on a stage named after the deployment, throttled as configured', () => {
-    template.resourceCountIs('AWS::ApiGateway::Stage', 1);
+    expect(Object.keys(readOnly(resources('AWS::ApiGateway::Stage')))).toHaveLength(1);
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       RestApiId: { Ref: apiId },
       StageName: 'test',

@@ -145,6 +145,11 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
       'FallbackFunction',
       'GetPromptFunction',
       'ListPromptsFunction',
+      'ManageAccountsFunction',
+      'ManageActivityFunction',
+      'ManageKeysFunction',
+      'ManageMembersFunction',
+      'ManagePromptsFunction',
     ]);
   });
 
