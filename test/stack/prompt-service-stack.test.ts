@@ -157,10 +157,6 @@ describe('the Lambda functions', () => {
 });
 
 describe('least-privilege IAM', () => {
-  const allStatements = Object.values(resources('AWS::IAM::Policy')).flatMap(
-    (policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
-  );
-
   it('grants the read API no DynamoDB wildcard, Scan, PutItem, DeleteItem, batch write or transaction call', () => {
     const readRoles = new Set(Object.values(functionIds).map(roleIdOfFunction));
     const readStatements = Object.values(resources('AWS::IAM::Policy'))
