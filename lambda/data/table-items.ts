@@ -12,8 +12,13 @@ export interface AccountItem {
   /** As written; a reader checks it is a known plan. */
   plan: string;
   createdAt?: string;
-  /** Raised by every prompt delete and copied to the account's keys; absent until the first delete. */
+  /**
+   * Raised by every change to what the API serves of the account's prompts (publish, label, delete,
+   * restore) and copied to the account's keys; absent until the first such change.
+   */
   promptsRevision?: number;
+  /** Hashes of keys written since the revision was last raised (admin/store/propagation.ts). */
+  newKeys?: Set<string>;
 }
 
 export interface ApiKeyItem {
@@ -31,7 +36,7 @@ export interface ApiKeyItem {
   monthlyLimit?: number;
   /** The limit in force (own, else the plan's), kept by the writers, so admission reads nothing else. */
   limit: number;
-  /** Copied from the account by the writers; absent until a prompt of the account is first deleted. */
+  /** Copied from the account by the writers; absent until the account's prompts first change. */
   promptsRevision?: number;
   /** What a listing may show of the key: its recognisable prefix and first characters, never the key. */
   displayPrefix?: string;
