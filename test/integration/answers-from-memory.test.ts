@@ -3,6 +3,7 @@ import { apiKeyItem } from '../../admin/store/items';
 import { newKeyRecord } from '../../admin/store/keys';
 import { catchUpKeys } from '../../admin/store/propagation';
 import { AdminTable } from '../../admin/store/table';
+import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/data/cached-prompt-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { ApiHarness } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';
@@ -219,5 +220,43 @@ describe('a key created while a change propagates', () => {
     await api.get('/prompts/welcome', keys[0]);
     await api.fixtures.admin.publishVersion(accountId, { promptId: 'welcome', version: '4.0.0', content: content('four') });
     expect((await api.get('/prompts/welcome', apiKey)).json<{ version: string }>().version).toBe('4.0.0');
+  });
+});
+
+describe('memory stays bounded', () => {
+  const deadline = new AbortController().signal;
+
+  test('a list is counted at about its size: a list over the bound is read every time, never kept', async () => {
+    const { accountId } = await freshAccount();
+    const text = 'Answer the customer ${name} about ${topic}. '.repeat(50);
+    await api.fixtures.prompts(
+      accountId,
+      ...Array.from({ length: 40 }, (_, i) => prompt(`bulk-${i}`, [version('1.0.0', { userMessage: text })])),
+    );
+    const reader = { accountId, promptsRevision: 1, deadline };
+    const roomy = new CachedPromptStore(api.realStore(), { ...DEFAULT_PROMPT_CACHE });
+    const listed = await roomy.listPrompts(reader);
+    const bytes = JSON.stringify(listed).length;
+    expect(roomy.answersKept.entries).toBe(1);
+    expect(roomy.answersKept.characters).toBeGreaterThan(bytes * 0.8);
+    expect(roomy.answersKept.characters).toBeLessThan(bytes * 1.2);
+
+    const tight = new CachedPromptStore(api.realStore(), { ...DEFAULT_PROMPT_CACHE, maxAnswerCharacters: Math.floor(bytes / 2) });
+    const reads = await operationsOf(async () => {
+      await tight.listPrompts(reader);
+      await tight.listPrompts(reader);
+    });
+    expect(reads).toBe(2);
+    expect(tight.answersKept).toEqual({ entries: 0, characters: 0 });
+  });
+
+  test('answers beyond the entry bound push out the least recently used', async () => {
+    const { accountId } = await freshAccount();
+    const reader = { accountId, promptsRevision: 1, deadline };
+    const cached = new CachedPromptStore(api.realStore(), { ...DEFAULT_PROMPT_CACHE, maxAnswers: 3 });
+    for (const id of ['welcome', 'other', 'a', 'b', 'c']) await cached.findLatestPrompt(reader, id);
+    expect(cached.answersKept.entries).toBe(3);
+    expect(await operationsOf(() => cached.findLatestPrompt(reader, 'c'))).toBe(0);
+    expect(await operationsOf(() => cached.findLatestPrompt(reader, 'welcome'))).toBe(1);
   });
 });
