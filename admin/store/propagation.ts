@@ -56,7 +56,24 @@ export async function bumpPromptsRevision(table: AdminTable, accountId: string):
   const revision = Number(account?.promptsRevision);
   const registered = [...(account?.newKeys ?? [])];
   const indexed = (await indexedKeysOf(table, 'bumpPromptsRevision', accountId)).map(keyHashOf);
-  await inBatches([...new Set([...indexed, ...registered])], (keyHash) => raiseKeyRevision(table, keyHash, revision));
+  const keyHashes = [...new Set([...indexed, ...registered])];
+  const ahead = await raiseKeyRevisions(table, keyHashes, revision);
+  // A key ahead of its account (an import replaced the account item, and its revision, before imports
+  // updated accounts field by field): the account moves past it, or its keys would never change again.
+  if (ahead !== undefined) {
+    await table.update(
+      'bumpPromptsRevision',
+      {
+        Key: keys.account(accountId),
+        UpdateExpression: 'SET #revision = :revision',
+        ConditionExpression: '#revision < :revision',
+        ExpressionAttributeNames: { '#revision': 'promptsRevision' },
+        ExpressionAttributeValues: { ':revision': ahead + 1 },
+      },
+      () => undefined,
+    );
+    await raiseKeyRevisions(table, keyHashes, ahead + 1);
+  }
   const listed = registered.filter((keyHash) => indexed.includes(keyHash));
   if (listed.length > 0) {
     await table.update('bumpPromptsRevision', {
@@ -88,12 +105,23 @@ export async function catchUpKeys(
       ReturnValues: 'ALL_NEW',
     });
     const revision = Number((result.Attributes as Partial<AccountItem> | undefined)?.promptsRevision ?? 0);
-    if (revision > 0) await inBatches(keyHashes, (keyHash) => raiseKeyRevision(table, keyHash, revision));
+    if (revision > 0) await raiseKeyRevisions(table, keyHashes, revision);
   }
 }
 
-async function raiseKeyRevision(table: AdminTable, keyHash: string, revision: number): Promise<void> {
-  await table.update(
+/** Raises each key to the revision; says the highest revision a key held at or above it, if one did. */
+async function raiseKeyRevisions(table: AdminTable, keyHashes: readonly string[], revision: number): Promise<number | undefined> {
+  let ahead: number | undefined;
+  await inBatches(keyHashes, async (keyHash) => {
+    const held = await raiseKeyRevision(table, keyHash, revision);
+    if (held !== undefined && held >= revision) ahead = Math.max(ahead ?? held, held);
+  });
+  return ahead;
+}
+
+/** Says the revision the key already held when it was not lower (undefined when raised, or when the key is gone). */
+async function raiseKeyRevision(table: AdminTable, keyHash: string, revision: number): Promise<number | undefined> {
+  return table.update(
     'raiseKeyRevision',
     {
       Key: keys.apiKey(keyHash),
@@ -102,7 +130,8 @@ async function raiseKeyRevision(table: AdminTable, keyHash: string, revision: nu
       ExpressionAttributeNames: { '#revision': 'promptsRevision' },
       ExpressionAttributeValues: { ':revision': revision },
     },
-    // A higher revision is there already (a later delete got there first), or the key is gone.
-    () => undefined,
-  );
+    // A higher revision is there already (a later change got there first, or the key is ahead of its
+    // account), or the key is gone.
+    async () => (await table.get<ApiKeyItem>('raiseKeyRevision', keys.apiKey(keyHash)))?.promptsRevision,
+  ).then((result) => (typeof result === 'number' ? result : undefined));
 }

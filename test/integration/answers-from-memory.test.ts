@@ -223,6 +223,19 @@ describe('a key created while a change propagates', () => {
   });
 });
 
+describe('a key ahead of its account', () => {
+  test('takes the next change all the same (the account item was replaced, as imports once did)', async () => {
+    const { accountId, keys } = await freshAccount();
+    await api.fixtures.admin.setLabel(accountId, 'welcome', 'staging', '1.0.0');
+    await api.get('/prompts/welcome', keys[0]);
+    await api.get('/prompts/welcome', keys[0]);
+    // A put of the account item, without the revision its keys carry.
+    await api.fixtures.admin.putAccount({ accountId, name: 'Replaced', plan: 'pro' });
+    await api.fixtures.admin.publishVersion(accountId, { promptId: 'welcome', version: '5.0.0', content: content('five') });
+    for (const key of keys) expect((await api.get('/prompts/welcome', key)).json<{ version: string }>().version).toBe('5.0.0');
+  });
+});
+
 describe('memory stays bounded', () => {
   const deadline = new AbortController().signal;
 
