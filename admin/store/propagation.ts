@@ -35,7 +35,7 @@ export async function copyPlanToKeys(table: AdminTable, accountId: string, plan:
  * the keys the admin index lists, and the keys registered on the account item as created recently.
  *
  * Why both: the index is eventually consistent, so a key written just before this change may be missing
- * from it. Every key's writer registers the key on the account item after writing it (`registerNewKeys`),
+ * from it. Every key's writer registers the key on the account item after writing it (catchUpKeys),
  * and both that registration and this raise are single atomic updates of the one account item, so one of
  * them comes first. If the raise comes first, the registration returns the new revision and the writer
  * raises its key itself. If the registration comes first, the raise returns the key among `newKeys` and
