@@ -16,6 +16,7 @@ import { generateApiKey, hashApiKey, keyIdFromHash } from '../lambda/domain/api-
 import { loadLocalConfig } from '../local/local-config';
 import { startLocalStack } from '../local/local-stack';
 import { startBaselineServer } from './baseline-server';
+import { type AfterChange, measureAfterChange } from './after-change';
 import { type BundleReport, measureBundles, median } from './bundles';
 import { measureClient } from './client';
 import { type CountingStore, startCountingStore } from './counting-store';
@@ -107,6 +108,8 @@ interface PassResult {
   readonly seedSeconds: number;
   /** Each kind of request on its own, one at a time: its log lines, store units and billed time. */
   readonly perRequest: readonly PerRequest[];
+  /** Each route warm, and right after a change to its account. */
+  readonly afterChange: readonly AfterChange[];
 }
 
 /** The prompt sizes the cost table is for. */
@@ -208,8 +211,36 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
     }
   }
   const perRequest: PerRequest[] = [];
+  let afterChange: AfterChange[] = [];
   if (probe) {
     for (const each of probes(stack.apiUrl, { sizedKey, overQuotaKey, largeKey })) perRequest.push(await meter.measure(each));
+    const admin = new AdminStore(client, TABLE);
+    let moves = 0;
+    // A label moved to and fro on one prompt of the account: a change that raises its revision, as any does.
+    const change = async (accountId: string) => {
+      moves += 1;
+      await admin.setLabel(accountId, accountId === 'bench-large' ? 'p-0000' : 'p-0009', 'canary', moves % 2 === 0 ? '1.0.0' : '1.1.0');
+    };
+    const small = (name: string, path: string) => ({ name, url: `${stack.apiUrl}${path}`, apiKey: smallKey, accountId: 'bench-small' });
+    afterChange = await measureAfterChange(
+      store,
+      [
+        small('GET /prompts/{id}?version= (pinned)', '/prompts/p-0001?version=1.1.0'),
+        small('GET /prompts/{id} (latest)', '/prompts/p-0001'),
+        small('GET /prompts/{id}?label= (label)', '/prompts/p-0001?label=production'),
+        small('GET /prompts (10 prompts)', '/prompts'),
+        small('GET /prompts?include_versions=true (10 prompts)', '/prompts?include_versions=true'),
+        small('GET /prompts?label= (10 prompts)', '/prompts?label=production'),
+        small('GET /prompts?label=&include_versions=true (10 prompts)', '/prompts?label=production&include_versions=true'),
+        {
+          name: `GET /prompts (${LARGE_ACCOUNT_PROMPTS.toLocaleString('en')} prompts)`,
+          url: `${stack.apiUrl}/prompts`,
+          apiKey: largeKey,
+          accountId: 'bench-large',
+        },
+      ],
+      change,
+    );
   }
   await stack.stop();
   await new Promise((resolve) => baseline.server.close(resolve));
@@ -231,7 +262,7 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
       String(failures),
     ];
   });
-  return { latencyMs, rows, seedSeconds, perRequest };
+  return { latencyMs, rows, seedSeconds, perRequest, afterChange };
 }
 
 /** The requests the cost table prices, and the other answers every function gives, each on its own. */
@@ -349,6 +380,15 @@ async function main(): Promise<void> {
       '',
       table(pass.rows, header),
     ]),
+    '',
+    `Store operations per request of each route sent on its own, one at a time (store +${STORE_LATENCY_MS} ms): warm, and the first request right after a change to the account (a label moved on another prompt, which raises the account's prompt revision as every publish, label move, delete and restore does); 5 requests each:`,
+    '',
+    table(
+      passes
+        .flatMap((pass) => pass.afterChange)
+        .map((each): [string, ...string[]] => [each.name, units(each.warm), units(each.afterChange)]),
+      ['request', 'warm', 'right after a change'],
+    ),
     '',
     `Log lines per request, before → after (before: ${LOG_LINES_BEFORE_SOURCE}; after: measured now). Each kind of request sent one at a time to the local stack (store +${STORE_LATENCY_MS} ms), its functions' stdout counted and weighed; Lambda's own START, END and REPORT lines (${LAMBDA_PLATFORM_LINES.length} lines in its text log format) are no longer written (\`systemLogLevel: WARN\`):`,
     '',

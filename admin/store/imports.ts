@@ -1,3 +1,4 @@
+import { keys } from '../../lambda/data/table-schema';
 import { batchPut, inBatches } from '../../lambda/store/batch-io';
 import { ConflictError, ImmutableVersionError } from '../../lambda/store/errors';
 import { type AccountImport, type ImportMode, type ImportSummary, type LabelWrite, planImport, promptRef } from '../../lambda/store/import-plan';
@@ -32,7 +33,12 @@ export async function importAccounts(
   }
   if (!options.dryRun) {
     const { accounts, versions, heads, labels, keys: apiKeys } = plan.writes;
-    for (const items of [accounts, versions]) await batchPut(table.client, table.tableName, items);
+    // An existing account is updated field by field: replacing it would drop its prompt revision and
+    // the keys registered on it, and a later raise would then fall below what its keys already carry.
+    const existing = accounts.filter((item) => stored.accounts.has(item.accountId));
+    await batchPut(table.client, table.tableName, accounts.filter((item) => !stored.accounts.has(item.accountId)));
+    for (const { accountId, name, plan } of existing) await table.setOnExisting('importAccount', keys.account(accountId), { name, plan });
+    await batchPut(table.client, table.tableName, versions);
     await inBatches(heads, (head) => writeHead(table, head));
     // A renamed, deleted or restored prompt's label items carry copies of its name and deleted flag.
     const relabelled = heads.filter(

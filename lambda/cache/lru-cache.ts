@@ -19,7 +19,7 @@ interface Entry<V> {
 export class LruCache<V> {
   private readonly entries = new Map<string, Entry<V>>();
   private readonly now: () => number;
-  private totalSize = 0;
+  private totalSizeKept = 0;
 
   constructor(private readonly options: LruCacheOptions<V>) {
     this.now = options.now ?? Date.now;
@@ -39,7 +39,7 @@ export class LruCache<V> {
     const size = this.options.sizeOf?.(value) ?? 0;
     if (this.options.maxSize !== undefined && size > this.options.maxSize) return;
     this.insert(key, { value, size, expiresAt: this.now() + (this.options.ttlMs ?? Number.POSITIVE_INFINITY) });
-    while (this.entries.size > this.options.maxEntries || this.totalSize > (this.options.maxSize ?? Infinity)) {
+    while (this.entries.size > this.options.maxEntries || this.totalSizeKept > (this.options.maxSize ?? Infinity)) {
       const oldest = this.entries.keys().next();
       if (oldest.done) break;
       this.remove(oldest.value);
@@ -54,15 +54,20 @@ export class LruCache<V> {
     return this.entries.size;
   }
 
+  /** The size kept now, in `sizeOf`'s unit. */
+  get totalSize(): number {
+    return this.totalSizeKept;
+  }
+
   private insert(key: string, entry: Entry<V>): void {
     this.entries.set(key, entry);
-    this.totalSize += entry.size;
+    this.totalSizeKept += entry.size;
   }
 
   private remove(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
-    this.totalSize -= entry.size;
+    this.totalSizeKept -= entry.size;
   }
 }

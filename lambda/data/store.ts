@@ -12,9 +12,9 @@ export interface AdmittedKey {
   /** This month's count, including the unit just taken when admitted. */
   readonly used: number;
   /**
-   * Changes whenever a prompt of the account is deleted (the writers copy it to every key of the
-   * account, as they do the plan): what a container remembers of the account's prompts is valid only
-   * while it stays the same.
+   * Raised by every change to what the API shows of the account's prompts (publish, label, delete,
+   * restore; the writers copy it to every key of the account, as they do the plan): what a container
+   * remembers of the account's prompts is valid only while it stays the same.
    */
   readonly promptsRevision: number;
   /** The prompts the key may read; absent for a key that reads its whole account. */

@@ -12,7 +12,10 @@ export interface AccountItem {
   /** As written; a reader checks it is a known plan. */
   plan: string;
   createdAt?: string;
-  /** Raised by every prompt delete and copied to the account's keys; absent until the first delete. */
+  /**
+   * Raised by every change to what the API serves of the account's prompts (publish, label, delete,
+   * restore) and copied to the account's keys; absent until the first such change.
+   */
   promptsRevision?: number;
   /** Labels only admins and owners may move or remove; absent means the default, `production`. */
   protectedLabels?: string[];
@@ -21,6 +24,8 @@ export interface AccountItem {
    * names someone who is not an owner; the member items hold the roles.
    */
   owners?: Set<string>;
+  /** Hashes of keys written since the revision was last raised (admin/store/propagation.ts). */
+  newKeys?: Set<string>;
 }
 
 export type Role = 'viewer' | 'editor' | 'admin' | 'owner';
@@ -72,7 +77,7 @@ export interface ApiKeyItem {
   monthlyLimit?: number;
   /** The limit in force (own, else the plan's), kept by the writers, so admission reads nothing else. */
   limit: number;
-  /** Copied from the account by the writers; absent until a prompt of the account is first deleted. */
+  /** Copied from the account by the writers; absent until the account's prompts first change. */
   promptsRevision?: number;
   /** What a listing may show of the key: its recognisable prefix and first characters, never the key. */
   displayPrefix?: string;

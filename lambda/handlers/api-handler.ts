@@ -50,8 +50,9 @@ export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers)
     answer.catch(() => undefined);
     await admission;
     const admitted = context.principal;
-    // The key check says something changed since this container last checked the key (a prompt of the
-    // account deleted, the key's scope changed): what the handler read meanwhile may not hold, read again.
+    // The key check says something changed since this container last checked the key (a publish, a label
+    // move, a delete, the key's scope): what the handler read meanwhile, under the revision remembered
+    // from the key's last check, may not hold; read again under the one this check returned.
     return admitted && !sameKnownAccount(admitted, principal) ? run(admitted) : answer;
   };
 

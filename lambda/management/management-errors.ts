@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import { StoreUnavailableError } from '../data/store';
 import { ApiError, serviceUnavailable } from '../http/api-error';
 import { MAX_CONTENT_BYTES } from '../domain/content-rules';
-import { ConflictError, InvalidLabelError, NotFoundError } from '../store/errors';
+import { ConflictError, InvalidLabelError, NotFoundError, VersionNotPublishedError } from '../store/errors';
 import { StaleDraftError } from '../store/prompt-authoring';
 
 /** The management API's errors: the read API's format, `{"error", "code"}`, with the field named where one is wrong. */
@@ -40,6 +40,8 @@ export function invalidBody(error: z.ZodError, prefix?: string): ApiError {
 export function toManagementError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
   if (error instanceof StaleDraftError) return preconditionFailed(error.message, error.current);
+  // A version that does not exist is not found; a draft is there, but cannot be labelled.
+  if (error instanceof VersionNotPublishedError && !error.draft) return notFound(error.message);
   if (error instanceof ConflictError) return conflict(error.message);
   if (error instanceof NotFoundError) return notFound(error.message);
   if (error instanceof InvalidLabelError) return badRequest(error.message, 'label');

@@ -3,7 +3,7 @@ import { StoreUnavailableError } from '../data/store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../domain/api-key';
 import { type AccountSettings, updateAccountSettings } from '../store/accounts';
 import { type AuditAttempt, auditedChange, recordRefusal } from '../store/audit-log';
-import { ConflictError, ImmutableVersionError, InvalidLabelError, NotFoundError } from '../store/errors';
+import { ConflictError, ImmutableVersionError, InvalidLabelError, NotFoundError, VersionNotPublishedError } from '../store/errors';
 import type { AdminApiKey } from '../store/items';
 import { createApiKey, revokeApiKeyById, rotateApiKey, updateApiKey, type ApiKeyChange } from '../store/keys';
 import { type LabelChange, removeLabel, setLabel } from '../store/labels';
@@ -43,6 +43,7 @@ export type AuditReason = NonNullable<AuditEntryItem['reason']>;
 export function reasonOf(error: unknown): AuditReason {
   const message = error instanceof Error ? error.message : 'unknown error';
   if (error instanceof StaleDraftError) return { code: 'PRECONDITION_FAILED', message };
+  if (error instanceof VersionNotPublishedError && !error.draft) return { code: 'NOT_FOUND', message };
   if (error instanceof ConflictError || error instanceof ImmutableVersionError) return { code: 'CONFLICT', message };
   if (error instanceof NotFoundError) return { code: 'NOT_FOUND', message };
   if (error instanceof InvalidLabelError) return { code: 'BAD_REQUEST', message };

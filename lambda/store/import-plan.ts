@@ -121,8 +121,8 @@ export interface ImportPlan {
     keys: WithKeys<ApiKeyItem>[];
   };
   /**
-   * Accounts whose prompts' visibility or labels change: their prompt revision is raised once the writes
-   * are done, so containers drop what they keep of them (as after a delete).
+   * Accounts whose prompts change in any way the API can show (a version, a head, a label): their prompt
+   * revision is raised once the writes are done, so containers drop what they keep of them.
    */
   readonly revisedAccounts: readonly string[];
 }
@@ -174,11 +174,16 @@ export function planImport(
       const storedHead = stored.heads.get(ref);
       const planned = planPrompt(input.accountId, prompt, storedHead, stored.versions.get(ref) ?? new Map(), stored.labels, mode);
       conflicts.push(...planned.conflicts);
-      for (const version of planned.versions) count(summary.versions, version.change, version.item, writes.versions);
+      for (const version of planned.versions) {
+        count(summary.versions, version.change, version.item, writes.versions);
+        // A published version changes `publishedVersions` in the lists even when it does not move latest.
+        if (version.item) revisedAccounts.add(input.accountId);
+      }
       if (planned.head) {
         summary.prompts[planned.head.change] += 1;
         if (planned.head.write) writes.heads.push(planned.head.write);
-        if (storedHead && planned.head.write?.deleted !== undefined) revisedAccounts.add(input.accountId);
+        // Latest, a name, a new prompt or the deleted flag: what the API's cached answers hold.
+        if (planned.head.write) revisedAccounts.add(input.accountId);
       }
       for (const label of planned.labels) {
         count(summary.labels, label.change, label.write, writes.labels);

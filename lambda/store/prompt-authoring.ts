@@ -6,6 +6,7 @@ import { ConflictError, ImmutableVersionError, NotFoundError } from './errors';
 import { deletedPromptMessage } from './import-plan';
 import { writeHead } from './prompt-heads';
 import { contentEtag, contentOf, versionItem } from './items';
+import { bumpPromptsRevision } from './propagation';
 import { fromStoredContent } from '../data/stored-content';
 import type { AdminTable } from './table';
 
@@ -263,6 +264,8 @@ export async function publishDraft(
     ...(head.latest ? { seenLatestVersion: head.latest.version } : {}),
   });
   await touchHead(table, accountId, promptId, by);
+  // Latest, the lists and publishedVersions change: functions keep them in memory under the revision.
+  await bumpPromptsRevision(table, accountId);
   return { version, published: true, publishedAt: at, publishedBy: by, note, updatedAt: stored.updatedAt ?? null, updatedBy: stored.updatedBy ?? null };
 }
 

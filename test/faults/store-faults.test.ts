@@ -52,6 +52,13 @@ async function get(stack: StackProcess, path: string, apiKey: string): Promise<A
 
 const usageOf = (apiKey: string) => fixtures.admin.usage(hashApiKey(apiKey), quotaPeriodAt(new Date()).month);
 
+let published = 0;
+/** A new latest for greeting: a warm function answers latest from memory until a change makes it read again. */
+async function publishNewLatest(): Promise<void> {
+  published += 1;
+  await fixtures.prompts(ACCOUNT, prompt('greeting', [version(`1.2.${published}`)]));
+}
+
 /** A key the service has not seen yet: its first request waits for the key check before reading prompts. */
 const coldKey = () => fixtures.apiKey(ACCOUNT);
 
@@ -174,6 +181,7 @@ describe('a throttling store', () => {
   test('counted, then the prompt read fails: 503 with rate-limit headers, and the unit is given back', async () => {
     const apiKey = await warmKey(proxied);
     const before = await usageOf(apiKey);
+    await publishNewLatest();
     proxy.rule = (operation) => (operation === 'GetItem' ? 'throttle' : 'pass');
     const answer = await get(proxied, '/prompts/greeting', apiKey);
     expectServiceUnavailable(answer);
@@ -197,10 +205,12 @@ describe('a store that applies a write but whose answer is lost', () => {
 
   test('a read whose answer is lost is retried: the request succeeds', async () => {
     const apiKey = await warmKey(proxied);
+    await publishNewLatest();
     let dropped = 0;
     proxy.rule = (operation) => (operation === 'GetItem' && dropped++ === 0 ? 'drop-answer' : 'pass');
     const answer = await get(proxied, '/prompts/greeting', apiKey);
     expect(answer.status).toBe(200);
+    expect(dropped).toBeGreaterThan(1);
     expect(answer.elapsedMs).toBeLessThan(ANSWER_WITHIN_MS);
   });
 });

@@ -182,6 +182,19 @@ describe('publish', () => {
     expect(served).toMatchObject({ found: true, prompt: { version: '1.0.0', systemMessage: 'Launched' } });
   });
 
+  test("a publish raises the account's prompt revision on its keys: functions that remember latest and the lists read again", async () => {
+    const apiKey = await api.fixtures.apiKey('acme');
+    const store = new DynamoStore(api.local.clients, api.local.tableName);
+    const revision = async () => {
+      const admission = await store.admit({ keyHash: hashApiKey(apiKey), month: '2026-11', day: '23', at: new Date('2026-11-23T00:00:00Z') }, AbortSignal.timeout(3000));
+      return admission.admitted ? admission.key.promptsRevision : undefined;
+    };
+    const etag = await newDraft('raised', '1.0.0', content('Raised'));
+    const before = await revision();
+    expect((await api.send('POST', `${P}/raised/versions/1.0.0/publish`, { as: editor, body: { note: 'First' }, headers: { 'If-Match': etag } })).status).toBe(200);
+    expect(await revision()).toBeGreaterThan(before ?? Number.POSITIVE_INFINITY);
+  });
+
   test('note is required, 1 to 500 characters: 400 naming note', async () => {
     const etag = await newDraft('noted');
     for (const body of [{}, { note: '' }, { note: 'x'.repeat(501) }]) {

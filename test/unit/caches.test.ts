@@ -80,7 +80,7 @@ describe('CachedPromptStore', () => {
     return { store, calls };
   }
 
-  const options = { maxVersions: 10, maxCharacters: 1_000_000 };
+  const options = { maxVersions: 10, maxCharacters: 1_000_000, maxAnswers: 10, maxAnswerCharacters: 1_000_000 };
   const deadline = new AbortController().signal;
   const reader = (accountId: string, promptsRevision = 0): PromptReader => ({ accountId, promptsRevision, deadline });
 
@@ -125,24 +125,24 @@ describe('CachedPromptStore', () => {
     expect(calls).toHaveLength(2);
   });
 
-  test('latest and the lists always go to the store', async () => {
+  test('latest and the lists are read once per revision, then served from memory', async () => {
     const { store, calls } = countingStore(() => ({ found: true, prompt: prompt('1.0.0') }));
     const cached = new CachedPromptStore(store, options);
-    for (let i = 0; i < 2; i += 1) {
-      await cached.findLatestPrompt(reader('acme'), 'p');
-      await cached.listPrompts(reader('acme'));
-      await cached.listPromptsWithVersions(reader('acme'));
+    for (const revision of [1, 1, 2, 2]) {
+      await cached.findLatestPrompt(reader('acme', revision), 'p');
+      await cached.listPrompts(reader('acme', revision));
+      await cached.listPromptsWithVersions(reader('acme', revision));
     }
     expect(calls).toEqual(['latest', 'list', 'list+versions', 'latest', 'list', 'list+versions']);
   });
 
-  test('a label and the lists at a label always go to the store: a move shows at once', async () => {
+  test('a label and the lists at a label are read once per revision: a move shows at once', async () => {
     const { store, calls } = countingStore(() => ({ found: true, prompt: prompt('1.0.0') }));
     const cached = new CachedPromptStore(store, options);
-    for (let i = 0; i < 2; i += 1) {
-      await cached.findLabelledPrompt(reader('acme'), 'p', 'production');
-      await cached.listLabelledPrompts(reader('acme'), 'production');
-      await cached.listLabelledPromptsWithVersions(reader('acme'), 'production');
+    for (const revision of [1, 1, 2]) {
+      await cached.findLabelledPrompt(reader('acme', revision), 'p', 'production');
+      await cached.listLabelledPrompts(reader('acme', revision), 'production');
+      await cached.listLabelledPromptsWithVersions(reader('acme', revision), 'production');
     }
     expect(calls).toEqual([
       'label production',
@@ -152,5 +152,29 @@ describe('CachedPromptStore', () => {
       'list at production',
       'list+versions at production',
     ]);
+  });
+
+  test('NOT_FOUND and LABEL_NOT_FOUND are remembered under their revision too', async () => {
+    let found = false;
+    const { store, calls } = countingStore(() =>
+      found ? { found: true, prompt: prompt('1.0.0') } : { found: false, reason: 'prompt-not-found' },
+    );
+    const cached = new CachedPromptStore(store, options);
+    expect((await cached.findLatestPrompt(reader('acme', 1), 'p')).found).toBe(false);
+    expect((await cached.findLabelledPrompt(reader('acme', 1), 'p', 'x')).found).toBe(false);
+    found = true;
+    expect((await cached.findLatestPrompt(reader('acme', 1), 'p')).found).toBe(false);
+    expect((await cached.findLatestPrompt(reader('acme', 2), 'p')).found).toBe(true);
+    expect(calls).toEqual(['latest', 'label x', 'latest']);
+  });
+
+  test('answers are bounded in entries and in characters', async () => {
+    const big = { ...prompt('1.0.0'), userMessage: 'u'.repeat(400) };
+    const { store } = countingStore(() => ({ found: true, prompt: big }));
+    const cached = new CachedPromptStore(store, { ...options, maxAnswers: 3, maxAnswerCharacters: 1_200 });
+    for (const id of ['a', 'b', 'c', 'd']) await cached.findLatestPrompt(reader('acme'), id);
+    expect(cached.answersKept.entries).toBeLessThanOrEqual(3);
+    expect(cached.answersKept.characters).toBeLessThanOrEqual(1_200);
+    expect(cached.answersKept.entries).toBe(2);
   });
 });
