@@ -34,6 +34,7 @@ function useRoute(): [Route, (route: Route) => void] {
 export function App({ config, signInProblem }: { config: SignInConfig; signInProblem: string | undefined }) {
   const [session, setSession] = useState<Session | undefined>(() => currentSession());
   const [expired, setExpired] = useState(false);
+  const onExpired = useCallback(() => setExpired(true), []);
   const signIn = () => startSignIn(config, location.hash);
   if (!session) return <SignInScreen problem={signInProblem} onSignIn={signIn} />;
   return (
@@ -41,7 +42,7 @@ export function App({ config, signInProblem }: { config: SignInConfig; signInPro
       config={config}
       session={session}
       expired={expired}
-      onExpired={() => setExpired(true)}
+      onExpired={onExpired}
       onSignIn={signIn}
       onSignOut={() => {
         signOut();

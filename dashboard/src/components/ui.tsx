@@ -1,5 +1,6 @@
 import type { ButtonHTMLAttributes, ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { useId } from './hooks';
 import { ApiProblem, fieldMessage, problemInWords } from '../logic/api-errors';
 
 /** Shared pieces of the pages: errors in words, progress, greyed-out reasons, confirmations, copy buttons. */
@@ -95,6 +96,7 @@ export function ConfirmDialog(props: {
   onCancel(): void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId('confirm-title');
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -104,13 +106,13 @@ export function ConfirmDialog(props: {
   return (
     <dialog
       ref={ref}
-      aria-labelledby="confirm-title"
+      aria-labelledby={titleId}
       onCancel={(event) => {
         event.preventDefault();
         props.onCancel();
       }}
     >
-      <h2 id="confirm-title">{props.title}</h2>
+      <h2 id={titleId}>{props.title}</h2>
       {props.children}
       <ErrorNote problem={props.problem} doing={props.doing} />
       <div class="actions">

@@ -322,6 +322,7 @@ function Editor({ promptId, stored, detail, onPublished }: { promptId: string; s
           </details>
         ) : null}
         <form
+          noValidate
           onSubmit={(event) => {
             event.preventDefault();
             void publish.run();
