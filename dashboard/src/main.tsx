@@ -7,6 +7,7 @@ import './styles.css';
 async function start(root: HTMLElement): Promise<void> {
   const config = await loadConfig();
   const outcome = await finishSignIn(config);
+  root.textContent = '';
   render(<App config={config} signInProblem={outcome.kind === 'error' ? outcome.message : undefined} />, root);
 }
 

@@ -15,6 +15,12 @@ export function DiffView({ before, after, beforeTitle, afterTitle }: { before: C
         ) : (
           <table key={section.title} class="diff-table">
             <caption>{section.title}</caption>
+            <colgroup>
+              <col class="number" />
+              <col />
+              <col class="number" />
+              <col />
+            </colgroup>
             <thead>
               <tr>
                 <th scope="col" colSpan={2}>

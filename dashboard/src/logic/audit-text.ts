@@ -17,6 +17,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'prompt.create': 'created prompt',
   'prompt.delete': 'deleted prompt',
   'prompt.restore': 'restored prompt',
+  'draft.create': 'created draft',
   'draft.save': 'saved draft',
   'draft.delete': 'deleted draft',
   'version.publish': 'published',
@@ -68,13 +69,17 @@ export function outcomeText(entry: AuditEntry): string {
   return entry.reason && entry.outcome !== 'succeeded' ? `${words}: ${entry.reason.message}` : words;
 }
 
-/** A change's before and after, compact: `{"version":"1.0.0"} → {"version":"1.0.1"}`; never a key's secret, which the log never holds. */
+/** A change's before and after, compact: `was {"version":"1.0.0"}; now {"version":"1.0.1"}`; never a key's secret, which the log never holds. */
 export function changeText(entry: Pick<AuditEntry, 'before' | 'after'>): string {
-  const show = (value: Readonly<Record<string, unknown>> | undefined) => (value === undefined ? '' : JSON.stringify(value));
+  // A content hash says nothing to a person; what changed around it does.
+  const show = (value: Readonly<Record<string, unknown>> | undefined) => {
+    const shown = Object.entries(value ?? {}).filter(([name]) => name !== 'etag');
+    return shown.length === 0 ? '' : JSON.stringify(Object.fromEntries(shown));
+  };
   const before = show(entry.before);
   const after = show(entry.after);
   if (!before && !after) return '';
   if (!before) return after;
-  if (!after) return `${before} → (none)`;
-  return `${before} → ${after}`;
+  if (!after) return `was ${before}; now none`;
+  return `was ${before}; now ${after}`;
 }

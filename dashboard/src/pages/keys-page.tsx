@@ -26,6 +26,7 @@ export function KeysPage() {
           promptId={issued.promptId}
           onDone={() => {
             setIssued(undefined);
+            keys.reload();
           }}
         />
       ) : (

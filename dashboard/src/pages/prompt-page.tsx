@@ -115,12 +115,13 @@ export const EMPTY_CONTENT: VersionContent = {
   config: { model: 'gpt-4o-mini', temperature: 0.7, schema: [], inputData: null, inputDataRootName: null },
 };
 
-function NewDraft({ detail }: { detail: PromptDetail }) {
+/** A new draft from any version (or from nothing), numbered by default with the next patch. */
+export function NewDraft({ detail, initialFrom }: { detail: PromptDetail; initialFrom?: string }) {
   const { api, account, role, navigate } = useWorkspace();
   const existing = detail.versions.map((v) => v.version);
   const suggested = nextVersions(existing);
   const sources = newestFirst(detail.versions);
-  const [from, setFrom] = useState<string>(detail.latestVersion ?? sources[0]?.version ?? '');
+  const [from, setFrom] = useState<string>(initialFrom ?? detail.latestVersion ?? sources[0]?.version ?? '');
   const [version, setVersion] = useState(suggested.patch);
   const [touched, setTouched] = useState(false);
   const denied = denial(role, 'edit drafts') ?? (detail.deleted ? 'This prompt is deleted: restore it before adding drafts.' : undefined);

@@ -79,7 +79,7 @@ export function Labels({ labels }: { labels: Readonly<Record<string, string>> })
     <ul class="labels">
       {entries.map(([label, version]) => (
         <li key={label} class="badge">
-          {label} → {version}
+          {label} <span class="mono">{version}</span>
         </li>
       ))}
     </ul>

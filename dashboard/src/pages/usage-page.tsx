@@ -34,13 +34,15 @@ export function UsagePage() {
       <ErrorNote problem={usage.problem} doing="Reading the usage" />
       {usage.data && usage.data.keys.length === 0 ? <p>No keys yet, so no usage.</p> : null}
       {usage.data?.keys.map((key) => (
-        <KeyUsagePanel key={key.keyId} usage={key} month={usage.data?.month ?? month} />
+        <KeyUsagePanel key={key.keyId} usage={key} month={usage.data?.month ?? month} daysKept={months.slice(0, 2).includes(usage.data?.month ?? month)} />
       ))}
     </>
   );
 }
 
-function KeyUsagePanel({ usage, month }: { usage: KeyUsage; month: string }) {
+/** `daysKept`: the month is this one or the one before, whose days the key keeps; no days then means no requests. */
+function KeyUsagePanel({ usage, month, daysKept }: { usage: KeyUsage; month: string; daysKept: boolean }) {
+  const days = usage.days ?? (daysKept ? {} : null);
   const title = usage.name ?? usage.keyId;
   const headingId = `usage-${usage.keyId}`;
   return (
@@ -51,7 +53,7 @@ function KeyUsagePanel({ usage, month }: { usage: KeyUsage; month: string }) {
         <strong>{usage.used.toLocaleString()}</strong> of {usage.limit.toLocaleString()} requests ({usedShare(usage.used, usage.limit)}%)
         {usage.used >= usage.limit && usage.limit > 0 ? <strong class="warn-text"> · limit reached: further requests get 429</strong> : null}
       </p>
-      {usage.days === null ? <p class="muted">Per-day counts are kept for this month and the one before only.</p> : <DayChart title={title} month={month} days={usage.days} />}
+      {days === null ? <p class="muted">Per-day counts are kept for this month and the one before only.</p> : <DayChart title={title} month={month} days={days} />}
     </section>
   );
 }

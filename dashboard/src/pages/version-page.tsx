@@ -9,6 +9,7 @@ import { placeholdersIn, previewPieces, unfilled } from '../logic/placeholders';
 import { denial } from '../logic/roles';
 import { hrefOf } from '../logic/route';
 import { useWorkspace } from '../workspace';
+import { NewDraft } from './prompt-page';
 
 /** One version: a published one to read, or a draft to edit, preview, save and publish. */
 export function VersionPage({ promptId, version }: { promptId: string; version: string }) {
@@ -64,7 +65,7 @@ function Published({ promptId, stored, detail }: { promptId: string; stored: Sto
         ) : null}
       </p>
       <p class="muted">
-        A published version never changes. To change it, start a draft from it on the{' '}
+        A published version never changes: to change it, start a new draft from it below. Labels are moved on the{' '}
         <a href={hrefOf({ page: 'prompt', accountId: account.accountId, promptId })}>prompt's page</a>.
       </p>
       <div class="editor">
@@ -88,6 +89,7 @@ function Published({ promptId, stored, detail }: { promptId: string; stored: Sto
         </div>
         <Preview systemMessage={stored.systemMessage} userMessage={stored.userMessage} samples={samples} onSamples={setSamples} />
       </div>
+      {detail ? <NewDraft detail={detail} initialFrom={stored.version} /> : null}
     </>
   );
 }

@@ -26,7 +26,8 @@ describe('audit entries in sentences', () => {
   });
 
   test('before and after, compactly', () => {
-    expect(changeText({ before: { version: '1.0.0' }, after: { version: '1.0.1' } })).toBe('{"version":"1.0.0"} → {"version":"1.0.1"}');
+    expect(changeText({ before: { version: '1.0.0' }, after: { version: '1.0.1' } })).toBe('was {"version":"1.0.0"}; now {"version":"1.0.1"}');
     expect(changeText({})).toBe('');
+    expect(changeText({ before: { etag: 'a' }, after: { etag: 'b', published: true } })).toBe('{"published":true}');
   });
 });
