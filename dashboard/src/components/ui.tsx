@@ -171,3 +171,32 @@ export function PageTitle({ children, actions }: { children: ComponentChildren; 
     </div>
   );
 }
+
+/**
+ * A labelled control of a form: the label names the control and nothing else (so its accessible name
+ * stays what it does), while the hint and the API's word on the field describe it.
+ */
+export function Control(props: {
+  label: string;
+  hint?: ComponentChildren;
+  problem?: unknown;
+  field?: string | readonly string[];
+  /** Also describes the control, e.g. why it is greyed out. */
+  describedBy?: string;
+  children: (control: { id: string; 'aria-describedby': string }) => ComponentChildren;
+}) {
+  const id = useId('control');
+  const described = [props.hint ? `${id}-hint` : '', props.field ? `${id}-error` : '', props.describedBy ?? ''].filter(Boolean).join(' ');
+  return (
+    <div class="control">
+      <label for={id}>{props.label}</label>
+      {props.children({ id, 'aria-describedby': described })}
+      {props.hint ? (
+        <span class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </span>
+      ) : null}
+      {props.field ? <FieldError problem={props.problem} field={props.field} id={`${id}-error`} /> : null}
+    </div>
+  );
+}

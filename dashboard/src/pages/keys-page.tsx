@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { ApiKey, IssuedKey } from '../api/types';
 import { useAction, useId, useLoad } from '../components/hooks';
-import { Button, ConfirmDialog, CopyButton, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
+import { Button, ConfirmDialog, Control, CopyButton, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
 import { denial } from '../logic/roles';
 import { clientSnippet, curlSnippet } from '../logic/snippets';
 import { usedShare } from '../logic/usage-chart';
@@ -210,7 +210,6 @@ function NewKeyForm({ denied, deniedId, onCreated }: { denied: string | undefine
   const [limit, setLimit] = useState('');
   const [scope, setScope] = useState('');
   const [expires, setExpires] = useState('');
-  const ids = { name: useId('key-name'), limit: useId('key-limit'), scope: useId('key-scope'), expires: useId('key-expires') };
   const scopeList = scope
     .split(/[\s,]+/)
     .map((entry) => entry.trim())
@@ -239,44 +238,29 @@ function NewKeyForm({ denied, deniedId, onCreated }: { denied: string | undefine
           void create.run();
         }}
       >
-        <label>
-          Key name
-          <input value={name} required maxLength={100} disabled={disabled} aria-describedby={`${ids.name} ${deniedId}`} onInput={(event) => setName(event.currentTarget.value)} />
-          <FieldError problem={create.problem} field="name" id={ids.name} />
-        </label>
-        <label>
-          Monthly limit
-          <input
-            type="number"
-            min={0}
-            step={1}
-            value={limit}
-            placeholder="the plan's"
-            disabled={disabled}
-            aria-describedby={`${ids.limit}-hint ${ids.limit}`}
-            onInput={(event) => setLimit(event.currentTarget.value)}
-          />
-          <span class="hint" id={`${ids.limit}-hint`}>
-            Empty: the account plan's limit.
-          </span>
-          <FieldError problem={create.problem} field="monthlyLimit" id={ids.limit} />
-        </label>
-        <label>
-          Scope
-          <input value={scope} placeholder="every prompt" disabled={disabled} aria-describedby={`${ids.scope}-hint ${ids.scope}`} onInput={(event) => setScope(event.currentTarget.value)} />
-          <span class="hint" id={`${ids.scope}-hint`}>
-            Prompt ids or prefixes like <code>web.*</code>, separated by commas. Empty: every prompt.
-          </span>
-          <FieldError problem={create.problem} field="scope" id={ids.scope} />
-        </label>
-        <label>
-          Expires on
-          <input type="date" value={expires} disabled={disabled} aria-describedby={`${ids.expires}-hint ${ids.expires}`} onInput={(event) => setExpires(event.currentTarget.value)} />
-          <span class="hint" id={`${ids.expires}-hint`}>
-            At the end of that day (UTC). Empty: never.
-          </span>
-          <FieldError problem={create.problem} field="expiresAt" id={ids.expires} />
-        </label>
+        <Control label="Key name" problem={create.problem} field="name" describedBy={denied ? deniedId : undefined}>
+          {(control) => <input {...control} value={name} required maxLength={100} disabled={disabled} onInput={(event) => setName(event.currentTarget.value)} />}
+        </Control>
+        <Control label="Monthly limit" hint="Empty: the account plan's limit." problem={create.problem} field="monthlyLimit">
+          {(control) => (
+            <input {...control} type="number" min={0} step={1} value={limit} placeholder="the plan's" disabled={disabled} onInput={(event) => setLimit(event.currentTarget.value)} />
+          )}
+        </Control>
+        <Control
+          label="Scope"
+          hint={
+            <>
+              Prompt ids or prefixes like <code>web.*</code>, separated by commas. Empty: every prompt.
+            </>
+          }
+          problem={create.problem}
+          field="scope"
+        >
+          {(control) => <input {...control} value={scope} placeholder="every prompt" disabled={disabled} onInput={(event) => setScope(event.currentTarget.value)} />}
+        </Control>
+        <Control label="Expires on" hint="At the end of that day (UTC). Empty: never." problem={create.problem} field="expiresAt">
+          {(control) => <input {...control} type="date" value={expires} disabled={disabled} onInput={(event) => setExpires(event.currentTarget.value)} />}
+        </Control>
         <Button type="submit" kind="primary" busy={create.busy} busyText="Creating the key…" denied={denied} deniedId={deniedId}>
           Create key
         </Button>

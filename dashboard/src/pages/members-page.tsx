@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { AddedMember, Member } from '../api/types';
 import { useAction, useId, useLoad } from '../components/hooks';
-import { Button, ConfirmDialog, CopyButton, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
+import { Button, ConfirmDialog, Control, CopyButton, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
 import { assignableRoles, denial, memberDenial, ROLE_SUMMARY, ROLES, type Role } from '../logic/roles';
 import { useWorkspace } from '../workspace';
 
@@ -167,7 +167,6 @@ function AddMember({ denied, deniedId, onAdded }: { denied: string | undefined; 
   const [email, setEmail] = useState('');
   const roles = denied ? ROLES.filter((r) => r !== 'owner') : assignableRoles(role);
   const [newRole, setNewRole] = useState<Role>('viewer');
-  const emailError = useId('email-error');
   const add = useAction(async () => {
     const added = await api.addMember(account.accountId, email.trim(), newRole);
     setEmail('');
@@ -183,21 +182,20 @@ function AddMember({ denied, deniedId, onAdded }: { denied: string | undefined; 
           void add.run();
         }}
       >
-        <label>
-          Email
-          <input type="email" value={email} required disabled={denied !== undefined} aria-describedby={`${emailError} ${deniedId}`} onInput={(event) => setEmail(event.currentTarget.value)} />
-          <FieldError problem={add.problem} field="email" id={emailError} />
-        </label>
-        <label>
-          Role for the new member
-          <select value={newRole} disabled={denied !== undefined} onChange={(event) => setNewRole(event.currentTarget.value as Role)}>
-            {roles.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Control label="Email" problem={add.problem} field="email" describedBy={denied ? deniedId : undefined}>
+          {(control) => <input {...control} type="email" value={email} required disabled={denied !== undefined} onInput={(event) => setEmail(event.currentTarget.value)} />}
+        </Control>
+        <Control label="Role for the new member">
+          {(control) => (
+            <select {...control} value={newRole} disabled={denied !== undefined} onChange={(event) => setNewRole(event.currentTarget.value as Role)}>
+              {roles.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          )}
+        </Control>
         <Button type="submit" kind="primary" busy={add.busy} busyText="Adding…" denied={denied} deniedId={deniedId}>
           Add member
         </Button>

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import type { PromptDetail, VersionContent } from '../api/types';
 import { useAction, useId, useLoad } from '../components/hooks';
-import { Button, ConfirmDialog, DeniedNote, ErrorNote, FieldError, Loading, PageTitle, When } from '../components/ui';
+import { Button, ConfirmDialog, Control, DeniedNote, ErrorNote, FieldError, Loading, PageTitle, When } from '../components/ui';
 import { denial, labelDenial } from '../logic/roles';
 import { hrefOf } from '../logic/route';
 import { newestFirst, newVersionProblem, nextVersions, VERSION_HINT } from '../logic/versions';
@@ -127,6 +127,7 @@ export function NewDraft({ detail, initialFrom }: { detail: PromptDetail; initia
   const denied = denial(role, 'edit drafts') ?? (detail.deleted ? 'This prompt is deleted: restore it before adding drafts.' : undefined);
   const deniedId = useId('new-draft-denied');
   const versionError = useId('draft-version-error');
+  const versionId = useId('draft-version');
   const problem = touched ? newVersionProblem(version, existing) : undefined;
   const create = useAction(async () => {
     const content = from ? await api.version(account.accountId, detail.promptId, from) : EMPTY_CONTENT;
@@ -149,9 +150,9 @@ export function NewDraft({ detail, initialFrom }: { detail: PromptDetail; initia
           if (newVersionProblem(version, existing) === undefined) void create.run();
         }}
       >
-        <label>
-          Start from
-          <select value={from} disabled={denied !== undefined} onChange={(event) => setFrom(event.currentTarget.value)}>
+        <Control label="Start from">
+          {(control) => (
+          <select {...control} value={from} disabled={denied !== undefined} onChange={(event) => setFrom(event.currentTarget.value)}>
             {sources.map((v) => (
               <option key={v.version} value={v.version}>
                 version {v.version}
@@ -160,15 +161,17 @@ export function NewDraft({ detail, initialFrom }: { detail: PromptDetail; initia
             ))}
             <option value="">an empty prompt</option>
           </select>
-        </label>
-        <label>
-          Draft version
+          )}
+        </Control>
+        <div class="control">
+          <label for={versionId}>Draft version</label>
           <input
+            id={versionId}
             class="mono"
             value={version}
             disabled={denied !== undefined}
             aria-invalid={problem ? 'true' : undefined}
-            aria-describedby={versionError}
+            aria-describedby={`${versionError} ${versionError}-api`}
             title={VERSION_HINT}
             onInput={(event) => {
               setVersion(event.currentTarget.value.trim());
@@ -179,7 +182,7 @@ export function NewDraft({ detail, initialFrom }: { detail: PromptDetail; initia
             {problem ?? `Suggested: ${suggested.patch}, the next patch.`}
           </span>
           <FieldError problem={create.problem} field="version" id={`${versionError}-api`} />
-        </label>
+        </div>
         <fieldset class="choices">
           <legend class="visually-hidden">Suggested versions</legend>
           {(['patch', 'minor', 'major'] as const).map((kind) => (
@@ -290,7 +293,6 @@ function AddLabel(props: { detail: PromptDetail; published: string[]; protectedL
   const name = label.trim();
   const denied = labelDenial(role, name === '' ? 'staging' : name, props.protectedLabels);
   const deniedId = useId('add-label-denied');
-  const labelError = useId('label-error');
   const set = useAction(async () => {
     await api.setLabel(account.accountId, props.detail.promptId, name, version);
     announce(`${name} now points at ${version}.`);
@@ -307,33 +309,34 @@ function AddLabel(props: { detail: PromptDetail; published: string[]; protectedL
       }}
     >
       <h3 id="add-label-title">Point a label at a version</h3>
-      <label>
-        Label name
-        <input
-          value={label}
-          list="common-labels"
-          required
-          pattern="[A-Za-z0-9_.\-]{1,64}"
-          disabled={denied !== undefined && name === ''}
-          aria-describedby={`${labelError} ${deniedId}`}
-          onInput={(event) => setLabel(event.currentTarget.value)}
-        />
-        <datalist id="common-labels">
-          <option value="production" />
-          <option value="staging" />
-        </datalist>
-        <FieldError problem={set.problem} field="label" id={labelError} />
-      </label>
-      <label>
-        Version to label
-        <select value={version} onChange={(event) => setVersion(event.currentTarget.value)}>
-          {props.published.map((v) => (
-            <option key={v} value={v}>
-              {v}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Control label="Label name" problem={set.problem} field="label" describedBy={denied ? deniedId : undefined}>
+        {(control) => (
+          <input
+            {...control}
+            value={label}
+            list="common-labels"
+            required
+            pattern="[A-Za-z0-9_.\-]{1,64}"
+            disabled={denied !== undefined && name === ''}
+            onInput={(event) => setLabel(event.currentTarget.value)}
+          />
+        )}
+      </Control>
+      <datalist id="common-labels">
+        <option value="production" />
+        <option value="staging" />
+      </datalist>
+      <Control label="Version to label">
+        {(control) => (
+          <select {...control} value={version} onChange={(event) => setVersion(event.currentTarget.value)}>
+            {props.published.map((v) => (
+              <option key={v} value={v}>
+                {v}
+              </option>
+            ))}
+          </select>
+        )}
+      </Control>
       <Button type="submit" kind="primary" busy={set.busy} busyText="Setting…" denied={denied} deniedId={deniedId}>
         Set label
       </Button>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { PromptListEntry } from '../api/types';
 import { useAction, useId, useLoad } from '../components/hooks';
-import { Button, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
+import { Button, Control, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
 import { denial } from '../logic/roles';
 import { hrefOf } from '../logic/route';
 import { useWorkspace } from '../workspace';
@@ -103,8 +103,6 @@ function NewPrompt({ denied, onCreated }: { denied: string | undefined; onCreate
     onCreated(promptId.trim());
   });
   const deniedId = useId('new-prompt-denied');
-  const idError = useId('prompt-id-error');
-  const nameError = useId('prompt-name-error');
   return (
     <section aria-labelledby="new-prompt-title" class="card">
       <h2 id="new-prompt-title">New prompt</h2>
@@ -116,32 +114,25 @@ function NewPrompt({ denied, onCreated }: { denied: string | undefined; onCreate
           void create.run();
         }}
       >
-        <label>
-          Prompt id
-          <input
-            value={promptId}
-            required
-            pattern="[A-Za-z0-9_.\-]{1,128}"
-            title={PROMPT_ID_HINT}
-            disabled={denied !== undefined}
-            aria-describedby={`${idError} ${deniedId}`}
-            aria-invalid={isFieldProblem(create.problem, ['promptId']) ? 'true' : undefined}
-            onInput={(event) => setPromptId(event.currentTarget.value)}
-          />
-          <FieldError problem={create.problem} field="promptId" id={idError} />
-        </label>
-        <label>
-          Prompt name
-          <input
-            value={promptName}
-            required
-            maxLength={200}
-            disabled={denied !== undefined}
-            aria-describedby={nameError}
-            onInput={(event) => setPromptName(event.currentTarget.value)}
-          />
-          <FieldError problem={create.problem} field="promptName" id={nameError} />
-        </label>
+        <Control label="Prompt id" problem={create.problem} field="promptId" describedBy={denied ? deniedId : undefined}>
+          {(control) => (
+            <input
+              {...control}
+              value={promptId}
+              required
+              pattern="[A-Za-z0-9_.\-]{1,128}"
+              title={PROMPT_ID_HINT}
+              disabled={denied !== undefined}
+              aria-invalid={isFieldProblem(create.problem, ['promptId']) ? 'true' : undefined}
+              onInput={(event) => setPromptId(event.currentTarget.value)}
+            />
+          )}
+        </Control>
+        <Control label="Prompt name" problem={create.problem} field="promptName">
+          {(control) => (
+            <input {...control} value={promptName} required maxLength={200} disabled={denied !== undefined} onInput={(event) => setPromptName(event.currentTarget.value)} />
+          )}
+        </Control>
         <Button type="submit" kind="primary" busy={create.busy} busyText="Creating…" denied={denied} deniedId={deniedId}>
           Create prompt
         </Button>

@@ -233,9 +233,9 @@ function Editor({ promptId, stored, detail, onPublished }: { promptId: string; s
       ) : null}
       <DeniedNote id={deniedId} reason={denied} />
       {conflict ? (
-        <section class="conflict" role="alert" aria-labelledby="conflict-title">
+        <section class="conflict" aria-labelledby="conflict-title">
           <h2 id="conflict-title">Someone saved this draft in between</h2>
-          <p>
+          <p role="alert">
             {conflict.by?.updatedBy ? (
               <>
                 <strong>{conflict.by.updatedBy}</strong> saved it{conflict.by.updatedAt ? <> at <When iso={conflict.by.updatedAt} /></> : null} after you opened it.
@@ -330,9 +330,12 @@ function Editor({ promptId, stored, detail, onPublished }: { promptId: string; s
             void publish.run();
           }}
         >
-          <label class="field">
-            <span class="label">Release note (required)</span>
+          <div class="field">
+            <label class="label" for="publish-note">
+              Release note (required)
+            </label>
             <textarea
+              id="publish-note"
               value={note}
               rows={2}
               maxLength={500}
@@ -345,7 +348,7 @@ function Editor({ promptId, stored, detail, onPublished }: { promptId: string; s
             <span id="note-problem" class={noteProblem ? 'field-error' : 'hint'} role={noteProblem ? 'alert' : undefined}>
               {noteProblem ?? `${note.trim().length} of 500 characters: what changed and why.`}
             </span>
-          </label>
+          </div>
           <Button type="submit" kind="primary" busy={publish.busy} busyText={`Publishing ${stored.version}…`} denied={publishDenied} deniedId={`${deniedId}-publish`}>
             Publish version {stored.version}
           </Button>
@@ -403,7 +406,7 @@ function TextField({ label, value, onInput, disabled, id, error, hint, rows, mon
       </label>
       <textarea
         id={id}
-        class={mono ? 'mono' : undefined}
+        class={[mono ? 'mono' : '', disabled !== undefined ? 'locked' : ''].join(' ').trim() || undefined}
         value={value}
         rows={rows}
         spellcheck={!mono}
@@ -427,6 +430,7 @@ function InputField({ label, value, onInput, disabled, id, error, hint, inputMod
       </label>
       <input
         id={id}
+        class={disabled !== undefined ? 'locked' : undefined}
         value={value}
         readOnly={disabled !== undefined}
         inputMode={inputMode}
