@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 /**
@@ -26,11 +26,12 @@ export interface DashboardBuild {
  * starting at once (parallel tests) may both build: each builds into its own folder and renames it
  * into place, so a half-written dashboard is never served, and the second copy is thrown away.
  */
-export async function ensureDashboardBuilt(log: (line: string) => void = () => undefined): Promise<DashboardBuild> {
-  if (existsSync(join(DASHBOARD_DIST, 'index.html'))) return { dist: DASHBOARD_DIST, built: false, elapsedMs: 0 };
+export async function ensureDashboardBuilt(log: (line: string) => void = () => undefined, dist = DASHBOARD_DIST): Promise<DashboardBuild> {
+  if (existsSync(join(dist, 'index.html'))) return { dist, built: false, elapsedMs: 0 };
   const started = Date.now();
   log('Building the dashboard (first start: dashboard/dist is missing)...');
-  const staging = join(REPOSITORY, 'dashboard', `.dist-building-${process.pid}-${started}`);
+  // Beside dist, so the rename never crosses a file system.
+  const staging = join(dirname(dist), `.dist-building-${process.pid}-${started}`);
   // Vite's own command line, in a child process: its ESM-only API stays out of this process.
   const vite = join(REPOSITORY, 'node_modules', 'vite', 'bin', 'vite.js');
   try {
@@ -38,7 +39,7 @@ export async function ensureDashboardBuilt(log: (line: string) => void = () => u
       cwd: REPOSITORY,
       env: { ...process.env, NODE_ENV: 'production' },
     });
-    await rename(staging, DASHBOARD_DIST).catch((error: NodeJS.ErrnoException) => {
+    await rename(staging, dist).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
     });
   } catch (error) {
@@ -47,5 +48,5 @@ export async function ensureDashboardBuilt(log: (line: string) => void = () => u
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  return { dist: DASHBOARD_DIST, built: true, elapsedMs: Date.now() - started };
+  return { dist, built: true, elapsedMs: Date.now() - started };
 }

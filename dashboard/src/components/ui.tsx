@@ -159,14 +159,25 @@ export function When({ iso }: { iso: string | null | undefined }) {
   );
 }
 
+/**
+ * The page's heading, and the tab's title. A new page takes the focus to its heading, as a page load
+ * would, so a screen reader announces where a link led; never while the person is typing in a field.
+ */
 export function PageTitle({ children, actions }: { children: ComponentChildren; actions?: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     const text = typeof children === 'string' ? children : Array.isArray(children) ? children.filter((c) => typeof c === 'string').join('') : '';
     if (text) document.title = `${text} · Prompt dashboard`;
   }, [children]);
+  useEffect(() => {
+    const active = document.activeElement;
+    if (!(active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement || active instanceof HTMLSelectElement)) heading.current?.focus();
+  }, []);
   return (
     <div class="page-title">
-      <h1 tabIndex={-1}>{children}</h1>
+      <h1 tabIndex={-1} ref={heading}>
+        {children}
+      </h1>
       {actions ? <div class="actions">{actions}</div> : null}
     </div>
   );

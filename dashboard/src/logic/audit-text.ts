@@ -36,23 +36,27 @@ export function actorName(entry: Pick<AuditEntry, 'actor'>): string {
   return entry.actor.type === 'user' ? entry.actor.email : `operator ${entry.actor.operator} (CLI)`;
 }
 
-/** What was acted on, e.g. `welcome-email 1.0.1`, `production of welcome-email`. */
-export function targetText(entry: Pick<AuditEntry, 'target' | 'after' | 'before'>): string {
+/** What was acted on, e.g. `welcome-email 1.0.1`, `production of welcome-email`; people by email where known. */
+export function targetText(entry: Pick<AuditEntry, 'target' | 'after' | 'before'>, emails: ReadonlyMap<string, string> = new Map()): string {
   const { promptId, version, label, keyId, userId, email } = entry.target;
   const afterVersion = typeof entry.after?.version === 'string' ? entry.after.version : undefined;
   if (label && promptId) return `${label} of ${promptId}${afterVersion ? ` to ${afterVersion}` : ''}`;
   if (promptId && version) return `${promptId} ${version}`;
   if (promptId) return promptId;
   if (keyId) return keyId;
-  const targetEmail = email ?? (typeof entry.after?.email === 'string' ? entry.after.email : undefined);
+  const targetEmail =
+    email ??
+    (typeof entry.after?.email === 'string' ? entry.after.email : undefined) ??
+    (typeof entry.before?.email === 'string' ? entry.before.email : undefined) ??
+    (userId ? emails.get(userId) : undefined);
   if (targetEmail) return targetEmail;
   if (userId) return userId;
   return '';
 }
 
-export function auditSentence(entry: AuditEntry): string {
+export function auditSentence(entry: AuditEntry, emails?: ReadonlyMap<string, string>): string {
   const did = ACTIONS[entry.action] ?? entry.action;
-  const what = targetText(entry);
+  const what = targetText(entry, emails);
   return `${actorName(entry)} ${did}${what ? ` ${what}` : ''}`;
 }
 

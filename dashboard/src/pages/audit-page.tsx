@@ -11,6 +11,9 @@ export function AuditPage() {
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors.at(-1);
   const page = useLoad(() => api.audit(account.accountId, cursor), [api, account.accountId, cursor]);
+  // Role changes and removals name people by user id: the members list gives their emails.
+  const members = useLoad(() => api.members(account.accountId), [api, account.accountId]);
+  const emails = new Map((members.data ?? []).map((member) => [member.userId, member.email]));
   const pageNumber = cursors.length;
   return (
     <>
@@ -39,7 +42,7 @@ export function AuditPage() {
                   <td>
                     <When iso={entry.at} />
                   </td>
-                  <th scope="row">{auditSentence(entry)}</th>
+                  <th scope="row">{auditSentence(entry, emails)}</th>
                   <td>
                     <span class={`badge outcome-${entry.outcome}`}>{outcomeText(entry)}</span>
                   </td>

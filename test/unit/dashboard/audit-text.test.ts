@@ -31,3 +31,9 @@ describe('audit entries in sentences', () => {
     expect(changeText({ before: { etag: 'a' }, after: { etag: 'b', published: true } })).toBe('{"published":true}');
   });
 });
+
+test('a role change names the person by email when the members list knows them, else by user id', () => {
+  const change = entry({ action: 'member.set-role', target: { userId: 'u-7' }, before: { role: 'viewer' }, after: { role: 'editor' } });
+  expect(auditSentence(change, new Map([['u-7', 'grace@example.com']]))).toBe('ada@example.com changed the role of grace@example.com');
+  expect(auditSentence(change)).toBe('ada@example.com changed the role of u-7');
+});
