@@ -2,12 +2,13 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
 import { AdminStore } from './store/admin-store';
-import { ConflictError, NotFoundError } from './store/errors';
+import { ConflictError, InvalidLabelError, NotFoundError } from './store/errors';
 import { DynamoStore } from '../lambda/data/dynamo-store';
 import { StoreUnavailableError } from '../lambda/data/store';
 import { type Command, type CommandContext, UsageError } from './command';
 import { accountCommands } from './commands/accounts';
 import { keyCommands } from './commands/keys';
+import { promptLabelCommands } from './commands/prompt-labels';
 import { promptVersionCommands } from './commands/prompt-versions';
 import { promptCommands } from './commands/prompts';
 import { usageCommands } from './commands/usage';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   ...keyCommands,
   ...promptCommands,
   ...promptVersionCommands,
+  ...promptLabelCommands,
   ...usageCommands,
 ];
 
@@ -232,7 +234,13 @@ interface Failure {
 
 export function describeFailure(error: unknown, store: StoreConfig | undefined): Failure {
   const where = store?.storeEndpoint ?? `AWS DynamoDB (${store?.region ?? 'us-east-1'})`;
-  if (error instanceof UsageError || error instanceof InputError || error instanceof SeedError || error instanceof ConfigError) {
+  if (
+    error instanceof UsageError ||
+    error instanceof InputError ||
+    error instanceof SeedError ||
+    error instanceof ConfigError ||
+    error instanceof InvalidLabelError
+  ) {
     return { message: oneLine(error.message), exitCode: EXIT.badInput };
   }
   if (error instanceof ConflictError) {

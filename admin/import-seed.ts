@@ -17,7 +17,7 @@ export async function importSeed(
 }
 
 export function describeSummary(summary: ImportSummary): string {
-  const parts = (['accounts', 'keys', 'prompts', 'versions'] as const).map((kind) => {
+  const parts = (['accounts', 'keys', 'prompts', 'versions', 'labels'] as const).map((kind) => {
     const { created, updated, unchanged } = summary[kind];
     return `${kind} ${created} created, ${updated} updated, ${unchanged} unchanged`;
   });

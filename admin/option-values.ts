@@ -1,6 +1,7 @@
 import { isPlan, type Plan, PLANS } from './plans';
 import { isValidPromptId } from '../lambda/domain/prompt';
 import { isValidVersion } from '../lambda/domain/version';
+import { isSettableLabel, LABEL_RULE } from '../lambda/domain/label';
 import { ACCOUNT_ID_RULE, isValidAccountId } from './account-id';
 import { type CommandArgs, requiredOption, stringOption, UsageError } from './command';
 import { JsonSyntaxError, parseJsonText } from './json-text';
@@ -40,6 +41,12 @@ export function versionOption(args: CommandArgs, name = 'version'): string {
   if (!isValidVersion(value)) {
     throw new UsageError(`--${name} must be MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)`);
   }
+  return value;
+}
+
+export function labelOption(args: CommandArgs): string {
+  const value = requiredOption(args, 'label');
+  if (!isSettableLabel(value)) throw new UsageError(`--label must be ${LABEL_RULE}; "latest" is reserved for the highest published version`);
   return value;
 }
 

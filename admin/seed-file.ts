@@ -5,6 +5,8 @@ import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../lambda/domain/
 import { isPlan, type Plan, PLANS } from './plans';
 import { isValidPromptId } from '../lambda/domain/prompt';
 import { isValidScopeEntry, MAX_SCOPE_ENTRIES } from '../lambda/domain/prompt-scope';
+import { isSettableLabel, LABEL_RULE } from '../lambda/domain/label';
+import { isValidVersion } from '../lambda/domain/version';
 import { parseInstant, SCOPE_ENTRY_RULE } from './key-settings';
 import { ACCOUNT_ID_RULE, isValidAccountId } from './account-id';
 import {
@@ -177,7 +179,7 @@ function readScope(value: unknown, path: string): string[] {
 }
 
 function readPrompt(value: unknown, path: string): PromptImport {
-  const prompt = readObject(value, path, ['promptId', 'promptName', 'deleted', 'versions']);
+  const prompt = readObject(value, path, ['promptId', 'promptName', 'deleted', 'versions', 'labels']);
   const promptId = readString(prompt, 'promptId', path);
   if (!isValidPromptId(promptId)) fail(at(path, 'promptId'), 'must be 1 to 128 characters of A-Z a-z 0-9 _ . -');
   const deleted = readOptionalBoolean(prompt, 'deleted', path);
@@ -190,13 +192,34 @@ function readPrompt(value: unknown, path: string): PromptImport {
     if (first !== undefined) fail(at(at(path, 'versions'), i), `version ${version} already appears at versions[${first}]`);
     seen.set(version, i);
   });
+  const labels = prompt.labels === undefined ? undefined : readLabels(prompt.labels, at(path, 'labels'), versions);
   return {
     promptId,
     // Needed to create a prompt; an existing one keeps its stored name (the store says which it is).
     ...optional('promptName', readOptionalString(prompt, 'promptName', path, { nonEmpty: true, max: 256 })),
     ...(deleted === undefined ? {} : { deleted }),
     versions,
+    ...(labels === undefined ? {} : { labels }),
   };
+}
+
+/**
+ * `{"production": "1.0.0"}`: each label at a version this file publishes, or one the store has published
+ * (the import checks that against the store, naming this file and field too).
+ */
+function readLabels(value: unknown, path: string, versions: readonly PromptVersionInput[]): Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(path, 'must be an object of label: version');
+  const labels: Record<string, string> = {};
+  for (const [label, version] of Object.entries(value)) {
+    const where = at(path, label);
+    if (!isSettableLabel(label)) fail(where, `a label must be ${LABEL_RULE}; "latest" is reserved`);
+    if (typeof version !== 'string' || !isValidVersion(version)) fail(where, 'must be a version, MAJOR.MINOR.PATCH (e.g. 1.2.0)');
+    if (versions.some((listed) => listed.version === version && !listed.published)) {
+      fail(where, `version ${version} is a draft in this file: only a published version can be labelled`);
+    }
+    labels[label] = version;
+  }
+  return labels;
 }
 
 function readVersion(value: unknown, path: string): PromptVersionInput {
@@ -251,7 +274,8 @@ export function mergeSeeds(parts: readonly { source: string; seed: Seed }[]): Se
           throw new SeedError(`${where(promptOrigin)}: prompt ${prompt.promptId} is already at ${where(earlier)}`);
         }
         merged.prompts.set(prompt.promptId, promptOrigin);
-        merged.account.prompts.push(prompt);
+        // What the store refuses later (a label on a version it has not published) names this place too.
+        merged.account.prompts.push(prompt.labels === undefined ? prompt : { ...prompt, source: where(promptOrigin) });
       });
     });
   }
@@ -281,13 +305,14 @@ export function toAccountImports(seed: Seed): AccountImport[] {
   }));
 }
 
-export function seedCounts(seed: Seed): { accounts: number; keys: number; prompts: number; versions: number } {
+export function seedCounts(seed: Seed): { accounts: number; keys: number; prompts: number; versions: number; labels: number } {
   const prompts = seed.accounts.flatMap((account) => account.prompts);
   return {
     accounts: seed.accounts.length,
     keys: seed.accounts.reduce((sum, account) => sum + account.keys.length, 0),
     prompts: prompts.length,
     versions: prompts.reduce((sum, prompt) => sum + prompt.versions.length, 0),
+    labels: prompts.reduce((sum, prompt) => sum + Object.keys(prompt.labels ?? {}).length, 0),
   };
 }
 

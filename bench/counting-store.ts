@@ -1,14 +1,23 @@
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 
+/** What the store has served so far, whichever client asked. */
+export interface StoreUsage {
+  /** Each one a store round trip. */
+  readonly requests: number;
+  /** Read capacity units DynamoDB on-demand would bill for them (per 4 KB read, strongly consistent). */
+  readonly readUnits: number;
+  /** Write capacity units (per 1 KB written). */
+  readonly writeUnits: number;
+}
+
 export interface CountingStore {
   readonly endpoint: string;
-  /** Requests the store has served so far: each one is a store round trip, whichever client made it. */
-  requests(): Promise<number>;
+  usage(): Promise<StoreUsage>;
   close(): Promise<void>;
 }
 
-type StoreMessage = { port: number } | { requests: number };
+type StoreMessage = { port: number } | { usage: StoreUsage };
 
 /**
  * An in-memory dynalite in a process of its own, as DynamoDB is a service of its own: its work is not
@@ -31,11 +40,12 @@ export async function startCountingStore(latencyMs = 0): Promise<CountingStore> 
   if (!('port' in ready)) throw new Error('the store process did not report its port');
   return {
     endpoint: `http://127.0.0.1:${ready.port}`,
-    requests: async () => {
+    usage: async () => {
       const answer = next();
       child.send('count');
       const message = await answer;
-      return 'requests' in message ? message.requests : Number.NaN;
+      if (!('usage' in message)) throw new Error('the store process did not report its usage');
+      return message.usage;
     },
     close: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));

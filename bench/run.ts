@@ -18,7 +18,12 @@ import { startLocalStack } from '../local/local-stack';
 import { startBaselineServer } from './baseline-server';
 import { type BundleReport, measureBundles, median } from './bundles';
 import { measureClient } from './client';
-import { startCountingStore } from './counting-store';
+import { type CountingStore, startCountingStore } from './counting-store';
+import { LOG_LINES_BEFORE, LOG_LINES_BEFORE_SOURCE } from './log-lines-before';
+import { type PerRequest, type Probe, perRequestMeter } from './per-request';
+import { type ServiceLogTally, tallyServiceLogLines } from './service-log-lines';
+import { API_MEMORY_MB } from '../lib/api-function';
+import { costPerMillion, LAMBDA_PLATFORM_BYTES, LAMBDA_PLATFORM_LINES } from './costs';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -46,7 +51,8 @@ interface Sample {
   readonly p99: number;
 }
 
-function account(accountId: string, prompts: number, apiKey: string): AccountImport {
+/** `labelled`: each prompt's `production` label points at 1.1.0, below latest, as after a canary. */
+function account(accountId: string, prompts: number, apiKey: string, labelled = false): AccountImport {
   const keyHash = hashApiKey(apiKey);
   const text = (what: string, id: number, version: string) =>
     `${what} for prompt ${id}, version ${version}: answer the customer \${name} about \${topic}. `.repeat(6);
@@ -65,11 +71,13 @@ function account(accountId: string, prompts: number, apiKey: string): AccountImp
         userMessage: text('User message', id, version),
         config: { model: 'gpt-4o-mini', temperature: 0.3, schema: [], inputData: null, inputDataRootName: null },
       })),
+      ...(labelled ? { labels: { production: '1.1.0' } } : {}),
     })),
   };
 }
 
-async function run(scenario: Scenario, seconds: number, countOps: () => Promise<number>): Promise<Sample> {
+async function run(scenario: Scenario, seconds: number, store: CountingStore): Promise<Sample> {
+  const countOps = async () => (await store.usage()).requests;
   const before = await countOps();
   const result = await autocannon({
     url: scenario.url,
@@ -97,26 +105,68 @@ interface PassResult {
   readonly latencyMs: number;
   readonly rows: Array<[string, ...string[]]>;
   readonly seedSeconds: number;
+  /** Each kind of request on its own, one at a time: its log lines, store units and billed time. */
+  readonly perRequest: readonly PerRequest[];
 }
 
-/** One store (with the given added latency), the service and the baseline on it, every scenario interleaved. */
-async function measurePass(latencyMs: number): Promise<PassResult> {
+/** The prompt sizes the cost table is for. */
+const SIZED_PROMPTS = { 'prompt-2kb': 2 * 1024, 'prompt-300kb': 300 * 1024 } as const;
+
+/** A version whose content (as `prompts import` weighs it: the JSON of its messages and config) has exactly `bytes`. */
+function contentOfBytes(bytes: number) {
+  const config = { model: 'gpt-4o-mini', temperature: 0.3, schema: [], inputData: null, inputDataRootName: null };
+  const systemMessage = 'You answer customer questions about ${product} in a friendly, precise tone.';
+  const empty = Buffer.byteLength(JSON.stringify({ systemMessage, userMessage: '', config }));
+  const filler = 'Answer the customer ${name} about ${topic}, citing the relevant policy section. ';
+  const userMessage = filler.repeat(Math.ceil(bytes / filler.length)).slice(0, bytes - empty);
+  return { systemMessage, userMessage, config };
+}
+
+function sizedAccount(accountId: string, apiKey: string, overQuotaKey: string): AccountImport {
+  const key = (plaintext: string, monthlyLimit: number) => {
+    const keyHash = hashApiKey(plaintext);
+    return { keyHash, keyId: keyIdFromHash(keyHash), displayPrefix: plaintext.slice(0, 8), monthlyLimit };
+  };
+  return {
+    accountId,
+    name: accountId,
+    plan: 'pro',
+    keys: [key(apiKey, 1_000_000_000), key(overQuotaKey, 0)],
+    prompts: Object.entries(SIZED_PROMPTS).map(([promptId, bytes]) => ({
+      promptId,
+      promptName: promptId,
+      versions: ['1.0.0', '1.1.0'].map((version) => ({ version, published: true, ...contentOfBytes(bytes) })),
+      // Below latest, as after a canary: a read at the label is priced beside a read of latest.
+      labels: { production: '1.0.0' },
+    })),
+  };
+}
+
+/**
+ * One store (with the given added latency), the service and the baseline on it, every scenario interleaved;
+ * then, with `probe`, each kind of request on its own.
+ */
+async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, probe: boolean): Promise<PassResult> {
   const store = await startCountingStore(latencyMs);
   const client = createDocumentClient({ region: 'us-east-1', endpoint: store.endpoint });
   await ensureTable(client, TABLE);
 
   const smallKey = generateApiKey();
   const largeKey = generateApiKey();
+  const sizedKey = generateApiKey();
+  const overQuotaKey = generateApiKey();
   const seeded = performance.now();
   await new AdminStore(client, TABLE).importAccounts([
-    account('bench-small', 10, smallKey),
+    account('bench-small', 10, smallKey, true),
     account('bench-large', LARGE_ACCOUNT_PROMPTS, largeKey),
+    sizedAccount('bench-sizes', sizedKey, overQuotaKey),
   ]);
   const seedSeconds = (performance.now() - seeded) / 1000;
 
+  const meter = perRequestMeter(store, logLines);
   const stack = await startLocalStack(
     { ...loadLocalConfig({}), port: 0, storeEndpoint: store.endpoint, seedPath: undefined, tableName: TABLE },
-    { onFunctionError: (name, error) => console.error(`${name} failed:`, error) },
+    { onFunctionError: (name, error) => console.error(`${name} failed:`, error), log: meter.observe },
   );
   const baseline = await startBaselineServer({
     client,
@@ -128,7 +178,9 @@ async function measurePass(latencyMs: number): Promise<PassResult> {
     { name: 'baseline (hash, counter update, item read)', url: `${baseline.url}/`, apiKey: smallKey },
     { name: 'GET /prompts/{id}?version= (pinned)', url: `${stack.apiUrl}/prompts/p-0001?version=1.1.0`, apiKey: smallKey },
     { name: 'GET /prompts/{id} (latest)', url: `${stack.apiUrl}/prompts/p-0001`, apiKey: smallKey },
+    { name: 'GET /prompts/{id}?label= (label)', url: `${stack.apiUrl}/prompts/p-0001?label=production`, apiKey: smallKey },
     { name: 'GET /prompts (10 prompts)', url: `${stack.apiUrl}/prompts`, apiKey: smallKey },
+    { name: 'GET /prompts?label= (10 prompts)', url: `${stack.apiUrl}/prompts?label=production`, apiKey: smallKey },
     {
       name: 'GET /prompts?include_versions=true (10 prompts)',
       url: `${stack.apiUrl}/prompts?include_versions=true`,
@@ -144,16 +196,20 @@ async function measurePass(latencyMs: number): Promise<PassResult> {
   const samples = new Map<string, Sample[]>(scenarios.map((scenario) => [scenario.name, []]));
   const ratios = new Map<string, number[]>(scenarios.map((scenario) => [scenario.name, []]));
   // Warm every path once (caches, connections), as a warm Lambda container would be.
-  for (const scenario of scenarios) await run(scenario, WARMUP_S, store.requests);
+  for (const scenario of scenarios) await run(scenario, WARMUP_S, store);
   for (let round = 1; round <= ROUNDS; round += 1) {
     let baselineRate = 0;
     for (const scenario of scenarios) {
-      const sample = await run(scenario, DURATION_S, store.requests);
+      const sample = await run(scenario, DURATION_S, store);
       samples.get(scenario.name)?.push(sample);
       if (scenario === scenarios[0]) baselineRate = sample.reqPerSec;
       ratios.get(scenario.name)?.push(sample.reqPerSec / baselineRate);
       process.stderr.write(`store +${latencyMs} ms, round ${round}: ${scenario.name}: ${sample.reqPerSec.toFixed(0)} req/s\n`);
     }
+  }
+  const perRequest: PerRequest[] = [];
+  if (probe) {
+    for (const each of probes(stack.apiUrl, { sizedKey, overQuotaKey, largeKey })) perRequest.push(await meter.measure(each));
   }
   await stack.stop();
   await new Promise((resolve) => baseline.server.close(resolve));
@@ -175,28 +231,103 @@ async function measurePass(latencyMs: number): Promise<PassResult> {
       String(failures),
     ];
   });
-  return { latencyMs, rows, seedSeconds };
+  return { latencyMs, rows, seedSeconds, perRequest };
 }
 
-/**
- * The functions write their log line and metrics for every request, as deployed (that work is part of
- * what is measured); the lines themselves are dropped here rather than printed by the thousand.
- */
-function dropServiceLogLines(): void {
-  const write = process.stdout.write.bind(process.stdout) as (...args: unknown[]) => boolean;
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) =>
-    typeof chunk === 'string' && /^\{"(?:level|_aws)":/.test(chunk) ? true : write(chunk, ...rest)) as typeof process.stdout.write;
+/** The requests the cost table prices, and the other answers every function gives, each on its own. */
+const COST_PROBES = [
+  'GET /prompts/{id}?version= (pinned, 2 KB)',
+  'GET /prompts/{id} (latest, 2 KB)',
+  'GET /prompts/{id}?label= (label, 2 KB)',
+  'GET /prompts/{id}?version= (pinned, 300 KB)',
+  'GET /prompts/{id} (latest, 300 KB)',
+  'GET /prompts/{id}?label= (label, 300 KB)',
+  `GET /prompts (${LARGE_ACCOUNT_PROMPTS.toLocaleString('en')} prompts)`,
+] as const;
+
+function probes(apiUrl: string, keys: { sizedKey: string; overQuotaKey: string; largeKey: string }): Probe[] {
+  const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+  const sized = bearer(keys.sizedKey);
+  const [pinned2, latest2, label2, pinned300, latest300, label300, list] = COST_PROBES;
+  return [
+    { name: pinned2, url: `${apiUrl}/prompts/prompt-2kb?version=1.0.0`, headers: sized, status: 200, count: 100 },
+    { name: latest2, url: `${apiUrl}/prompts/prompt-2kb`, headers: sized, status: 200, count: 100 },
+    { name: label2, url: `${apiUrl}/prompts/prompt-2kb?label=production`, headers: sized, status: 200, count: 100 },
+    { name: pinned300, url: `${apiUrl}/prompts/prompt-300kb?version=1.0.0`, headers: sized, status: 200, count: 50 },
+    { name: latest300, url: `${apiUrl}/prompts/prompt-300kb`, headers: sized, status: 200, count: 50 },
+    { name: label300, url: `${apiUrl}/prompts/prompt-300kb?label=production`, headers: sized, status: 200, count: 50 },
+    { name: list, url: `${apiUrl}/prompts`, headers: bearer(keys.largeKey), status: 200, count: 10 },
+    { name: 'GET /prompts/{id} of no such prompt (404)', url: `${apiUrl}/prompts/missing`, headers: sized, status: 404, count: 100 },
+    { name: 'GET /prompts/{id} without a key (401)', url: `${apiUrl}/prompts/prompt-2kb`, status: 401, count: 100 },
+    {
+      name: 'GET /prompts/{id} over the quota (429)',
+      url: `${apiUrl}/prompts/prompt-2kb`,
+      headers: bearer(keys.overQuotaKey),
+      status: 429,
+      count: 100,
+    },
+    {
+      name: 'OPTIONS /prompts/{id} (preflight)',
+      url: `${apiUrl}/prompts/prompt-2kb`,
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
+      status: 204,
+      count: 100,
+    },
+  ];
+}
+
+const usd = (value: number) => `$${value.toFixed(2)}`;
+const whole = (value: number) => Math.round(value).toLocaleString('en');
+const units = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
+
+function logRows(measured: readonly PerRequest[]): Array<[string, ...string[]]> {
+  return measured.map((each) => {
+    const before = LOG_LINES_BEFORE[each.name];
+    return [
+      each.name,
+      String(each.status),
+      `${before ? units(before.lines) : '?'} → ${units(each.logLines)}`,
+      `${before ? whole(before.bytes) : '?'} → ${whole(each.logBytes)}`,
+      `${whole(LAMBDA_PLATFORM_BYTES)} → 0`,
+      `${before ? whole(before.bytes + LAMBDA_PLATFORM_BYTES) : '?'} → ${whole(each.logBytes)}`,
+    ];
+  });
+}
+
+function costRows(measured: readonly PerRequest[]): Array<[string, ...string[]]> {
+  return measured
+    .filter((each) => (COST_PROBES as readonly string[]).includes(each.name))
+    .map((each) => {
+      const inputs = { billedMs: each.billedMs, memoryMb: API_MEMORY_MB, readUnits: each.readUnits, writeUnits: each.writeUnits };
+      const after = costPerMillion({ ...inputs, logBytes: each.logBytes });
+      const beforeLines = LOG_LINES_BEFORE[each.name];
+      const before = beforeLines ? costPerMillion({ ...inputs, logBytes: beforeLines.bytes + LAMBDA_PLATFORM_BYTES }) : undefined;
+      return [
+        each.name,
+        each.billedMs.toFixed(1),
+        units(each.storeOps),
+        units(each.readUnits),
+        units(each.writeUnits),
+        usd(after.gateway),
+        usd(after.lambda),
+        usd(after.dynamodb),
+        `${before ? usd(before.logs) : '?'} → ${usd(after.logs)}`,
+        `${before ? usd(before.total) : '?'} → ${usd(after.total)}`,
+      ];
+    });
 }
 
 async function main(): Promise<void> {
   const started = performance.now();
-  dropServiceLogLines();
+  const logLines = tallyServiceLogLines();
   // Bundles first, while nothing else runs on the machine.
   const bundles = await measureBundles();
   // The client's microsecond figures next, also on a quiet machine.
   const client = await measureClient();
   const passes: PassResult[] = [];
-  for (const latencyMs of [0, STORE_LATENCY_MS]) passes.push(await measurePass(latencyMs));
+  for (const latencyMs of [0, STORE_LATENCY_MS]) passes.push(await measurePass(latencyMs, logLines, latencyMs === STORE_LATENCY_MS));
+  const perRequest = passes.flatMap((pass) => pass.perRequest);
 
   const header = ['scenario', 'store ops/request', 'req/s (median)', 'p50 ms', 'p99 ms', 'ratio to baseline', 'non-2xx'];
   const bundleRows = bundles.map((bundle: BundleReport): [string, ...string[]] => [
@@ -219,6 +350,25 @@ async function main(): Promise<void> {
       table(pass.rows, header),
     ]),
     '',
+    `Log lines per request, before → after (before: ${LOG_LINES_BEFORE_SOURCE}; after: measured now). Each kind of request sent one at a time to the local stack (store +${STORE_LATENCY_MS} ms), its functions' stdout counted and weighed; Lambda's own START, END and REPORT lines (${LAMBDA_PLATFORM_LINES.length} lines in its text log format) are no longer written (\`systemLogLevel: WARN\`):`,
+    '',
+    table(logRows(perRequest), ['request', 'status', "function's lines", "function's bytes", "Lambda's lines (bytes)", 'bytes to CloudWatch Logs']),
+    '',
+    `Cost per million requests, before → after where they differ (us-east-1 list prices, bench/costs.ts; Lambda arm64 at ${API_MEMORY_MB} MB billed for the function's own time per request as measured here (the median, rounded up to 1 ms); DynamoDB on-demand units as dynalite weighs the items each request reads and writes; logs from the table above):`,
+    '',
+    table(costRows(perRequest), [
+      'request',
+      'Lambda ms billed',
+      'store ops',
+      'read units',
+      'write units',
+      'API Gateway',
+      'Lambda',
+      'DynamoDB',
+      'CloudWatch Logs',
+      'total',
+    ]),
+    '',
     'Bundles (what `cdk synth` builds; load = `import()` of the bundle in a fresh Node process, module scope included):',
     '',
     table(bundleRows, ['function', 'size', 'gzip', 'load ms (median of 5)', 'runs']),
@@ -231,7 +381,7 @@ async function main(): Promise<void> {
     '',
     table(client.requests, ['how the app fetches', 'API requests', 'of which']),
     '',
-    `Seeding ${(10 + LARGE_ACCOUNT_PROMPTS) * 3} versions: ${passes[0]?.seedSeconds.toFixed(1)} s. Whole run: ${((performance.now() - started) / 1000).toFixed(0)} s.`,
+    `Seeding ${(10 + LARGE_ACCOUNT_PROMPTS) * 3 + Object.keys(SIZED_PROMPTS).length * 2} versions: ${passes[0]?.seedSeconds.toFixed(1)} s. Whole run: ${((performance.now() - started) / 1000).toFixed(0)} s.`,
   ].join('\n');
   writeFileSync(join(__dirname, 'RESULTS.md'), `# Benchmark results\n\n${report}\n`);
   process.stdout.write(`${report}\n`);

@@ -1,12 +1,13 @@
 /**
  * `npm start`: the service on this machine. An embedded DynamoDB-compatible store on DATA_DIR (or
  * DYNAMODB_ENDPOINT), the table, the seed (SEED_FILE), and the real Lambda handlers behind an
- * API Gateway stand-in on http://127.0.0.1:$PORT. README "Run it locally" lists the settings.
+ * API Gateway stand-in on http://127.0.0.1:$PORT; the playground; the user pool's stand-in and the
+ * dashboard's origin, with the demo user. README "Run it locally" lists the settings.
  */
 import { isAbsolute, relative } from 'node:path';
 import { describeSummary } from '../admin/import-seed';
 import { seedCounts } from '../admin/seed-file';
-import { type LocalStack, startLocalStack } from '../local/local-stack';
+import { type DashboardStack, type LocalStack, startDashboardStack, startLocalStack } from '../local/local-stack';
 import { loadLocalConfig } from '../local/local-config';
 import { type PlaygroundServer, startPlaygroundServer } from '../local/playground-server';
 import { ensureDashboardBuilt } from '../local/dashboard-build';
@@ -33,16 +34,23 @@ async function main(): Promise<void> {
       throw error;
     },
   );
-  printBanner(stack, playground, config.dataDir, config.tableName);
-  stopping.started(() => Promise.all([playground.close(), stack.stop()]).then(() => undefined));
+  const dashboard = await startDashboardStack(config).catch(async (error: unknown) => {
+    await Promise.all([playground.close(), stack.stop()]);
+    throw error;
+  });
+  printBanner(stack, playground, dashboard, config.dataDir, config.tableName);
+  stopping.started(() => Promise.all([dashboard.stop(), playground.close(), stack.stop()]).then(() => undefined));
 }
 
-function printBanner(stack: LocalStack, playground: PlaygroundServer, dataDir: string, tableName: string): void {
+function printBanner(stack: LocalStack, playground: PlaygroundServer, dashboard: DashboardStack, dataDir: string, tableName: string): void {
   const lines = [
     '',
     'Prompt service, running locally',
     `  API        ${stack.apiUrl}`,
     `  Playground ${playground.url} (a browser page calling the API cross-origin)`,
+    `  Dashboard  ${dashboard.dashboard.url} (${dashboard.dashboard.serving}; the management API under /api)`,
+    `  Sign in as ${dashboard.demoUser.email} with password ${dashboard.demoUser.password}`,
+    `  Identity   ${dashboard.identity.endpoint} (stand-in of the user pool ${dashboard.identity.userPoolId}, users in ${dataDir}/identity)`,
     `  Store      ${stack.storeEndpoint} ${stack.embeddedStore ? `(embedded dynalite, data in ${dataDir})` : '(DYNAMODB_ENDPOINT)'}`,
     `  Table      ${tableName}${stack.tableCreated ? ' (created)' : ''}`,
   ];

@@ -8,7 +8,7 @@ export const METRICS_NAMESPACE = 'PromptService';
 export const SERVICE_DIMENSION = 'service';
 
 export const METRIC = {
-  /** One per answered request, by `route` and `status` (the only metric with more than the service dimension). */
+  /** One per answered request, by `route` and `status` too. */
   requests: 'Requests',
   /** Time from the function's first middleware to its answer, per request. */
   latency: 'Latency',
@@ -19,12 +19,17 @@ export const METRIC = {
   refundFailed: 'RefundFailed',
   /** Every store round trip, retries included, as the request waited for it. */
   storeLatency: 'StoreLatency',
+  /** An execution environment's first invocation, by `function_name`: Powertools' name for it. */
+  coldStart: 'ColdStart',
   /** The gateway's own 429s (stage throttle, per-IP rule): counted by the stack from its access log, never by a function. */
   gatewayThrottled: 'GatewayThrottled',
 } as const;
 
 /** The dimensions of `Requests`, besides the service. */
 export const REQUEST_DIMENSIONS = { route: 'route', status: 'status' } as const;
+
+/** The dimension of `ColdStart`, besides the service: the function's name, as Powertools names it. */
+export const COLD_START_DIMENSION = 'function_name';
 
 /** The service name a stage's functions run under (`POWERTOOLS_SERVICE_NAME`). */
 export const serviceNameFor = (stage: string): string => `prompt-service-${stage}`;

@@ -1,13 +1,17 @@
 import { Annotations, Aws, CfnOutput, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
+import type { RestApiBase } from 'aws-cdk-lib/aws-apigateway';
+import type { UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import type { Construct } from 'constructs';
 import { serviceNameFor } from '../lambda/metric-names';
 import { ApiFunction } from './api-function';
 import { ApiGatewayAccount } from './api-gateway-account';
+import { DashboardHosting } from './dashboard-hosting';
 import { PromptApi } from './prompt-api';
 import { PromptTable } from './prompt-table';
 import { ServiceAlarms } from './service-alarms';
 import { ServiceDashboard } from './service-dashboard';
 import { isPlaceholderUrl, type ServiceSettings } from './stack-config';
+import { DashboardUserPool } from './user-pool';
 
 export interface PromptServiceStackProps extends StackProps {
   readonly settings: ServiceSettings;
@@ -28,6 +32,9 @@ export class PromptServiceStack extends Stack {
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
   readonly apiGatewayAccount: ApiGatewayAccount | undefined;
+  readonly userPool: DashboardUserPool;
+  #dashboard: { hosting: DashboardHosting; client: UserPoolClient } | undefined;
+  readonly #settings: ServiceSettings;
 
   constructor(scope: Construct, id: string, props: PromptServiceStackProps) {
     super(scope, id, {
@@ -35,6 +42,7 @@ export class PromptServiceStack extends Stack {
       ...props,
     });
     const { settings } = props;
+    this.#settings = settings;
     Tags.of(this).add('service', 'prompt-retrieval');
     Tags.of(this).add('stage', settings.stage);
     if (isPlaceholderUrl(settings.upgradeUrl)) {
@@ -122,6 +130,21 @@ export class PromptServiceStack extends Stack {
       refundFailed: this.alarms.refundFailed,
     });
 
+    this.userPool = new DashboardUserPool(this, 'Users', { stage: settings.stage, removalPolicy: settings.removalPolicy });
+    Validations.of(this.userPool.pool).acknowledge({
+      id: 'AwsSolutions-COG8',
+      reason:
+        'The pool is on the Essentials plan, which managed login needs. Plus adds threat protection (compromised ' +
+        'credentials, adaptive authentication) at a higher price per monthly active user: a decision for the ' +
+        'operator once the dashboard has users, not a default. TOTP MFA is offered to every user meanwhile.',
+    });
+    Validations.of(this.userPool.pool).acknowledge({
+      id: 'AwsSolutions-COG2',
+      reason:
+        'MFA is optional (TOTP, an authenticator app), as the issue decides: the people are invited by an admin, ' +
+        'and requiring MFA of every member is an account-level policy the product has not chosen yet.',
+    });
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', {
       value: this.table.table.tableName,
@@ -139,6 +162,63 @@ export class PromptServiceStack extends Stack {
     new CfnOutput(this, 'GetPromptFunctionName', { value: this.functions.getPrompt.function.functionName });
     new CfnOutput(this, 'ListPromptsFunctionName', { value: this.functions.listPrompts.function.functionName });
     new CfnOutput(this, 'FallbackFunctionName', { value: this.functions.fallback.function.functionName });
+    new CfnOutput(this, 'UserPoolId', {
+      value: this.userPool.pool.userPoolId,
+      description: 'Cognito user pool of the dashboard; USER_POOL_ID for the admin CLI (members add)',
+    });
+    new CfnOutput(this, 'SignInUrl', { value: this.userPool.signInUrl, description: 'Managed login of the user pool' });
+  }
+
+  /** The dashboard's hosting and app client, once addDashboard has run. */
+  get hostedDashboard(): { hosting: DashboardHosting; client: UserPoolClient } | undefined {
+    return this.#dashboard;
+  }
+
+  /**
+   * The dashboard's hosting (S3 and CloudFront, `/api/*` to the management API) and its app client, whose
+   * callback is the distribution's URL. Given the management API's REST API, once it exists in the stack
+   * (lib/management-api.ts): `this.addDashboard(managementApi.restApi)`.
+   */
+  addDashboard(managementApi: RestApiBase): DashboardHosting {
+    if (this.#dashboard) throw new Error('the dashboard is already added');
+    const hosting = new DashboardHosting(this, 'DashboardSite', {
+      stage: this.#settings.stage,
+      api: managementApi,
+      signInUrl: this.userPool.signInUrl,
+      removalPolicy: this.#settings.removalPolicy,
+      logRetentionDays: this.#settings.logRetention,
+    });
+    const client = this.userPool.addDashboardClient(hosting.url);
+    this.#dashboard = { hosting, client };
+    const distribution = Validations.of(hosting.distribution);
+    distribution.acknowledge({
+      id: 'AwsSolutions-CFR4',
+      reason:
+        "The distribution answers on its default *.cloudfront.net name, whose certificate is CloudFront's own: " +
+        'CloudFront then allows TLS 1.0 for viewers. A custom domain with an ACM certificate and TLSv1.2_2021 ' +
+        'needs a domain the operator owns; browsers negotiate TLS 1.2 or 1.3 with it either way.',
+    });
+    distribution.acknowledge({
+      id: 'AwsSolutions-CFR1',
+      reason:
+        "The dashboard serves the service's customers wherever they are; no country is excluded by the product. " +
+        'Every management request needs a Cognito ID token, and the API has its stage throttle.',
+    });
+    distribution.acknowledge({
+      id: 'AwsSolutions-CFR2',
+      reason:
+        'A web ACL for CloudFront lives in us-east-1 and costs $5 a month plus $0.60 per million requests; the ' +
+        "dashboard's files are static and every /api request is authenticated by the Cognito authorizer and " +
+        "throttled by the management API's stage, so WAF is left to the operator, as for the read API.",
+    });
+    new CfnOutput(this, 'DashboardUrl', { value: hosting.url, description: 'The dashboard; the management API is under /api' });
+    new CfnOutput(this, 'DashboardBucketName', {
+      value: hosting.bucket.bucketName,
+      description: "Bucket of the dashboard's files (dashboard/dist)",
+    });
+    new CfnOutput(this, 'DashboardDistributionId', { value: hosting.distribution.distributionId });
+    new CfnOutput(this, 'UserPoolClientId', { value: client.userPoolClientId, description: "The dashboard's app client" });
+    return hosting;
   }
 
   /** cdk-nag's findings on the REST API that are decisions, each with its reason. */

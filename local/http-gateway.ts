@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { serviceUnavailable } from '../lambda/http/api-error';
+import { methodNotAllowed, serviceUnavailable } from '../lambda/http/api-error';
 import {
   type GatewayResponseType,
   gatewayAnswer,
@@ -44,6 +45,8 @@ export interface GatewayOptions {
 /** API Gateway's own limit on a request payload. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const LOCAL_STAGE = 'local';
+/** How long an idle keep-alive connection stays open: at least 65 s (docs/behaviour-rules.md). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 interface CompiledRoute {
   readonly route: GatewayRoute;
@@ -65,9 +68,18 @@ export interface RouteMatch {
 export function createHttpGateway(options: GatewayOptions): Server {
   const routes = options.routes.map(compileRoute);
   const slots = new InvocationSlots(options.concurrency.maxRunning, options.concurrency.maxWaiting);
-  return createServer((request, response) => {
+  // A request without Host is still a request: answered by the functions, like any other.
+  const server = createServer({ requireHostHeader: false }, (request, response) => {
     void serve(request, response, routes, slots, options);
   });
+  // What node:http answers itself otherwise (an empty 400, or a closed connection), in the API's format.
+  server.on('clientError', answerUnparsable);
+  server.on('connect', answerConnect);
+  // Longer than clients keep idle connections (Node's agent, browsers, AWS's own 60 s), so the client
+  // always closes first: a server that closes first races the client's next request into a reset.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  return server;
 }
 
 async function serve(
@@ -221,26 +233,35 @@ export interface EventParts {
  * types are every type, so its function gets every body as bytes).
  */
 export function restEvent(parts: EventParts): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Names are the client's data: maps without a prototype, so `__proto__` or `constructor` is one more name.
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
+  const spellings = new Map<string, string>();
   for (let i = 0; i + 1 < parts.rawHeaders.length; i += 2) {
     const name = parts.rawHeaders[i] ?? '';
     const value = parts.rawHeaders[i + 1] ?? '';
-    const existing = Object.keys(headers).find((key) => key.toLowerCase() === name.toLowerCase()) ?? name;
+    // Repeats of a name in another case join the first spelling, as the REST API merges them.
+    const lowerCase = name.toLowerCase();
+    const existing = spellings.get(lowerCase) ?? name;
+    spellings.set(lowerCase, existing);
     headers[existing] = value;
-    multiValueHeaders[existing] = [...(multiValueHeaders[existing] ?? []), value];
+    appendTo(multiValueHeaders, existing, value);
   }
-  const query: Record<string, string> = {};
-  const multiValueQuery: Record<string, string[]> = {};
+  const query: Record<string, string> = Object.create(null);
+  const multiValueQuery: Record<string, string[]> = Object.create(null);
   for (const [name, value] of new URLSearchParams(parts.rawQueryString)) {
     query[name] = value;
-    multiValueQuery[name] = [...(multiValueQuery[name] ?? []), value];
+    appendTo(multiValueQuery, name, value);
   }
   const hasQuery = Object.keys(query).length > 0;
   const now = parts.now ?? new Date();
   const requestId = parts.requestId ?? randomUUID();
-  const host = Object.entries(headers).find(([name]) => name.toLowerCase() === 'host')?.[1] ?? '127.0.0.1';
-  const userAgent = Object.entries(headers).find(([name]) => name.toLowerCase() === 'user-agent')?.[1] ?? null;
+  const headerNamed = (name: string) => {
+    const spelling = spellings.get(name);
+    return spelling === undefined ? undefined : headers[spelling];
+  };
+  const host = headerNamed('host') ?? '127.0.0.1';
+  const userAgent = headerNamed('user-agent') ?? null;
   return {
     resource: parts.resource,
     path: parts.rawPath,
@@ -290,6 +311,12 @@ export function restEvent(parts: EventParts): APIGatewayProxyEvent {
   };
 }
 
+function appendTo(lists: Record<string, string[]>, name: string, value: string): void {
+  const list = lists[name];
+  if (list) list.push(value);
+  else lists[name] = [value];
+}
+
 interface ProxyResult {
   statusCode: number;
   headers?: Record<string, string | number | boolean>;
@@ -330,6 +357,39 @@ function writeOverloaded(response: ServerResponse): void {
   const error = serviceUnavailable();
   response.writeHead(error.statusCode, gatewayAnswerHeaders({ retryAfterSeconds: Number(error.headers['Retry-After']) }));
   response.end(JSON.stringify({ error: error.message, code: error.code }));
+}
+
+/** Writes a whole answer to a socket node:http has not made a response for, and closes it. */
+function writeToSocket(socket: Duplex, status: number, headers: Record<string, string>, body: string): void {
+  const lines = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`,
+  );
+}
+
+/**
+ * A request node:http cannot parse (a header name that is not a token, a method HTTP does not know,
+ * headers over its limit): the gateway's 4xx in the API's format, as a client can read it.
+ */
+function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const answer = gatewayAnswer('DEFAULT_4XX');
+  writeToSocket(socket, status, gatewayAnswerHeaders(answer), gatewayAnswerBody(answer));
+}
+
+/** CONNECT, which node:http never hands to a request handler: 405 like any method but GET and OPTIONS. */
+function answerConnect(_request: IncomingMessage, socket: Duplex): void {
+  const error = methodNotAllowed();
+  writeToSocket(
+    socket,
+    error.statusCode,
+    { ...gatewayAnswerHeaders({}), ...error.headers },
+    JSON.stringify({ error: error.message, code: error.code }),
+  );
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {

@@ -8,6 +8,10 @@ export interface LocalConfig {
   readonly dynamoPort: number;
   /** The playground page's own origin, so its calls to the API are cross-origin. */
   readonly playgroundPort: number;
+  /** The dashboard's origin: its page, and the management API under /api. */
+  readonly dashboardPort: number;
+  /** The embedded stand-in of the user pool (sign-in, tokens, the Cognito API). */
+  readonly identityPort: number;
   readonly dataDir: string;
   /** Absent when SEED_FILE is set empty: start without seeding. */
   readonly seedPath: string | undefined;
@@ -31,6 +35,8 @@ export function loadLocalConfig(env: Environment = process.env): LocalConfig {
     port: portOf(env, 'PORT', 3000),
     dynamoPort: portOf(env, 'DYNAMODB_PORT', 8000),
     playgroundPort: portOf(env, 'PLAYGROUND_PORT', 3001),
+    dashboardPort: portOf(env, 'DASHBOARD_PORT', 3002),
+    identityPort: portOf(env, 'IDENTITY_PORT', 3003),
     dataDir: env.DATA_DIR?.trim() || '.data',
     seedPath: seedFile === undefined ? DEFAULT_SEED_FILE : seedFile.trim() || undefined,
     storeEndpoint: urlOf(env, 'DYNAMODB_ENDPOINT'),
@@ -42,7 +48,7 @@ export function loadLocalConfig(env: Environment = process.env): LocalConfig {
 
 /** Every port the settings name (0, any free port, names none): each is spoken for by one part of the stack. */
 export function configuredPorts(config: LocalConfig): number[] {
-  return [config.port, config.dynamoPort, config.playgroundPort].filter((port) => port !== 0);
+  return [config.port, config.dynamoPort, config.playgroundPort, config.dashboardPort, config.identityPort].filter((port) => port !== 0);
 }
 
 function portOf(env: Environment, name: string, fallback: number): number {

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import { importSeed } from '../admin/import-seed';
 import { type Seed, SeedError } from '../admin/seed-file';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
@@ -9,7 +9,11 @@ import { ensureTable } from '../admin/store/ensure-table';
 import { isStoreUnavailable } from '../lambda/data/store-calls';
 import { StoreUnavailableError } from '../lambda/data/store';
 import type { RequestObserver } from '../lambda/middleware/request-telemetry';
+import { type DashboardServer, startDashboardServer } from './dashboard-server';
 import { startEmbeddedStore } from './embedded-store';
+import { type DemoUser, ensureDemoUser } from './identity/demo-user';
+import { type IdentityStandIn, startIdentityStandIn } from './identity/stand-in';
+import { createTokenVerifier, type VerifyToken } from './identity/verify-token';
 import { createHttpGateway } from './http-gateway';
 import { createLocalFunctions, gatewayRoutes } from './lambda-functions';
 import { listenOnLoopback } from './listen';
@@ -170,4 +174,53 @@ async function closeGateway(server: Server): Promise<void> {
   const drain = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
   await closed;
   clearTimeout(drain);
+}
+
+export interface DashboardStack {
+  /** The dashboard's origin: its page, and the management API under /api. */
+  readonly dashboard: DashboardServer;
+  readonly identity: IdentityStandIn;
+  readonly demoUser: DemoUser;
+  /** Checks an ID token as the deployed Cognito authorizer does: what the management API's gateway calls. */
+  readonly verifyToken: VerifyToken;
+  stop(): Promise<void>;
+}
+
+export interface DashboardStackOptions {
+  /** Answers /api/* on the dashboard's origin, given the token verifier; without it /api/* answers 404. */
+  readonly managementApi?: (verifyToken: VerifyToken) => RequestListener;
+}
+
+/**
+ * The dashboard side of `npm start`: the user pool's stand-in (users in DATA_DIR/identity), the demo
+ * user, and the dashboard's origin, whose URL becomes the app client's callback as the deployed
+ * pool's callback is the CloudFront URL.
+ */
+export async function startDashboardStack(config: LocalConfig, options: DashboardStackOptions = {}): Promise<DashboardStack> {
+  const reservedPorts = configuredPorts(config);
+  const identity = await startIdentityStandIn({ dataDir: config.dataDir, port: config.identityPort, reservedPorts });
+  try {
+    const demoUser = await ensureDemoUser({ endpoint: identity.endpoint, userPoolId: identity.userPoolId, dataDir: config.dataDir });
+    const verifyToken = createTokenVerifier(identity);
+    const dashboard = await startDashboardServer({
+      port: config.dashboardPort,
+      identity,
+      reservedPorts,
+      ...(options.managementApi ? { api: options.managementApi(verifyToken) } : {}),
+    });
+    identity.allowCallbackUrl(`${dashboard.url}/`);
+    return {
+      dashboard,
+      identity,
+      demoUser,
+      verifyToken,
+      stop: async () => {
+        await dashboard.close();
+        await identity.stop();
+      },
+    };
+  } catch (error) {
+    await identity.stop().catch(() => undefined);
+    throw error;
+  }
 }

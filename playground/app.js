@@ -22,6 +22,9 @@ const elements = {
   promptId: byId('prompt-id'),
   versionSelect: byId('version-select'),
   cacheStatus: byId('cache-status'),
+  labelForm: byId('label-form'),
+  labelInput: byId('label-input'),
+  labelStatus: byId('label-status'),
   systemMessage: byId('system-message'),
   userMessage: byId('user-message'),
   variables: byId('variables'),
@@ -200,10 +203,12 @@ async function listPrompts() {
 
 async function openPrompt(promptId, versions) {
   state.versions = versions;
+  elements.labelInput.value = '';
   await fetchPrompt(`/prompts/${encodeURIComponent(promptId)}`);
 }
 
-async function fetchPrompt(pathWithQuery) {
+/** `label` is the label the prompt is asked for at, if any: the page says where it points. */
+async function fetchPrompt(pathWithQuery, label) {
   const request = ++state.latestPromptRequest;
   const result = await callApi(pathWithQuery);
   if (request !== state.latestPromptRequest) return;
@@ -213,6 +218,7 @@ async function fetchPrompt(pathWithQuery) {
     return;
   }
   showPrompt(result.body, result.notModified);
+  elements.labelStatus.textContent = label ? `${label} points at ${result.body.version}` : '';
 }
 
 function showPrompt(prompt, notModified) {
@@ -245,7 +251,17 @@ function chooseVersion() {
   const prompt = state.shown;
   const version = elements.versionSelect.value;
   if (!prompt || !version) return;
+  elements.labelInput.value = '';
   fetchPrompt(`/prompts/${encodeURIComponent(prompt.promptId)}?version=${encodeURIComponent(version)}`);
+}
+
+/** The open prompt at a label (`production`, `staging`, ...): the version the label points at now. */
+function chooseLabel() {
+  const prompt = state.shown;
+  const label = elements.labelInput.value.trim();
+  if (!prompt || !label) return;
+  elements.labelStatus.textContent = '';
+  fetchPrompt(`/prompts/${encodeURIComponent(prompt.promptId)}?label=${encodeURIComponent(label)}`, label);
 }
 
 // ---- template variables (the service never substitutes them; the caller does) ---------------
@@ -327,5 +343,9 @@ elements.keyForm.addEventListener('submit', (event) => {
   listPrompts();
 });
 elements.versionSelect.addEventListener('change', chooseVersion);
+elements.labelForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  chooseLabel();
+});
 elements.variables.addEventListener('submit', (event) => event.preventDefault());
 document.body.dataset.ready = 'true';

@@ -1,9 +1,10 @@
 import { ConflictError, NotFoundError } from '../store/errors';
 import type { AdminPromptSummary } from '../store/prompts';
 import { toConfigBody } from '../../lambda/domain/prompt';
-import { type Command, type CommandContext, stringOption } from '../command';
-import { accountOption, promptIdOption, versionOption } from '../option-values';
+import { type Command, type CommandContext, stringOption, UsageError } from '../command';
+import { accountOption, labelOption, promptIdOption, versionOption } from '../option-values';
 import type { StoredVersion } from '../store/version-reader';
+import { describeLabels } from './prompts';
 
 /** Reading a prompt's versions back, and moving latest back to an earlier one without rewriting history. */
 
@@ -24,20 +25,31 @@ const indent = (text: string) => text.split('\n').map((line) => `  ${line}`).joi
 const show: Command = {
   words: ['prompts', 'show'],
   summary: "Show a version's content: system message, user message and config",
-  synopsis: '--account <accountId> --prompt <promptId> [--version <x.y.z>]',
+  synopsis: '--account <accountId> --prompt <promptId> [--version <x.y.z> | --label <name>]',
   help: [
     '--account <accountId>  the account (required)',
     '--prompt <promptId>    the prompt (required)',
     '--version <x.y.z>      the version, a draft too; default: the latest published, as the API serves it',
+    '--label <name>         the version the label points at, as the API serves it at ?label=<name>',
     'Deleted prompts and drafts are shown as well, and marked as such.',
   ],
-  examples: ['prompts show --account acme --prompt welcome-email', 'prompts show --account acme --prompt welcome-email --version 1.0.0 --json'],
-  options: { account: { type: 'string' }, prompt: { type: 'string' }, version: { type: 'string' } },
+  examples: [
+    'prompts show --account acme --prompt welcome-email',
+    'prompts show --account acme --prompt welcome-email --version 1.0.0 --json',
+    'prompts show --account acme --prompt welcome-email --label production',
+  ],
+  options: { account: { type: 'string' }, prompt: { type: 'string' }, version: { type: 'string' }, label: { type: 'string' } },
   async run(context, args) {
     const accountId = accountOption(args);
     const promptId = promptIdOption(args);
+    const label = stringOption(args, 'label') === undefined ? undefined : labelOption(args);
+    if (label !== undefined && stringOption(args, 'version') !== undefined) throw new UsageError('give --version or --label, not both');
     const prompt = await promptSummary(context, accountId, promptId);
-    let version = stringOption(args, 'version') === undefined ? prompt.latestVersion : versionOption(args);
+    if (label !== undefined && prompt.labels[label] === undefined) {
+      throw new NotFoundError(`prompt ${promptId} of account ${accountId} has no label ${label} (labels: ${describeLabels(prompt.labels) || 'none'})`);
+    }
+    let version =
+      label !== undefined ? prompt.labels[label] : stringOption(args, 'version') === undefined ? prompt.latestVersion : versionOption(args);
     if (version === undefined) {
       const drafts = prompt.versions.map((stored) => stored.version).join(', ');
       throw new NotFoundError(`prompt ${promptId} of account ${accountId} has no published version: name one with --version (${drafts || 'none stored'})`);
@@ -45,7 +57,13 @@ const show: Command = {
     const stored = await storedVersion(context, accountId, promptId, version);
     version = stored.version;
     const latest = version === prompt.latestVersion;
-    const state = [stored.published ? 'published' : 'draft', ...(latest ? ['latest'] : []), ...(prompt.deleted ? ['prompt deleted'] : [])];
+    const labelsHere = Object.keys(prompt.labels).filter((label) => prompt.labels[label] === version).sort();
+    const state = [
+      stored.published ? 'published' : 'draft',
+      ...(latest ? ['latest'] : []),
+      ...labelsHere,
+      ...(prompt.deleted ? ['prompt deleted'] : []),
+    ];
     return {
       json: {
         accountId,
@@ -55,12 +73,15 @@ const show: Command = {
         version,
         published: stored.published,
         latest,
+        labelsHere,
+        labels: prompt.labels,
         systemMessage: stored.systemMessage,
         userMessage: stored.userMessage,
         config: toConfigBody(stored.config),
       },
       text: [
         `Prompt ${promptId} (${prompt.promptName}) of account ${accountId}, version ${version} (${state.join(', ')})`,
+        `Labels: ${describeLabels(prompt.labels) || 'none'}`,
         'System message:',
         indent(stored.systemMessage),
         'User message:',
@@ -96,6 +117,7 @@ const rollback: Command = {
     'Published versions never change, so nothing is rewritten: the content of --to is published as the',
     'next patch version after the latest (1.2.0 -> 1.2.1), which the API then serves as latest. Callers',
     'pinned to a version keep getting exactly what they pinned. Running it again changes nothing.',
+    'Labels stay where they are: to roll a label back, point it at the earlier version (prompts label).',
   ],
   examples: ['prompts rollback --account acme --prompt welcome-email --to 1.0.0'],
   options: { account: { type: 'string' }, prompt: { type: 'string' }, to: { type: 'string' } },

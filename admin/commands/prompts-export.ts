@@ -18,7 +18,8 @@ export const exportCommand: Command = {
   help: [
     '--account <accountId>  the account (required)',
     '--out <file>           where to write the snapshot (JSON); replaced whole, never left half-written',
-    'Every prompt the API serves, at its latest version, and every other published version of it: the',
+    'Every prompt the API serves, at its latest version, every other published version of it, and where',
+    'each of its labels points: the',
     'format of the client\'s prompts.snapshot(), which its snapshot option takes (README "Use it from',
     'your app"). Drafts and deleted prompts are left out. Reads the store; uses no API key and no quota.',
   ],
@@ -28,6 +29,7 @@ export const exportCommand: Command = {
     const accountId = accountOption(args);
     const out = requiredOption(args, 'out');
     if (!(await context.admin().findAccount(accountId))) throw new NotFoundError(`account ${accountId} does not exist`);
+    const summaries = await context.admin().listPromptSummaries(accountId);
     const store = context.promptReader();
     // Off the request path: no deadline but the operator client's own timeouts, and no cached copies.
     const reader = { accountId, promptsRevision: 0, deadline: new AbortController().signal };
@@ -43,15 +45,28 @@ export const exportCommand: Command = {
       // A version unpublished or deleted between the list and this read is simply not exported.
       for (const lookup of lookups) if (lookup.found) others.push(toPromptBody(lookup.prompt));
     }
-    const snapshot = createSnapshot(latest.map(toPromptBody), others, context.now());
+    // Where each label points, so an app offline resolves get(id, { label }) too; each labelled version is
+    // published, so it is among those read above (createSnapshot leaves out any that is not).
+    const labels: Record<string, Record<string, string>> = Object.create(null);
+    for (const summary of summaries) {
+      if (summary.deleted) continue;
+      for (const [label, version] of Object.entries(summary.labels)) {
+        const targets = labels[label] ?? Object.create(null);
+        targets[summary.promptId] = version;
+        labels[label] = targets;
+      }
+    }
+    const snapshot = createSnapshot(latest.map(toPromptBody), others, context.now(), labels);
     await mkdir(dirname(resolve(out)), { recursive: true });
     const temporary = `${resolve(out)}.${process.pid}.tmp`;
     await writeFile(temporary, `${JSON.stringify(snapshot, null, 2)}\n`);
     await rename(temporary, resolve(out));
-    const counts = { prompts: snapshot.prompts.length, versions: snapshot.versions.length };
+    const counts = { prompts: snapshot.prompts.length, versions: snapshot.versions.length, labels: Object.keys(snapshot.labels ?? {}).length };
     return {
       json: { accountId, out, ...counts },
-      text: `Wrote ${out}: ${counts.prompts} prompt(s) of account ${accountId} at their latest version, and ${counts.versions} other published version(s)`,
+      text:
+        `Wrote ${out}: ${counts.prompts} prompt(s) of account ${accountId} at their latest version, and ${counts.versions} other published version(s)` +
+        (counts.labels > 0 ? `; ${counts.labels} label(s)` : ''),
     };
   },
 };

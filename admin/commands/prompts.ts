@@ -202,7 +202,7 @@ const restore: Command = {
 
 const list: Command = {
   words: ['prompts', 'list'],
-  summary: "List an account's prompts, with drafts and deleted ones",
+  summary: "List an account's prompts, with their labels, drafts and deleted ones",
   synopsis: '--account <accountId>',
   help: ['--account <accountId>  the account (required)'],
   examples: ['prompts list --account acme', 'prompts list --account acme --json'],
@@ -214,14 +214,26 @@ const list: Command = {
       prompt.promptId,
       prompt.deleted ? 'deleted' : prompt.latestVersion ? 'live' : 'draft only',
       prompt.latestVersion ?? '-',
+      describeLabels(prompt.labels) || '-',
       prompt.versions.map(({ version, published }) => (published ? version : `${version} (draft)`)).join(', '),
       prompt.promptName,
     ]);
     return {
       json: prompts,
-      text: prompts.length === 0 ? `Account ${accountId} has no prompts` : table(['PROMPT', 'STATE', 'LATEST', 'VERSIONS', 'NAME'], rows),
+      text:
+        prompts.length === 0
+          ? `Account ${accountId} has no prompts`
+          : table(['PROMPT', 'STATE', 'LATEST', 'LABELS', 'VERSIONS', 'NAME'], rows),
     };
   },
 };
+
+/** `production=1.2.0, staging=1.3.0`, by label name. */
+export function describeLabels(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([label, version]) => `${label}=${version}`)
+    .join(', ');
+}
 
 export const promptCommands: readonly Command[] = [importCommand, publish, deleteCommand, restore, list, exportCommand];

@@ -5,12 +5,13 @@ import type { AccountImport, ImportMode, ImportSummary } from './import-plan';
 import * as imports from './imports';
 import type { AdminAccount, AdminApiKey } from './items';
 import * as apiKeys from './keys';
+import * as labels from './labels';
 import * as prompts from './prompts';
 import { AdminTable } from './table';
 
 /**
  * What operators do to the store (the admin CLI, the local stack's seed, the benchmark), as one object
- * over the modules beside it, one per concern: accounts, keys, prompts, imports, and the copies an
+ * over the modules beside it, one per concern: accounts, keys, prompts, labels, imports, and the copies an
  * account's keys carry (propagation.ts). The API itself writes only usage (lambda/data/).
  */
 export class AdminStore {
@@ -86,5 +87,17 @@ export class AdminStore {
 
   listPromptSummaries(accountId: string): Promise<prompts.AdminPromptSummary[]> {
     return prompts.listPromptSummaries(this.table, accountId);
+  }
+
+  setLabel(accountId: string, promptId: string, label: string, version: string): Promise<labels.LabelChange> {
+    return labels.setLabel(this.table, accountId, promptId, label, version);
+  }
+
+  removeLabel(accountId: string, promptId: string, label: string): Promise<labels.LabelChange> {
+    return labels.removeLabel(this.table, accountId, promptId, label);
+  }
+
+  listLabels(accountId: string, promptId: string): Promise<Record<string, string>> {
+    return labels.listLabels(this.table, accountId, promptId);
   }
 }

@@ -16,5 +16,55 @@ export class ImmutableVersionError extends ConflictError {
 }
 
 export class NotFoundError extends Error {
-  override readonly name = 'NotFoundError';
+  override readonly name: string = 'NotFoundError';
+}
+
+/** The account has no such prompt (or the account does not exist). */
+export class PromptMissingError extends NotFoundError {
+  override readonly name: string = 'PromptMissingError';
+  constructor(
+    readonly accountId: string,
+    readonly promptId: string,
+  ) {
+    super(`account ${accountId} has no prompt ${promptId}`);
+  }
+}
+
+/** A deleted prompt takes no new label; restoring it brings back the ones it had. */
+export class PromptDeletedError extends ConflictError {
+  override readonly name: string = 'PromptDeletedError';
+  constructor(
+    readonly accountId: string,
+    readonly promptId: string,
+  ) {
+    super(`prompt ${promptId} of account ${accountId} is deleted: restore it first (prompts restore --account ${accountId} --prompt ${promptId})`);
+  }
+}
+
+/** Only a published version can be labelled: a draft (`draft: true`) or a version never stored cannot. */
+export class VersionNotPublishedError extends ConflictError {
+  override readonly name: string = 'VersionNotPublishedError';
+  constructor(
+    readonly accountId: string,
+    readonly promptId: string,
+    readonly version: string,
+    readonly draft: boolean,
+  ) {
+    super(
+      draft
+        ? `version ${version} of prompt ${promptId} (account ${accountId}) is a draft: only a published version can be labelled`
+        : `prompt ${promptId} of account ${accountId} has no version ${version}: only a published version can be labelled`,
+    );
+  }
+}
+
+/** Not a name a label may have (README "Labels"); `latest` is reserved. */
+export class InvalidLabelError extends Error {
+  override readonly name: string = 'InvalidLabelError';
+  constructor(
+    readonly label: string,
+    rule: string,
+  ) {
+    super(`label must be ${rule}; "latest" is reserved for the highest published version`);
+  }
 }

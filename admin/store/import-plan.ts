@@ -1,4 +1,6 @@
-import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
+import { fromStoredContent } from '../../lambda/data/stored-content';
+import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
+import { isSettableLabel, LABEL_RULE } from '../../lambda/domain/label';
 import type { PromptContent } from '../../lambda/domain/prompt';
 import { compareVersions } from '../../lambda/domain/version';
 import type { Plan } from '../plans';
@@ -32,6 +34,10 @@ export interface PromptImport {
   promptName?: string;
   deleted?: boolean;
   versions: PromptVersionInput[];
+  /** label -> version, each a version published (in the store or by this import). Labels not named are left as they are. */
+  labels?: Record<string, string>;
+  /** Where the prompt was read, e.g. `seed.json: accounts[0].prompts[2]`: refusals name it. */
+  source?: string;
 }
 
 export interface AccountImport {
@@ -52,6 +58,8 @@ export interface StoredState {
   readonly heads: ReadonlyMap<string, PromptHeadItem>;
   /** By promptRef(accountId, promptId), then by version. */
   readonly versions: ReadonlyMap<string, ReadonlyMap<string, PromptVersionItem>>;
+  /** The label items the import names, by labelRef(accountId, promptId, label). */
+  readonly labels: ReadonlyMap<string, PromptLabelItem>;
 }
 
 export interface ChangeCount {
@@ -65,6 +73,7 @@ export interface ImportSummary {
   keys: ChangeCount;
   prompts: ChangeCount;
   versions: ChangeCount;
+  labels: ChangeCount;
 }
 
 export type Conflict = { kind: 'immutable' | 'conflict' | 'missing'; message: string };
@@ -91,19 +100,34 @@ export interface HeadWrite {
  */
 export type ImportMode = 'strict' | 'create-missing';
 
+/** A label to point at a version, once the versions and heads are written (admin/store/labels.ts). */
+export interface LabelWrite {
+  readonly accountId: string;
+  readonly promptId: string;
+  readonly label: string;
+  readonly version: string;
+}
+
 export interface ImportPlan {
   readonly summary: ImportSummary;
   readonly conflicts: readonly Conflict[];
-  /** In write order: accounts, versions, heads, keys, so nothing points at what is not there yet. */
+  /** In write order: accounts, versions, heads, labels, keys, so nothing points at what is not there yet. */
   readonly writes: {
     accounts: WithKeys<AccountItem>[];
     versions: WithKeys<PromptVersionItem>[];
     heads: HeadWrite[];
+    labels: LabelWrite[];
     keys: WithKeys<ApiKeyItem>[];
   };
+  /**
+   * Accounts whose prompts' visibility or labels change: their prompt revision is raised once the writes
+   * are done, so containers drop what they keep of them (as after a delete).
+   */
+  readonly revisedAccounts: readonly string[];
 }
 
 export const promptRef = (accountId: string, promptId: string) => `${accountId}\u0000${promptId}`;
+export const labelRef = (accountId: string, promptId: string, label: string) => `${accountId}\u0000${promptId}\u0000${label}`;
 
 export function planImport(
   imports: readonly AccountImport[],
@@ -116,9 +140,11 @@ export function planImport(
     keys: zero(),
     prompts: zero(),
     versions: zero(),
+    labels: zero(),
   };
   const conflicts: Conflict[] = duplicatesIn(imports);
-  const writes: ImportPlan['writes'] = { accounts: [], versions: [], heads: [], keys: [] };
+  const writes: ImportPlan['writes'] = { accounts: [], versions: [], heads: [], labels: [], keys: [] };
+  const revisedAccounts = new Set<string>();
 
   for (const input of imports) {
     const storedAccount = stored.accounts.get(input.accountId);
@@ -144,22 +170,22 @@ export function planImport(
 
     for (const prompt of input.prompts) {
       const ref = promptRef(input.accountId, prompt.promptId);
-      const planned = planPrompt(
-        input.accountId,
-        prompt,
-        stored.heads.get(ref),
-        stored.versions.get(ref) ?? new Map(),
-        mode,
-      );
+      const storedHead = stored.heads.get(ref);
+      const planned = planPrompt(input.accountId, prompt, storedHead, stored.versions.get(ref) ?? new Map(), stored.labels, mode);
       conflicts.push(...planned.conflicts);
       for (const version of planned.versions) count(summary.versions, version.change, version.item, writes.versions);
       if (planned.head) {
         summary.prompts[planned.head.change] += 1;
         if (planned.head.write) writes.heads.push(planned.head.write);
+        if (storedHead && planned.head.write?.deleted !== undefined) revisedAccounts.add(input.accountId);
+      }
+      for (const label of planned.labels) {
+        count(summary.labels, label.change, label.write, writes.labels);
+        if (label.write) revisedAccounts.add(input.accountId);
       }
     }
   }
-  return { summary, conflicts, writes };
+  return { summary, conflicts, writes, revisedAccounts: [...revisedAccounts] };
 }
 
 /** Each account, key, prompt and version once per import: two wishes for one item cannot both be met. */
@@ -267,6 +293,7 @@ interface PlannedPrompt {
   conflicts: Conflict[];
   versions: { change: Change; item?: WithKeys<PromptVersionItem> }[];
   head?: { change: Change; write?: HeadWrite };
+  labels: { change: Change; write?: LabelWrite }[];
 }
 
 function planPrompt(
@@ -274,6 +301,7 @@ function planPrompt(
   input: PromptImport,
   storedHead: PromptHeadItem | undefined,
   storedVersions: ReadonlyMap<string, PromptVersionItem>,
+  storedLabels: StoredState['labels'],
   mode: ImportMode,
 ): PlannedPrompt {
   const conflicts: Conflict[] = [];
@@ -294,7 +322,7 @@ function planPrompt(
           kind: 'immutable',
           message: `version ${version.version} of ${label} is published and cannot be unpublished`,
         });
-      } else if (!sameContent(stored, version)) {
+      } else if (!sameContent(fromStoredContent(stored), version)) {
         conflicts.push({
           kind: 'immutable',
           message: `version ${version.version} of ${label} is published and cannot change: publish a new version instead`,
@@ -308,7 +336,7 @@ function planPrompt(
     merged.set(version.version, item);
     publishes ||= version.published;
     if (!stored) versions.push({ change: 'created', item });
-    else if (stored.published !== version.published || !sameContent(stored, version)) {
+    else if (stored.published !== version.published || !sameContent(fromStoredContent(stored), version)) {
       versions.push({ change: 'updated', item });
     } else versions.push({ change: 'unchanged' });
   }
@@ -317,7 +345,7 @@ function planPrompt(
   const promptName = keepStored ? storedHead.promptName : (input.promptName ?? storedHead?.promptName);
   if (promptName === undefined) {
     conflicts.push({ kind: 'missing', message: `${label} does not exist, and a name is needed to create it` });
-    return { conflicts, versions };
+    return { conflicts, versions, labels: [] };
   }
   const deleted = keepStored ? storedHead.deleted : (input.deleted ?? storedHead?.deleted ?? false);
   if (mode === 'strict' && publishes && storedHead?.deleted === true && deleted) {
@@ -326,8 +354,8 @@ function planPrompt(
   const latest = [...merged.values()]
     .filter((version) => version.published)
     .sort((a, b) => compareVersions(b.version, a.version))[0];
-  const latestContent = latest ? contentOf(latest) : undefined;
-  const storedLatest = storedHead?.latest ? contentOf(storedHead.latest) : undefined;
+  const latestContent = latest ? contentOf(fromStoredContent(latest)) : undefined;
+  const storedLatest = storedHead?.latest ? contentOf(fromStoredContent(storedHead.latest)) : undefined;
   const write: HeadWrite = {
     accountId,
     promptId: input.promptId,
@@ -338,9 +366,61 @@ function planPrompt(
       : {}),
     ...(storedLatest ? { seenLatestVersion: storedLatest.version } : {}),
   };
-  if (!storedHead) return { conflicts, versions, head: { change: 'created', write } };
+  const labels = planLabels(accountId, input, storedHead, merged, storedLabels, deleted, mode);
+  conflicts.push(...labels.conflicts);
+  if (!storedHead) return { conflicts, versions, head: { change: 'created', write }, labels: labels.planned };
   const same = write.promptName === undefined && write.deleted === undefined && write.latest === undefined;
-  return { conflicts, versions, head: same ? { change: 'unchanged' } : { change: 'updated', write } };
+  return { conflicts, versions, head: same ? { change: 'unchanged' } : { change: 'updated', write }, labels: labels.planned };
+}
+
+/**
+ * Each label the import names must point at a version that is published once the import is done. One
+ * that already points there (head and label item alike) is left alone, so importing again writes nothing.
+ */
+function planLabels(
+  accountId: string,
+  input: PromptImport,
+  storedHead: PromptHeadItem | undefined,
+  versions: ReadonlyMap<string, PromptVersionItem>,
+  storedLabels: StoredState['labels'],
+  deleted: boolean,
+  mode: ImportMode,
+): { conflicts: Conflict[]; planned: PlannedPrompt['labels'] } {
+  const conflicts: Conflict[] = [];
+  const planned: PlannedPrompt['labels'] = [];
+  const where = (label: string) =>
+    input.source ? `${input.source}.labels.${label}` : `label ${label} of prompt ${input.promptId} of account ${accountId}`;
+  for (const [label, version] of Object.entries(input.labels ?? {})) {
+    const storedVersion = storedHead?.labels?.[label];
+    const item = storedLabels.get(labelRef(accountId, input.promptId, label));
+    if (storedVersion === version && item?.labelled.version === version) {
+      planned.push({ change: 'unchanged' });
+      continue;
+    }
+    // The start-up seed labels only prompts whose labels no one has touched: it never moves or brings
+    // back a label an operator moved or removed since, nor labels a deleted prompt.
+    if (mode === 'create-missing' && (storedHead?.labelsRevision !== undefined || deleted)) {
+      planned.push({ change: 'unchanged' });
+      continue;
+    }
+    if (!isSettableLabel(label)) {
+      conflicts.push({ kind: 'conflict', message: `${where(label)}: a label must be ${LABEL_RULE}, and not "latest"` });
+    } else if (versions.get(version)?.published !== true) {
+      const state = versions.has(version) ? 'a draft' : 'not a stored version';
+      conflicts.push({
+        kind: 'conflict',
+        message: `${where(label)}: version ${version} of prompt ${input.promptId} is ${state}: only a published version can be labelled`,
+      });
+    } else if (deleted) {
+      conflicts.push({ kind: 'conflict', message: `${where(label)}: ${deletedPromptMessage(accountId, input.promptId)}` });
+    } else {
+      planned.push({
+        change: storedVersion === undefined ? 'created' : 'updated',
+        write: { accountId, promptId: input.promptId, label, version },
+      });
+    }
+  }
+  return { conflicts, planned };
 }
 
 /** Publishing to a deleted prompt is refused, naming the way back. */

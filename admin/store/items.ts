@@ -1,3 +1,4 @@
+import { toStoredContent } from '../../lambda/data/stored-content';
 import type { AccountItem, ApiKeyItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
 import { adminIndexKeys, keys } from '../../lambda/data/table-schema';
 import { type PromptContent, toConfigBody } from '../../lambda/domain/prompt';
@@ -58,13 +59,13 @@ export function apiKeyItem(keyHash: string, key: AdminApiKey): WithKeys<ApiKeyIt
 export function versionItem(
   accountId: string,
   promptId: string,
-  version: Omit<PromptVersionItem, 'promptId'>,
+  version: PromptContent & { published: boolean },
 ): WithKeys<PromptVersionItem> {
   return {
     ...keys.promptVersion(accountId, promptId, version.version),
     type: 'promptVersion',
     promptId,
-    ...contentOf(version),
+    ...toStoredContent(version),
     published: version.published,
   };
 }

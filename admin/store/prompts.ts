@@ -1,3 +1,4 @@
+import { fromStoredContent } from '../../lambda/data/stored-content';
 import type { PromptHeadItem, PromptVersionItem } from '../../lambda/data/table-items';
 import { keys, prefixes } from '../../lambda/data/table-schema';
 import type { PromptContent } from '../../lambda/domain/prompt';
@@ -6,6 +7,7 @@ import { requireAccount } from './accounts';
 import { ConflictError, NotFoundError } from './errors';
 import { deletedPromptMessage } from './import-plan';
 import { importAccounts } from './imports';
+import { syncLabelCopies } from './labels';
 import { bumpPromptsRevision } from './propagation';
 import type { AdminTable } from './table';
 
@@ -26,6 +28,8 @@ export interface AdminPromptSummary {
   latestVersion?: string;
   /** Every stored version, drafts included, in semantic-version order. */
   versions: { version: string; published: boolean }[];
+  /** label -> version; a deleted prompt keeps its labels, which a restore brings back. */
+  labels: Record<string, string>;
 }
 
 /**
@@ -50,7 +54,7 @@ export async function publishVersion(
         `prompt ${request.promptId} of account ${accountId} has no version ${request.version}: give its content to publish it`,
       );
     }
-    content = stored;
+    content = fromStoredContent(stored);
   }
   const summary = await importAccounts(table, [
     {
@@ -77,10 +81,11 @@ export async function publishVersion(
 }
 
 /**
- * Hides the prompt from the API; its versions stay stored. Deleting twice is not an error, and completes
- * a delete that was interrupted. The account's prompt revision then changes on the account and on every
- * key, which every request already reads: copies of the prompt that containers keep in memory are not
- * served again, from the very next request.
+ * Hides the prompt from the API, at latest, at every version and under every label; its versions and
+ * labels stay stored. Deleting twice is not an error, and completes a delete that was interrupted. The
+ * account's prompt revision then changes on the account and on every key, which every request already
+ * reads: copies of the prompt that containers keep in memory are not served again, from the very next
+ * request.
  */
 export async function deletePrompt(
   table: AdminTable,
@@ -88,17 +93,25 @@ export async function deletePrompt(
   promptId: string,
 ): Promise<{ alreadyDeleted: boolean }> {
   const wasDeleted = await setDeleted(table, accountId, promptId, true);
+  await syncLabelCopies(table, accountId, promptId);
   await bumpPromptsRevision(table, accountId);
   return { alreadyDeleted: wasDeleted };
 }
 
-/** Makes a deleted prompt visible again, with every version it had published. Restoring twice is not an error. */
+/**
+ * Makes a deleted prompt visible again, with every version it had published and every label it carried.
+ * Restoring twice is not an error. The revision changes too, as for a delete: whatever a container keeps
+ * of the account (issue 21 may keep more than pinned versions) is read again.
+ */
 export async function restorePrompt(
   table: AdminTable,
   accountId: string,
   promptId: string,
 ): Promise<{ alreadyVisible: boolean }> {
-  return { alreadyVisible: !(await setDeleted(table, accountId, promptId, false)) };
+  const wasDeleted = await setDeleted(table, accountId, promptId, false);
+  await syncLabelCopies(table, accountId, promptId);
+  if (wasDeleted) await bumpPromptsRevision(table, accountId);
+  return { alreadyVisible: !wasDeleted };
 }
 
 /** Sets the head's `deleted` flag; says whether it was set before. */
@@ -136,5 +149,6 @@ export async function listPromptSummaries(table: AdminTable, accountId: string):
     deleted: head.deleted === true,
     ...(head.latest ? { latestVersion: head.latest.version } : {}),
     versions: (versionsOf.get(head.promptId) ?? []).sort((a, b) => compareVersions(a.version, b.version)),
+    labels: { ...head.labels },
   }));
 }

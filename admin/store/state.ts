@@ -1,16 +1,19 @@
-import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
+import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from '../../lambda/data/table-items';
 import { keys, prefixes } from '../../lambda/data/table-schema';
 import { batchGet } from './batch-io';
-import { type AccountImport, promptRef, type StoredState } from './import-plan';
+import { type AccountImport, labelRef, promptRef, type StoredState } from './import-plan';
 import { keyHashOf, toAccount, toApiKey } from './items';
 import type { AdminTable } from './table';
 
 /** Above this many prompts of one account, one pass over the account's partition beats a read per prompt. */
 const TARGETED_READ_LIMIT = 10;
 
-/** Reads what an import touches, and only that: the accounts, keys and prompts it names. */
+/** Reads what an import touches, and only that: the accounts, keys, prompts and labels it names. */
 export async function loadState(table: AdminTable, imports: readonly AccountImport[]): Promise<StoredState> {
-  const [accountItems, keyItems, prompts] = await Promise.all([
+  const labelKeys = imports.flatMap((input) =>
+    input.prompts.flatMap((prompt) => Object.keys(prompt.labels ?? {}).map((label) => keys.promptLabel(input.accountId, label, prompt.promptId))),
+  );
+  const [accountItems, keyItems, prompts, labelItems] = await Promise.all([
     batchGet<AccountItem>(table.client, table.tableName, unique(imports.map((input) => input.accountId)).map(keys.account)),
     batchGet<WithKeys<ApiKeyItem>>(
       table.client,
@@ -18,6 +21,7 @@ export async function loadState(table: AdminTable, imports: readonly AccountImpo
       unique(imports.flatMap((input) => input.keys.map((key) => key.keyHash))).map(keys.apiKey),
     ),
     Promise.all(imports.map((input) => loadPrompts(table, input.accountId, input.prompts.map((p) => p.promptId)))),
+    batchGet<WithKeys<PromptLabelItem>>(table.client, table.tableName, labelKeys),
   ]);
   const heads = new Map<string, PromptHeadItem>();
   const versions = new Map<string, Map<string, PromptVersionItem>>();
@@ -30,8 +34,12 @@ export async function loadState(table: AdminTable, imports: readonly AccountImpo
     keys: new Map(keyItems.map((item) => [keyHashOf(item), toApiKey(item)])),
     heads,
     versions,
+    labels: new Map(labelItems.map((item) => [labelRef(accountOf(item), item.promptId, item.label), item])),
   };
 }
+
+const ACCOUNT_PK_PREFIX = keys.account('').pk;
+const accountOf = (item: { pk: string }) => item.pk.slice(ACCOUNT_PK_PREFIX.length);
 
 async function loadPrompts(table: AdminTable, accountId: string, promptIds: readonly string[]) {
   const wanted = new Set(promptIds);

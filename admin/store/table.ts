@@ -1,4 +1,7 @@
 import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  type DeleteCommandOutput,
   type DynamoDBDocumentClient,
   PutCommand,
   type PutCommandInput,
@@ -66,6 +69,15 @@ export class AdminTable {
     onRefusal?: OnRefusal<R>,
   ): Promise<UpdateCommandOutput | R> {
     return this.write(operation, () => this.client.send(new UpdateCommand({ TableName: this.tableName, ...input })), onRefusal);
+  }
+
+  /** A delete; without `onRefusal`, a failed condition is an error like any other. */
+  delete<R = never>(
+    operation: string,
+    input: WithoutTable<DeleteCommandInput>,
+    onRefusal?: OnRefusal<R>,
+  ): Promise<DeleteCommandOutput | R> {
+    return this.write(operation, () => this.client.send(new DeleteCommand({ TableName: this.tableName, ...input })), onRefusal);
   }
 
   /**

@@ -1,10 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getItem } from '../../lambda/data/store-calls';
+import { fromStoredContent } from '../../lambda/data/stored-content';
 import type { PromptVersionItem } from '../../lambda/data/table-items';
 import { keys } from '../../lambda/data/table-schema';
+import type { PromptContent } from '../../lambda/domain/prompt';
 
 /** A stored version as operators see it: drafts too, which the API never shows. */
-export type StoredVersion = Omit<PromptVersionItem, 'promptId'>;
+export type StoredVersion = PromptContent & { readonly published: boolean };
 
 /**
  * Reads one version of a prompt, published or draft, for `prompts show` and `prompts rollback`. The admin
@@ -20,12 +22,6 @@ export class VersionReader {
     const key = keys.promptVersion(accountId, promptId, version);
     const item = await getItem<PromptVersionItem>(this.client, this.tableName, 'readVersion', key);
     if (!item) return undefined;
-    return {
-      version: item.version,
-      systemMessage: item.systemMessage,
-      userMessage: item.userMessage,
-      config: item.config,
-      published: item.published === true,
-    };
+    return { ...fromStoredContent(item), published: item.published === true };
   }
 }

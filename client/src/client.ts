@@ -7,6 +7,7 @@ import type {
   ClientPrompt,
   CompileOptions,
   KnownPromptId,
+  LabelVariablesOf,
   PromptData,
   PromptRegistry,
   PromptSource,
@@ -37,13 +38,28 @@ export interface PromptClientOptions {
 export interface GetOptions {
   /** A published version, `MAJOR.MINOR.PATCH`; omitted, the latest. */
   readonly version?: string;
+  /** A label such as `production`: the version it points at, cached and revalidated like latest. Not with `version`. */
+  readonly label?: string;
+}
+
+export interface ListOptions {
+  /** Only the prompts that carry this label, each at the version it points at. */
+  readonly label?: string;
 }
 
 export interface PromptClient<R = UntypedPrompts> {
+  /**
+   * The prompt at the version a label points at: cached, revalidated and fallen back on like latest, so a
+   * moved label is seen within `ttlSeconds`.
+   */
+  get<Id extends string, L extends string>(
+    promptId: KnownPromptId<R, Id>,
+    options: { readonly label: L; readonly version?: undefined },
+  ): Promise<ClientPrompt<LabelVariablesOf<R, Id, L>>>;
   /** The prompt at its latest version. Only the very first call for a prompt waits for the network. */
   get<Id extends string>(
     promptId: KnownPromptId<R, Id>,
-    options?: { readonly version?: undefined },
+    options?: { readonly version?: undefined; readonly label?: undefined },
   ): Promise<ClientPrompt<VariablesOf<R, Id, undefined>>>;
   /** A pinned version: fetched once, then served from memory for the life of the process. */
   get<Id extends string, Ver extends string>(
@@ -51,11 +67,17 @@ export interface PromptClient<R = UntypedPrompts> {
     options: { readonly version: Ver },
   ): Promise<ClientPrompt<VariablesOf<R, Id, Ver>>>;
   get<Id extends string>(promptId: KnownPromptId<R, Id>, options?: GetOptions): Promise<ClientPrompt>;
-  /** Every prompt at its latest version, in one request; fills the cache for every prompt. */
-  list(): Promise<ClientPrompt[]>;
-  /** `list()` for its effect: every prompt cached (and then revalidated as a whole) in one request. */
-  preload(): Promise<void>;
-  /** Every prompt at its latest version and every version fetched so far, as plain JSON. */
+  /**
+   * Every prompt at its latest version, in one request; fills the cache for every prompt. With a label,
+   * the prompts that carry it, each at the version it points at.
+   */
+  list(options?: ListOptions): Promise<ClientPrompt[]>;
+  /**
+   * `list()` for its effect: every prompt cached (and then revalidated as a whole) in one request; with a
+   * label, every prompt at that label, so `get(id, { label })` is served from memory.
+   */
+  preload(options?: ListOptions): Promise<void>;
+  /** Every prompt at its latest version, every version fetched so far, and where each label fetched points, as plain JSON. */
   snapshot(): Promise<PromptSnapshot>;
   /** The key's monthly quota as of the last answer that carried it; undefined before any. */
   readonly quota: Quota | undefined;
@@ -105,11 +127,15 @@ class Copy {
 
 type Origin = 'network' | 'snapshot';
 
-interface LatestEntry {
+/**
+ * A copy that can move: the latest version of a prompt, or the version a label points at. Both are
+ * cached, revalidated and fallen back on alike; only the request differs.
+ */
+interface MovingEntry {
   readonly copy: Copy;
   readonly etag: string | undefined;
   readonly origin: Origin;
-  /** Its freshness is the list's: it came with `GET /prompts` and is revalidated with it. */
+  /** Its freshness is the list's: it came with `GET /prompts` (at the same label) and is revalidated with it. */
   readonly viaList: boolean;
   freshUntil: number;
 }
@@ -129,15 +155,25 @@ interface ListState {
 /** What a caller gets from a request: the prompt(s) to return, or the error to throw. */
 type Outcome<T> = { readonly value: T } | { readonly error: PromptClientError };
 
+/** Latest is the moving target without a label; its key is the label's name space of its own. */
+const LATEST = '';
+type Target = string;
+
+const LABEL_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+
 class CachingPromptClient {
   readonly #http: Http;
   readonly #now: () => number;
   readonly #ttlMs: number;
-  readonly #latest = new Map<string, LatestEntry>();
+  /** By target (LATEST or a label), then by promptId. */
+  readonly #moving = new Map<Target, Map<string, MovingEntry>>();
   readonly #pinned: Lru<PinnedEntry>;
-  #list: ListState | undefined;
+  /** By target: the whole list (`GET /prompts`), or the list at a label. */
+  readonly #lists = new Map<Target, ListState>();
   readonly #snapshotLatest = new Map<string, Copy>();
   readonly #snapshotVersions = new Map<string, Copy>();
+  /** label -> promptId -> version, as the snapshot it was given says. */
+  readonly #snapshotLabels = new Map<string, ReadonlyMap<string, string>>();
   /** Requests under way, by what they fetch: concurrent callers share one. */
   readonly #inflight = new Map<string, Promise<unknown>>();
   /** After a 429: no request before this time. */
@@ -168,6 +204,7 @@ class CachingPromptClient {
         this.#snapshotVersions.set(versionKey(prompt.promptId, prompt.version), copy);
       }
       for (const prompt of snapshot.versions) this.#snapshotVersions.set(versionKey(prompt.promptId, prompt.version), new Copy(prompt));
+      for (const [label, targets] of Object.entries(snapshot.labels ?? {})) this.#snapshotLabels.set(label, new Map(Object.entries(targets)));
     }
   }
 
@@ -178,95 +215,132 @@ class CachingPromptClient {
   async get(promptId: string, options: GetOptions = {}): Promise<ClientPrompt> {
     if (typeof promptId !== 'string') throw new InvalidOptionsError('get: promptId must be a string');
     const version = options?.version;
-    return version === undefined ? this.#getLatest(promptId) : this.#getPinned(promptId, version);
+    const label = labelOption('get', options?.label);
+    if (version !== undefined && label !== LATEST) throw new InvalidOptionsError('get: give version or label, not both');
+    return version === undefined ? this.#getMoving(promptId, label) : this.#getPinned(promptId, version);
   }
 
-  async list(): Promise<ClientPrompt[]> {
-    const state = this.#list;
+  async list(options: ListOptions = {}): Promise<ClientPrompt[]> {
+    const target = labelOption('list', options?.label);
+    const state = this.#lists.get(target);
     if (state && !this.#unauthorized) {
       const now = this.#now();
-      if (now >= state.freshUntil && !this.#blocked(now)) this.#revalidateList();
-      return this.#listViews(state.ids, 'cache');
+      if (now >= state.freshUntil && !this.#blocked(now)) this.#revalidateList(target);
+      return this.#listViews(target, state.ids, 'cache');
     }
-    if (!this.#unauthorized && this.#blocked(this.#now())) return unwrap(this.#listFallback(this.#blockedError));
-    return unwrap(await this.#once('list', () => this.#loadList()));
+    if (!this.#unauthorized && this.#blocked(this.#now())) return unwrap(this.#listFallback(target, this.#blockedError));
+    return unwrap(await this.#once(`list:${target}`, () => this.#loadList(target)));
   }
 
-  async preload(): Promise<void> {
-    await this.list();
+  async preload(options: ListOptions = {}): Promise<void> {
+    await this.list(options);
   }
 
   async snapshot(): Promise<PromptSnapshot> {
     const latest = await this.list();
     const versions = [...this.#pinned.values()].map((entry) => entry.copy.data);
     for (const copy of this.#snapshotVersions.values()) versions.push(copy.data);
-    return createSnapshot(latest, versions, new Date(this.#now()));
+    // Where each label pointed as the snapshot given said, then as this client has since learnt.
+    const labels: Record<string, Record<string, string>> = Object.create(null);
+    for (const [label, targets] of this.#snapshotLabels) labels[label] = Object.assign(Object.create(null), Object.fromEntries(targets));
+    for (const [target, entries] of this.#moving) {
+      if (target === LATEST) continue;
+      for (const [promptId, entry] of entries) {
+        const targets = labels[target] ?? Object.create(null);
+        targets[promptId] = entry.copy.data.version;
+        labels[target] = targets;
+        versions.push(entry.copy.data);
+      }
+    }
+    return createSnapshot(latest, versions, new Date(this.#now()), labels);
   }
 
   async idle(): Promise<void> {
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
   }
 
-  // Latest versions
+  // Moving targets: latest, and labels
 
-  async #getLatest(promptId: string): Promise<ClientPrompt> {
-    const entry = this.#latest.get(promptId);
+  #entries(target: Target): Map<string, MovingEntry> {
+    let entries = this.#moving.get(target);
+    if (!entries) {
+      entries = new Map();
+      this.#moving.set(target, entries);
+    }
+    return entries;
+  }
+
+  async #getMoving(promptId: string, target: Target): Promise<ClientPrompt> {
+    const entry = this.#moving.get(target)?.get(promptId);
     if (entry && !this.#unauthorized) {
       const now = this.#now();
-      if (now >= this.#freshUntil(entry) && !this.#blocked(now)) {
-        if (entry.viaList) this.#revalidateList();
-        else void this.#once(`latest:${promptId}`, () => this.#loadLatest(promptId));
+      if (now >= this.#freshUntil(target, entry) && !this.#blocked(now)) {
+        if (entry.viaList) this.#revalidateList(target);
+        else void this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target));
       }
       return entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache');
     }
-    if (!this.#unauthorized && this.#blocked(this.#now())) return unwrap(this.#latestFallback(promptId, this.#blockedError));
-    return unwrap(await this.#once(`latest:${promptId}`, () => this.#loadLatest(promptId)));
+    if (!this.#unauthorized && this.#blocked(this.#now())) return unwrap(this.#movingFallback(promptId, target, this.#blockedError));
+    return unwrap(await this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target)));
   }
 
-  async #loadLatest(promptId: string): Promise<Outcome<ClientPrompt>> {
-    const held = this.#latest.get(promptId);
-    const path = `/prompts/${encodeURIComponent(promptId)}`;
-    const answer = await this.#request(path, held?.origin === 'network' ? held.etag : undefined, { promptId });
+  async #loadMoving(promptId: string, target: Target): Promise<Outcome<ClientPrompt>> {
+    const entries = this.#entries(target);
+    const held = entries.get(promptId);
+    const path = `/prompts/${encodeURIComponent(promptId)}${target === LATEST ? '' : `?label=${encodeURIComponent(target)}`}`;
+    const subject = target === LATEST ? { promptId } : { promptId, label: target };
+    const answer = await this.#request(path, held?.origin === 'network' ? held.etag : undefined, subject);
     const now = this.#now();
-    const current = this.#latest.get(promptId);
+    const current = entries.get(promptId);
     switch (answer.kind) {
       case 'ok': {
         const problem = promptProblem(answer.body);
-        if (problem !== undefined) return this.#latestFallback(promptId, unreadable(path, problem));
+        if (problem !== undefined) return this.#movingFallback(promptId, target, unreadable(path, problem));
         const copy = new Copy(answer.body as PromptData);
-        this.#latest.set(promptId, { copy, etag: answer.etag, origin: 'network', viaList: false, freshUntil: now + this.#ttlMs });
+        entries.set(promptId, { copy, etag: answer.etag, origin: 'network', viaList: false, freshUntil: now + this.#ttlMs });
         this.#rememberVersion(copy, answer.etag);
         return { value: copy.view('network') };
       }
       case 'not-modified':
         // Only the copy whose tag was sent is confirmed; a newer one may have arrived meanwhile.
         if (current && current === held) current.freshUntil = now + this.#ttlMs;
-        return current ? { value: current.copy.view('cache') } : this.#latestFallback(promptId, undefined);
+        return current ? { value: current.copy.view('cache') } : this.#movingFallback(promptId, target, undefined);
       case 'refused':
         if (answer.error.code === 'NOT_FOUND') this.#forget(promptId);
-        if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) return this.#latestFallback(promptId, answer.error);
+        // The label was removed: the prompt and its other labels stand.
+        if (answer.error.code === 'LABEL_NOT_FOUND') this.#forgetAt(target, promptId);
+        if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) {
+          return this.#movingFallback(promptId, target, answer.error);
+        }
         return { error: answer.error };
       case 'outage':
         if (current && !current.viaList) current.freshUntil = now + this.#outageRetryMs();
-        return this.#latestFallback(promptId, answer.error);
+        return this.#movingFallback(promptId, target, answer.error);
     }
   }
 
   /** The cached copy, else the snapshot's, else the error. */
-  #latestFallback(promptId: string, error: PromptClientError | undefined): Outcome<ClientPrompt> {
+  #movingFallback(promptId: string, target: Target, error: PromptClientError | undefined): Outcome<ClientPrompt> {
     if (this.#unauthorized) return { error: this.#unauthorized };
-    const entry = this.#latest.get(promptId);
+    const entry = this.#moving.get(target)?.get(promptId);
     if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache') };
-    const copy = this.#snapshotLatest.get(promptId);
+    const copy = this.#snapshotCopy(promptId, target);
     if (copy) {
-      this.#latest.set(promptId, { copy, etag: undefined, origin: 'snapshot', viaList: false, freshUntil: this.#now() + this.#outageRetryMs() });
+      this.#entries(target).set(promptId, { copy, etag: undefined, origin: 'snapshot', viaList: false, freshUntil: this.#now() + this.#outageRetryMs() });
       return { value: copy.view('snapshot') };
     }
-    return { error: error ?? new ServiceUnavailableError(`prompt ${promptId}: no copy to serve`) };
+    const what = target === LATEST ? `prompt ${promptId}` : `prompt ${promptId} at label ${target}`;
+    return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };
   }
 
-  #freshUntil(entry: LatestEntry): number {
-    return entry.viaList ? (this.#list?.freshUntil ?? 0) : entry.freshUntil;
+  #snapshotCopy(promptId: string, target: Target): Copy | undefined {
+    if (target === LATEST) return this.#snapshotLatest.get(promptId);
+    const version = this.#snapshotLabels.get(target)?.get(promptId);
+    return version === undefined ? undefined : this.#snapshotVersions.get(versionKey(promptId, version));
+  }
+
+  #freshUntil(target: Target, entry: MovingEntry): number {
+    return entry.viaList ? (this.#lists.get(target)?.freshUntil ?? 0) : entry.freshUntil;
   }
 
   // Pinned versions
@@ -319,70 +393,92 @@ class CachingPromptClient {
     return { error: error ?? new ServiceUnavailableError(`prompt ${promptId} ${version}: no copy to serve`) };
   }
 
-  /** A latest copy is also that version's copy: published versions never change. */
+  /** A latest (or labelled) copy is also that version's copy: published versions never change. */
   #rememberVersion(copy: Copy, etag: string | undefined): void {
     this.#pinned.set(versionKey(copy.data.promptId, copy.data.version), { copy, etag, origin: 'network' });
   }
 
-  // The whole list
+  // Whole lists: every prompt at latest, or every prompt at a label
 
-  #revalidateList(): void {
-    void this.#once('list', () => this.#loadList());
+  #revalidateList(target: Target): void {
+    void this.#once(`list:${target}`, () => this.#loadList(target));
   }
 
-  async #loadList(): Promise<Outcome<ClientPrompt[]>> {
-    const held = this.#list;
-    const answer = await this.#request('/prompts', held?.etag, {});
+  async #loadList(target: Target): Promise<Outcome<ClientPrompt[]>> {
+    const held = this.#lists.get(target);
+    const path = target === LATEST ? '/prompts' : `/prompts?label=${encodeURIComponent(target)}`;
+    const answer = await this.#request(path, held?.etag, target === LATEST ? {} : { label: target });
     const now = this.#now();
     switch (answer.kind) {
       case 'ok': {
-        if (!Array.isArray(answer.body)) return this.#listFallback(unreadable('/prompts', 'must be an array'));
+        if (!Array.isArray(answer.body)) return this.#listFallback(target, unreadable(path, 'must be an array'));
         const problem = answer.body.map(promptProblem).find((found) => found !== undefined);
-        if (problem !== undefined) return this.#listFallback(unreadable('/prompts', problem));
+        if (problem !== undefined) return this.#listFallback(target, unreadable(path, problem));
         const copies = (answer.body as PromptData[]).map((prompt) => new Copy(prompt));
         const ids = copies.map((copy) => copy.data.promptId);
-        // Whatever the list no longer has is deleted or unpublished: no copy of it may outlive that.
+        // Whatever the list no longer has is deleted or unpublished (or, at a label, no longer carries
+        // it): no copy of it may outlive that.
         const listed = new Set(ids);
-        for (const promptId of [...this.#latest.keys()]) if (!listed.has(promptId)) this.#forget(promptId);
+        const entries = this.#entries(target);
+        for (const promptId of [...entries.keys()]) {
+          if (listed.has(promptId)) continue;
+          if (target === LATEST) this.#forget(promptId);
+          else this.#forgetAt(target, promptId);
+        }
         for (const copy of copies) {
-          this.#latest.set(copy.data.promptId, { copy, etag: undefined, origin: 'network', viaList: true, freshUntil: 0 });
+          entries.set(copy.data.promptId, { copy, etag: undefined, origin: 'network', viaList: true, freshUntil: 0 });
           this.#rememberVersion(copy, undefined);
         }
-        this.#list = { etag: answer.etag, ids, freshUntil: now + this.#ttlMs };
-        return { value: this.#listViews(ids, 'network') };
+        this.#lists.set(target, { etag: answer.etag, ids, freshUntil: now + this.#ttlMs });
+        return { value: this.#listViews(target, ids, 'network') };
       }
-      case 'not-modified':
-        if (this.#list && this.#list === held) this.#list.freshUntil = now + this.#ttlMs;
-        return this.#list ? { value: this.#listViews(this.#list.ids, 'cache') } : this.#listFallback(undefined);
+      case 'not-modified': {
+        const state = this.#lists.get(target);
+        if (state && state === held) state.freshUntil = now + this.#ttlMs;
+        return state ? { value: this.#listViews(target, state.ids, 'cache') } : this.#listFallback(target, undefined);
+      }
       case 'refused':
-        if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) return this.#listFallback(answer.error);
+        if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) return this.#listFallback(target, answer.error);
         return { error: answer.error };
-      case 'outage':
-        if (this.#list) this.#list.freshUntil = now + this.#outageRetryMs();
-        return this.#listFallback(answer.error);
+      case 'outage': {
+        const state = this.#lists.get(target);
+        if (state) state.freshUntil = now + this.#outageRetryMs();
+        return this.#listFallback(target, answer.error);
+      }
     }
   }
 
   /** The cached list, else every cached prompt with the snapshot's for the others, else the error. */
-  #listFallback(error: PromptClientError | undefined): Outcome<ClientPrompt[]> {
+  #listFallback(target: Target, error: PromptClientError | undefined): Outcome<ClientPrompt[]> {
     if (this.#unauthorized) return { error: this.#unauthorized };
-    if (this.#list) return { value: this.#listViews(this.#list.ids, 'cache') };
-    if (this.#snapshotLatest.size === 0) return { error: error ?? new ServiceUnavailableError('the prompt list: no copy to serve') };
+    const state = this.#lists.get(target);
+    if (state) return { value: this.#listViews(target, state.ids, 'cache') };
+    const fromSnapshot =
+      target === LATEST
+        ? [...this.#snapshotLatest.keys()]
+        : [...(this.#snapshotLabels.get(target)?.keys() ?? [])];
+    if (fromSnapshot.length === 0) {
+      const what = target === LATEST ? 'the prompt list' : `the prompt list at label ${target}`;
+      return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };
+    }
     const retryAt = this.#now() + this.#outageRetryMs();
-    for (const [promptId, copy] of this.#snapshotLatest) {
-      if (!this.#latest.has(promptId)) {
-        this.#latest.set(promptId, { copy, etag: undefined, origin: 'snapshot', viaList: true, freshUntil: 0 });
+    const entries = this.#entries(target);
+    for (const promptId of fromSnapshot) {
+      const copy = this.#snapshotCopy(promptId, target);
+      if (copy && !entries.has(promptId)) {
+        entries.set(promptId, { copy, etag: undefined, origin: 'snapshot', viaList: true, freshUntil: 0 });
       }
     }
-    const ids = [...this.#latest.keys()].sort();
-    this.#list = { etag: undefined, ids, freshUntil: retryAt };
-    return { value: this.#listViews(ids, 'cache') };
+    const ids = [...entries.keys()].sort();
+    this.#lists.set(target, { etag: undefined, ids, freshUntil: retryAt });
+    return { value: this.#listViews(target, ids, 'cache') };
   }
 
-  #listViews(ids: readonly string[], fresh: 'network' | 'cache'): ClientPrompt[] {
+  #listViews(target: Target, ids: readonly string[], fresh: 'network' | 'cache'): ClientPrompt[] {
     const views: ClientPrompt[] = [];
+    const entries = this.#moving.get(target);
     for (const promptId of ids) {
-      const entry = this.#latest.get(promptId);
+      const entry = entries?.get(promptId);
       if (entry) views.push(entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : fresh));
     }
     return views;
@@ -423,13 +519,30 @@ class CachingPromptClient {
     return Math.min(this.#ttlMs, OUTAGE_RETRY_MS);
   }
 
-  /** The prompt is gone (404 NOT_FOUND, or missing from the list): every copy of it goes too. */
+  /** The prompt is gone (404 NOT_FOUND, or missing from the list): every copy of it goes too, at every label. */
   #forget(promptId: string): void {
-    this.#latest.delete(promptId);
+    for (const target of this.#moving.keys()) this.#forgetAt(target, promptId);
     const prefix = versionKey(promptId, '');
     this.#pinned.deleteWhere((key) => key.startsWith(prefix));
-    if (this.#list) this.#list = { ...this.#list, ids: this.#list.ids.filter((id) => id !== promptId) };
   }
+
+  /** The prompt no longer carries the label (or is gone): its copy at the label goes. */
+  #forgetAt(target: Target, promptId: string): void {
+    this.#moving.get(target)?.delete(promptId);
+    const state = this.#lists.get(target);
+    if (state) this.#lists.set(target, { ...state, ids: state.ids.filter((id) => id !== promptId) });
+  }
+}
+
+const movingRequestKey = (target: Target, promptId: string) => (target === LATEST ? `latest:${promptId}` : `label:${target}:${promptId}`);
+
+/** `latest` names what no label does; any other label must be a label name, as the API would refuse it. */
+function labelOption(method: string, label: unknown): Target {
+  if (label === undefined || label === 'latest') return LATEST;
+  if (typeof label !== 'string' || !LABEL_PATTERN.test(label)) {
+    throw new InvalidOptionsError(`${method}: label must be 1 to 32 characters of a-z, 0-9, "-" or "_", starting with a letter`);
+  }
+  return label;
 }
 
 /**
@@ -439,7 +552,7 @@ class CachingPromptClient {
 function keyAccepted(answer: Answer): boolean {
   if (answer.kind === 'ok' || answer.kind === 'not-modified') return true;
   if (answer.kind === 'outage') return false;
-  return ['NOT_FOUND', 'VERSION_NOT_FOUND', 'BAD_REQUEST', 'USAGE_LIMIT_EXCEEDED'].includes(answer.error.code);
+  return ['NOT_FOUND', 'VERSION_NOT_FOUND', 'LABEL_NOT_FOUND', 'BAD_REQUEST', 'USAGE_LIMIT_EXCEEDED'].includes(answer.error.code);
 }
 
 function unwrap<T>(outcome: Outcome<T>): T {

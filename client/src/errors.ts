@@ -5,6 +5,7 @@
 export type PromptErrorCode =
   | 'NOT_FOUND'
   | 'VERSION_NOT_FOUND'
+  | 'LABEL_NOT_FOUND'
   | 'UNAUTHORIZED'
   | 'USAGE_LIMIT_EXCEEDED'
   | 'SERVICE_UNAVAILABLE'
@@ -50,6 +51,20 @@ export class VersionNotFoundError extends PromptClientError {
     message = `Version ${version} of prompt ${promptId} is not published`,
   ) {
     super('VERSION_NOT_FOUND', message, { status: 404 });
+  }
+}
+
+/** The prompt exists, but does not carry this label (it was removed, or never set). */
+export class LabelNotFoundError extends PromptClientError {
+  override readonly name = 'LabelNotFoundError';
+  declare readonly code: 'LABEL_NOT_FOUND';
+
+  constructor(
+    readonly promptId: string,
+    readonly label: string,
+    message = `Prompt ${promptId} has no label ${label}`,
+  ) {
+    super('LABEL_NOT_FOUND', message, { status: 404 });
   }
 }
 

@@ -1,5 +1,6 @@
 import {
   BadRequestError,
+  LabelNotFoundError,
   NotFoundError,
   PromptClientError,
   ServiceUnavailableError,
@@ -37,6 +38,7 @@ export type Answer =
 export interface Subject {
   readonly promptId?: string;
   readonly version?: string;
+  readonly label?: string;
 }
 
 export interface HttpOptions {
@@ -145,6 +147,9 @@ function refusal(status: number, code: unknown, message: string, subject: Subjec
   if (status === 401) return new UnauthorizedError(message);
   if (status === 404 && code === 'VERSION_NOT_FOUND' && subject.promptId !== undefined && subject.version !== undefined) {
     return new VersionNotFoundError(subject.promptId, subject.version, message);
+  }
+  if (status === 404 && code === 'LABEL_NOT_FOUND' && subject.promptId !== undefined && subject.label !== undefined) {
+    return new LabelNotFoundError(subject.promptId, subject.label, message);
   }
   if (status === 404) return new NotFoundError(subject.promptId ?? '', message);
   if (status === 400) return new BadRequestError(message);

@@ -4,10 +4,11 @@
  * filling. Runs wherever there is a global `fetch`: Node 20+, browsers, edge runtimes.
  */
 export { createPromptClient } from './client.js';
-export type { GetOptions, PromptClient, PromptClientOptions } from './client.js';
+export type { GetOptions, ListOptions, PromptClient, PromptClientOptions } from './client.js';
 export {
   BadRequestError,
   InvalidOptionsError,
+  LabelNotFoundError,
   NotFoundError,
   PromptClientError,
   ServiceUnavailableError,
@@ -27,6 +28,7 @@ export type {
   CompiledMessages,
   CompileOptions,
   KnownPromptId,
+  LabelVariablesOf,
   PromptConfig,
   PromptData,
   PromptRegistry,

@@ -16,11 +16,24 @@ export interface PromptSnapshot {
   readonly createdAt: string;
   /** Every prompt at its latest version, by promptId. */
   readonly prompts: readonly PromptData[];
-  /** Other versions of those prompts (pinned ones), by promptId then version. */
+  /** Other versions of those prompts (pinned ones, and those at labels), by promptId then version. */
   readonly versions: readonly PromptData[];
+  /**
+   * label -> promptId -> version: where each label pointed when the copies were taken, so an app that
+   * cannot reach the API resolves `get(id, { label })` too. Each version is in `prompts` or `versions`.
+   * Absent in snapshots taken before labels; such a snapshot still reads.
+   */
+  readonly labels?: SnapshotLabels;
 }
 
-export function createSnapshot(latest: readonly PromptData[], others: readonly PromptData[], createdAt: Date): PromptSnapshot {
+export type SnapshotLabels = { readonly [label: string]: { readonly [promptId: string]: string } };
+
+export function createSnapshot(
+  latest: readonly PromptData[],
+  others: readonly PromptData[],
+  createdAt: Date,
+  labels: SnapshotLabels = {},
+): PromptSnapshot {
   const latestVersions = new Set(latest.map((prompt) => versionKey(prompt.promptId, prompt.version)));
   const listed = new Set(latest.map((prompt) => prompt.promptId));
   const versions = new Map<string, PromptData>();
@@ -29,12 +42,24 @@ export function createSnapshot(latest: readonly PromptData[], others: readonly P
     // A prompt missing from the latest list is gone (deleted): its old versions must not outlive it.
     if (listed.has(prompt.promptId) && !latestVersions.has(key)) versions.set(key, plain(prompt));
   }
+  const held = new Set([...latestVersions, ...versions.keys()]);
+  // A label of a deleted prompt, or at a version not in the snapshot, could not be served: left out.
+  const kept: Record<string, Record<string, string>> = dictionary();
+  for (const label of Object.keys(labels).sort()) {
+    for (const [promptId, version] of Object.entries(labels[label] ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (!held.has(versionKey(promptId, version))) continue;
+      const targets = kept[label] ?? dictionary<string>();
+      targets[promptId] = version;
+      kept[label] = targets;
+    }
+  }
   return {
     format: SNAPSHOT_FORMAT,
     formatVersion: SNAPSHOT_FORMAT_VERSION,
     createdAt: createdAt.toISOString(),
     prompts: [...latest].map(plain).sort(byIdThenVersion),
     versions: [...versions.values()].sort(byIdThenVersion),
+    ...(Object.keys(kept).length > 0 ? { labels: kept } : {}),
   };
 }
 
@@ -61,13 +86,35 @@ export function readSnapshot(input: unknown): PromptSnapshot {
   if (typeof snapshot.createdAt !== 'string' || Number.isNaN(Date.parse(snapshot.createdAt))) {
     throw new InvalidOptionsError('snapshot.createdAt: must be an ISO 8601 date');
   }
+  const prompts = promptsAt(snapshot.prompts, 'snapshot.prompts');
+  const versions = promptsAt(snapshot.versions, 'snapshot.versions');
+  const held = new Set([...prompts, ...versions].map((prompt) => versionKey(prompt.promptId, prompt.version)));
+  const labels = snapshot.labels === undefined ? undefined : labelsAt(snapshot.labels, held);
   return {
     format: SNAPSHOT_FORMAT,
     formatVersion: SNAPSHOT_FORMAT_VERSION,
     createdAt: snapshot.createdAt,
-    prompts: promptsAt(snapshot.prompts, 'snapshot.prompts'),
-    versions: promptsAt(snapshot.versions, 'snapshot.versions'),
+    prompts,
+    versions,
+    ...(labels === undefined ? {} : { labels }),
   };
+}
+
+/** Each label at a version the snapshot holds: a label it could not serve is a damaged file. */
+function labelsAt(value: unknown, held: ReadonlySet<string>): SnapshotLabels {
+  const labels: Record<string, Record<string, string>> = dictionary();
+  for (const [label, targets] of Object.entries(objectAt(value, 'snapshot.labels'))) {
+    const path = `snapshot.labels[${JSON.stringify(label)}]`;
+    const entries: Record<string, string> = dictionary();
+    for (const [promptId, version] of Object.entries(objectAt(targets, path))) {
+      if (typeof version !== 'string' || !held.has(versionKey(promptId, version))) {
+        throw new InvalidOptionsError(`${path}[${JSON.stringify(promptId)}]: must be a version of that prompt held in the snapshot`);
+      }
+      entries[promptId] = version;
+    }
+    labels[label] = entries;
+  }
+  return labels;
 }
 
 /** Reads an API answer (or a snapshot entry) as a prompt; undefined names what does not fit. */
@@ -128,4 +175,9 @@ function compareVersions(a: string, b: string): number {
     if (difference !== 0) return difference;
   }
   return 0;
+}
+
+/** Names are data: a label or prompt id such as `__proto__` is one more key, never a prototype. */
+function dictionary<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }

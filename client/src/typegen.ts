@@ -8,6 +8,8 @@ export interface TypedPrompt {
   readonly variables: readonly string[];
   /** Other versions' variables, when they were fetched. */
   readonly versions?: Readonly<Record<string, readonly string[]>>;
+  /** The variables of the version each label points at, for the labels asked for. */
+  readonly labels?: Readonly<Record<string, readonly string[]>>;
 }
 
 export function variablesOfPrompt(prompt: PromptData): readonly string[] {
@@ -16,7 +18,7 @@ export function variablesOfPrompt(prompt: PromptData): readonly string[] {
 
 /**
  * The TypeScript module `prompt-types` writes: one type mapping every promptId to its latest version
- * and that version's variables (and other versions' when asked). It imports nothing, so it works
+ * and that version's variables (and other versions' and labels' when asked). It imports nothing, so it works
  * wherever it is put; `createPromptClient<Prompts>(...)` gives it meaning.
  */
 export function typesModule(prompts: readonly TypedPrompt[], options: { typeName: string; source: string; generatedAt: Date }): string {
@@ -36,6 +38,12 @@ export function typesModule(prompts: readonly TypedPrompt[], options: { typeName
     if (others.length > 0) {
       lines.push('    readonly versions: {');
       for (const [version, variables] of others) lines.push(`      readonly ${literal(version)}: ${union(variables)};`);
+      lines.push('    };');
+    }
+    const labels = Object.entries(prompt.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    if (labels.length > 0) {
+      lines.push('    readonly labels: {');
+      for (const [label, variables] of labels) lines.push(`      readonly ${literal(label)}: ${union(variables)};`);
       lines.push('    };');
     }
     lines.push('  };');

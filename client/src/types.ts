@@ -54,12 +54,13 @@ export interface Quota {
 
 /**
  * What the type generator (`prompt-types`) writes: for each promptId, its latest version and that
- * version's variables, and optionally the variables of other versions.
+ * version's variables, and optionally the variables of other versions and of the versions at labels.
  */
 export interface PromptShape {
   readonly version?: string;
   readonly variables: string;
   readonly versions?: { readonly [version: string]: string };
+  readonly labels?: { readonly [label: string]: string };
 }
 
 /** A registry of prompts: any object type whose properties are PromptShapes. */
@@ -85,4 +86,11 @@ export type VariablesOf<R, Id extends string, Ver> = Id extends keyof R
       : R[Id] extends { readonly versions: { readonly [K in Ver & string]: infer V extends string } }
         ? V
         : string
+  : string;
+
+/** The variables of a prompt at a label, when the registry types that label; else plain strings. */
+export type LabelVariablesOf<R, Id extends string, L extends string> = Id extends keyof R
+  ? R[Id] extends { readonly labels: { readonly [K in L]: infer V extends string } }
+    ? V
+    : string
   : string;

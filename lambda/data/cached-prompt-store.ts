@@ -23,7 +23,8 @@ function charactersOf(prompt: Prompt): number {
  * fetch with no prompt read at all. Whether its prompt is still visible (not deleted) is what can change,
  * and every delete changes the account's prompt revision, which each request learns from the key it
  * already updates: a copy is served only under the revision it was read under, so a delete applies from
- * the very next request. Latest and the list always go to the store: they change with every publish.
+ * the very next request. Latest, labels and the lists always go to the store: they change with every publish
+ * and every label move.
  */
 export class CachedPromptStore implements PromptStore {
   private readonly versions: LruCache<Prompt>;
@@ -50,6 +51,22 @@ export class CachedPromptStore implements PromptStore {
 
   findLatestPrompt(reader: PromptReader, promptId: string): Promise<PromptLookup> {
     return this.store.findLatestPrompt(reader, promptId);
+  }
+
+  /**
+   * Labels move, so they go to the store like latest. Every move raises the account's prompt revision
+   * (admin/store/labels.ts), as a delete does: a copy kept under a revision is never stale.
+   */
+  findLabelledPrompt(reader: PromptReader, promptId: string, label: string): Promise<PromptLookup> {
+    return this.store.findLabelledPrompt(reader, promptId, label);
+  }
+
+  listLabelledPrompts(reader: PromptReader, label: string): Promise<Prompt[]> {
+    return this.store.listLabelledPrompts(reader, label);
+  }
+
+  listLabelledPromptsWithVersions(reader: PromptReader, label: string): Promise<PromptWithVersions[]> {
+    return this.store.listLabelledPromptsWithVersions(reader, label);
   }
 
   listPrompts(reader: PromptReader): Promise<Prompt[]> {

@@ -1,10 +1,11 @@
 import { type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Prompt, PromptConfig, PromptContent, PromptWithVersions, PublishedVersion } from '../domain/prompt';
-import { callStoreUnlessRefused, getItem, partitionQuery, queryAll } from './store-calls';
+import type { Prompt, PromptWithVersions, PublishedVersion } from '../domain/prompt';
+import { batchGetItems, callStoreUnlessRefused, getItem, partitionQuery, queryAll } from './store-calls';
 import type { StoreClients } from './dynamo-client';
 import type { Admission, AdmissionRequest, AdmittedKey, ApiStore, Deadline, PromptLookup, PromptReader } from './store';
-import type { ApiKeyItem, PromptHeadItem, PromptVersionItem } from './table-items';
+import { fromStoredContent } from './stored-content';
+import type { ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem, StoredContent } from './table-items';
 import { keys, prefixes, usageAttribute } from './table-schema';
 
 /**
@@ -17,6 +18,30 @@ import { keys, prefixes, usageAttribute } from './table-schema';
 const ADMISSION_CONDITION =
   '#used < #limit AND #status = :active AND NOT #expiresAt <= :now OR ' +
   'attribute_not_exists(#used) AND #status = :active AND :zero < #limit AND NOT #expiresAt <= :now';
+
+/**
+ * What a read at a label takes of the prompt's head and of its label item, fetched together: of the head,
+ * whether it is visible (not its copy of latest, which may be large); of the label item, its content.
+ */
+const LABEL_READ = {
+  projection: '#sk, #promptId, #promptName, #deleted, #latest.#version, #labelled',
+  names: {
+    '#sk': 'sk',
+    '#promptId': 'promptId',
+    '#promptName': 'promptName',
+    '#deleted': 'deleted',
+    '#latest': 'latest',
+    '#version': 'version',
+    '#labelled': 'labelled',
+  },
+};
+
+/** Version items as the lists with `include_versions` read them: published ones, without their content. */
+const PUBLISHED_VERSIONS_QUERY: Partial<QueryCommandInput> = {
+  ProjectionExpression: 'promptId, version, userMessage, published',
+  FilterExpression: 'published = :true',
+  ExpressionAttributeValues: { ':true': true },
+};
 
 /**
  * The API's reads and counts. Visibility (a prompt's head, the list) is read strongly consistent: a
@@ -106,6 +131,25 @@ export class DynamoStore implements ApiStore {
     return { found: true, prompt: toPrompt(head, item) };
   }
 
+  async findLabelledPrompt({ accountId, deadline }: PromptReader, promptId: string, label: string): Promise<PromptLookup> {
+    const headKey = keys.promptHead(accountId, promptId);
+    // One round trip for both, as latest takes one: the head says whether the prompt is visible at all
+    // (NOT_FOUND), the label item what the label points at (LABEL_NOT_FOUND without it).
+    const items = await batchGetItems<{ sk: string } & Partial<PromptHeadItem & PromptLabelItem>>(
+      this.clients.reads,
+      this.tableName,
+      'findLabelledPrompt',
+      [headKey, keys.promptLabel(accountId, label, promptId)],
+      { abortSignal: deadline, ...LABEL_READ },
+    );
+    // Of its copy of latest only the version was read: enough to tell that one is published.
+    const head = items.find((item) => item.sk === headKey.sk) as PromptHeadItem | undefined;
+    const labelled = items.find((item) => item.sk !== headKey.sk)?.labelled;
+    if (!isVisible(head)) return { found: false, reason: 'prompt-not-found' };
+    if (!labelled) return { found: false, reason: 'label-not-found' };
+    return { found: true, prompt: toPrompt(head, labelled) };
+  }
+
   async listPrompts({ accountId, deadline }: PromptReader): Promise<Prompt[]> {
     const heads = await this.queryAll<PromptHeadItem>('listPrompts', accountId, prefixes.promptHeads, deadline);
     return heads.filter(isVisible).map((head) => toPrompt(head, head.latest));
@@ -115,23 +159,35 @@ export class DynamoStore implements ApiStore {
     // Heads and versions are separate ranges of the partition: page through both at once.
     const [heads, versions] = await Promise.all([
       this.queryAll<PromptHeadItem>('listPromptsWithVersions', accountId, prefixes.promptHeads, deadline),
-      this.queryAll<PromptVersionItem>('listPromptsWithVersions', accountId, prefixes.promptVersions, deadline, {
-        ProjectionExpression: 'promptId, version, userMessage, published',
-        FilterExpression: 'published = :true',
-        ExpressionAttributeValues: { ':true': true },
-      }),
+      this.queryAll<PublishedVersionRow>('listPromptsWithVersions', accountId, prefixes.promptVersions, deadline, PUBLISHED_VERSIONS_QUERY),
     ]);
-    const publishedByPrompt = new Map<string, PublishedVersion[]>();
-    // Version items sort by zero-padded version within each prompt, so each list arrives in semver order.
-    for (const { promptId, version, userMessage } of versions) {
-      const list = publishedByPrompt.get(promptId) ?? [];
-      list.push({ version, userMessage });
-      publishedByPrompt.set(promptId, list);
-    }
+    const publishedByPrompt = groupByPrompt(versions);
     return heads.filter(isVisible).map((head) => ({
       ...toPrompt(head, head.latest),
       publishedVersions: publishedByPrompt.get(head.promptId) ?? [],
     }));
+  }
+
+  async listLabelledPrompts({ accountId, deadline }: PromptReader, label: string): Promise<Prompt[]> {
+    const items = await this.queryAll<PromptLabelItem>('listLabelledPrompts', accountId, prefixes.labelled(label), deadline);
+    return items.filter((item) => !item.deleted).map((item) => toPrompt(item, item.labelled));
+  }
+
+  async listLabelledPromptsWithVersions({ accountId, deadline }: PromptReader, label: string): Promise<PromptWithVersions[]> {
+    const [items, versions] = await Promise.all([
+      this.queryAll<PromptLabelItem>('listLabelledPromptsWithVersions', accountId, prefixes.labelled(label), deadline),
+      this.queryAll<PublishedVersionRow>(
+        'listLabelledPromptsWithVersions',
+        accountId,
+        prefixes.promptVersions,
+        deadline,
+        PUBLISHED_VERSIONS_QUERY,
+      ),
+    ]);
+    const publishedByPrompt = groupByPrompt(versions);
+    return items
+      .filter((item) => !item.deleted)
+      .map((item) => ({ ...toPrompt(item, item.labelled), publishedVersions: publishedByPrompt.get(item.promptId) ?? [] }));
   }
 
   private getItem<T>(operation: string, key: Record<string, string>, deadline: Deadline, consistent = true): Promise<T | undefined> {
@@ -164,19 +220,33 @@ function toAdmittedKey(item: ApiKeyItem | undefined, usedName: string, at: Date)
   };
 }
 
-type VisibleHead = PromptHeadItem & { latest: PromptContent };
+type PublishedVersionRow = Pick<PromptVersionItem, 'promptId' | 'version' | 'userMessage'>;
+
+/** Version items sort by zero-padded version within each prompt, so each list arrives in semver order. */
+function groupByPrompt(versions: readonly PublishedVersionRow[]): Map<string, PublishedVersion[]> {
+  const publishedByPrompt = new Map<string, PublishedVersion[]>();
+  for (const { promptId, version, userMessage } of versions) {
+    const list = publishedByPrompt.get(promptId) ?? [];
+    list.push({ version, userMessage });
+    publishedByPrompt.set(promptId, list);
+  }
+  return publishedByPrompt;
+}
+
+type VisibleHead = PromptHeadItem & { latest: StoredContent };
 
 function isVisible(head: PromptHeadItem | undefined): head is VisibleHead {
   return head !== undefined && !head.deleted && head.latest !== undefined;
 }
 
-function toPrompt(head: PromptHeadItem, content: PromptContent): Prompt {
+function toPrompt(head: Pick<PromptHeadItem, 'promptId' | 'promptName'>, stored: StoredContent): Prompt {
+  const content = fromStoredContent(stored);
   return {
     promptId: head.promptId,
     promptName: head.promptName,
     version: content.version,
     systemMessage: content.systemMessage,
     userMessage: content.userMessage,
-    config: content.config as PromptConfig,
+    config: content.config,
   };
 }

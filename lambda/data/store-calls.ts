@@ -1,5 +1,11 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  paginateQuery,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from './store';
 import { prefixes } from './table-schema';
 
@@ -132,6 +138,43 @@ export async function getItem<T>(
     ),
   );
   return result.Item as T | undefined;
+}
+
+/** A few items of one table in one round trip; keys the store leaves unprocessed are asked for again. */
+const BATCH_GET_ATTEMPTS = 3;
+
+/**
+ * Several items by their keys, strongly consistent, in one BatchGetItem: one round trip where separate
+ * GetItems would make several. Absent items are simply not returned. The store answers a batch it could
+ * only partly serve (throttling) with the rest as UnprocessedKeys: those are asked for again, a few
+ * times, and then the store counts as unavailable.
+ */
+export async function batchGetItems<T>(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  operation: string,
+  keys: readonly Record<string, string>[],
+  options: ReadOptions & { readonly projection?: string; readonly names?: Record<string, string> } = {},
+): Promise<T[]> {
+  const found: T[] = [];
+  let pending: Record<string, unknown>[] = [...keys];
+  for (let attempt = 1; pending.length > 0; attempt += 1) {
+    if (attempt > BATCH_GET_ATTEMPTS) {
+      throw new StoreUnavailableError(`${operation}: ${pending.length} key(s) still unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
+    }
+    const request = {
+      Keys: pending,
+      ConsistentRead: true,
+      ...(options.projection ? { ProjectionExpression: options.projection } : {}),
+      ...(options.names ? { ExpressionAttributeNames: options.names } : {}),
+    };
+    const result = await callStore(operation, () =>
+      client.send(new BatchGetCommand({ RequestItems: { [tableName]: request } }), ...callOptions(options)),
+    );
+    found.push(...((result.Responses?.[tableName] ?? []) as T[]));
+    pending = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
+  }
+  return found;
 }
 
 /** Follows LastEvaluatedKey to the end: the store's 1 MB pages are never the caller's problem. */

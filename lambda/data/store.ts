@@ -36,7 +36,7 @@ export type Admission =
 
 export type PromptLookup =
   | { readonly found: true; readonly prompt: Prompt }
-  | { readonly found: false; readonly reason: 'prompt-not-found' | 'version-not-found' };
+  | { readonly found: false; readonly reason: 'prompt-not-found' | 'version-not-found' | 'label-not-found' };
 
 /** Every store call of a request takes its deadline: the call gives up (StoreUnavailableError) when it aborts. */
 export type Deadline = AbortSignal;
@@ -67,9 +67,14 @@ export interface PromptStore {
   /** The prompt at its highest published version. */
   findLatestPrompt(reader: PromptReader, promptId: string): Promise<PromptLookup>;
   findPromptVersion(reader: PromptReader, promptId: string, version: string): Promise<PromptLookup>;
+  /** The prompt at the version a label points at (never `latest`: that is findLatestPrompt). */
+  findLabelledPrompt(reader: PromptReader, promptId: string, label: string): Promise<PromptLookup>;
   /** Every visible prompt of the account, ordered by promptId, however many store pages that takes. */
   listPrompts(reader: PromptReader): Promise<Prompt[]>;
   listPromptsWithVersions(reader: PromptReader): Promise<PromptWithVersions[]>;
+  /** Every visible prompt that carries the label, at the labelled version, ordered by promptId. */
+  listLabelledPrompts(reader: PromptReader, label: string): Promise<Prompt[]>;
+  listLabelledPromptsWithVersions(reader: PromptReader, label: string): Promise<PromptWithVersions[]>;
 }
 
 export type ApiStore = UsageStore & PromptStore;

@@ -1,4 +1,4 @@
-import type { PromptContent } from '../domain/prompt';
+import type { PromptConfig, PromptContent } from '../domain/prompt';
 
 /**
  * What the table holds: one interface per item, as README.md "Data model" lists them. table-schema.ts
@@ -41,20 +41,52 @@ export interface ApiKeyItem {
   [usage: `used#${string}`]: number | undefined;
 }
 
+/**
+ * A version's content as stored (stored-content.ts reads and writes it). `config` is JSON text: its
+ * `schema` and `inputData` are the author's JSON, whose names (`__proto__`, `constructor`) a store map
+ * does not keep. Items written before hold it as a map, which reads the same.
+ */
+export interface StoredContent extends Omit<PromptContent, 'config'> {
+  config: string | PromptConfig;
+}
+
 export interface PromptHeadItem {
   promptId: string;
   promptName: string;
   deleted: boolean;
   /** A copy of the highest published version, so "latest" is a single read. Absent until one is published. */
-  latest?: PromptContent;
+  latest?: StoredContent;
   /**
    * versionSortKey(latest.version): lets a publish move `latest` up in one conditional write, never down,
    * however many publishes race. Heads written before it existed lack it.
    */
   latestKey?: string;
+  /**
+   * label -> version: every label of the prompt, so writers find its label items (and move their copies
+   * of `promptName` and `deleted`) without a pass over the account. Written before a label item and
+   * removed after it, so it names every label item there is.
+   */
+  labels?: Record<string, string>;
+  /** Raised by every change to `labels`: each change is conditional on it, and label items carry it. */
+  labelsRevision?: number;
 }
 
-export interface PromptVersionItem extends PromptContent {
+/**
+ * One label of one prompt: a copy of the labelled version's content, as the head holds latest, so a read
+ * at a label costs what a read of latest costs, and a list at a label is one Query per page.
+ */
+export interface PromptLabelItem {
+  promptId: string;
+  label: string;
+  /** Copies of the head's, kept in step by the writers: the list at a label reads nothing else. */
+  promptName: string;
+  deleted: boolean;
+  labelled: StoredContent;
+  /** The head's labelsRevision this was written under: a slower writer never puts back an older target. */
+  labelsRevision: number;
+}
+
+export interface PromptVersionItem extends StoredContent {
   promptId: string;
   published: boolean;
 }
@@ -63,7 +95,7 @@ export interface PromptVersionItem extends PromptContent {
 export type WithKeys<T> = T & {
   pk: string;
   sk: string;
-  /** `account`, `apiKey`, `prompt` or `promptVersion`. */
+  /** `account`, `apiKey`, `prompt`, `promptVersion` or `promptLabel`. */
   type: string;
   /** The admin index's keys: on account and API key items only. */
   gsi1pk?: string;

@@ -37,6 +37,11 @@ export const keys = {
     pk: `ACCOUNT#${accountId}`,
     sk: `VERSION#${promptId}#${versionSortKey(version)}`,
   }),
+  /** Grouped by label first, so one Query lists every prompt at a label, in promptId order. */
+  promptLabel: (accountId: string, label: string, promptId: string) => ({
+    pk: `ACCOUNT#${accountId}`,
+    sk: `LABEL#${label}#${promptId}`,
+  }),
 } as const;
 
 /**
@@ -50,6 +55,8 @@ export const prefixes = {
   promptHeads: 'PROMPT#',
   promptVersions: 'VERSION#',
   versionsOf: (promptId: string) => `VERSION#${promptId}#`,
+  /** Label names have no `#`, so `LABEL#prod#` never matches the items of `prod-2`. */
+  labelled: (label: string) => `LABEL#${label}#`,
 } as const;
 
 export const adminIndexKeys = {

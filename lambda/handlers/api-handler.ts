@@ -1,5 +1,4 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { LruCache } from '../cache/lru-cache';
 import type { PromptStore, UsageStore } from '../data/store';
@@ -33,8 +32,8 @@ export interface ApiDependencies {
  * CORS (and preflight) -> route -> store deadline -> key -> quota -> handler, with one error handler for all of it,
  * and large answers gzipped for callers that accept it.
  * Registration order matters: Middy runs `after`/`onError` in reverse, so errors become JSON
- * first, then get rate-limit headers (quota), then CORS headers, then the request is logged and
- * counted on its final response, then Powertools flushes the metrics and resets the logger.
+ * first, then get rate-limit headers (quota), then CORS headers, then the request is logged, its metrics
+ * in the same line, on its final response, then Powertools resets the logger.
  */
 export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers) {
   const keyAccounts = new LruCache<KnownAccount>({ maxEntries: KEY_ACCOUNTS_CACHED });
@@ -56,12 +55,11 @@ export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers)
     return admitted && !sameKnownAccount(admitted, principal) ? run(admitted) : answer;
   };
 
-  const { logger, metrics } = deps.telemetry;
+  const { logger } = deps.telemetry;
   const telemetry = requestTelemetry(deps.telemetry, deps.observeRequests);
   return middy<ApiEvent, ApiResult, Error, ApiContext>(telemetry.plugin)
     // logEvent: false overrides POWERTOOLS_LOGGER_LOG_EVENT: the event holds the caller's key.
     .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true }))
     .use(telemetry.middleware)
     .use(cors())
     .use(compression())

@@ -1,8 +1,9 @@
-import type { PromptStore } from '../data/store';
+import type { PromptReader, PromptStore } from '../data/store';
 import { type Prompt, toPromptBody } from '../domain/prompt';
 import { isInScope } from '../domain/prompt-scope';
 import { badRequest } from '../http/api-error';
 import { ifNoneMatchMatches, strongEtag } from '../http/etag';
+import { labelOf } from '../http/label-query';
 import { emptyResponse, JSON_CONTENT_TYPE, REVALIDATE_CACHE_CONTROL } from '../http/responses';
 import type { RouteHandler } from './route-handler';
 
@@ -12,18 +13,26 @@ function includeVersionsOf(value: string | undefined): boolean {
   throw badRequest('include_versions must be true or false');
 }
 
+/** Every prompt at its latest version, or, at a label, the prompts that carry it at the labelled one. */
+const list = (store: PromptStore, reader: PromptReader, label: string | undefined) =>
+  label === undefined ? store.listPrompts(reader) : store.listLabelledPrompts(reader, label);
+
+const listWithVersions = (store: PromptStore, reader: PromptReader, label: string | undefined) =>
+  label === undefined ? store.listPromptsWithVersions(reader) : store.listLabelledPromptsWithVersions(reader, label);
+
 export const listPrompts =
   (store: PromptStore): RouteHandler<'listPrompts'> =>
   async ({ request, reader }) => {
     const includeVersions = includeVersionsOf(request.query.include_versions);
+    const label = labelOf(request);
     const visible = <P extends Prompt>(prompts: P[]) => prompts.filter((prompt) => isInScope(reader.scope, prompt.promptId));
     const body = JSON.stringify(
       includeVersions
-        ? visible(await store.listPromptsWithVersions(reader)).map((prompt) => ({
+        ? visible(await listWithVersions(store, reader, label)).map((prompt) => ({
             ...toPromptBody(prompt),
             publishedVersions: prompt.publishedVersions,
           }))
-        : visible(await store.listPrompts(reader)).map(toPromptBody),
+        : visible(await list(store, reader, label)).map(toPromptBody),
     );
     // One conditional request revalidates every prompt of the account at once. The tag names the
     // uncompressed text; middleware/compression.ts gives the gzipped one a tag of its own, and

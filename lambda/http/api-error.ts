@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'UNAUTHORIZED'
   | 'NOT_FOUND'
   | 'VERSION_NOT_FOUND'
+  | 'LABEL_NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'USAGE_LIMIT_EXCEEDED'
   | 'SERVICE_UNAVAILABLE'
@@ -60,6 +61,8 @@ export const promptNotFound = (promptId: string): ApiError =>
 export const versionNotFound = (promptId: string, version: string): ApiError =>
   new ApiError(404, 'VERSION_NOT_FOUND', `Version ${version} of prompt ${promptId} is not published`);
 
+export const labelNotFound = (promptId: string, label: string): ApiError =>
+  new ApiError(404, 'LABEL_NOT_FOUND', `Prompt ${promptId} has no label ${label}`);
 
 export const methodNotAllowed = (): ApiError =>
   new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', { Allow: ALLOWED_METHODS });

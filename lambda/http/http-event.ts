@@ -19,26 +19,47 @@ export interface HttpRequest {
   readonly method: string;
   /** The path as the client sent it (still percent-encoded), without the stage prefix. */
   readonly path: string;
-  /** Header names in lower case. */
+  /** Header names in lower case; a repeated header's last value. No prototype: a name is only data. */
   readonly headers: Readonly<Record<string, string>>;
-  /** Repeated parameters joined with commas. */
+  /** Repeated parameters joined with commas. No prototype, like `headers`. */
   readonly query: Readonly<Record<string, string>>;
+  /** Every `Authorization` header the request carried, in any case: more than one is refused. */
+  readonly authorization: readonly string[];
 }
 
-function lowerCaseKeys(headers: Record<string, string | undefined> | null | undefined): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (value !== undefined) result[name.toLowerCase()] = value;
-  }
+type Names<T> = Record<string, T | undefined> | null | undefined;
+
+/**
+ * The entries of a map of names from the event. The deployed event is parsed JSON, where `__proto__` is
+ * an own name like any other; the local gateway's maps have no prototype. Either way, only own names.
+ */
+function ownEntries<T>(names: Names<T>): [string, T][] {
+  if (!names) return [];
+  return Object.keys(names).flatMap((name) => {
+    const value = names[name];
+    return value === undefined ? [] : [[name, value] as [string, T]];
+  });
+}
+
+/** A map of names with no prototype: reading `constructor` from it finds nothing unless the client sent it. */
+function nameMap<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+function lowerCaseKeys(headers: Names<string>): Record<string, string> {
+  const result = nameMap<string>();
+  for (const [name, value] of ownEntries(headers)) result[name.toLowerCase()] = value;
   return result;
 }
 
-function definedValues(query: Record<string, string | undefined> | null | undefined): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(query ?? {})) {
-    if (value !== undefined) result[name] = value;
-  }
-  return result;
+/**
+ * Every value of a header: the REST API's `multiValueHeaders` keep each repeat, where `headers` keeps the
+ * last one only. An event without them (a hand-written test event) has one value per name.
+ */
+function headerValues(event: ApiEvent, lowerCaseName: string): string[] {
+  const named = <T>(names: Names<T>) => ownEntries(names).filter(([name]) => name.toLowerCase() === lowerCaseName);
+  const repeated = named(event.multiValueHeaders).flatMap(([, values]) => (Array.isArray(values) ? values : []));
+  return repeated.length > 0 ? repeated : named(event.headers).map(([, value]) => value);
 }
 
 /** A custom domain's base path may leave the stage in `path`; the execute-api URL does not. */
@@ -49,15 +70,17 @@ function withoutStage(path: string, stage: string | undefined): string {
 }
 
 export function readHttpRequest(event: ApiEvent): HttpRequest {
-  const query = definedValues(event.queryStringParameters);
-  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
-    if (values && values.length > 0) query[name] = values.join(',');
+  const query = nameMap<string>();
+  for (const [name, value] of ownEntries(event.queryStringParameters)) query[name] = value;
+  for (const [name, values] of ownEntries(event.multiValueQueryStringParameters)) {
+    if (Array.isArray(values) && values.length > 0) query[name] = values.join(',');
   }
   return {
     method: event.httpMethod.toUpperCase(),
     path: withoutStage(event.path, (event.requestContext as Partial<ApiEvent['requestContext']> | undefined)?.stage),
     headers: lowerCaseKeys(event.headers),
     query,
+    authorization: headerValues(event, 'authorization'),
   };
 }
 

@@ -5,10 +5,14 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import { httpMethodOf } from '../http/http-event';
 import { METRIC, REQUEST_DIMENSIONS } from '../metric-names';
-import type { Telemetry } from '../telemetry';
+import { recordColdStart, type Telemetry, takeMetrics, writeRequestLine } from '../telemetry';
 import type { ApiContext } from './api-context';
 
-/** What the request's log line says, as data: the line carries these and Powertools' own fields. */
+/**
+ * What the request's log line says, as data. The line carries these, Powertools' own fields and the
+ * request's metrics; there `route` and `status` are the metrics' dimension values, strings
+ * (`preflight` or `none` for a request no route took, `none` for a request with no answer).
+ */
 export interface RequestLogRecord {
   readonly level: 'info' | 'error';
   readonly method: string;
@@ -45,20 +49,19 @@ function gatewayRequestIdOf(event: ApiEvent): string | undefined {
 }
 
 /**
- * One log line and one set of metrics per request, whatever path it took. Recorded in `after`/`onError`,
- * so that it runs before Powertools' logMetrics flushes; a request answered before the handler (preflight)
- * runs no `after` at all, so the plugin's `requestEnd` records it and runs Powertools' cleanup itself, as
- * Powertools asks of anything that answers early.
+ * One log line per request, whatever path it took, carrying the request's metrics. Recorded in
+ * `after`/`onError`, before Powertools' Logger middleware resets its keys; a request answered before the
+ * handler (preflight) runs no `after` at all, so the plugin's `requestEnd` records it and runs Powertools'
+ * cleanup itself, as Powertools asks of anything that answers early.
  */
 export function requestTelemetry(
-  { logger, metrics }: Telemetry,
+  telemetry: Telemetry,
   observe?: RequestObserver,
   now: () => number = () => performance.now(),
 ): { readonly plugin: middy.PluginObject; readonly middleware: MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> } {
+  const { metrics, requestCount } = telemetry;
   const started = new WeakMap<object, number>();
   const recorded = new WeakSet<object>();
-  // Published on its own at once: route and status are dimensions no other metric of the request carries.
-  const requestCount = metrics.singleMetric();
 
   const record = (request: ApiRequest): void => {
     if (recorded.has(request)) return;
@@ -68,11 +71,13 @@ export function requestTelemetry(
     const status = response?.statusCode;
     const serverError = status === undefined || status >= 500;
     const latencyMs = Math.round((now() - (started.get(request) ?? now())) * 100) / 100;
+    const route = context.route?.name ?? (method === 'OPTIONS' ? 'preflight' : 'none');
+    const statusLabel = status === undefined ? 'none' : String(status);
     const fields = {
       method,
       path: context.httpRequest?.path,
-      route: context.route?.name,
-      status,
+      route,
+      status: statusLabel,
       latencyMs,
       keyId: context.keyId,
       accountId: context.principal?.accountId,
@@ -82,21 +87,23 @@ export function requestTelemetry(
       errorCode: context.apiError?.code,
       gatewayRequestId: gatewayRequestIdOf(event),
     };
-    if (serverError) logger.error({ message: 'request', ...fields, ...(error ? { error } : {}) });
-    else logger.info({ message: 'request', ...fields });
 
-    const routeLabel = fields.route ?? (method === 'OPTIONS' ? 'preflight' : 'none');
-    requestCount.addDimension(REQUEST_DIMENSIONS.route, routeLabel);
-    requestCount.addDimension(REQUEST_DIMENSIONS.status, status === undefined ? 'none' : String(status));
+    recordColdStart(telemetry, context.functionName);
+    requestCount.addDimension(REQUEST_DIMENSIONS.route, route);
+    requestCount.addDimension(REQUEST_DIMENSIONS.status, statusLabel);
     requestCount.addMetric(METRIC.requests, MetricUnit.Count, 1);
     metrics.addMetric(METRIC.latency, MetricUnit.Milliseconds, latencyMs);
     const statusMetric = status === undefined ? undefined : STATUS_METRICS[status];
     if (statusMetric) metrics.addMetric(statusMetric, MetricUnit.Count, 1);
     if (fields.usageReturnFailure) metrics.addMetric(METRIC.refundFailed, MetricUnit.Count, 1);
 
+    const level = serverError ? 'error' : 'info';
+    writeRequestLine(telemetry, level, serverError && error ? { ...fields, error } : fields, takeMetrics(telemetry));
     observe?.({
-      level: serverError ? 'error' : 'info',
+      level,
       ...fields,
+      route: context.route?.name,
+      status,
       error: serverError && error ? { name: error.name, message: error.message } : undefined,
     });
   };

@@ -185,6 +185,28 @@ test('switching versions fetches and shows the chosen published version', async 
   });
 });
 
+test('picking a label shows the version it points at; a label the prompt lacks shows LABEL_NOT_FOUND', async () => {
+  await openPlayground(normalKey());
+  await listPrompts(1);
+  await openPrompt('support-reply', 2);
+  await page.fill('#label-input', 'production');
+  await page.click('#show-label');
+  await waitForCall(3);
+
+  expect(only(apiCalls('GET', '/prompts/support-reply?label=production')).status).toBe(200);
+  expect(await page.inputValue('#version-select')).toBe('1.0.0');
+  expect(await text('#label-status')).toBe('production points at 1.0.0');
+  expect(await text('#user-message')).toBe(seedVersion('support-reply', '1.0.0').userMessage);
+
+  await page.fill('#label-input', 'canary');
+  await page.click('#show-label');
+  await waitForCall(4);
+  expect(only(apiCalls('GET', '/prompts/support-reply?label=canary')).status).toBe(404);
+  expect(await text('#message')).toBe('Prompt support-reply has no label canary');
+  // The prompt shown stays as it was.
+  expect(await page.inputValue('#version-select')).toBe('1.0.0');
+});
+
 test('fills in the template variables on the page, as text, without calling the API', async () => {
   await openPlayground(normalKey());
   await listPrompts(1);

@@ -17,10 +17,13 @@ beforeAll(async () => {
   await stack.fixtures.account('acme');
   await stack.fixtures.prompts(
     'acme',
-    prompt('welcome-email', [version('1.0.0'), version('1.1.0'), version('1.2.0', { published: false })]),
-    prompt('gone', [version('1.0.0')], { deleted: true }),
+    prompt('welcome-email', [version('1.0.0'), version('1.1.0'), version('1.2.0', { published: false })], {
+      labels: { production: '1.0.0', staging: '1.1.0' },
+    }),
+    prompt('gone', [version('1.0.0')], { labels: { production: '1.0.0' } }),
     prompt('summary', [version('2.0.0', { userMessage: 'Summarize ${ticket}' })]),
   );
+  await stack.fixtures.admin.deletePrompt('acme', 'gone');
   await stack.fixtures.account('other');
   await stack.fixtures.prompts('other', prompt('not-ours', [version('1.0.0')]));
 }, 60_000);
@@ -53,13 +56,26 @@ test("prompts export writes every prompt the API serves at its latest version an
 
   expect(result).toEqual({
     code: 0,
-    stdout: `Wrote ${out}: 2 prompt(s) of account acme at their latest version, and 1 other published version(s)\n`,
+    stdout: `Wrote ${out}: 2 prompt(s) of account acme at their latest version, and 1 other published version(s); 2 label(s)\n`,
     stderr: '',
   });
   const snapshot = JSON.parse(await readFile(out, 'utf8')) as PromptSnapshot;
   expect(snapshot).toMatchObject({ format: 'prompt-retrieval-snapshot', formatVersion: 1, createdAt: '2026-11-22T12:00:00.000Z' });
   expect(snapshot.prompts.map((p) => `${p.promptId} ${p.version}`)).toEqual(['summary 2.0.0', 'welcome-email 1.1.0']);
   expect(snapshot.versions.map((p) => `${p.promptId} ${p.version}`)).toEqual(['welcome-email 1.0.0']);
+  // The deleted prompt's label is left out with the prompt.
+  expect(snapshot.labels).toEqual({ production: { 'welcome-email': '1.0.0' }, staging: { 'welcome-email': '1.1.0' } });
+});
+
+test('a client given the exported snapshot resolves labels when the API cannot be reached', async () => {
+  const out = join(folder.path, 'labelled.json');
+  await admin('prompts', 'export', '--account', 'acme', '--out', out);
+  const prompts = createPromptClient({ baseUrl: await deadUrl(), apiKey: 'prs_any_key_the_app_holds_0000', snapshot: await readFile(out, 'utf8') });
+
+  expect(await prompts.get('welcome-email', { label: 'production' })).toMatchObject({ version: '1.0.0', source: 'snapshot' });
+  expect(await prompts.get('welcome-email', { label: 'staging' })).toMatchObject({ version: '1.1.0', source: 'snapshot' });
+  expect((await prompts.list({ label: 'production' })).map((p) => `${p.promptId} ${p.version}`)).toEqual(['welcome-email 1.0.0']);
+  await expect(prompts.get('welcome-email', { label: 'canary' })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
 });
 
 test('a client given the exported snapshot serves it, latest and pinned, when the API cannot be reached', async () => {

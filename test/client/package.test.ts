@@ -35,7 +35,7 @@ beforeAll(async () => {
     prompt('welcome-email', [
       version('1.0.0', { systemMessage: 'Be brief.', userMessage: 'Welcome ${name}.' }),
       version('1.1.0', { systemMessage: 'Write as ${company}.', userMessage: 'Welcome ${name} to ${company}.' }),
-    ]),
+    ], { labels: { production: '1.0.0' } }),
     prompt('no-variables', [version('1.0.0', { systemMessage: 'Hi.', userMessage: 'Say hello.' })]),
   );
   apiKey = await stack.fixtures.apiKey('acme');
@@ -114,7 +114,7 @@ describe('typed variables', () => {
   let output: string;
 
   beforeAll(async () => {
-    const result = await run(join(app, 'node_modules/.bin/prompt-types'), ['--base-url', stack.url, '--out', 'src/prompts.generated.ts', '--all-versions'], {
+    const result = await run(join(app, 'node_modules/.bin/prompt-types'), ['--base-url', stack.url, '--out', 'src/prompts.generated.ts', '--all-versions', '--label', 'production'], {
       cwd: app,
       env: { ...process.env, PROMPTS_API_KEY: apiKey },
     });
@@ -135,6 +135,9 @@ describe('typed variables', () => {
         '    readonly variables: "company" | "name";',
         '    readonly versions: {',
         '      readonly "1.0.0": "name";',
+        '    };',
+        '    readonly labels: {',
+        '      readonly "production": "name";',
         '    };',
         '  };',
         '};',
@@ -188,6 +191,11 @@ ${body}
   old.compile({ name: 'Ada' });
   // @ts-expect-error 1.0.0 has no company
   old.compile({ name: 'Ada', company: 'Acme' });
+  const production = await prompts.get('welcome-email', { label: 'production' });
+  production.compile({ name: 'Ada' });
+  // @ts-expect-error production points at 1.0.0, which has no company
+  production.compile({ name: 'Ada', company: 'Acme' });
+  (await prompts.get('welcome-email', { label: 'untyped-label' })).compile({ anything: 'goes' });
   (await prompts.get('no-variables')).compile({});
   // @ts-expect-error a misspelt prompt id
   await prompts.get('welcome-emial');

@@ -8,6 +8,9 @@ import { adminCli } from './support/admin-cli';
  * prompts, as an operator runs them against a running local stack, checked through the API over HTTP.
  */
 
+// Several CLI child processes per test: seconds each on a loaded machine.
+jest.setTimeout(60_000);
+
 const stacks = new StackSet();
 let folder: { path: string; remove(): Promise<void> };
 let stack: StackProcess;

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { failedStart, StackSet, type StackProcess, temporaryFolder } from './support/processes';
 import { fetchApi } from './support/api-fetch';
+import { signIn } from '../support/oauth-sign-in';
 
 /** `npm start` end to end: a child process, spoken to over HTTP as a developer's curl would. */
 
@@ -46,6 +47,19 @@ describe('npm start from an empty DATA_DIR, with the demo seed', () => {
     expect(new URL(playground ?? '').origin).not.toBe(new URL(stack.apiUrl).origin);
     expect((await fetch(`${playground}/`)).status).toBe(200);
     expect(await (await fetch(`${playground}/config.js`)).text()).toContain(stack.apiUrl);
+  });
+
+  it('prints the dashboard URL and a demo user who signs in there through the local user pool', async () => {
+    const printed = /Sign in as (\S+) with password (\S+)/.exec(stack.output());
+    const [email, password] = [printed?.[1] ?? '', printed?.[2] ?? ''];
+    const config = (await (await fetch(`${stack.dashboardUrl}/config.json`)).json()) as { authorizeUrl: string; tokenUrl: string; clientId: string };
+
+    const idToken = await signIn({ ...config, redirectUri: `${stack.dashboardUrl}/` }, email, password);
+
+    expect(email).toBe('demo@example.com');
+    expect(new URL(config.tokenUrl).origin).toBe(stack.identityUrl);
+    expect(idToken.split('.')).toHaveLength(3);
+    expect((await fetch(`${stack.dashboardUrl}/`)).status).toBe(200);
   });
 
   it('creates the table and loads the demo seed', () => {
@@ -148,7 +162,7 @@ describe('npm start with a port in use', () => {
     await new Promise((resolve) => blocker.close(resolve));
   });
 
-  it.each(['PORT', 'DYNAMODB_PORT', 'PLAYGROUND_PORT'])('fails with one line naming %s and a port to use instead', async (variable) => {
+  it.each(['PORT', 'DYNAMODB_PORT', 'PLAYGROUND_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT'])('fails with one line naming %s and a port to use instead', async (variable) => {
     const failure = await failedStart({ DATA_DIR: `${dataDir.path}/ports-${variable}`, [variable]: String(port) });
     expect(failure.code).toBe(1);
     expect(failure.output.trim()).toMatch(

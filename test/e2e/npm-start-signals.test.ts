@@ -41,6 +41,8 @@ function sameSettings(stack: StackProcess, dataDir: string) {
     PORT: portOf(stack.apiUrl),
     DYNAMODB_PORT: portOf(stack.storeUrl),
     PLAYGROUND_PORT: portOf(stack.playgroundUrl),
+    DASHBOARD_PORT: portOf(stack.dashboardUrl),
+    IDENTITY_PORT: portOf(stack.identityUrl),
   };
 }
 
@@ -70,6 +72,8 @@ test('after SIGTERM to npm, a new npm start gets the same ports and DATA_DIR', a
 
   expect(again.apiUrl).toBe(first.apiUrl);
   expect(again.output()).toMatch(/accounts 0 created, 0 updated, 1 unchanged/);
+  // The same demo user, with the same password, from the identity stand-in's data in DATA_DIR.
+  expect(/Sign in as .+/.exec(again.output())?.[0]).toBe(/Sign in as .+/.exec(first.output())?.[0]);
   expect((await again.stop('SIGTERM')).code).toBe(0);
 });
 

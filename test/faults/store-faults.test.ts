@@ -76,8 +76,10 @@ beforeAll(async () => {
   removeDataDir = dataDir.remove;
   store = await startStoreProcess(dataDir.path);
   proxy = await startFaultProxy(store.endpoint);
-  const stackFor = (endpoint: string) => stacks.start({ DYNAMODB_ENDPOINT: endpoint, SEED_FILE: '', TABLE_NAME: TABLE });
-  [direct, proxied] = await Promise.all([stackFor(store.endpoint), stackFor(proxy.endpoint)]);
+  // DATA_DIR still holds each stack's user pool stand-in: in the test's folder, never the clone's .data.
+  const stackFor = (endpoint: string, name: string) =>
+    stacks.start({ DYNAMODB_ENDPOINT: endpoint, SEED_FILE: '', TABLE_NAME: TABLE, DATA_DIR: `${dataDir.path}/${name}` });
+  [direct, proxied] = await Promise.all([stackFor(store.endpoint, 'direct'), stackFor(proxy.endpoint, 'proxied')]);
   operatorClient = createDocumentClient({ region: 'us-east-1', endpoint: store.endpoint });
   fixtures = new Fixtures(operatorClient, TABLE);
   await fixtures.account(ACCOUNT);

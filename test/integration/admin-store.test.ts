@@ -162,8 +162,15 @@ describe('publishing and deleting', () => {
     expect((await admin.deletePrompt('pub', 'q')).alreadyDeleted).toBe(false);
 
     expect(await admin.listPromptSummaries('pub')).toEqual([
-      { promptId: 'p', promptName: 'P', deleted: false, latestVersion: '1.1.0', versions: [{ version: '1.0.0', published: true }, { version: '1.1.0', published: true }] },
-      { promptId: 'q', promptName: 'Q', deleted: true, latestVersion: '0.1.0', versions: [{ version: '0.1.0', published: true }] },
+      {
+        promptId: 'p',
+        promptName: 'P',
+        deleted: false,
+        latestVersion: '1.1.0',
+        versions: [{ version: '1.0.0', published: true }, { version: '1.1.0', published: true }],
+        labels: {},
+      },
+      { promptId: 'q', promptName: 'Q', deleted: true, latestVersion: '0.1.0', versions: [{ version: '0.1.0', published: true }], labels: {} },
     ]);
     expect(await api.findLatestPrompt(readerOf('pub'), 'q')).toEqual({ found: false, reason: 'prompt-not-found' });
   });

@@ -38,7 +38,7 @@ test('no log line contains a key', () => {
 });
 
 test('log lines name the key by its public id', () => {
-  const authenticated = api.logs.filter((line) => line.status === 200);
+  const authenticated = api.logs.filter((line) => line.status === '200');
   expect(authenticated.length).toBeGreaterThan(0);
   for (const line of authenticated) expect(line.keyId).toMatch(/^key_[0-9a-f]{16}$/);
 });

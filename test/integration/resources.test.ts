@@ -264,4 +264,35 @@ describe('stored data the API reads defensively', () => {
     const stored = await client.send(new GetCommand({ TableName: tableName, Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#hollow' } }));
     expect(stored.Item).toBeDefined();
   });
+
+  test('a version stored with its config as a map (written before config was JSON text) is served the same', async () => {
+    const { client, tableName } = api.localStore;
+    const content = { version: '1.0.0', systemMessage: 's', userMessage: 'u', config: config({ inputData: { a: [1, { b: null }] } }) };
+    await client.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { pk: 'ACCOUNT#acme', sk: 'PROMPT#legacy', promptId: 'legacy', promptName: 'Legacy', deleted: false, latest: content },
+      }),
+    );
+    await client.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { pk: 'ACCOUNT#acme', sk: 'VERSION#legacy#000000001.000000000.000000000', promptId: 'legacy', published: true, ...content },
+      }),
+    );
+    for (const path of ['/prompts/legacy', '/prompts/legacy?version=1.0.0']) {
+      const response = await api.get(path, key);
+      expect(response.status).toBe(200);
+      expect(response.json<Prompt>().config).toEqual(content.config);
+    }
+  });
+
+  test('a version written now holds its config as JSON text, so every key of it is kept', async () => {
+    const { client, tableName } = api.localStore;
+    const stored = await client.send(
+      new GetCommand({ TableName: tableName, Key: { pk: 'ACCOUNT#acme', sk: 'VERSION#zeta#000000000.000000000.000000001' } }),
+    );
+    expect(typeof stored.Item?.config).toBe('string');
+    expect(JSON.parse(String(stored.Item?.config))).toEqual(config());
+  });
 });

@@ -53,6 +53,29 @@ describe('401 UNAUTHORIZED', () => {
     },
   );
 
+  describe('more than one Authorization header, whatever they hold: 401 Invalid Authorization header format, not counted', () => {
+    const used = (apiKey: string) => api.fixtures.admin.usage(hashApiKey(apiKey), '2026-11');
+    const cases: [string, (a: string, b: string) => string[]][] = [
+      ['two keys of the same account', (a, b) => ['Authorization', `Bearer ${a}`, 'Authorization', `Bearer ${b}`]],
+      ['the same key twice', (a) => ['Authorization', `Bearer ${a}`, 'Authorization', `Bearer ${a}`]],
+      ['the same key twice, the name in two cases', (a) => ['Authorization', `Bearer ${a}`, 'authorization', `Bearer ${a}`]],
+      ['a key and an empty header', (a) => ['Authorization', `Bearer ${a}`, 'AUTHORIZATION', '']],
+      ['three', (a, b) => ['authorization', `Bearer ${a}`, 'Authorization', `Bearer ${b}`, 'Authorization', `Bearer ${a}`]],
+    ];
+    test.each(cases)('%s', async (_, headers) => {
+      const first = await api.fixtures.apiKey('acme');
+      const second = await api.fixtures.apiKey('acme');
+      for (const path of ['/prompts/welcome', '/prompts']) {
+        const response = await api.request('GET', path, { rawHeaders: headers(first, second) });
+        expectError(response, 401, 'UNAUTHORIZED', 'Invalid Authorization header format');
+        expect(response.headers['www-authenticate']).toBe('Bearer realm="prompts"');
+        expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+      expect(await used(first)).toBe(0);
+      expect(await used(second)).toBe(0);
+    });
+  });
+
   test('an empty Authorization header is a missing one', async () => {
     const response = await api.request('GET', '/prompts/welcome', { headers: { Authorization: '' } });
     expectError(response, 401, 'UNAUTHORIZED', 'Missing Authorization header');

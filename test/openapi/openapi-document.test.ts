@@ -364,7 +364,7 @@ describe('responses of the real handlers match openapi.yaml', () => {
     await fixtures.account(ACCOUNT);
     apiKey = await fixtures.apiKey(ACCOUNT);
     usedUpKey = await fixtures.apiKey(ACCOUNT, { monthlyLimit: 0 });
-    await fixtures.prompts(ACCOUNT, prompt('welcome-email', [version('1.1.0'), version('1.2.0')]));
+    await fixtures.prompts(ACCOUNT, prompt('welcome-email', [version('1.1.0'), version('1.2.0')], { labels: { production: '1.1.0' } }));
   });
 
   afterAll(async () => {
@@ -394,6 +394,28 @@ describe('responses of the real handlers match openapi.yaml', () => {
     },
     list: { method: 'GET', path: '/prompts', status: 200 },
     'list with versions': { method: 'GET', path: '/prompts?include_versions=true', status: 200 },
+    'at a label': { method: 'GET', path: '/prompts/welcome-email?label=production', status: 200 },
+    'at a label, If-None-Match matches': {
+      method: 'GET',
+      path: '/prompts/welcome-email?label=production',
+      headers: { 'If-None-Match': '*' },
+      status: 304,
+    },
+    'list at a label': { method: 'GET', path: '/prompts?label=production', status: 200 },
+    'list at a label with versions': { method: 'GET', path: '/prompts?label=production&include_versions=true', status: 200 },
+    'label the prompt does not carry': {
+      method: 'GET',
+      path: '/prompts/welcome-email?label=canary',
+      status: 404,
+      code: 'LABEL_NOT_FOUND',
+    },
+    'malformed label': { method: 'GET', path: '/prompts/welcome-email?label=Production', status: 400, code: 'BAD_REQUEST' },
+    'label with version': {
+      method: 'GET',
+      path: '/prompts/welcome-email?label=production&version=1.1.0',
+      status: 400,
+      code: 'BAD_REQUEST',
+    },
     'malformed version': { method: 'GET', path: '/prompts/welcome-email?version=1.02.0', status: 400, code: 'BAD_REQUEST' },
     'malformed include_versions': { method: 'GET', path: '/prompts?include_versions=yes', status: 400, code: 'BAD_REQUEST' },
     'no key': { method: 'GET', path: '/prompts/welcome-email', key: 'none', status: 401, code: 'UNAUTHORIZED' },

@@ -25,7 +25,7 @@ function acknowledgmentsIn(root: IConstruct): Acknowledgment[] {
 }
 
 describe('cdk-nag AwsSolutions checks', () => {
-  const { app, stack } = synthesizeService();
+  const { app, stack } = synthesizeService({ dashboard: true });
   app.synth();
 
   it('report no error and no warning that is not acknowledged', () => {
@@ -38,7 +38,7 @@ describe('cdk-nag AwsSolutions checks', () => {
     // The same stack built with every acknowledge() call ignored: exactly the acknowledged rules fire.
     const acknowledged = new Set(acknowledgmentsIn(stack).map((ack) => ack.ruleId));
     const ignore = jest.spyOn(Validations.prototype, 'acknowledge').mockImplementation(() => undefined);
-    const { app: bare } = synthesizeService();
+    const { app: bare } = synthesizeService({ dashboard: true });
     ignore.mockRestore();
     const found = new Set(new AwsSolutionsChecks().validateScope(bare).violations.map((v) => v.ruleName));
     expect(found).toEqual(acknowledged);
@@ -51,7 +51,12 @@ describe('cdk-nag AwsSolutions checks', () => {
       'AwsSolutions-APIG3 PromptService-test/Api/RestApi',
       'AwsSolutions-APIG4 PromptService-test/Api/RestApi',
       'AwsSolutions-APIG6 PromptService-test/Api/RestApi',
+      'AwsSolutions-CFR1 PromptService-test/DashboardSite/Distribution',
+      'AwsSolutions-CFR2 PromptService-test/DashboardSite/Distribution',
+      'AwsSolutions-CFR4 PromptService-test/DashboardSite/Distribution',
+      'AwsSolutions-COG2 PromptService-test/Users/Pool',
       'AwsSolutions-COG4 PromptService-test/Api/RestApi',
+      'AwsSolutions-COG8 PromptService-test/Users/Pool',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:*] PromptService-test/ApiGatewayAccount/Role',
       'AwsSolutions-L1 PromptService-test/Fallback/Function',
       'AwsSolutions-L1 PromptService-test/GetPrompt/Function',

@@ -12,6 +12,11 @@ export interface SynthOptions {
   readonly bundle?: boolean;
   /** Where the cloud assembly goes; a temporary directory when absent. */
   readonly outdir?: string;
+  /**
+   * Add the dashboard's hosting and app client. Until the stack builds the management API
+   * (lib/management-api.ts) and adds the dashboard itself, the read API stands in as the `/api/*` origin.
+   */
+  readonly dashboard?: boolean;
 }
 
 export interface SynthesizedService {
@@ -27,7 +32,7 @@ export const CLI_DEFAULT_CONTEXT = {
 } as const;
 
 /** The stack as bin/app.ts builds it from context, synthesized. */
-export function synthesizeService({ context = {}, bundle = false, outdir }: SynthOptions = {}): SynthesizedService {
+export function synthesizeService({ context = {}, bundle = false, outdir, dashboard = false }: SynthOptions = {}): SynthesizedService {
   const values: Record<string, string> = { upgradeUrl: TEST_UPGRADE_URL, ...context };
   const app = new App({
     ...(outdir ? { outdir } : {}),
@@ -41,6 +46,7 @@ export function synthesizeService({ context = {}, bundle = false, outdir }: Synt
   const stack = bundle
     ? whileBundling(() => new PromptServiceStack(app, 'PromptService-test', { settings }))
     : new PromptServiceStack(app, 'PromptService-test', { settings });
+  if (dashboard && !stack.hostedDashboard) stack.addDashboard(stack.api.restApi);
   return { app, stack, template: Template.fromStack(stack) };
 }
 

@@ -5,6 +5,8 @@ import { registerApiKey } from './log-capture';
 
 export interface EventOptions {
   headers?: Record<string, string>;
+  /** Name, value, name, value...: headers as sent, repeats and case variants included (after `headers`). */
+  rawHeaders?: readonly string[];
   query?: Record<string, string>;
   apiKey?: string;
 }
@@ -24,20 +26,31 @@ const DEPLOYED_ROUTES = [
 export function apiEvent(method: string, pathWithQuery: string, options: EventOptions = {}): APIGatewayProxyEvent {
   const url = new URL(pathWithQuery, 'https://api.example.test');
   for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.append(name, value);
-  const rawHeaders = Object.entries(options.headers ?? {}).flat();
+  const rawHeaders = [...Object.entries(options.headers ?? {}).flat(), ...(options.rawHeaders ?? [])];
   if (options.apiKey !== undefined) {
     registerApiKey(options.apiKey);
     rawHeaders.push('Authorization', `Bearer ${options.apiKey}`);
   }
-  const match = gatewayRouteFor(DEPLOYED_ROUTES, method, url.pathname);
+  return restApiEvent({ method, rawPath: url.pathname, rawQueryString: url.search.slice(1), rawHeaders });
+}
+
+/** The event for a request exactly as sent: path and query as written, headers in order, any body. */
+export function restApiEvent(request: {
+  readonly method: string;
+  readonly rawPath: string;
+  readonly rawQueryString: string;
+  readonly rawHeaders: readonly string[];
+  readonly body?: Buffer;
+}): APIGatewayProxyEvent {
+  const match = gatewayRouteFor(DEPLOYED_ROUTES, request.method, request.rawPath);
   return restEvent({
-    method: method.toUpperCase(),
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
-    rawHeaders,
+    method: request.method.toUpperCase(),
+    rawPath: request.rawPath,
+    rawQueryString: request.rawQueryString,
+    rawHeaders: request.rawHeaders,
     resource: match?.resource ?? PROXY_RESOURCE,
     pathParameters: match?.pathParameters,
-    body: Buffer.alloc(0),
+    body: request.body ?? Buffer.alloc(0),
     sourceIp: '127.0.0.1',
     protocol: 'HTTP/1.1',
     stage: 'test',

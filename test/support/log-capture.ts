@@ -145,7 +145,7 @@ export function capturedRequestLines(service?: string): readonly LogRecord[] {
   );
 }
 
-/** The embedded-metric blobs captured so far. */
+/** The lines captured so far that carry embedded metrics (each request's line does). */
 export function capturedMetricBlobs(): readonly LogRecord[] {
   return capturedLogRecords().filter((line) => '_aws' in line);
 }

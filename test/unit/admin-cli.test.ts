@@ -64,3 +64,13 @@ test('with no arguments, it shows the help and exits 2', async () => {
   expect(result.code).toBe(2);
   expect(result.stdout).toContain('Commands:');
 });
+
+test.each([...new Set(['__proto__', ...Object.getOwnPropertyNames(Object.prototype)])])(
+  'an option named --%s is one more unknown option: exit 2, nothing done',
+  async (name) => {
+    for (const argv of [[`--${name}`], [`--${name}=1`], [`--${name}`, 'x']]) {
+      const result = await admin('keys', 'create', '--account', 'acme', ...argv);
+      expect(result).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(new RegExp(`^admin: keys create: unknown option --${name}\\b`)) });
+    }
+  },
+);

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createStoreClients } from '../../lambda/data/dynamo-client';
@@ -149,7 +149,7 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
     expect(logs()).toHaveLength(1);
     expect(logs()[0]).toMatchObject({
       level: 'ERROR',
-      status: 503,
+      status: '503',
       errorCode: 'SERVICE_UNAVAILABLE',
       error: { name: 'StoreUnavailableError' },
     });
@@ -354,6 +354,46 @@ describe('store round trips', () => {
     expect(events).toEqual(['admit:start', 'read:start']);
     release();
     expect((await pending).status).toBe(200);
+  });
+
+  test('a key whose account is known, at a label: one BatchGetItem of head and label item while the key is verified, as latest', async () => {
+    givenAdmitted(1);
+    await getPrompt();
+    ddb.reset();
+    const { events, release } = trace();
+    const labelItem = { sk: 'LABEL#production#welcome', labelled: { ...head.latest, version: '1.0.0' } };
+    ddb.on(BatchGetCommand).callsFake(async () => {
+      events.push('read:start');
+      return { Responses: { table: [{ ...head, sk: 'PROMPT#welcome' }, labelItem] } };
+    });
+    const pending = getPrompt('/prompts/welcome?label=production');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual(['admit:start', 'read:start']);
+    release();
+    const answer = await pending;
+    expect(answer.json<{ version: string }>().version).toBe('1.0.0');
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+    const [batch] = ddb.commandCalls(BatchGetCommand);
+    expect(batch?.args[0].input.RequestItems?.table?.Keys).toEqual([
+      { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' },
+      { pk: 'ACCOUNT#acme', sk: 'LABEL#production#welcome' },
+    ]);
+    expect(batch?.args[0].input.RequestItems?.table?.ConsistentRead).toBe(true);
+  });
+
+  test('keys a BatchGetItem leaves unprocessed are asked for again', async () => {
+    givenAdmitted(1);
+    const labelKey = { pk: 'ACCOUNT#acme', sk: 'LABEL#production#welcome' };
+    ddb
+      .on(BatchGetCommand)
+      .resolvesOnce({ Responses: { table: [{ ...head, sk: 'PROMPT#welcome' }] }, UnprocessedKeys: { table: { Keys: [labelKey] } } })
+      .resolves({ Responses: { table: [{ sk: labelKey.sk, labelled: { ...head.latest, version: '1.1.0' } }] } });
+    const answer = await getPrompt('/prompts/welcome?label=production');
+    expect(answer.json<{ version: string }>().version).toBe('1.1.0');
+    expect(ddb.commandCalls(BatchGetCommand).map((call) => call.args[0].input.RequestItems?.table?.Keys)).toEqual([
+      [{ pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' }, labelKey],
+      [labelKey],
+    ]);
   });
 
   test('a key revoked since: the prompt read in the meantime is never shown, the answer is 401', async () => {

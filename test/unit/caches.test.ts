@@ -64,6 +64,18 @@ describe('CachedPromptStore', () => {
         calls.push('list+versions');
         return [];
       },
+      findLabelledPrompt: async (_a, _p, label) => {
+        calls.push(`label ${label}`);
+        return answer();
+      },
+      listLabelledPrompts: async (_a, label) => {
+        calls.push(`list at ${label}`);
+        return [];
+      },
+      listLabelledPromptsWithVersions: async (_a, label) => {
+        calls.push(`list+versions at ${label}`);
+        return [];
+      },
     };
     return { store, calls };
   }
@@ -122,5 +134,23 @@ describe('CachedPromptStore', () => {
       await cached.listPromptsWithVersions(reader('acme'));
     }
     expect(calls).toEqual(['latest', 'list', 'list+versions', 'latest', 'list', 'list+versions']);
+  });
+
+  test('a label and the lists at a label always go to the store: a move shows at once', async () => {
+    const { store, calls } = countingStore(() => ({ found: true, prompt: prompt('1.0.0') }));
+    const cached = new CachedPromptStore(store, options);
+    for (let i = 0; i < 2; i += 1) {
+      await cached.findLabelledPrompt(reader('acme'), 'p', 'production');
+      await cached.listLabelledPrompts(reader('acme'), 'production');
+      await cached.listLabelledPromptsWithVersions(reader('acme'), 'production');
+    }
+    expect(calls).toEqual([
+      'label production',
+      'list at production',
+      'list+versions at production',
+      'label production',
+      'list at production',
+      'list+versions at production',
+    ]);
   });
 });

@@ -23,7 +23,7 @@ describe('compression', () => {
     if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch;
     const context: ApiContext = {
       ...lambdaContext(),
-      httpRequest: { method: 'GET', path: '/prompts', headers, query: {} },
+      httpRequest: { method: 'GET', path: '/prompts', headers, query: {}, authorization: [] },
     };
     const request = { event: apiEvent('GET', '/prompts'), context, response, error: null, internal: {} };
     await compression().after?.(request as Request<ApiEvent, ApiResult, Error, ApiContext>);

@@ -1,3 +1,4 @@
+import { isSettableLabel, isValidLabel } from '../../lambda/domain/label';
 import { API_KEY_PREFIX, generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { monthlyLimitFor } from '../../admin/plans';
 import { isValidPromptId } from '../../lambda/domain/prompt';
@@ -88,5 +89,22 @@ describe('API keys', () => {
 
   test.each([['short'], ['has space in it xxxxxxxxx'], ['x'.repeat(257)], ['ünïcödé-characters-here']])('%j is malformed', (key) => {
     expect(isWellFormedApiKey(key)).toBe(false);
+  });
+});
+
+describe('label names', () => {
+  test.each(['production', 'staging', 'canary-2', 'a', 'ab_c', `p${'x'.repeat(31)}`])('%s is a label name', (name) => {
+    expect(isValidLabel(name)).toBe(true);
+    expect(isSettableLabel(name)).toBe(true);
+  });
+
+  test.each(['', 'Production', '1st', '-prod', '_prod', 'prod.1', 'prod one', 'prod#1', `p${'x'.repeat(32)}`])('%j is not', (name) => {
+    expect(isValidLabel(name)).toBe(false);
+    expect(isSettableLabel(name)).toBe(false);
+  });
+
+  test('latest may be asked for, never set', () => {
+    expect(isValidLabel('latest')).toBe(true);
+    expect(isSettableLabel('latest')).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { ApiError } from '../../lambda/http/api-error';
 import { ifNoneMatchMatches, strongEtag } from '../../lambda/http/etag';
-import { readHttpRequest } from '../../lambda/http/http-event';
+import { type ApiEvent, readHttpRequest } from '../../lambda/http/http-event';
 import { matchRoute } from '../../lambda/http/routes';
 import { apiEvent } from '../support/events';
 
@@ -41,6 +41,7 @@ describe('reading events', () => {
       path: '/prompts/x',
       headers: { 'if-none-match': '"a"' },
       query: { version: '1.0.0' },
+      authorization: [],
     });
   });
 
@@ -61,7 +62,44 @@ describe('reading events', () => {
       path: '/prompts',
       headers: { authorization: 'Bearer k' },
       query: { include_versions: 'true,false' },
+      authorization: ['Bearer k'],
     });
+  });
+
+  test('every Authorization header is read, in any case of its name: the REST API keeps repeats in multiValueHeaders', () => {
+    const event = apiEvent('GET', '/prompts', { rawHeaders: ['Authorization', 'Bearer a', 'authorization', 'Bearer b'] });
+    expect(event.headers).toEqual({ Authorization: 'Bearer b' });
+    expect(readHttpRequest(event).authorization).toEqual(['Bearer a', 'Bearer b']);
+  });
+
+  test('an event with case variants as separate names, and no multiValueHeaders, still shows both', () => {
+    const event = apiEvent('GET', '/prompts');
+    event.headers = { Authorization: 'Bearer a', AUTHORIZATION: 'Bearer b' };
+    event.multiValueHeaders = {};
+    expect(readHttpRequest(event).authorization).toEqual(['Bearer a', 'Bearer b']);
+  });
+});
+
+/** Every name an object inherits, and the one that sets what it inherits from. */
+const PROTOTYPE_NAMES = [...new Set(['__proto__', ...Object.getOwnPropertyNames(Object.prototype)])];
+
+describe('names are data: a header or parameter named after Object.prototype is one more name', () => {
+  test.each(PROTOTYPE_NAMES)('%s as a query parameter and a header, in the deployed event (parsed JSON)', (name) => {
+    // The deployed function gets its event through JSON.parse, where `__proto__` is an own name.
+    const event = JSON.parse(JSON.stringify(apiEvent('GET', '/prompts/x', { rawHeaders: [name, 'h'], query: { [name]: 'q' } }))) as ApiEvent;
+    const request = readHttpRequest(event);
+    expect(Object.keys(request.headers)).toEqual([name.toLowerCase()]);
+    expect(request.headers[name.toLowerCase()]).toBe('h');
+    expect(Object.keys(request.query)).toEqual([name]);
+    expect(request.query[name]).toBe('q');
+    expect(request.query.version).toBeUndefined();
+    expect(request.authorization).toEqual([]);
+  });
+
+  test.each(PROTOTYPE_NAMES)('%s read from a request that did not send it is absent', (name) => {
+    const request = readHttpRequest(apiEvent('GET', '/prompts/x'));
+    expect(request.headers[name]).toBeUndefined();
+    expect(request.query[name]).toBeUndefined();
   });
 });
 

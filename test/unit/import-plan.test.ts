@@ -49,6 +49,7 @@ function stored(parts: {
     keys: new Map((parts.keys ?? []).map((k) => ['hash', k])),
     heads: new Map(parts.head ? [[ref, { promptId: 'p', promptName: 'P', deleted: false, ...parts.head }]] : []),
     versions: new Map([[ref, new Map((parts.versions ?? []).map((v) => [v.version, v]))]]),
+    labels: new Map(),
   };
 }
 

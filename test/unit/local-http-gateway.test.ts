@@ -2,7 +2,8 @@ import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { FALLBACK_RESOURCES } from '../../lib/gateway-routes';
-import { createHttpGateway, type LambdaFunction } from '../../local/http-gateway';
+import { createHttpGateway, KEEP_ALIVE_TIMEOUT_MS, type LambdaFunction } from '../../local/http-gateway';
+import { RawConnection, sendRaw } from '../support/raw-http';
 
 /**
  * The REST API stand-in: resource then method, the payload 1.0 event it builds, how it writes results
@@ -215,6 +216,93 @@ test('requests are served concurrently', async () => {
   };
   const statuses = await Promise.all([1, 2, 3].map(() => send('GET', '/prompts').then((r) => r.status)));
   expect(statuses).toEqual([204, 204, 204]);
+});
+
+/** Every name an object inherits, and the one that sets what it inherits from. */
+const PROTOTYPE_NAMES = [...new Set(['__proto__', ...Object.getOwnPropertyNames(Object.prototype)])];
+
+describe('names are data: the event holds whatever names the client sent, and the gateway keeps serving', () => {
+  test.each(PROTOTYPE_NAMES)('a query parameter and a header named %s', async (name) => {
+    const response = await sendRaw(base, {
+      method: 'GET',
+      target: `/prompts/welcome?${name}=1&${name}=2&version=1.0.0`,
+      headers: [[name, 'a'], [name, 'b']],
+    });
+    expect(response.status).toBe(200);
+    const { event } = lastEvent();
+    expect(Object.getOwnPropertyDescriptor(event.queryStringParameters, name)?.value).toBe('2');
+    expect(Object.getOwnPropertyDescriptor(event.multiValueQueryStringParameters, name)?.value).toEqual(['1', '2']);
+    expect(Object.getOwnPropertyDescriptor(event.headers, name)?.value).toBe('b');
+    expect(Object.getOwnPropertyDescriptor(event.multiValueHeaders, name)?.value).toEqual(['a', 'b']);
+    expect(event.queryStringParameters?.version).toBe('1.0.0');
+    // Round-trips as the deployed function gets it: JSON.
+    expect(JSON.parse(JSON.stringify(event.multiValueHeaders))[name]).toEqual(['a', 'b']);
+    expect((await send('GET', '/prompts')).status).toBe(200);
+  });
+
+  test('a name repeated in another case joins the first spelling, every value kept in order', async () => {
+    await sendRaw(base, {
+      method: 'GET',
+      target: '/prompts',
+      headers: [['Authorization', 'Bearer a'], ['authorization', 'Bearer b'], ['AUTHORIZATION', 'Bearer c']],
+    });
+    const { event } = lastEvent();
+    expect(event.headers.Authorization).toBe('Bearer c');
+    expect(event.multiValueHeaders.Authorization).toEqual(['Bearer a', 'Bearer b', 'Bearer c']);
+    expect(Object.keys(event.headers).filter((name) => name.toLowerCase() === 'authorization')).toEqual(['Authorization']);
+  });
+});
+
+describe('what node:http would answer itself is answered in the API\'s format', () => {
+  test.each([
+    ['a header name that is not a token', 'GET /prompts HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n'],
+    ['an empty header name', 'GET /prompts HTTP/1.1\r\nHost: x\r\n: 1\r\n\r\n'],
+    ['a method HTTP does not know', 'FETCH /prompts HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['no request line at all', 'hello\r\n\r\n'],
+  ])('%s: 400 BAD_REQUEST, and no function runs', async (_, text) => {
+    const response = await sendRaw(base, Buffer.from(text, 'latin1'));
+    expectGatewayAnswer(response, 400, 'BAD_REQUEST');
+    expect(received).toEqual([]);
+  });
+
+  test('CONNECT: 405 METHOD_NOT_ALLOWED with Allow, like every method but GET and OPTIONS', async () => {
+    const response = await sendRaw(base, Buffer.from('CONNECT example.test:443 HTTP/1.1\r\nHost: example.test\r\n\r\n', 'latin1'));
+    expectGatewayAnswer(response, 405, 'METHOD_NOT_ALLOWED');
+    expect(response.headers.allow).toBe('GET, OPTIONS');
+  });
+
+  test('a request without Host is served like any other', async () => {
+    const response = await sendRaw(base, Buffer.from('GET /prompts HTTP/1.1\r\nConnection: close\r\n\r\n', 'latin1'));
+    expect(response.status).toBe(200);
+    expect(lastEvent().name).toBe('listPrompts');
+  });
+});
+
+describe('keep-alive: the client closes idle connections first, never the gateway', () => {
+  test('idle connections are kept at least 65 s, and the answer says so', async () => {
+    expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThanOrEqual(65_000);
+    expect(server.keepAliveTimeout).toBe(KEEP_ALIVE_TIMEOUT_MS);
+    expect(server.headersTimeout).toBeGreaterThan(server.keepAliveTimeout);
+    const connection = await RawConnection.open(base);
+    try {
+      const response = await connection.send({ method: 'GET', target: '/prompts', headers: [] });
+      expect(response.headers['keep-alive']).toBe(`timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}`);
+    } finally {
+      connection.close();
+    }
+  });
+
+  test("a connection idle for 6 s (past Node's default 5 s) is still open and answers the next request", async () => {
+    const connection = await RawConnection.open(base);
+    try {
+      expect((await connection.send({ method: 'GET', target: '/prompts', headers: [] })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      expect(connection.isClosed).toBe(false);
+      expect((await connection.send({ method: 'GET', target: '/prompts', headers: [] })).status).toBe(200);
+    } finally {
+      connection.close();
+    }
+  }, 20_000);
 });
 
 describe('concurrency, as a deployed function has it', () => {

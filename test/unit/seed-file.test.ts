@@ -128,3 +128,26 @@ test('keys reach the store only as their hash, id and display prefix', () => {
   ]);
   expect(JSON.stringify(account)).not.toContain(apiKey);
 });
+
+describe('labels', () => {
+  test('a prompt may carry labels, each at a version', () => {
+    const seed = parseSeed(withPrompt({ labels: { production: '1.0.0', 'canary-2': '1.1.0' } }), 'seed.json');
+    expect(seed.accounts[0]?.prompts[0]?.labels).toEqual({ production: '1.0.0', 'canary-2': '1.1.0' });
+  });
+
+  test.each([
+    ['a label on a draft of the file', { labels: { production: '1.1.0' } }, 'accounts[0].prompts[0].labels.production: version 1.1.0 is a draft in this file: only a published version can be labelled'],
+    ['the reserved name latest', { labels: { latest: '1.0.0' } }, 'accounts[0].prompts[0].labels.latest: a label must be 1 to 32 characters'],
+    ['a name with capitals', { labels: { Production: '1.0.0' } }, 'accounts[0].prompts[0].labels.Production: a label must be'],
+    ['a version that is not MAJOR.MINOR.PATCH', { labels: { production: '1.0' } }, 'accounts[0].prompts[0].labels.production: must be a version'],
+    ['labels that are not an object', { labels: ['production'] }, 'accounts[0].prompts[0].labels: must be an object of label: version'],
+  ])('refuses %s, naming the file and the field', (_name, prompt, message) => {
+    const text = seedWith({ prompts: [{ promptId: 'p', promptName: 'P', versions: [version(), version({ version: '1.1.0', published: false })], ...prompt }] });
+    expect(refusal(text)).toContain(`seed.json: ${message}`);
+  });
+
+  test('the import learns where each labelled prompt was read, to name it if the store refuses', () => {
+    const seed = mergeSeeds([{ source: 'team/a.json', seed: parseSeed(withPrompt({ labels: { production: '1.0.0' } }), 'team/a.json') }]);
+    expect(toAccountImports(seed)[0]?.prompts[0]?.source).toBe('team/a.json: accounts[0].prompts[0]');
+  });
+});

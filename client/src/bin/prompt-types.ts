@@ -19,11 +19,14 @@ Options:
   --out <file.ts>       where to write the module
   --type-name <name>    the exported type's name (default Prompts)
   --all-versions        also type every other published version (one request per version)
+  --label <name>        also type the version each prompt's label points at (one request per label;
+                        repeat it for several labels), for get(id, { label })
   --snapshot <file>     also write a snapshot of every prompt, for the client's snapshot option
   --help                show this help
 
 The key is read from PROMPTS_API_KEY only, so it never appears in a command line or a shell history.
-One request for the list (one unit of the key's quota), plus one per version with --all-versions.
+One request for the list (one unit of the key's quota), plus one per version with --all-versions and
+one per --label.
 `;
 
 class UsageError extends Error {}
@@ -36,6 +39,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<st
       out: { type: 'string' },
       'type-name': { type: 'string' },
       'all-versions': { type: 'boolean' },
+      label: { type: 'string', multiple: true },
       snapshot: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -53,17 +57,32 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<st
 
   const prompts = createPromptClient({ baseUrl, apiKey });
   const latest = await prompts.list();
+  const labelled = new Map<string, Record<string, readonly string[]>>();
+  for (const label of values.label ?? []) {
+    for (const prompt of await prompts.list({ label })) {
+      labelled.set(prompt.promptId, { ...labelled.get(prompt.promptId), [label]: prompt.variables });
+    }
+  }
   const typed: TypedPrompt[] = [];
   for (const prompt of latest) {
     let versions: Record<string, readonly string[]> | undefined;
     if (values['all-versions'] === true) {
-      versions = {};
+      const entries: [string, readonly string[]][] = [];
       for (const version of await publishedVersions(baseUrl, apiKey, prompt.promptId)) {
         if (version === prompt.version) continue;
-        versions[version] = variablesOfPrompt(await prompts.get(prompt.promptId, { version }));
+        entries.push([version, variablesOfPrompt(await prompts.get(prompt.promptId, { version }))]);
       }
+      // The server's names are data: fromEntries defines each one, where `versions[name] = ...` may set a prototype.
+      versions = Object.fromEntries(entries);
     }
-    typed.push({ promptId: prompt.promptId, version: prompt.version, variables: prompt.variables, ...(versions ? { versions } : {}) });
+    const labels = labelled.get(prompt.promptId);
+    typed.push({
+      promptId: prompt.promptId,
+      version: prompt.version,
+      variables: prompt.variables,
+      ...(versions ? { versions } : {}),
+      ...(labels ? { labels } : {}),
+    });
   }
   const out = resolve(values.out);
   await writeAtomically(out, typesModule(typed, { typeName, source: `${new URL(baseUrl).origin}/prompts`, generatedAt: new Date() }));

@@ -1,0 +1,63 @@
+import type { Command } from '../command';
+import { accountOption, labelOption, promptIdOption, versionOption } from '../option-values';
+
+/** Moving labels: what the API serves at `?label=`, changed without a deploy (README "Labels"). */
+
+const label: Command = {
+  words: ['prompts', 'label'],
+  summary: 'Point a label (production, staging, ...) at a published version: set it, or move it',
+  synopsis: '--account <accountId> --prompt <promptId> --label <name> --version <x.y.z>',
+  help: [
+    '--account <accountId>  the account (required)',
+    '--prompt <promptId>    the prompt (required)',
+    '--label <name>         the label (required): 1 to 32 characters of a-z 0-9 - _, starting with a letter;',
+    '                       "latest" is reserved (it always means the highest published version)',
+    '--version <x.y.z>      the published version it should point at (required); drafts are refused',
+    'The API serves the new target at ?label=<name> from the very next request. Running it again changes',
+    'nothing. To roll back, point the label at the version it pointed at before.',
+  ],
+  examples: [
+    'prompts label --account acme --prompt welcome-email --label production --version 1.2.0',
+    'prompts label --account acme --prompt welcome-email --label staging --version 1.3.0',
+  ],
+  options: { account: { type: 'string' }, prompt: { type: 'string' }, label: { type: 'string' }, version: { type: 'string' } },
+  async run(context, args) {
+    const accountId = accountOption(args);
+    const promptId = promptIdOption(args);
+    const name = labelOption(args);
+    const version = versionOption(args);
+    const change = await context.admin().setLabel(accountId, promptId, name, version);
+    const text = !change.changed
+      ? `Label ${name} of prompt ${promptId} already points at ${version}: nothing changed`
+      : change.previousVersion === undefined
+        ? `Label ${name} of prompt ${promptId} (account ${accountId}) now points at ${version}`
+        : `Moved label ${name} of prompt ${promptId} (account ${accountId}) from ${change.previousVersion} to ${version}`;
+    return { json: change, text };
+  },
+};
+
+const unlabel: Command = {
+  words: ['prompts', 'unlabel'],
+  summary: 'Remove a label from a prompt: the API answers 404 LABEL_NOT_FOUND for it from then on',
+  synopsis: '--account <accountId> --prompt <promptId> --label <name>',
+  help: [
+    '--account <accountId>  the account (required)',
+    '--prompt <promptId>    the prompt (required)',
+    '--label <name>         the label to remove (required)',
+    'Only the label goes: every version stays published. Removing a label the prompt does not carry changes nothing.',
+  ],
+  examples: ['prompts unlabel --account acme --prompt welcome-email --label staging'],
+  options: { account: { type: 'string' }, prompt: { type: 'string' }, label: { type: 'string' } },
+  async run(context, args) {
+    const accountId = accountOption(args);
+    const promptId = promptIdOption(args);
+    const name = labelOption(args);
+    const change = await context.admin().removeLabel(accountId, promptId, name);
+    const text = change.changed
+      ? `Removed label ${name} (was ${change.previousVersion}) from prompt ${promptId} of account ${accountId}`
+      : `Prompt ${promptId} has no label ${name}: nothing changed`;
+    return { json: change, text };
+  },
+};
+
+export const promptLabelCommands: readonly Command[] = [label, unlabel];

@@ -1,0 +1,36 @@
+import { synthesizeService } from './synth';
+
+/**
+ * What the functions send to CloudWatch Logs: their own JSON lines, one a request, and none of Lambda's
+ * START, END and REPORT lines (README "Logs").
+ */
+
+type LoggingConfig = { LogFormat?: string; SystemLogLevel?: string; ApplicationLogLevel?: string; LogGroup?: unknown };
+
+function loggingConfigs(context: Record<string, string> = {}): Record<string, LoggingConfig> {
+  const functions = synthesizeService({ context }).template.findResources('AWS::Lambda::Function') as Record<
+    string,
+    { Properties: { LoggingConfig?: LoggingConfig } }
+  >;
+  return Object.fromEntries(Object.entries(functions).map(([id, fn]) => [id, fn.Properties.LoggingConfig ?? {}]));
+}
+
+const byDefault = loggingConfigs();
+
+test('every function logs in JSON with system log level WARN: Lambda writes no START, END or REPORT line', () => {
+  expect(Object.keys(byDefault)).toHaveLength(3);
+  for (const config of Object.values(byDefault)) {
+    expect(config).toMatchObject({ LogFormat: 'JSON', SystemLogLevel: 'WARN', LogGroup: { Ref: expect.any(String) } });
+  }
+});
+
+test("Lambda's filter on the function's own lines is the level the functions log at (-c logLevel, INFO by default)", () => {
+  for (const config of Object.values(byDefault)) expect(config.ApplicationLogLevel).toBe('INFO');
+  for (const config of Object.values(loggingConfigs({ logLevel: 'debug' }))) expect(config.ApplicationLogLevel).toBe('DEBUG');
+});
+
+test("Powertools' CRITICAL and SILENT are Lambda's FATAL, the least it filters at", () => {
+  for (const level of ['critical', 'silent']) {
+    for (const config of Object.values(loggingConfigs({ logLevel: level }))) expect(config.ApplicationLogLevel).toBe('FATAL');
+  }
+});
