@@ -10,6 +10,7 @@ import { seedCounts } from '../admin/seed-file';
 import { type DashboardStack, type LocalStack, startDashboardStack, startLocalStack } from '../local/local-stack';
 import { loadLocalConfig } from '../local/local-config';
 import { type PlaygroundServer, startPlaygroundServer } from '../local/playground-server';
+import { ensureDashboardBuilt } from '../local/dashboard-build';
 
 /** How often the stack looks for its parent: fast enough that a killed npm frees the ports within a second. */
 const ORPHAN_CHECK_MS = 500;
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   // Before anything starts: a signal during start-up, or right after the banner, must find its handler.
   const stopping = stopOnSignals();
   const config = loadLocalConfig();
+  await ensureDashboardBuilt((line) => process.stdout.write(`${line}\n`));
   const stack = await startLocalStack(config, {
     onFunctionError: (functionName, error) => {
       process.stderr.write(`[${functionName}] the function failed: ${(error as Error)?.stack ?? String(error)}\n`);

@@ -5,6 +5,7 @@ import type { Construct } from 'constructs';
 import { serviceNameFor } from '../lambda/metric-names';
 import { ApiFunction } from './api-function';
 import { ApiGatewayAccount } from './api-gateway-account';
+import { DashboardFiles } from './dashboard-files';
 import { DashboardHosting } from './dashboard-hosting';
 import { ManagementApi } from './management-api';
 import { PromptApi } from './prompt-api';
@@ -202,6 +203,16 @@ export class PromptServiceStack extends Stack {
       logRetentionDays: this.#settings.logRetention,
     });
     const client = this.userPool.addDashboardClient(hosting.url);
+    new DashboardFiles(this, 'DashboardFiles', {
+      bucket: hosting.bucket,
+      distribution: hosting.distribution,
+      config: {
+        authorizeUrl: `${this.userPool.signInUrl}/oauth2/authorize`,
+        tokenUrl: `${this.userPool.signInUrl}/oauth2/token`,
+        clientId: client.userPoolClientId,
+        readApiUrl: this.api.restApi.url,
+      },
+    });
     this.#dashboard = { hosting, client };
     const distribution = Validations.of(hosting.distribution);
     distribution.acknowledge({

@@ -1,0 +1,138 @@
+import { ApiProblem, problemFromAnswer } from '../logic/api-errors';
+import type {
+  AccountSettings,
+  AddedMember,
+  ApiKey,
+  AuditPage,
+  IssuedKey,
+  KeyChange,
+  Me,
+  Member,
+  NewKey,
+  PromptDetail,
+  PromptListEntry,
+  StoredVersion,
+  Usage,
+  VersionContent,
+  VersionSummary,
+} from './types';
+import type { Role } from '../logic/roles';
+
+/**
+ * The management API on the dashboard's own origin (`/api`), with the signed-in person's ID token.
+ * Every failure is an ApiProblem (status 0 and code NETWORK when no answer came); a 401 also tells
+ * the page, which then asks the person to sign in again.
+ */
+export interface ApiOptions {
+  readonly token: () => string | undefined;
+  readonly onUnauthorized: () => void;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+const part = encodeURIComponent;
+
+export function createApi({ token, onUnauthorized }: ApiOptions) {
+  async function call<T>(method: Method, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ body: T; etag: string | null }> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
+    const bearer = token();
+    if (bearer) headers.Authorization = `Bearer ${bearer}`;
+    if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(`/api${path}`, {
+        method,
+        headers,
+        cache: 'no-store',
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      });
+    } catch {
+      throw new ApiProblem(0, 'NETWORK', 'the service could not be reached');
+    }
+    const text = await response.text().catch(() => '');
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    if (!response.ok) {
+      if (response.status === 401) onUnauthorized();
+      throw problemFromAnswer(response.status, body);
+    }
+    return { body: body as T, etag: response.headers.get('ETag') };
+  }
+
+  const get = async <T>(path: string): Promise<T> => (await call<T>('GET', path)).body;
+  const account = (accountId: string) => `/accounts/${part(accountId)}`;
+  const prompt = (accountId: string, promptId: string) => `${account(accountId)}/prompts/${part(promptId)}`;
+  const version = (accountId: string, promptId: string, v: string) => `${prompt(accountId, promptId)}/versions/${part(v)}`;
+  const key = (accountId: string, keyId: string) => `${account(accountId)}/keys/${part(keyId)}`;
+
+  return {
+    me: () => get<Me>('/me'),
+    account: (accountId: string) => get<AccountSettings>(account(accountId)),
+    updateAccount: async (accountId: string, change: { name?: string; protectedLabels?: string[] }) =>
+      (await call<AccountSettings>('PATCH', account(accountId), { body: change })).body,
+
+    prompts: async (accountId: string) => (await get<{ prompts: PromptListEntry[] }>(`${account(accountId)}/prompts`)).prompts,
+    createPrompt: async (accountId: string, promptId: string, promptName: string) =>
+      (await call<PromptListEntry>('POST', `${account(accountId)}/prompts`, { body: { promptId, promptName } })).body,
+    prompt: (accountId: string, promptId: string) => get<PromptDetail>(prompt(accountId, promptId)),
+    deletePrompt: async (accountId: string, promptId: string) => {
+      await call('POST', `${prompt(accountId, promptId)}/delete`);
+    },
+    restorePrompt: async (accountId: string, promptId: string) => {
+      await call('POST', `${prompt(accountId, promptId)}/restore`);
+    },
+
+    version: async (accountId: string, promptId: string, v: string): Promise<StoredVersion> => {
+      const { body, etag } = await call<StoredVersion>('GET', version(accountId, promptId, v));
+      return { ...body, etag: etag ?? body.etag };
+    },
+    /** A new draft: `If-None-Match: *`, so an existing version is never overwritten. */
+    createDraft: async (accountId: string, promptId: string, v: string, content: VersionContent): Promise<StoredVersion> => {
+      const { body, etag } = await call<StoredVersion>('PUT', version(accountId, promptId, v), { body: content, headers: { 'If-None-Match': '*' } });
+      return { ...body, etag: etag ?? body.etag };
+    },
+    /** Saves over the draft as it was read (`etag`): a 412 means someone saved in between. */
+    saveDraft: async (accountId: string, promptId: string, v: string, content: VersionContent, etag: string): Promise<StoredVersion> => {
+      const answer = await call<StoredVersion>('PUT', version(accountId, promptId, v), { body: content, headers: { 'If-Match': etag } });
+      return { ...answer.body, etag: answer.etag ?? answer.body.etag };
+    },
+    deleteDraft: async (accountId: string, promptId: string, v: string, etag: string) => {
+      await call('DELETE', version(accountId, promptId, v), { headers: { 'If-Match': etag } });
+    },
+    publish: async (accountId: string, promptId: string, v: string, etag: string, note: string) =>
+      (await call<VersionSummary>('POST', `${version(accountId, promptId, v)}/publish`, { body: { note }, headers: { 'If-Match': etag } })).body,
+    setLabel: async (accountId: string, promptId: string, label: string, v: string) => {
+      await call('PUT', `${prompt(accountId, promptId)}/labels/${part(label)}`, { body: { version: v } });
+    },
+    removeLabel: async (accountId: string, promptId: string, label: string) => {
+      await call('DELETE', `${prompt(accountId, promptId)}/labels/${part(label)}`);
+    },
+
+    keys: async (accountId: string) => (await get<{ keys: ApiKey[] }>(`${account(accountId)}/keys`)).keys,
+    createKey: async (accountId: string, input: NewKey) => (await call<IssuedKey>('POST', `${account(accountId)}/keys`, { body: input })).body,
+    updateKey: async (accountId: string, keyId: string, change: KeyChange) => (await call<ApiKey>('PATCH', key(accountId, keyId), { body: change })).body,
+    rotateKey: async (accountId: string, keyId: string, graceSeconds: number) =>
+      (await call<IssuedKey>('POST', `${key(accountId, keyId)}/rotate`, { body: { graceSeconds } })).body,
+    revokeKey: async (accountId: string, keyId: string) => (await call<ApiKey>('POST', `${key(accountId, keyId)}/revoke`)).body,
+
+    usage: (accountId: string, month: string) => get<Usage>(`${account(accountId)}/usage?month=${part(month)}`),
+
+    members: async (accountId: string) => (await get<{ members: Member[] }>(`${account(accountId)}/members`)).members,
+    addMember: async (accountId: string, email: string, role: Role) =>
+      (await call<AddedMember>('POST', `${account(accountId)}/members`, { body: { email, role } })).body,
+    setRole: async (accountId: string, userId: string, role: Role) =>
+      (await call<Member>('PATCH', `${account(accountId)}/members/${part(userId)}`, { body: { role } })).body,
+    removeMember: async (accountId: string, userId: string) => {
+      await call('DELETE', `${account(accountId)}/members/${part(userId)}`);
+    },
+
+    audit: (accountId: string, before?: string) =>
+      get<AuditPage>(`${account(accountId)}/audit${before === undefined ? '' : `?before=${part(before)}`}`),
+  };
+}
+
+export type Api = ReturnType<typeof createApi>;

@@ -1,0 +1,146 @@
+import type { AuditEntry } from '../logic/audit-text';
+import type { Role } from '../logic/roles';
+
+/** The management API's answers (shared/spec management-api.md), as the dashboard reads them. */
+
+export interface Membership {
+  readonly accountId: string;
+  readonly name: string;
+  readonly plan: string;
+  readonly role: Role;
+}
+
+export interface Me {
+  readonly userId: string;
+  readonly email: string;
+  readonly accounts: readonly Membership[];
+}
+
+export interface AccountSettings {
+  readonly accountId: string;
+  readonly name: string;
+  readonly plan: string;
+  readonly protectedLabels: readonly string[];
+  readonly role?: Role;
+}
+
+export interface PromptListEntry {
+  readonly promptId: string;
+  readonly promptName: string;
+  readonly deleted: boolean;
+  readonly latestVersion: string | null;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly drafts: readonly string[];
+  readonly updatedAt: string | null;
+  readonly updatedBy: string | null;
+}
+
+export interface VersionSummary {
+  readonly version: string;
+  readonly published: boolean;
+  readonly publishedAt: string | null;
+  readonly publishedBy: string | null;
+  readonly note: string | null;
+  readonly updatedAt: string | null;
+  readonly updatedBy: string | null;
+}
+
+export interface PromptDetail extends Omit<PromptListEntry, 'drafts'> {
+  readonly versions: readonly VersionSummary[];
+}
+
+export interface PromptConfig {
+  readonly model: string;
+  readonly temperature: number;
+  readonly schema?: readonly unknown[];
+  readonly inputData?: unknown;
+  readonly inputDataRootName?: string | null;
+  readonly [other: string]: unknown;
+}
+
+export interface VersionContent {
+  readonly systemMessage: string;
+  readonly userMessage: string;
+  readonly config: PromptConfig;
+}
+
+export interface StoredVersion extends VersionContent {
+  readonly version: string;
+  readonly published: boolean;
+  /** The strong ETag, quoted, as If-Match wants it back. */
+  readonly etag: string;
+  readonly updatedAt: string | null;
+  readonly updatedBy: string | null;
+}
+
+export type KeyState = 'active' | 'disabled' | 'revoked' | 'expired';
+
+export interface ApiKey {
+  readonly keyId: string;
+  readonly name: string | null;
+  readonly displayPrefix: string | null;
+  readonly state: KeyState | string;
+  /** The limit in force: the key's own, or its plan's. */
+  readonly limit?: number;
+  readonly monthlyLimit: number | null;
+  readonly scope: readonly string[] | null;
+  readonly expiresAt: string | null;
+  readonly createdAt: string | null;
+  readonly createdBy: string | null;
+  readonly usedThisMonth?: number;
+}
+
+/** The only answers that hold a key's secret: creating and rotating. */
+export interface IssuedKey {
+  readonly key: ApiKey;
+  readonly apiKey: string;
+  readonly retired?: ApiKey;
+}
+
+export interface NewKey {
+  readonly name: string;
+  readonly monthlyLimit?: number;
+  readonly scope?: readonly string[];
+  readonly expiresAt?: string;
+}
+
+export interface KeyChange {
+  readonly name?: string;
+  readonly monthlyLimit?: number | null;
+  readonly scope?: readonly string[] | null;
+  readonly expiresAt?: string | null;
+  readonly disabled?: boolean;
+}
+
+export interface Member {
+  readonly userId: string;
+  readonly email: string;
+  readonly role: Role;
+  readonly addedAt?: string;
+  readonly addedBy?: string;
+}
+
+export interface AddedMember {
+  readonly member: Member;
+  /** Only where the user pool sends no invitation (locally): shown once to whoever added the person. */
+  readonly temporaryPassword?: string;
+}
+
+export interface KeyUsage {
+  readonly keyId: string;
+  readonly name: string | null;
+  readonly used: number;
+  readonly limit: number;
+  /** Count per UTC day `"01"`-`"31"`; null for a month older than the days kept. */
+  readonly days: Readonly<Record<string, number>> | null;
+}
+
+export interface Usage {
+  readonly month: string;
+  readonly keys: readonly KeyUsage[];
+}
+
+export interface AuditPage {
+  readonly entries: readonly AuditEntry[];
+  readonly next: string | null;
+}

@@ -1,0 +1,284 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { createApi } from './api/client';
+import type { AccountSettings, Me } from './api/types';
+import { currentSession, type Session, signOut, startSignIn } from './auth/session';
+import { ErrorNote, Loading } from './components/ui';
+import { useLoad } from './components/hooks';
+import type { SignInConfig } from './logic/pkce';
+import { ROLE_SUMMARY } from './logic/roles';
+import { hrefOf, parseRoute, type Route, type Section, sectionOf } from './logic/route';
+import { AuditPage } from './pages/audit-page';
+import { ComparePage } from './pages/compare-page';
+import { KeysPage } from './pages/keys-page';
+import { MembersPage } from './pages/members-page';
+import { PromptPage } from './pages/prompt-page';
+import { PromptsPage } from './pages/prompts-page';
+import { UsagePage } from './pages/usage-page';
+import { VersionPage } from './pages/version-page';
+import { type Workspace, WorkspaceContext } from './workspace';
+
+function useRoute(): [Route, (route: Route) => void] {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const follow = () => setRoute(parseRoute(location.hash));
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  const navigate = useCallback((next: Route) => {
+    location.hash = hrefOf(next).slice(1);
+  }, []);
+  return [route, navigate];
+}
+
+export function App({ config, signInProblem }: { config: SignInConfig; signInProblem: string | undefined }) {
+  const [session, setSession] = useState<Session | undefined>(() => currentSession());
+  const [expired, setExpired] = useState(false);
+  const onExpired = useCallback(() => setExpired(true), []);
+  const signIn = () => startSignIn(config, location.hash);
+  if (!session) return <SignInScreen problem={signInProblem} onSignIn={signIn} />;
+  return (
+    <SignedIn
+      config={config}
+      session={session}
+      expired={expired}
+      onExpired={onExpired}
+      onSignIn={signIn}
+      onSignOut={() => {
+        signOut();
+        setSession(undefined);
+      }}
+    />
+  );
+}
+
+function SignInScreen({ problem, onSignIn }: { problem: string | undefined; onSignIn(): void }) {
+  useEffect(() => {
+    document.title = 'Sign in · Prompt dashboard';
+  }, []);
+  return (
+    <main class="sign-in" id="main">
+      <h1>Prompt dashboard</h1>
+      <p>Author, publish and label prompts, manage API keys and people, and watch usage.</p>
+      {problem ? (
+        <p class="error" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      <button type="button" class="button primary" onClick={onSignIn}>
+        Sign in
+      </button>
+    </main>
+  );
+}
+
+const SECTIONS: readonly { section: Section; text: string }[] = [
+  { section: 'prompts', text: 'Prompts' },
+  { section: 'keys', text: 'API keys' },
+  { section: 'usage', text: 'Usage' },
+  { section: 'members', text: 'Members' },
+  { section: 'audit', text: 'Audit log' },
+];
+
+function SignedIn(props: { config: SignInConfig; session: Session; expired: boolean; onExpired(): void; onSignIn(): void; onSignOut(): void }) {
+  const { config, session, onExpired } = props;
+  const api = useMemo(
+    () => createApi({ token: () => currentSession()?.idToken ?? session.idToken, onUnauthorized: onExpired }),
+    [session, onExpired],
+  );
+  const [route, navigate] = useRoute();
+  const me = useLoad(() => api.me(), [api]);
+  const [announcement, setAnnouncement] = useState('');
+
+  // Home: the first account's prompts.
+  useEffect(() => {
+    const first = me.data?.accounts[0];
+    if (route.page === 'home' && first) navigate({ page: 'prompts', accountId: first.accountId });
+  }, [route, me.data, navigate]);
+
+  const header = (
+    <header class="top">
+      <a class="brand" href="#/">
+        Prompt dashboard
+      </a>
+      {me.data ? <AccountSwitcher me={me.data} route={route} navigate={navigate} /> : null}
+      <span class="who">
+        Signed in as <strong>{me.data?.email ?? session.claims.email}</strong>
+      </span>
+      <button type="button" class="button plain" onClick={props.onSignOut}>
+        Sign out
+      </button>
+    </header>
+  );
+
+  const expiredBanner = props.expired ? (
+    <div class="banner" role="alert">
+      Your sign-in has expired. Your unsaved text stays in this tab.{' '}
+      <button type="button" class="button primary" onClick={props.onSignIn}>
+        Sign in again
+      </button>
+    </div>
+  ) : null;
+
+  if (!me.data) {
+    return (
+      <>
+        {header}
+        {expiredBanner}
+        <main id="main">{me.problem ? <ErrorNote problem={me.problem} doing="Reading your accounts" /> : <Loading what="your accounts" />}</main>
+      </>
+    );
+  }
+  const accountId = route.page === 'home' ? undefined : route.accountId;
+  const account = me.data.accounts.find((membership) => membership.accountId === accountId);
+  if (!account) {
+    return (
+      <>
+        {header}
+        {expiredBanner}
+        <main id="main">
+          <h1>No account here</h1>
+          <p>
+            {me.data.accounts.length === 0
+              ? 'You are not a member of any account yet. Ask an admin of your team to add you.'
+              : accountId
+                ? `You are not a member of the account ${accountId}. Pick one of yours above.`
+                : 'Pick one of your accounts above.'}
+          </p>
+        </main>
+      </>
+    );
+  }
+  return (
+    <AccountArea
+      key={account.accountId}
+      api={api}
+      config={config}
+      me={me.data}
+      route={route}
+      navigate={navigate}
+      header={header}
+      banner={expiredBanner}
+      announcement={announcement}
+      announce={setAnnouncement}
+      membership={account}
+    />
+  );
+}
+
+function AccountSwitcher({ me, route, navigate }: { me: Me; route: Route; navigate(route: Route): void }) {
+  const current = route.page === 'home' ? '' : route.accountId;
+  return (
+    <label class="switcher">
+      Account{' '}
+      <select
+        value={current}
+        onChange={(event) => {
+          const accountId = (event.currentTarget as HTMLSelectElement).value;
+          const section = sectionOf(route) ?? 'prompts';
+          navigate({ page: section, accountId } as Route);
+        }}
+      >
+        {current === '' ? <option value="">Choose an account</option> : null}
+        {me.accounts.map((membership) => (
+          <option key={membership.accountId} value={membership.accountId}>
+            {membership.name} ({membership.role})
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function AccountArea(props: {
+  api: ReturnType<typeof createApi>;
+  config: SignInConfig;
+  me: Me;
+  route: Route;
+  navigate(route: Route): void;
+  header: ComponentChildren;
+  banner: ComponentChildren;
+  announcement: string;
+  announce(message: string): void;
+  membership: Me['accounts'][number];
+}) {
+  const { api, membership, route } = props;
+  const [settings, setSettings] = useState<AccountSettings | undefined>(undefined);
+  const [round, setRound] = useState(0);
+  const section = sectionOf(route);
+  // Read again on each section change, so a role changed meanwhile shows.
+  useEffect(() => {
+    let current = true;
+    api.account(membership.accountId).then(
+      (read) => current && setSettings(read),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, membership.accountId, section, round]);
+  const role = settings?.role ?? membership.role;
+  const workspace: Workspace = {
+    api,
+    config: props.config,
+    me: props.me,
+    account: membership,
+    settings,
+    role,
+    navigate: props.navigate,
+    refreshAccount: () => setRound((n) => n + 1),
+    announce: props.announce,
+  };
+  return (
+    <WorkspaceContext.Provider value={workspace}>
+      <button type="button" class="skip" onClick={() => document.getElementById('main')?.focus()}>
+        Skip to content
+      </button>
+      {props.header}
+      <nav class="sections" aria-label="Sections">
+        <ul>
+          {SECTIONS.map((item) => (
+            <li key={item.section}>
+              <a href={hrefOf({ page: item.section, accountId: membership.accountId } as Route)} aria-current={section === item.section ? 'page' : undefined}>
+                {item.text}
+              </a>
+            </li>
+          ))}
+        </ul>
+        <p class="role" data-role={role}>
+          Your role in {settings?.name ?? membership.name}: <strong>{role}</strong> <span class="muted">({ROLE_SUMMARY[role]})</span>
+        </p>
+      </nav>
+      {props.banner}
+      <main id="main" tabIndex={-1}>
+        <Page route={route} />
+      </main>
+      <p class="visually-hidden" role="status" aria-live="polite">
+        {props.announcement}
+      </p>
+    </WorkspaceContext.Provider>
+  );
+}
+
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'prompts':
+      return <PromptsPage />;
+    case 'prompt':
+      return <PromptPage key={route.promptId} promptId={route.promptId} />;
+    case 'version':
+      return <VersionPage key={`${route.promptId}@${route.version}`} promptId={route.promptId} version={route.version} />;
+    case 'compare':
+      return <ComparePage promptId={route.promptId} from={route.from} to={route.to} />;
+    case 'keys':
+      return <KeysPage />;
+    case 'usage':
+      return <UsagePage />;
+    case 'members':
+      return <MembersPage />;
+    case 'audit':
+      return <AuditPage />;
+    default:
+      return null;
+  }
+}

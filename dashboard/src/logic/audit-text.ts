@@ -1,0 +1,89 @@
+/** An audit entry in a sentence: who did what to which thing, and how it ended. */
+
+export interface AuditEntry {
+  readonly entryId: string;
+  readonly at: string;
+  readonly actor: { readonly type: 'user'; readonly userId: string; readonly email: string } | { readonly type: 'cli'; readonly operator: string };
+  readonly action: string;
+  readonly target: Readonly<Record<string, string>>;
+  readonly before?: Readonly<Record<string, unknown>>;
+  readonly after?: Readonly<Record<string, unknown>>;
+  readonly outcome: 'pending' | 'succeeded' | 'failed' | 'refused';
+  readonly reason?: { readonly code: string; readonly message: string };
+}
+
+const ACTIONS: Readonly<Record<string, string>> = {
+  'account.update': 'changed the account settings',
+  'prompt.create': 'created prompt',
+  'prompt.delete': 'deleted prompt',
+  'prompt.restore': 'restored prompt',
+  'draft.create': 'created draft',
+  'draft.save': 'saved draft',
+  'draft.delete': 'deleted draft',
+  'version.publish': 'published',
+  'label.set': 'moved label',
+  'label.remove': 'removed label',
+  'key.create': 'created key',
+  'key.update': 'changed key',
+  'key.rotate': 'rotated key',
+  'key.revoke': 'revoked key',
+  'member.add': 'added member',
+  'member.set-role': 'changed the role of',
+  'member.remove': 'removed member',
+};
+
+export function actorName(entry: Pick<AuditEntry, 'actor'>): string {
+  return entry.actor.type === 'user' ? entry.actor.email : `operator ${entry.actor.operator} (CLI)`;
+}
+
+/** What was acted on, e.g. `welcome-email 1.0.1`, `production of welcome-email`; people by email where known. */
+export function targetText(entry: Pick<AuditEntry, 'target' | 'after' | 'before'>, emails: ReadonlyMap<string, string> = new Map()): string {
+  const { promptId, version, label, keyId, userId, email } = entry.target;
+  const afterVersion = typeof entry.after?.version === 'string' ? entry.after.version : undefined;
+  if (label && promptId) return `${label} of ${promptId}${afterVersion ? ` to ${afterVersion}` : ''}`;
+  if (promptId && version) return `${promptId} ${version}`;
+  if (promptId) return promptId;
+  if (keyId) return keyId;
+  const targetEmail =
+    email ??
+    (typeof entry.after?.email === 'string' ? entry.after.email : undefined) ??
+    (typeof entry.before?.email === 'string' ? entry.before.email : undefined) ??
+    (userId ? emails.get(userId) : undefined);
+  if (targetEmail) return targetEmail;
+  if (userId) return userId;
+  return '';
+}
+
+export function auditSentence(entry: AuditEntry, emails?: ReadonlyMap<string, string>): string {
+  const did = ACTIONS[entry.action] ?? entry.action;
+  const what = targetText(entry, emails);
+  return `${actorName(entry)} ${did}${what ? ` ${what}` : ''}`;
+}
+
+export const OUTCOME_WORDS: Readonly<Record<AuditEntry['outcome'], string>> = {
+  succeeded: 'done',
+  failed: 'failed',
+  refused: 'refused',
+  pending: 'in progress',
+};
+
+/** The outcome in words, with the reason when it did not happen. */
+export function outcomeText(entry: AuditEntry): string {
+  const words = OUTCOME_WORDS[entry.outcome] ?? entry.outcome;
+  return entry.reason && entry.outcome !== 'succeeded' ? `${words}: ${entry.reason.message}` : words;
+}
+
+/** A change's before and after, compact: `was {"version":"1.0.0"}; now {"version":"1.0.1"}`; never a key's secret, which the log never holds. */
+export function changeText(entry: Pick<AuditEntry, 'before' | 'after'>): string {
+  // A content hash says nothing to a person; what changed around it does.
+  const show = (value: Readonly<Record<string, unknown>> | undefined) => {
+    const shown = Object.entries(value ?? {}).filter(([name]) => name !== 'etag');
+    return shown.length === 0 ? '' : JSON.stringify(Object.fromEntries(shown));
+  };
+  const before = show(entry.before);
+  const after = show(entry.after);
+  if (!before && !after) return '';
+  if (!before) return after;
+  if (!after) return `was ${before}; now none`;
+  return `was ${before}; now ${after}`;
+}

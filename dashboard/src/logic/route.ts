@@ -1,0 +1,63 @@
+/**
+ * The dashboard's pages, in the address bar's fragment (`#/accounts/acme/prompts/welcome`): any static
+ * host serves the one index.html, and a reload or a shared link opens the same page.
+ */
+export type Section = 'prompts' | 'keys' | 'usage' | 'members' | 'audit';
+
+export type Route =
+  | { readonly page: 'home' }
+  | { readonly page: 'prompts'; readonly accountId: string }
+  | { readonly page: 'prompt'; readonly accountId: string; readonly promptId: string }
+  | { readonly page: 'version'; readonly accountId: string; readonly promptId: string; readonly version: string }
+  | { readonly page: 'compare'; readonly accountId: string; readonly promptId: string; readonly from: string; readonly to: string }
+  | { readonly page: 'keys' | 'usage' | 'members' | 'audit'; readonly accountId: string };
+
+const SECTIONS = new Set(['prompts', 'keys', 'usage', 'members', 'audit']);
+
+export function parseRoute(hash: string): Route {
+  const path = hash.replace(/^#/, '').split('?')[0] ?? '';
+  const parts = path
+    .split('/')
+    .filter(Boolean)
+    .map((part) => {
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        return part;
+      }
+    });
+  const [root, accountId, section, promptId, sub, version, extra] = parts;
+  if (root !== 'accounts' || !accountId) return { page: 'home' };
+  if (section === undefined) return { page: 'prompts', accountId };
+  if (!SECTIONS.has(section)) return { page: 'home' };
+  if (section !== 'prompts') return promptId === undefined ? { page: section as 'keys', accountId } : { page: 'home' };
+  if (promptId === undefined) return { page: 'prompts', accountId };
+  if (sub === undefined) return { page: 'prompt', accountId, promptId };
+  if (sub === 'versions' && version !== undefined && extra === undefined) return { page: 'version', accountId, promptId, version };
+  if (sub === 'compare' && version !== undefined && extra !== undefined) return { page: 'compare', accountId, promptId, from: version, to: extra };
+  return { page: 'prompt', accountId, promptId };
+}
+
+const part = encodeURIComponent;
+
+export function hrefOf(route: Route): string {
+  switch (route.page) {
+    case 'home':
+      return '#/';
+    case 'prompt':
+      return `#/accounts/${part(route.accountId)}/prompts/${part(route.promptId)}`;
+    case 'version':
+      return `#/accounts/${part(route.accountId)}/prompts/${part(route.promptId)}/versions/${part(route.version)}`;
+    case 'compare':
+      return `#/accounts/${part(route.accountId)}/prompts/${part(route.promptId)}/compare/${part(route.from)}/${part(route.to)}`;
+    default:
+      return `#/accounts/${part(route.accountId)}/${route.page}`;
+  }
+}
+
+/** The section of the navigation a page belongs to. */
+export function sectionOf(route: Route): Section | undefined {
+  if (route.page === 'home') return undefined;
+  if (route.page === 'prompt' || route.page === 'version' || route.page === 'compare') return 'prompts';
+  return route.page;
+}

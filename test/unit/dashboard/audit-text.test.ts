@@ -1,0 +1,39 @@
+import { type AuditEntry, auditSentence, changeText, outcomeText } from '../../../dashboard/src/logic/audit-text';
+
+const user = { type: 'user' as const, userId: 'u1', email: 'ada@example.com' };
+const entry = (fields: Partial<AuditEntry>): AuditEntry => ({ entryId: 'e', at: '2026-11-23T10:00:00Z', actor: user, action: 'x', target: {}, outcome: 'succeeded', ...fields });
+
+describe('audit entries in sentences', () => {
+  test('a publish names the prompt and version', () => {
+    expect(auditSentence(entry({ action: 'version.publish', target: { promptId: 'welcome', version: '1.0.1' } }))).toBe('ada@example.com published welcome 1.0.1');
+  });
+
+  test('a label move names the label, the prompt and where it went', () => {
+    expect(auditSentence(entry({ action: 'label.set', target: { promptId: 'welcome', label: 'production' }, after: { version: '1.0.0' } }))).toBe(
+      'ada@example.com moved label production of welcome to 1.0.0',
+    );
+  });
+
+  test('an operator through the CLI is named as one', () => {
+    expect(auditSentence(entry({ actor: { type: 'cli', operator: 'ci' }, action: 'key.revoke', target: { keyId: 'key_0123456789abcdef' } }))).toBe(
+      'operator ci (CLI) revoked key key_0123456789abcdef',
+    );
+  });
+
+  test('a refused attempt says why', () => {
+    expect(outcomeText(entry({ outcome: 'refused', reason: { code: 'FORBIDDEN', message: 'it needs editor' } }))).toBe('refused: it needs editor');
+    expect(outcomeText(entry({}))).toBe('done');
+  });
+
+  test('before and after, compactly', () => {
+    expect(changeText({ before: { version: '1.0.0' }, after: { version: '1.0.1' } })).toBe('was {"version":"1.0.0"}; now {"version":"1.0.1"}');
+    expect(changeText({})).toBe('');
+    expect(changeText({ before: { etag: 'a' }, after: { etag: 'b', published: true } })).toBe('{"published":true}');
+  });
+});
+
+test('a role change names the person by email when the members list knows them, else by user id', () => {
+  const change = entry({ action: 'member.set-role', target: { userId: 'u-7' }, before: { role: 'viewer' }, after: { role: 'editor' } });
+  expect(auditSentence(change, new Map([['u-7', 'grace@example.com']]))).toBe('ada@example.com changed the role of grace@example.com');
+  expect(auditSentence(change)).toBe('ada@example.com changed the role of u-7');
+});

@@ -1,0 +1,35 @@
+import { hrefOf, parseRoute, type Route } from '../../../dashboard/src/logic/route';
+
+describe('dashboard routes in the address fragment', () => {
+  const routes: Route[] = [
+    { page: 'home' },
+    { page: 'prompts', accountId: 'acme' },
+    { page: 'prompt', accountId: 'acme', promptId: 'web.welcome-email' },
+    { page: 'version', accountId: 'acme', promptId: 'welcome', version: '1.0.1' },
+    { page: 'compare', accountId: 'acme', promptId: 'welcome', from: '1.0.0', to: '1.0.1' },
+    { page: 'keys', accountId: 'acme' },
+    { page: 'usage', accountId: 'acme' },
+    { page: 'members', accountId: 'acme' },
+    { page: 'audit', accountId: 'acme' },
+  ];
+
+  test.each(routes.map((route) => [hrefOf(route), route]))('%s reads back as the same page', (href, route) => {
+    expect(parseRoute(href)).toEqual(route);
+  });
+
+  test('an account alone opens its prompts', () => {
+    expect(parseRoute('#/accounts/acme')).toEqual({ page: 'prompts', accountId: 'acme' });
+  });
+
+  test('anything else is home', () => {
+    expect(parseRoute('')).toEqual({ page: 'home' });
+    expect(parseRoute('#/nowhere')).toEqual({ page: 'home' });
+    expect(parseRoute('#/accounts/acme/secrets')).toEqual({ page: 'home' });
+  });
+
+  test('ids with characters a path would misread are encoded', () => {
+    const route: Route = { page: 'prompt', accountId: 'a b', promptId: 'x/y' };
+    expect(hrefOf(route)).toBe('#/accounts/a%20b/prompts/x%2Fy');
+    expect(parseRoute(hrefOf(route))).toEqual(route);
+  });
+});
