@@ -13,7 +13,12 @@ function loggingConfigs(context: Record<string, string> = {}): Record<string, Lo
     string,
     { Properties: { LoggingConfig?: LoggingConfig } }
   >;
-  return Object.fromEntries(Object.entries(functions).map(([id, fn]) => [id, fn.Properties.LoggingConfig ?? {}]));
+  return Object.fromEntries(
+    Object.entries(functions)
+      // CDK's own function that uploads the dashboard's files runs at deploy only, never per request.
+      .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'))
+      .map(([id, fn]) => [id, fn.Properties.LoggingConfig ?? {}]),
+  );
 }
 
 const byDefault = loggingConfigs();
