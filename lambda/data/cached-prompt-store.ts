@@ -47,7 +47,7 @@ function charactersOfAnswer(answer: Answer): number {
 /**
  * Prompts from memory, under the account's prompt revision. Every change to what the API serves of an
  * account's prompts (a publish, a label set, moved or removed, a delete, a restore, an import of any of
- * these) raises the revision and copies it to each of the account's keys (admin/store/propagation.ts),
+ * these) raises the revision and copies it to each of the account's keys (lambda/store/propagation.ts),
  * and each request learns it from the key it already updates: an answer is served only under the
  * revision it was read under, so a change applies from the very next request, and a warm container
  * answers every route with that one update. The first request after a change reads again.

@@ -24,7 +24,7 @@ export interface AccountItem {
    * names someone who is not an owner; the member items hold the roles.
    */
   owners?: Set<string>;
-  /** Hashes of keys written since the revision was last raised (admin/store/propagation.ts). */
+  /** Hashes of keys written since the revision was last raised (lambda/store/propagation.ts). */
   newKeys?: Set<string>;
 }
 

@@ -101,7 +101,7 @@ export interface HeadWrite {
  */
 export type ImportMode = 'strict' | 'create-missing';
 
-/** A label to point at a version, once the versions and heads are written (admin/store/labels.ts). */
+/** A label to point at a version, once the versions and heads are written (lambda/store/labels.ts). */
 export interface LabelWrite {
   readonly accountId: string;
   readonly promptId: string;

@@ -18,7 +18,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** admin/store/labels.ts and label imports, against a real DynamoDB-compatible store (dynalite). */
+/** lambda/store/labels.ts and label imports, against a real DynamoDB-compatible store (dynalite). */
 
 let local: LocalStore;
 let admin: AdminStore;
