@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { AssetHashType, type CfnElement, DockerImage, Stack, Validations } from 'aws-cdk-lib';
+import { AssetHashType, type CfnElement, DockerImage, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { IDistribution } from 'aws-cdk-lib/aws-cloudfront';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
@@ -78,13 +78,15 @@ export class DashboardFiles extends Construct {
       reason: `CDK's BucketDeployment function writes its own logs with the AWS managed basic execution policy. ${deployOnly}`,
     });
     const bucketObjects = `<${Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnElement)}.Arn>/*`;
+    // cdk-nag names the region as the stack has it: a token in tests, the region itself when bin/app.ts sets one.
+    const region = Token.isUnresolved(Stack.of(this).region) ? '<AWS::Region>' : Stack.of(this).region;
     for (const [finding, why] of [
       ['Action::s3:GetObject*', 'reads the zipped dashboard from the CDK assets bucket'],
       ['Action::s3:GetBucket*', "reads the buckets' settings to copy the files with the right metadata"],
       ['Action::s3:List*', 'lists what the dashboard bucket holds, to remove the files a new build no longer has'],
       ['Action::s3:DeleteObject*', 'removes the files of an older build (prune), so only the current build is served'],
       ['Action::s3:Abort*', 'aborts its own multipart uploads when a deploy fails half-way'],
-      ['Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*', 'reads the assets CDK uploaded to its bootstrap bucket'],
+      [`Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-${region}/*`, 'reads the assets CDK uploaded to its bootstrap bucket'],
       [`Resource::${bucketObjects}`, "writes every object of the dashboard's own bucket"],
       ['Resource::*', 'invalidates the distribution after an upload: CloudFront has no resource-level permission for that'],
     ] as const) {
