@@ -4,6 +4,7 @@
  * with SOAK_CONNECTIONS keep-alive clients. The RSS of the stack's process is read every SOAK_SAMPLE_EVERY
  * answers; the slope of RSS against requests over the second half of each run says whether it still grows
  * once warm.
+ * The management API's reads run on the dashboard's origin as the demo user, signed in through the local user pool.
  * Prints a Markdown table and writes it to bench/SOAK-RESULTS.md.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -14,6 +15,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { signIn } from '../test/support/oauth-sign-in';
 
 /** Each run stops at SOAK_REQUESTS answers, or at SOAK_SECONDS if that comes first (a slow machine). */
 const REQUESTS = Number(process.env.SOAK_REQUESTS ?? 20_000);
@@ -35,6 +37,8 @@ const PROMPTS = 10;
 
 interface Route {
   readonly name: string;
+  /** The read API with the key (default), or the management API on the dashboard's origin as the signed-in demo user. */
+  readonly origin?: 'api' | 'dashboard';
   /** The status every answer should have; 0 for the mix, where 200 and 404 both are. */
   readonly status: number;
   /** The path of the next request. */
@@ -68,7 +72,13 @@ const single: Route[] = [
   { name: `\`GET /prompts\` (${PROMPTS} prompts)`, status: 200, next: () => '/prompts' },
   { name: '`GET /prompts?include_versions=true`', status: 200, next: () => '/prompts?include_versions=true' },
 ];
-const ROUTES: Route[] = [...single, mixOf(single)].filter((route) => route.name.includes(ONLY));
+/** The management API's reads, each a Query of the account's partition (its prompts, its audit log) or of the key index. */
+const management: Route[] = [
+  { name: '`GET /api/accounts/{a}/prompts` (management)', origin: 'dashboard', status: 200, next: () => '/api/accounts/soak/prompts' },
+  { name: '`GET /api/accounts/{a}/audit` (management)', origin: 'dashboard', status: 200, next: () => '/api/accounts/soak/audit' },
+  { name: '`GET /api/accounts/{a}/keys` (management)', origin: 'dashboard', status: 200, next: () => '/api/accounts/soak/keys' },
+];
+const ROUTES: Route[] = [...single, mixOf(single), ...management].filter((route) => route.name.includes(ONLY));
 
 /** Every route in turn, request by request; a 404 counts as expected on the 404 route only. */
 function mixOf(routes: readonly Route[]): Route {
@@ -112,6 +122,9 @@ function seed(): object {
 
 interface Stack {
   readonly apiUrl: string;
+  readonly dashboardUrl: string;
+  /** The demo user's ID token, signed in through the local user pool as the dashboard does. */
+  readonly idToken: string;
   /** The process that serves: node, started by npm in place of its shell (`exec`). */
   readonly pid: number;
   stop(): Promise<void>;
@@ -127,6 +140,8 @@ async function startStack(folder: string): Promise<Stack> {
       ...process.env,
       PORT: '0',
       PLAYGROUND_PORT: '0',
+      DASHBOARD_PORT: '0',
+      IDENTITY_PORT: '0',
       DYNAMODB_PORT: '0',
       DATA_DIR: dataDir,
       SEED_FILE: join(folder, 'seed.json'),
@@ -154,8 +169,14 @@ async function startStack(folder: string): Promise<Stack> {
   });
   // The stack records its own pid beside its data while it runs (local/embedded-store.ts).
   const { pid } = JSON.parse(readFileSync(join(dataDir, 'store-endpoint.json'), 'utf8')) as { pid: number };
+  const dashboardUrl = /^\s*Dashboard\s+(http:\/\/\S+)/m.exec(banner)?.[1] ?? '';
+  const [, email = '', password = ''] = /Sign in as (\S+) with password (\S+)/.exec(banner) ?? [];
+  const identity = (await (await fetch(`${dashboardUrl}/config.json`)).json()) as { authorizeUrl: string; tokenUrl: string; clientId: string };
+  const idToken = await signIn({ ...identity, redirectUri: `${dashboardUrl}/` }, email, password);
   return {
     apiUrl,
+    dashboardUrl,
+    idToken,
     pid,
     stop: async () => {
       child.kill('SIGTERM');
@@ -178,10 +199,10 @@ async function soak(route: Route): Promise<SoakResult> {
     let responses = 0;
     const unexpected = new Map<number, number>();
     const options: autocannon.Options = {
-      url: stack.apiUrl,
+      url: route.origin === 'dashboard' ? stack.dashboardUrl : stack.apiUrl,
       connections: CONNECTIONS,
       duration: SECONDS,
-      headers: { authorization: `Bearer ${API_KEY}` },
+      headers: { authorization: `Bearer ${route.origin === 'dashboard' ? stack.idToken : API_KEY}` },
       requests: [{ setupRequest: (request) => ({ ...request, path: route.next() }) }],
     };
     const result = await new Promise<autocannon.Result>((resolve, reject) => {
