@@ -18,28 +18,24 @@ const ORPHAN_CHECK_MS = 500;
 // Node 20 runs this fine; the SDK's notice about its own future Node support is not for this console.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/** A function that threw: the gateway answers 502; the developer sees why on stderr. */
+function reportFunctionError(functionName: string, error: unknown): void {
+  process.stderr.write(`[${functionName}] the function failed: ${(error as Error)?.stack ?? String(error)}\n`);
+}
+
 async function main(): Promise<void> {
   // Before anything starts: a signal during start-up, or right after the banner, must find its handler.
   const stopping = stopOnSignals();
   const config = loadLocalConfig();
   await ensureDashboardBuilt((line) => process.stdout.write(`${line}\n`));
-  const stack = await startLocalStack(config, {
-    onFunctionError: (functionName, error) => {
-      process.stderr.write(`[${functionName}] the function failed: ${(error as Error)?.stack ?? String(error)}\n`);
-    },
-  });
+  const stack = await startLocalStack(config, { onFunctionError: reportFunctionError });
   const playground = await startPlaygroundServer({ host: '127.0.0.1', port: config.playgroundPort, apiUrl: stack.apiUrl }).catch(
     async (error: unknown) => {
       await stack.stop();
       throw error;
     },
   );
-  const dashboard = await startDashboardStack(config, {
-    stack,
-    onFunctionError: (functionName, error) => {
-      process.stderr.write(`[${functionName}] the function failed: ${(error as Error)?.stack ?? String(error)}\n`);
-    },
-  }).catch(async (error: unknown) => {
+  const dashboard = await startDashboardStack(config, { stack, onFunctionError: reportFunctionError }).catch(async (error: unknown) => {
     await Promise.all([playground.close(), stack.stop()]);
     throw error;
   });

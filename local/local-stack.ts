@@ -1,12 +1,11 @@
 import type { RequestListener, Server } from 'node:http';
 import { importSeed } from '../admin/import-seed';
 import { type Seed, SeedError } from '../admin/seed-file';
-import { loadStoreConfig, loadUserPoolConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/data/dynamo-client';
 import { AccountOperations } from '../lambda/operations/account-operations';
 import { findMember } from '../lambda/store/members';
-import { AdminTable } from '../lambda/store/table';
-import { directoryFor } from '../lambda/users/directory-from-config';
+import type { ManagementDependencies } from '../lambda/management/management-request';
+import { managementDependencies } from '../lambda/management/runtime';
 import { AdminStore } from '../admin/store/admin-store';
 import { ConflictError } from '../lambda/store/errors';
 import type { ImportSummary } from '../lambda/store/import-plan';
@@ -156,15 +155,9 @@ async function loadSeed(admin: AdminStore, path: string): Promise<SeedReport> {
  * The demo user owns the seed's first account, added as the CLI adds people (and so in its audit log) the
  * first time; a membership that exists, whatever its role now, is left as someone made it.
  */
-async function ensureDemoMembership(environment: Readonly<Record<string, string>>, accountId: string, user: DemoUser): Promise<void> {
-  const config = loadStoreConfig(environment);
-  const table = new AdminTable(createDocumentClient({ region: config.region, endpoint: config.storeEndpoint }), config.tableName, () => new Date());
+async function ensureDemoMembership({ table, directory }: ManagementDependencies, accountId: string, user: DemoUser): Promise<void> {
   if (await findMember(table, accountId, user.userId)) return;
-  const operations = new AccountOperations({
-    table,
-    actor: { type: 'cli', operator: 'npm start (demo user)' },
-    directory: directoryFor(loadUserPoolConfig(environment)),
-  });
+  const operations = new AccountOperations({ table, directory, actor: { type: 'cli', operator: 'npm start (demo user)' } });
   await operations.addMember(accountId, { email: user.email, role: 'owner' }).catch((error: unknown) => {
     // Another stack on the same store added it meanwhile.
     if (!(error instanceof ConflictError)) throw error;
@@ -238,11 +231,13 @@ export async function startDashboardStack(config: LocalConfig, options: Dashboar
         USER_POOL_ID: identity.userPoolId,
         COGNITO_ENDPOINT: identity.endpoint,
       };
+      // One set of clients for the functions and for making the demo user a member, as one cold start would.
+      const dependencies = managementDependencies({ ...process.env, ...environment });
       const demoAccountId = options.stack.seed?.seed.accounts[0]?.accountId;
-      if (demoAccountId !== undefined) await ensureDemoMembership(environment, demoAccountId, demoUser);
+      if (demoAccountId !== undefined) await ensureDemoMembership(dependencies, demoAccountId, demoUser);
       api = createManagementGateway({
         verifyToken,
-        environment,
+        dependencies,
         ...(options.onFunctionError ? { onFunctionError: options.onFunctionError } : {}),
       });
     }
