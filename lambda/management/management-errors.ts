@@ -1,8 +1,8 @@
 import type * as z from 'zod';
-import { StoreUnavailableError } from '../data/store';
 import { ApiError, serviceUnavailable } from '../http/api-error';
 import { MAX_CONTENT_BYTES } from '../domain/content-rules';
-import { ConflictError, InvalidLabelError, NotFoundError, VersionNotPublishedError } from '../store/errors';
+import { reasonOf } from '../operations/account-operations';
+import { InvalidLabelError } from '../store/errors';
 import { StaleDraftError } from '../store/prompt-authoring';
 
 /** The management API's errors: the read API's format, `{"error", "code"}`, with the field named where one is wrong. */
@@ -36,15 +36,17 @@ export function invalidBody(error: z.ZodError, prefix?: string): ApiError {
   return badRequest(field ? `${field}: ${message}` : message, field || undefined);
 }
 
-/** What the shared operations' errors mean over HTTP. */
+/**
+ * What the shared operations' errors mean over HTTP: the code reasonOf records in the audit log, so an
+ * answer and its audit entry never disagree; the 412's current draft and the 400's field added here.
+ */
 export function toManagementError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
   if (error instanceof StaleDraftError) return preconditionFailed(error.message, error.current);
-  // A version that does not exist is not found; a draft is there, but cannot be labelled.
-  if (error instanceof VersionNotPublishedError && !error.draft) return notFound(error.message);
-  if (error instanceof ConflictError) return conflict(error.message);
-  if (error instanceof NotFoundError) return notFound(error.message);
   if (error instanceof InvalidLabelError) return badRequest(error.message, 'label');
-  if (error instanceof StoreUnavailableError) return serviceUnavailable();
+  const { code, message } = reasonOf(error);
+  if (code === 'NOT_FOUND') return notFound(message);
+  if (code === 'CONFLICT') return conflict(message);
+  if (code === 'SERVICE_UNAVAILABLE') return serviceUnavailable();
   return error;
 }
