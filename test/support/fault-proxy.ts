@@ -54,7 +54,8 @@ export async function startFaultProxy(storeEndpoint: string): Promise<FaultProxy
       return;
     }
     const upstream = forward(
-      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      // As a proxy does: the store is asked for by its own name (it refuses any other Host).
+      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: target.host } },
       (answer) => {
         if (fault === 'drop-answer') {
           answer.resume();
