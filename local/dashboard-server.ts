@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type RequestListener, type ServerRe
 import { extname, join, resolve, sep } from 'node:path';
 import { DASHBOARD_REFERRER_POLICY, dashboardContentSecurityPolicy } from '../lib/dashboard-security-headers';
 import { listenOnLoopback } from './listen';
+import { serverOptions } from './request-limits';
 
 /**
  * The dashboard's origin under `npm start`, as CloudFront is deployed: `/api/*` goes to the management API
@@ -16,6 +17,8 @@ import { listenOnLoopback } from './listen';
 export interface DashboardIdentity {
   readonly authorizeUrl: string;
   readonly tokenUrl: string;
+  readonly logoutUrl: string;
+  readonly revokeUrl: string;
   readonly clientId: string;
 }
 
@@ -68,8 +71,8 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     'X-Frame-Options': 'DENY',
     'Cross-Origin-Opener-Policy': 'same-origin',
   };
-  const { authorizeUrl, tokenUrl, clientId } = options.identity;
-  const config = Buffer.from(JSON.stringify({ authorizeUrl, tokenUrl, clientId }));
+  const { authorizeUrl, tokenUrl, logoutUrl, revokeUrl, clientId } = options.identity;
+  const config = Buffer.from(JSON.stringify({ authorizeUrl, tokenUrl, logoutUrl, revokeUrl, clientId }));
 
   const serveFile = async (request: IncomingMessage, response: ServerResponse, path: string): Promise<void> => {
     const method = request.method ?? 'GET';
@@ -84,7 +87,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     send(response, 200, { ...headers, 'Content-Type': type, 'Cache-Control': 'no-cache' }, file.body, method);
   };
 
-  const server = createServer((request, response) => {
+  const server = createServer(serverOptions(), (request, response) => {
     const path = pathOf(request.url);
     if (path === undefined) return send(response, 400, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }, Buffer.from('Bad request\n'));
     if (path === '/api' || path.startsWith('/api/')) {

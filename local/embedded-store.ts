@@ -1,5 +1,5 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import type { Server } from 'node:net';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { listenOnLoopback } from './listen';
 import { FOREIGN_REQUEST_MESSAGE, guardServer } from './loopback-guard';
