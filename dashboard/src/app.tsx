@@ -45,8 +45,8 @@ export function App({ config, signInProblem }: { config: SignInConfig; signInPro
       onExpired={onExpired}
       onSignIn={signIn}
       onSignOut={() => {
-        signOut();
         setSession(undefined);
+        void signOut(config);
       }}
     />
   );

@@ -142,7 +142,7 @@ async function fromPage(page: Page, method: string, path: string, body?: unknown
   })(${request})`);
 }
 
-test('signs in as the demo user with PKCE, shows the account and the role, keeps no token in localStorage, and signs out', async () => {
+test('signs in as the demo user with PKCE, shows the account and the role, keeps no token in localStorage, and signs out at the pool too', async () => {
   const page = await signedIn();
 
   await expect(page.getByRole('combobox', { name: 'Account' }).inputValue()).resolves.toBe(ACCOUNT);
@@ -151,9 +151,15 @@ test('signs in as the demo user with PKCE, shows the account and the role, keeps
   expect(await page.evaluate('localStorage.length')).toBe(0);
   await page.screenshot({ path: join(ARTIFACTS, 'dashboard-prompts.png'), fullPage: true });
 
+  const revoked = page.waitForResponse((response) => response.url() === `${stack.identityUrl}/oauth2/revoke`);
   await button(page, 'Sign out').click();
+  expect((await revoked).status()).toBe(200);
   await button(page, 'Sign in').waitFor();
-  expect(await page.evaluate("[sessionStorage.getItem('dashboard.session'), localStorage.length]")).toEqual([null, 0]);
+  expect(await page.evaluate("[sessionStorage.getItem('dashboard.session'), sessionStorage.getItem('dashboard.refresh'), localStorage.length]")).toEqual([null, null, 0]);
+  // The pool's own session ended too: signing in again asks for the password instead of letting anyone at this browser in.
+  await button(page, 'Sign in').click();
+  await page.waitForURL(`${stack.identityUrl}/**`);
+  await page.getByLabel('Password').waitFor();
 });
 
 test('works from the keyboard: a new page focuses its heading, forms submit with Enter, a confirmation closes with Escape', async () => {
