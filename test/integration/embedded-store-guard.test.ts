@@ -8,7 +8,7 @@ import { type EmbeddedStore, startEmbeddedStore } from '../../local/embedded-sto
 import { type RawRequest, sendRaw } from '../support/raw-http';
 
 /**
- * decisions.md, "The local stack is a guest on the developer's machine": the embedded store answers this
+ * docs/behaviour-rules.md, "The local stack is a guest on the developer's machine": the embedded store answers this
  * machine's programs only. A web page (any request with Origin) and a DNS-rebinding page (a Host that is
  * not a loopback name with the store's port) are refused with 403, get no CORS headers, and change nothing.
  */
