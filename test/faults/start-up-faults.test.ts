@@ -1,7 +1,7 @@
 import { connect, createServer } from 'node:net';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../../lambda/data/dynamo-client';
-import { keys, prefixes } from '../../lambda/data/table-schema';
+import { createDocumentClient } from '../../lambda/table/client';
+import { keys, prefixes } from '../../lambda/table/schema';
 import { type StackProcess, startStack, temporaryFolder } from '../e2e/support/processes';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy';
 import { type StoreProcess, startStoreProcess } from '../support/store-process';

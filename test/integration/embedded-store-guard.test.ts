@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ensureTable } from '../../admin/store/ensure-table';
-import { createDocumentClient } from '../../lambda/data/dynamo-client';
+import { ensureTable } from '../../admin/table/ensure-table';
+import { createDocumentClient } from '../../lambda/table/client';
 import { type EmbeddedStore, startEmbeddedStore } from '../../local/embedded-store';
 import { type RawRequest, sendRaw } from '../support/raw-http';
 
