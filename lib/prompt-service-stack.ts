@@ -24,9 +24,10 @@ export const FUNCTION_IDS = {
   getPrompt: 'GetPrompt',
   listPrompts: 'ListPrompts',
   fallback: 'Fallback',
+  mcp: 'Mcp',
 } as const;
 
-/** The whole service: table, three functions, the REST API in front of them, alarms, a dashboard and outputs. */
+/** The whole service: table, four functions, the REST API in front of them, alarms, a dashboard and outputs. */
 export class PromptServiceStack extends Stack {
   readonly table: PromptTable;
   readonly api: PromptApi;
@@ -81,6 +82,8 @@ export class PromptServiceStack extends Stack {
       // It serves preflight, 405 and 404 itself, and dispatches /prompts forms the gateway does not match
       // (e.g. `/prompts/`), so it needs what both handlers need.
       fallback: apiFunction(FUNCTION_IDS.fallback, 'lambda/read-api/fallback.ts', 'Default route: preflight, 404, 405'),
+      // A function of its own, so the GET functions' bundles and cold starts do not carry the MCP SDK.
+      mcp: apiFunction(FUNCTION_IDS.mcp, 'lambda/mcp/mcp-function.ts', 'POST /mcp: the MCP endpoint (and its preflight and 405s)'),
     };
     for (const fn of Object.values(this.functions)) {
       Validations.of(fn.function).acknowledge({
@@ -96,6 +99,7 @@ export class PromptServiceStack extends Stack {
       getPrompt: this.functions.getPrompt.function,
       listPrompts: this.functions.listPrompts.function,
       fallback: this.functions.fallback.function,
+      mcp: this.functions.mcp.function,
       throttleRateLimit: settings.throttleRateLimit,
       throttleBurstLimit: settings.throttleBurstLimit,
       wafRateLimitPer5Min: settings.wafRateLimit,
@@ -176,6 +180,7 @@ export class PromptServiceStack extends Stack {
     new CfnOutput(this, 'GetPromptFunctionName', { value: this.functions.getPrompt.function.functionName });
     new CfnOutput(this, 'ListPromptsFunctionName', { value: this.functions.listPrompts.function.functionName });
     new CfnOutput(this, 'FallbackFunctionName', { value: this.functions.fallback.function.functionName });
+    new CfnOutput(this, 'McpFunctionName', { value: this.functions.mcp.function.functionName });
     new CfnOutput(this, 'UserPoolId', {
       value: this.userPool.pool.userPoolId,
       description: 'Cognito user pool of the dashboard; USER_POOL_ID for the admin CLI (members add)',

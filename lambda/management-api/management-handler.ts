@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type * as z from 'zod';
 import { ApiError, serviceUnavailable } from '../http/api-error';
-import type { ApiEvent, ApiResult } from '../http/http-event';
+import { type ApiEvent, type ApiResult, bodyTextOf } from '../http/http-event';
 import { emptyResponse, jsonResponse } from '../http/responses';
 import type { ApiContext } from '../http/api-context';
 import { errorHandler } from '../http/error-handler';
@@ -131,7 +131,7 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
 
 function parseBody(event: ApiEvent, route: RouteSpec): unknown {
   if (!route.body) return undefined;
-  const text = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
+  const text = bodyTextOf(event);
   let json: unknown;
   try {
     json = text === '' ? undefined : JSON.parse(text);
