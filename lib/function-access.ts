@@ -1,5 +1,5 @@
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
-import { adminIndexKeys, keys, prefixes } from '../lambda/data/table-schema';
+import { adminIndexKeys, keys, prefixes } from '../lambda/table/schema';
 
 /**
  * What each function may do with the table and the user pool: exactly the calls its code makes, and on the
@@ -61,7 +61,7 @@ const READ_API: FunctionAccess = {
   userPool: [],
 };
 
-/** Keyed by function construct id: lib/prompt-service-stack.ts FUNCTION_IDS and lambda/management/routes.ts. */
+/** Keyed by function construct id: lib/prompt-service-stack.ts FUNCTION_IDS and lambda/management-api/routes.ts. */
 export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   GetPrompt: READ_API,
   ListPrompts: READ_API,

@@ -15,7 +15,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { MANAGEMENT_FUNCTIONS } from '../lambda/management/routes';
+import { MANAGEMENT_FUNCTIONS } from '../lambda/management-api/routes';
 import { ApiFunction } from './api-function';
 import { accessOf } from './function-access';
 import { MANAGEMENT_GATEWAY_ANSWERS, managementAnswerBody, managementAnswerHeaders } from './management-gateway-responses';

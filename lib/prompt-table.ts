@@ -15,14 +15,14 @@ import {
   ADMIN_INDEX_SORT_KEY,
   PARTITION_KEY,
   SORT_KEY,
-} from '../lambda/data/table-schema';
+} from '../lambda/table/schema';
 import type { TableGrant } from './function-access';
 
 export interface PromptTableProps {
   readonly removalPolicy: RemovalPolicy.RETAIN | RemovalPolicy.DESTROY;
 }
 
-/** The service's single table, keyed exactly as lambda/data/table-schema.ts describes. */
+/** The service's single table, keyed exactly as lambda/table/schema.ts describes. */
 export class PromptTable extends Construct {
   readonly table: Table;
 

@@ -2,11 +2,11 @@ import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
 import ts from 'typescript';
-import { adminIndexKeys, keys, prefixes } from '../../lambda/data/table-schema';
-import { ALL_ROUTES, routesOf } from '../../lambda/management/all-routes';
-import type { RouteSpec } from '../../lambda/management/management-request';
-import { MANAGEMENT_FUNCTIONS } from '../../lambda/management/routes';
-import { listAudit } from '../../lambda/store/audit-log';
+import { adminIndexKeys, keys, prefixes } from '../../lambda/table/schema';
+import { ALL_ROUTES, routesOf } from '../../lambda/management-api/all-routes';
+import type { RouteSpec } from '../../lambda/management-api/management-request';
+import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
+import { listAudit } from '../../lambda/table/audit-log';
 import { FUNCTION_ACCESS, type FunctionAccess } from '../../lib/function-access';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
 import { ManagementHarness } from '../support/management-harness';
@@ -22,9 +22,9 @@ import { synthesizeService } from './synth';
 
 const ROOT = path.join(__dirname, '../..');
 const READ_ENTRIES: Readonly<Record<string, string>> = {
-  [FUNCTION_IDS.getPrompt]: 'lambda/get-prompt.ts',
-  [FUNCTION_IDS.listPrompts]: 'lambda/list-prompts.ts',
-  [FUNCTION_IDS.fallback]: 'lambda/fallback.ts',
+  [FUNCTION_IDS.getPrompt]: 'lambda/read-api/get-prompt.ts',
+  [FUNCTION_IDS.listPrompts]: 'lambda/read-api/list-prompts.ts',
+  [FUNCTION_IDS.fallback]: 'lambda/read-api/fallback.ts',
 };
 const ENTRIES: Readonly<Record<string, string>> = {
   ...READ_ENTRIES,
@@ -33,7 +33,7 @@ const ENTRIES: Readonly<Record<string, string>> = {
 const FUNCTIONS = Object.keys(ENTRIES);
 
 /**
- * Which key builders of lambda/data/table-schema.ts name a partition, and which one: every builder is in
+ * Which key builders of lambda/table/schema.ts name a partition, and which one: every builder is in
  * exactly one list (a test below), so a new one cannot go unclassified.
  */
 type Builder = (...args: string[]) => { pk: string };
@@ -61,7 +61,7 @@ const analysis = new CodeAnalysis(Object.values(ENTRIES));
 /** Each route of the handler files, found in the array literal that holds it (`keyRoutes[2]`, ...). */
 function routeNodes(): Map<RouteSpec, ts.Node> {
   const nodes = new Map<RouteSpec, ts.Node>();
-  const dir = 'lambda/management/handlers';
+  const dir = 'lambda/management-api/handlers';
   for (const name of readdirSync(path.join(ROOT, dir))) {
     const file = `${dir}/${name}`;
     const module = require(path.join(ROOT, file)) as Record<string, unknown>;
@@ -85,7 +85,7 @@ function refusalRecorder(): ts.Node {
     if (ts.isVariableDeclaration(node) && node.name.getText() === 'refuse' && node.initializer) found = node.initializer;
     ts.forEachChild(node, search);
   };
-  search(analysis.sourceFile('lambda/management/management-handler.ts'));
+  search(analysis.sourceFile('lambda/management-api/management-handler.ts'));
   if (!found) throw new Error('management-handler.ts has no `refuse`: the analysis of ManageActivity must be revisited');
   return found;
 }
@@ -106,7 +106,7 @@ function reachOf(functionId: string): CodeReach {
     if (!node) throw new Error(`${route.method} ${route.path} is not in a handlers/*Routes array`);
     return node;
   });
-  const barriers: ts.Node[] = [analysis.constInitializer('lambda/management/all-routes.ts', 'ALL_ROUTES')];
+  const barriers: ts.Node[] = [analysis.constInitializer('lambda/management-api/all-routes.ts', 'ALL_ROUTES')];
   if (!routes.some((route) => route.action)) barriers.push(refusalRecorder());
   return analysis.reach({ files: [entry], nodes, barriers });
 }

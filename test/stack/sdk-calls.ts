@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import ts from 'typescript';
-import { ADMIN_INDEX_PARTITION_KEY, PARTITION_KEY } from '../../lambda/data/table-schema';
+import { ADMIN_INDEX_PARTITION_KEY, PARTITION_KEY } from '../../lambda/table/schema';
 
 /**
  * What a Lambda function's code can call, read from the code itself with TypeScript's type checker: from
@@ -234,7 +234,7 @@ export class CodeAnalysis {
   }
 }
 
-/** `name (lambda/store/table.ts:100)`: a use of a name, where it is. */
+/** `name (lambda/table/admin-table.ts:100)`: a use of a name, where it is. */
 function describe(node: ts.Node): string {
   const file = node.getSourceFile();
   const { line } = file.getLineAndCharacterOfPosition(node.getStart());
