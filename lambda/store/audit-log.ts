@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditEntryItem, AuditOutcome, WithKeys } from '../data/table-items';
-import { auditSortKey, keys, prefixes } from '../data/table-schema';
+import { AUDIT_SORT_KEY_PATTERN, auditSortKey, keys, prefixes } from '../data/table-schema';
 import type { AdminTable } from './table';
 
 /**
@@ -144,10 +144,13 @@ export async function listAudit(
 
 const encodeCursor = (sortKey: string): string => Buffer.from(sortKey, 'utf8').toString('base64url');
 
-/** A cursor names an entry; the page before it starts just below it. */
+/**
+ * A cursor names an entry; the page before it starts just below it. Anything but the key of an entry
+ * (`AUDIT#` alone, a key cut short) is no cursor: the range below it could end before it begins.
+ */
 export function decodeCursor(cursor: string): string | undefined {
   const sortKey = Buffer.from(cursor, 'base64url').toString('utf8');
-  return sortKey.startsWith(prefixes.auditEntries) && encodeCursor(sortKey) === cursor ? sortKey : undefined;
+  return AUDIT_SORT_KEY_PATTERN.test(sortKey) && encodeCursor(sortKey) === cursor ? sortKey : undefined;
 }
 
 /** BETWEEN is inclusive: the largest key below the cursor's entry. */
