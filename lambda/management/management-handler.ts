@@ -18,13 +18,16 @@ import { AccountId, KeyId, Label, PromptId, UserId, Version } from './schemas';
 /** Whatever the store or the user pool does, the answer leaves by then (the read API's 5 s, README "Store faults"). */
 export const ANSWER_BUDGET_MS = 4_800;
 
-const PARAMETERS: Readonly<Record<string, z.ZodType<string>>> = {
-  promptId: PromptId,
-  version: Version,
-  label: Label,
-  keyId: KeyId,
-  userId: UserId,
-};
+const PARAMETERS: ReadonlyMap<string, z.ZodType<string>> = new Map([
+  ['promptId', PromptId],
+  ['version', Version],
+  ['label', Label],
+  ['keyId', KeyId],
+  ['userId', UserId],
+]);
+
+/** Names from a request (headers, query, path) are data: a table of them inherits nothing, `constructor` included. */
+const nameTable = (): Record<string, string> => Object.create(null) as Record<string, string>;
 
 export interface ManagementContext extends ApiContext {
   caller?: Caller;
@@ -70,7 +73,7 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
     });
     const raw = event.pathParameters ?? {};
     const accountId = raw.accountId;
-    const params: Record<string, string> = {};
+    const params = nameTable();
     let member: ManagementRequest['member'];
     if (accountId !== undefined) {
       // Not a member, or no such account: the same 404, and nothing recorded in an account the caller is not in.
@@ -91,7 +94,7 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
     try {
       for (const [name, value] of Object.entries(raw)) {
         if (name === 'accountId' || value === undefined) continue;
-        const schema = PARAMETERS[name];
+        const schema = PARAMETERS.get(name);
         const parsed = schema?.safeParse(value);
         if (parsed && !parsed.success) throw invalidBody(parsed.error, name);
         params[name] = value;
@@ -145,13 +148,13 @@ function parseBody(event: ApiEvent, route: RouteSpec): unknown {
 }
 
 function headersOf(event: ApiEvent): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers = nameTable();
   for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
   return headers;
 }
 
 function queryOf(event: ApiEvent): Record<string, string> {
-  const query: Record<string, string> = {};
+  const query = nameTable();
   for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) if (value !== undefined) query[name] = value;
   return query;
 }
