@@ -83,11 +83,12 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
       params.accountId = accountId;
       context.accountId = accountId;
     }
+    const sent = bodyOf(event, route);
     const refuse = async (error: ApiError): Promise<never> => {
       if (route.action && accountId !== undefined) {
-        const target = Object.fromEntries(Object.entries(params).filter(([name]) => name !== 'accountId'));
+        const attempt = { accountId, action: route.action, target: targetOf(route, accountId, raw, sent.json), ...(sent.json === undefined ? {} : { requested: sent.json }) };
         // A refusal the store cannot record is still answered as one.
-        await ops.refuse({ accountId, action: route.action, target }, { code: error.code, message: error.message }).catch(() => undefined);
+        await ops.refuse(attempt, { code: error.code, message: error.message }).catch(() => undefined);
       }
       throw error;
     };
@@ -102,7 +103,7 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
       if (route.access !== 'signed-in' && (!member || !atLeast(member.role, route.access))) {
         throw forbidden(`your role in this account (${member?.role ?? 'none'}) does not allow this: it needs ${route.access}`);
       }
-      const body = parseBody(event, route);
+      const body = validBody(route, sent);
       const reply = await route.handle({
         caller,
         params,
@@ -132,19 +133,46 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
     .handler(dispatch);
 }
 
-function parseBody(event: ApiEvent, route: RouteSpec): unknown {
-  if (!route.body) return undefined;
+interface SentBody {
+  /** The body's JSON, for a route that takes one. */
+  readonly json?: unknown;
+  /** Why it is no body for the route: not JSON, or none. */
+  readonly problem?: ApiError;
+}
+
+/** The body as sent, read before anything is refused: a refusal records what was asked for. */
+function bodyOf(event: ApiEvent, route: RouteSpec): SentBody {
+  if (!route.body) return {};
   const text = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
-  let json: unknown;
+  if (text === '') return { problem: badRequest('body: a JSON object is required', 'body') };
   try {
-    json = text === '' ? undefined : JSON.parse(text);
+    return { json: JSON.parse(text) as unknown };
   } catch {
-    throw badRequest('body: must be JSON', 'body');
+    return { problem: badRequest('body: must be JSON', 'body') };
   }
-  if (json === undefined) throw badRequest('body: a JSON object is required', 'body');
-  const parsed = route.body.safeParse(json);
+}
+
+function validBody(route: RouteSpec, sent: SentBody): unknown {
+  if (!route.body) return undefined;
+  if (sent.problem) throw sent.problem;
+  const parsed = route.body.safeParse(sent.json);
   if (!parsed.success) throw invalidBody(parsed.error);
   return parsed.data;
+}
+
+/**
+ * What a refused attempt was aimed at, as the audit log names it: every path parameter as sent (valid
+ * or not), for a route that creates something the body's name for it, and the account itself when
+ * nothing in it is named (as the operations name their targets).
+ */
+function targetOf(route: RouteSpec, accountId: string, path: Readonly<Record<string, string | undefined>>, json: unknown): Record<string, string> {
+  const target = nameTable();
+  for (const [name, value] of Object.entries(path)) if (name !== 'accountId' && value !== undefined) target[name] = value;
+  for (const name of route.bodyTarget ?? []) {
+    const value = typeof json === 'object' && json !== null && Object.hasOwn(json, name) ? (json as Record<string, unknown>)[name] : undefined;
+    if (typeof value === 'string') target[name] = value;
+  }
+  return Object.keys(target).length > 0 ? target : { accountId };
 }
 
 function headersOf(event: ApiEvent): Record<string, string> {

@@ -63,6 +63,7 @@ export const keyRoutes: readonly RouteSpec[] = [
     path: KEYS,
     access: 'admin',
     action: 'key.create',
+    bodyTarget: ['name'],
     body: KeyCreateBody,
     async handle(request) {
       const input = request.body as z.infer<typeof KeyCreateBody>;
