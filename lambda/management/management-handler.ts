@@ -8,6 +8,7 @@ import type { ApiContext } from '../middleware/api-context';
 import { errorHandler } from '../middleware/error-handler';
 import { deadlineAfter, REFUND_BUDGET_MS, storeDeadline } from '../middleware/store-deadline';
 import { AccountOperations } from '../operations/account-operations';
+import { textNestsDeeperThan } from '../domain/content-rules';
 import { atLeast } from '../domain/roles';
 import { findMember } from '../store/members';
 import { callerOf } from './caller';
@@ -140,11 +141,18 @@ interface SentBody {
   readonly problem?: ApiError;
 }
 
+/**
+ * How deep a body may nest before it is read: far past any body the API takes (a draft's
+ * config.inputData, the deepest, ends at 26 levels), so the fields' own rules name what is too deep.
+ */
+export const MAX_BODY_DEPTH = 64;
+
 /** The body as sent, read before anything is refused: a refusal records what was asked for. */
 function bodyOf(event: ApiEvent, route: RouteSpec): SentBody {
   if (!route.body) return {};
   const text = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
   if (text === '') return { problem: badRequest('body: a JSON object is required', 'body') };
+  if (textNestsDeeperThan(text, MAX_BODY_DEPTH)) return { problem: badRequest(`body: must nest at most ${MAX_BODY_DEPTH} levels deep`, 'body') };
   try {
     return { json: JSON.parse(text) as unknown };
   } catch {

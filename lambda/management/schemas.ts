@@ -21,7 +21,7 @@ export const AccountId = z.string().regex(ACCOUNT_ID_PATTERN, { error: `must be 
 export const PromptId = z.string().regex(PROMPT_ID_PATTERN, { error: `must be ${PROMPT_ID_RULE}` });
 export const Version = z.string().regex(VERSION_PATTERN, { error: `must be ${VERSION_RULE}` });
 const LABEL_ERROR = `must be a label: ${LABEL_RULE}; "latest" is reserved`;
-/** Every label name the API takes, in a path or a body: the rule the seed file, the CLI and the read API apply (decisions.md "Labels"). */
+/** Every label name the API takes, in a path or a body: the rule the seed file, the CLI and the read API apply (docs/behaviour-rules.md, "Labels"). */
 export const Label = z.string().regex(LABEL_PATTERN, { error: LABEL_ERROR }).refine(isSettableLabel, { error: LABEL_ERROR });
 export const KeyId = z.string().regex(/^key_[0-9a-f]{16}$/, { error: 'must be a key id: key_ and 16 hex digits' });
 export const UserId = z.string().regex(/^[A-Za-z0-9_.:@+-]{1,128}$/, { error: 'must be a user id, as the members list shows it' });

@@ -115,20 +115,39 @@ describe('deep JSON', () => {
     await api.send('POST', P, { as: editor, body: { promptId: 'deep', promptName: 'Deep' } });
   });
 
+  /** A draft's body as text, its config.`field` nested `depth` levels (schema is an array itself). */
+  const draftText = (field: string, depth: number) =>
+    `{"systemMessage":"s","userMessage":"u","config":{"model":"m","temperature":0,"${field}":${field === 'schema' ? `[${nestedText(depth - 1)}]` : nestedText(depth)}}}`;
+
   const draft = (config: Record<string, unknown>) => ({ systemMessage: 's', userMessage: 'u', config: { model: 'm', temperature: 0, ...config } });
 
   test.each([
     ['inputData', 25, '9.0.1'],
-    ['inputData', 100_000, '9.0.2'],
+    ['inputData', 62, '9.0.2'],
     ['schema', 25, '9.0.3'],
-    ['schema', 100_000, '9.0.4'],
+    ['schema', 62, '9.0.4'],
   ])('a draft whose config.%s nests %i levels deep: 400 naming the field, nothing stored', async (field, depth, number) => {
-    const value = field === 'schema' ? `[${nestedText(depth - 1)}]` : nestedText(depth);
     const path = `${P}/deep/versions/${number}`;
-    const rawBody = `{"systemMessage":"s","userMessage":"u","config":{"model":"m","temperature":0,"${field}":${value}}}`;
-    const response = await api.send('PUT', path, { as: editor, rawBody, headers: { 'If-None-Match': '*' } });
+    const response = await api.send('PUT', path, { as: editor, rawBody: draftText(field, depth), headers: { 'If-None-Match': '*' } });
     expect(response).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST', field: `config.${field}`, error: `config.${field}: must nest at most 24 levels deep` } });
     expect((await api.send('GET', path, { as: viewer })).status).toBe(404);
+  });
+
+  test.each([
+    ['inputData', 100_000, '9.1.1'],
+    ['schema', 100_000, '9.1.2'],
+    ['inputData', 3_000_000, '9.1.3'],
+  ])('a draft whose config.%s nests %i levels deep: refused unread, 400 naming the body, nothing stored', async (field, depth, number) => {
+    const path = `${P}/deep/versions/${number}`;
+    const response = await api.send('PUT', path, { as: editor, rawBody: draftText(field, depth), headers: { 'If-None-Match': '*' } });
+    expect(response).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST', field: 'body', error: 'body: must nest at most 64 levels deep' } });
+    expect((await api.send('GET', path, { as: viewer })).status).toBe(404);
+  });
+
+  test('brackets inside strings are text, not nesting: a message of 10,000 brackets is stored', async () => {
+    const body = draft({});
+    const created = await api.send('PUT', `${P}/deep/versions/9.2.0`, { as: editor, body: { ...body, systemMessage: '[{'.repeat(10_000) }, headers: { 'If-None-Match': '*' } });
+    expect(created.status).toBe(201);
   });
 
   test('24 levels of inputData and schema are stored and read back as written', async () => {

@@ -99,8 +99,8 @@ test('a draft over 300 KB (413): the entry keeps what was asked cut short, never
   expect(entry.requested).toMatchObject({ systemMessage: `${'x'.repeat(200)}… (${systemMessage.length} characters)`, userMessage: 'u' });
 });
 
-test('a body with names objects inherit and 100,000 levels of nesting: refused, recorded with those names as data and a bounded copy', async () => {
-  const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+test('a body with names objects inherit and 60 levels of nesting: refused, recorded with those names as data and a bounded copy', async () => {
+  const deep = `${'['.repeat(60)}${']'.repeat(60)}`;
   const rawBody = `{"__proto__":{"polluted":true},"constructor":"x","name":"hostile","scope":${deep}}`;
   const response = await api.send('POST', `${A}/keys`, { as: people.admin, rawBody });
   expect(response).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST' } });
