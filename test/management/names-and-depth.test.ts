@@ -1,3 +1,4 @@
+import { runAdmin } from '../../admin/cli';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
@@ -62,6 +63,20 @@ describe('label names', () => {
       expect(entry).toMatchObject({ action: 'label.remove', target: { promptId: 'welcome', label }, outcome: 'failed', reason: { code: 'NOT_FOUND' } });
     }
     expect(await labelsOf('welcome')).toEqual(before);
+  });
+
+  test('the CLI too: prompts show --label constructor of a prompt without it says there is no such label', async () => {
+    await api.operations().setLabel('acme', 'welcome', 'canary', '1.0.0');
+    let stderr = '';
+    const show = (label: string) =>
+      runAdmin(
+        ['prompts', 'show', '--account', 'acme', '--prompt', 'welcome', '--label', label],
+        { TABLE_NAME: api.local.tableName, DYNAMODB_ENDPOINT: api.local.endpoint },
+        { stdout: () => undefined, stderr: (text) => (stderr += text) },
+      );
+    expect(await show('constructor')).toBe(1);
+    expect(stderr).toMatch(/^admin: prompt welcome of account acme has no label constructor \(labels: /);
+    expect(await show('canary')).toBe(0);
   });
 
   test.each([
