@@ -1,4 +1,3 @@
-import { runAdmin } from '../../admin/cli';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
@@ -67,16 +66,11 @@ describe('label names', () => {
 
   test('the CLI too: prompts show --label constructor of a prompt without it says there is no such label', async () => {
     await api.operations().setLabel('acme', 'welcome', 'canary', '1.0.0');
-    let stderr = '';
-    const show = (label: string) =>
-      runAdmin(
-        ['prompts', 'show', '--account', 'acme', '--prompt', 'welcome', '--label', label],
-        { TABLE_NAME: api.local.tableName, DYNAMODB_ENDPOINT: api.local.endpoint },
-        { stdout: () => undefined, stderr: (text) => (stderr += text) },
-      );
-    expect(await show('constructor')).toBe(1);
-    expect(stderr).toMatch(/^admin: prompt welcome of account acme has no label constructor \(labels: /);
-    expect(await show('canary')).toBe(0);
+    const show = (label: string) => api.cli('ops', 'prompts', 'show', '--account', 'acme', '--prompt', 'welcome', '--label', label);
+    const absent = await show('constructor');
+    expect(absent.code).toBe(1);
+    expect(absent.stderr).toMatch(/^admin: prompt welcome of account acme has no label constructor \(labels: /);
+    expect((await show('canary')).code).toBe(0);
   });
 
   test.each([

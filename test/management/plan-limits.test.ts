@@ -1,4 +1,3 @@
-import { runAdmin } from '../../admin/cli';
 import { registerApiKey } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
@@ -28,18 +27,7 @@ async function keysOf(path: string, as: Person): Promise<Key[]> {
   return ((await api.send('GET', path, { as })).body as { keys: Key[] }).keys;
 }
 
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runAdmin(
-    argv,
-    { TABLE_NAME: api.local.tableName, DYNAMODB_ENDPOINT: api.local.endpoint, PROMPTS_ADMIN_ACTOR: 'ops' },
-    { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
-    () => new Date(),
-    { directory: api.directory },
-  );
-  return { code, stdout, stderr };
-}
+const cli = (...argv: string[]) => api.cli('ops', ...argv);
 
 test.each([
   ['free', FREE, 5_000],
