@@ -145,7 +145,7 @@ interface SentBody {
  * How deep a body may nest before it is read: far past any body the API takes (a draft's
  * config.inputData, the deepest, ends at 26 levels), so the fields' own rules name what is too deep.
  */
-export const MAX_BODY_DEPTH = 64;
+const MAX_BODY_DEPTH = 64;
 
 /** The body as sent, read before anything is refused: a refusal records what was asked for. */
 function bodyOf(event: ApiEvent, route: RouteSpec): SentBody {

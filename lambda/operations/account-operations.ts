@@ -252,7 +252,7 @@ export class AccountOperations {
 }
 
 /** A key's settings as a person asks for them (the management API's words: an ISO expiry, `disabled`), never the key. */
-function requestedKeySettings(change: ApiKeyChange & { expiresAt?: number | null }): Record<string, unknown> {
+function requestedKeySettings(change: ApiKeyChange): Record<string, unknown> {
   const { enabled, expiresAt, ...rest } = change;
   return {
     ...rest,
