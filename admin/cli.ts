@@ -1,10 +1,10 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../lambda/config';
-import { createDocumentClient } from '../lambda/data/dynamo-client';
-import { AdminStore } from './store/admin-store';
-import { ConflictError, InvalidLabelError, NotFoundError } from '../lambda/store/errors';
-import { DynamoStore } from '../lambda/data/dynamo-store';
-import { StoreUnavailableError } from '../lambda/data/store';
+import { createDocumentClient } from '../lambda/table/client';
+import { AdminStore } from './table/admin-store';
+import { ConflictError, InvalidLabelError, NotFoundError } from '../lambda/table/errors';
+import { DynamoStore } from '../lambda/table/read-path/dynamo-store';
+import { StoreUnavailableError } from '../lambda/table/read-path/api-store';
 import { type Command, type CommandContext, UsageError } from './command';
 import { accountCommands } from './commands/accounts';
 import { keyCommands } from './commands/keys';
@@ -14,14 +14,14 @@ import { promptCommands } from './commands/prompts';
 import { usageCommands } from './commands/usage';
 import { memberCommands } from './commands/members';
 import { AccountOperations } from '../lambda/operations/account-operations';
-import { AdminTable } from '../lambda/store/table';
+import { AdminTable } from '../lambda/table/admin-table';
 import { directoryFor } from '../lambda/users/directory-from-config';
 import type { UserDirectory } from '../lambda/users/user-directory';
 import { loadUserPoolConfig } from '../lambda/config';
 import { cliOperator } from './operator';
 import { InputError } from './input-reader';
 import { SeedError } from './seed-file';
-import { VersionReader } from './store/version-reader';
+import { VersionReader } from './table/version-reader';
 
 /** How the help and hints name the CLI: npx passes every argument on, where `npm run admin` needs a `--` first. */
 export const PROGRAM = 'npx prompts-admin';

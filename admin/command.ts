@@ -1,9 +1,9 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { AdminStore } from './store/admin-store';
-import type { PromptStore } from '../lambda/data/store';
-import type { VersionReader } from './store/version-reader';
+import type { AdminStore } from './table/admin-store';
+import type { PromptStore } from '../lambda/table/read-path/api-store';
+import type { VersionReader } from './table/version-reader';
 import type { AccountOperations } from '../lambda/operations/account-operations';
-import type { AdminTable } from '../lambda/store/table';
+import type { AdminTable } from '../lambda/table/admin-table';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */
 export interface Command {
@@ -32,7 +32,7 @@ export interface CommandContext {
   promptReader(): PromptStore;
   /** One stored version's content, drafts included; same store, same connection as admin(). */
   versions(): VersionReader;
-  /** The table as the shared operations use it (lambda/store/). */
+  /** The table as the shared operations use it (lambda/table/). */
   table(): AdminTable;
   /** The operations the management API makes too, recorded in the audit log as `cli` with the operator's name. */
   operations(): AccountOperations;

@@ -4,11 +4,11 @@
  * own store; time for the simulated minutes comes from an injected clock, so the run takes seconds.
  */
 import { createPromptClient, type PromptClient } from '../client/src/index';
-import { AdminStore } from '../admin/store/admin-store';
-import { createDocumentClient } from '../lambda/data/dynamo-client';
-import { ensureTable } from '../admin/store/ensure-table';
+import { AdminStore } from '../admin/table/admin-store';
+import { createDocumentClient } from '../lambda/table/client';
+import { ensureTable } from '../admin/table/ensure-table';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../lambda/domain/api-key';
-import type { RequestLogRecord } from '../lambda/middleware/request-telemetry';
+import type { RequestLogRecord } from '../lambda/read-api/middleware/request-telemetry';
 import { loadLocalConfig } from '../local/local-config';
 import { startLocalStack } from '../local/local-stack';
 import { startCountingStore } from './counting-store';

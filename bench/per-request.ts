@@ -1,4 +1,4 @@
-import type { RequestLogRecord } from '../lambda/middleware/request-telemetry';
+import type { RequestLogRecord } from '../lambda/read-api/middleware/request-telemetry';
 import { median } from './bundles';
 import type { CountingStore } from './counting-store';
 import type { ServiceLogTally } from './service-log-lines';

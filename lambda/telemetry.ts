@@ -2,7 +2,7 @@ import { Console } from 'node:console';
 import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { LogLevel } from './config';
-import type { StoreCallObserver } from './data/dynamo-client';
+import type { StoreCallObserver } from './table/client';
 import { COLD_START_DIMENSION, METRIC, METRICS_NAMESPACE, SERVICE_DIMENSION } from './metric-names';
 
 /**

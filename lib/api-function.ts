@@ -22,7 +22,7 @@ export const API_MEMORY_MB = 512;
 
 /**
  * 6 s: the function answers every request within 5 s of its arrival, a store fault included (store
- * calls give up 3.5 s after arrival, giving back a quota unit by 4.5 s: lambda/middleware/store-deadline.ts).
+ * calls give up 3.5 s after arrival, giving back a quota unit by 4.5 s: lambda/http/store-deadline.ts).
  * The timeout sits just above, so it is reached only if something other than the store hangs, and then
  * quickly, instead of holding a request for the gateway's 30 s.
  */

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../lambda/http/api-error';
-import { EXPOSED_HEADERS } from '../lambda/middleware/cors';
+import { EXPOSED_HEADERS } from '../lambda/read-api/middleware/cors';
 
 /**
  * What the API Gateway answers itself, before or instead of a function, rewritten into the API's one

@@ -16,8 +16,8 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { ADMIN_INDEX } from '../lambda/data/table-schema';
-import { MANAGEMENT_FUNCTIONS } from '../lambda/management/routes';
+import { ADMIN_INDEX } from '../lambda/table/schema';
+import { MANAGEMENT_FUNCTIONS } from '../lambda/management-api/routes';
 import { ApiFunction } from './api-function';
 import { MANAGEMENT_GATEWAY_ANSWERS, managementAnswerBody, managementAnswerHeaders } from './management-gateway-responses';
 import { accessLogFormat } from './prompt-api';
@@ -36,7 +36,7 @@ export interface ManagementApiProps {
   readonly throttleBurstLimit?: number;
 }
 
-/** The item operations the shared operations make (lambda/store/): on the table and the one index they query. */
+/** The item operations the shared operations make (lambda/table/): on the table and the one index they query. */
 const TABLE_ACTIONS = [
   'dynamodb:GetItem',
   'dynamodb:BatchGetItem',

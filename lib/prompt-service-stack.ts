@@ -76,11 +76,11 @@ export class PromptServiceStack extends Stack {
       return fn;
     };
     this.functions = {
-      getPrompt: apiFunction(FUNCTION_IDS.getPrompt, 'lambda/get-prompt.ts', 'GET /prompts/{promptId}'),
-      listPrompts: apiFunction(FUNCTION_IDS.listPrompts, 'lambda/list-prompts.ts', 'GET /prompts'),
+      getPrompt: apiFunction(FUNCTION_IDS.getPrompt, 'lambda/read-api/get-prompt.ts', 'GET /prompts/{promptId}'),
+      listPrompts: apiFunction(FUNCTION_IDS.listPrompts, 'lambda/read-api/list-prompts.ts', 'GET /prompts'),
       // It serves preflight, 405 and 404 itself, and dispatches /prompts forms the gateway does not match
       // (e.g. `/prompts/`), so it needs what both handlers need.
-      fallback: apiFunction(FUNCTION_IDS.fallback, 'lambda/fallback.ts', 'Default route: preflight, 404, 405'),
+      fallback: apiFunction(FUNCTION_IDS.fallback, 'lambda/read-api/fallback.ts', 'Default route: preflight, 404, 405'),
     };
     for (const fn of Object.values(this.functions)) {
       Validations.of(fn.function).acknowledge({

@@ -18,7 +18,7 @@ import {
   PARTITION_KEY,
   prefixes,
   SORT_KEY,
-} from '../lambda/data/table-schema';
+} from '../lambda/table/schema';
 
 export interface PromptTableProps {
   readonly removalPolicy: RemovalPolicy.RETAIN | RemovalPolicy.DESTROY;
@@ -38,7 +38,7 @@ export const LEADING_KEY_PATTERNS = {
   accountPartitions: prefixes.accountPartition('*'),
 } as const;
 
-/** The service's single table, keyed exactly as lambda/data/table-schema.ts describes. */
+/** The service's single table, keyed exactly as lambda/table/schema.ts describes. */
 export class PromptTable extends Construct {
   readonly table: Table;
 

@@ -1,6 +1,6 @@
-import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../lambda/handlers';
-import type { ApiDependencies } from '../lambda/handlers/api-handler';
-import { productionDependencies } from '../lambda/runtime';
+import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../lambda/read-api/handlers';
+import type { ApiDependencies } from '../lambda/read-api/handlers/api-handler';
+import { productionDependencies } from '../lambda/read-api/runtime';
 import { FALLBACK_RESOURCES, GATEWAY_ROUTES } from '../lib/gateway-routes';
 import type { GatewayRoute, LambdaFunction, LambdaHandler } from './http-gateway';
 import type { LocalConfig } from './local-config';
@@ -11,7 +11,7 @@ export type FunctionName = (typeof FUNCTION_NAMES)[number];
 export type LocalFunctions = Readonly<Record<FunctionName, LambdaFunction>>;
 
 /**
- * The deployed functions, built as each Lambda builds itself at cold start (lambda/runtime.ts reads
+ * The deployed functions, built as each Lambda builds itself at cold start (lambda/read-api/runtime.ts reads
  * the environment), once per process, from the environment the deployed stack would give them.
  */
 export function createLocalFunctions(

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { routesOf } from '../lambda/management/all-routes';
-import { createManagementHandler } from '../lambda/management/management-handler';
-import type { ManagementDependencies } from '../lambda/management/management-request';
-import { MANAGEMENT_FUNCTIONS } from '../lambda/management/routes';
-import { managementDependencies } from '../lambda/management/runtime';
+import { routesOf } from '../lambda/management-api/all-routes';
+import { createManagementHandler } from '../lambda/management-api/management-handler';
+import type { ManagementDependencies } from '../lambda/management-api/management-request';
+import { MANAGEMENT_FUNCTIONS } from '../lambda/management-api/routes';
+import { managementDependencies } from '../lambda/management-api/runtime';
 import { managementAnswerBody, managementAnswerHeaders, managementGatewayAnswer } from '../lib/management-gateway-responses';
 import { createGatewayListener, type GatewayAnswerWriter, type GatewayRoute, type LambdaHandler } from './http-gateway';
 

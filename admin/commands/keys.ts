@@ -1,4 +1,4 @@
-import type { AdminApiKey } from '../../lambda/store/items';
+import type { AdminApiKey } from '../../lambda/table/item-builders';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { isPlan, monthlyLimitFor } from '../../lambda/domain/plans';
 import { type Command, table, UsageError } from '../command';

@@ -1,10 +1,10 @@
-import { ConflictError, NotFoundError } from '../../lambda/store/errors';
-import type { AdminPromptSummary } from '../../lambda/store/prompts';
+import { ConflictError, NotFoundError } from '../../lambda/table/errors';
+import type { AdminPromptSummary } from '../../lambda/table/prompts';
 import { labelledVersion } from '../../lambda/domain/label';
 import { toConfigBody } from '../../lambda/domain/prompt';
 import { type Command, type CommandContext, stringOption, UsageError } from '../command';
 import { accountOption, labelOption, promptIdOption, versionOption } from '../option-values';
-import type { StoredVersion } from '../store/version-reader';
+import type { StoredVersion } from '../table/version-reader';
 import { describeLabels } from './prompts';
 
 /** Reading a prompt's versions back, and moving latest back to an earlier one without rewriting history. */

@@ -1,7 +1,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { createSnapshot } from '../../client/src/snapshot';
-import { NotFoundError } from '../../lambda/store/errors';
+import { NotFoundError } from '../../lambda/table/errors';
 import { type Prompt, toPromptBody } from '../../lambda/domain/prompt';
 import { type Command, requiredOption } from '../command';
 import { accountOption } from '../option-values';

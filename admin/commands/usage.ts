@@ -1,4 +1,4 @@
-import type { AdminApiKey } from '../../lambda/store/items';
+import type { AdminApiKey } from '../../lambda/table/item-builders';
 import { isPlan, monthlyLimitFor } from '../../lambda/domain/plans';
 import { quotaPeriodAt } from '../../lambda/domain/quota-period';
 import { type Command, type CommandContext, stringOption, table } from '../command';

@@ -1,6 +1,6 @@
 /**
  * What a version's content and a key's settings must be, wherever they come from: the seed file and
- * the CLI (admin/) and the management API (lambda/management/schemas.ts) check the same rules.
+ * the CLI (admin/) and the management API (lambda/management-api/schemas.ts) check the same rules.
  */
 
 /**

@@ -1,4 +1,4 @@
-import type { Role } from '../data/table-items';
+import type { Role } from '../table/item-types';
 
 export type { Role };
 

@@ -16,7 +16,7 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'PAYLOAD_TOO_LARGE';
 
-/** The management API's own codes beside those (lambda/management/management-errors.ts; openapi-management.yaml). */
+/** The management API's own codes beside those (lambda/management-api/management-errors.ts; openapi-management.yaml). */
 export type ManagementErrorCode = 'FORBIDDEN' | 'CONFLICT' | 'PRECONDITION_FAILED' | 'PRECONDITION_REQUIRED';
 
 export interface UsageLimitDetails {

@@ -1,13 +1,13 @@
-import type { Actor, AuditEntryItem, Role } from '../data/table-items';
-import { StoreUnavailableError } from '../data/store';
+import type { Actor, AuditEntryItem, Role } from '../table/item-types';
+import { StoreUnavailableError } from '../table/read-path/api-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../domain/api-key';
-import { type AccountSettings, updateAccountSettings } from '../store/accounts';
-import { type AuditAttempt, auditedChange, recordRefusal } from '../store/audit-log';
-import { ConflictError, ImmutableVersionError, InvalidLabelError, NotFoundError, VersionNotPublishedError } from '../store/errors';
-import type { AdminApiKey } from '../store/items';
-import { createApiKey, revokeApiKeyById, rotateApiKey, updateApiKey, type ApiKeyChange } from '../store/keys';
-import { type LabelChange, removeLabel, setLabel } from '../store/labels';
-import { addMember, LastOwnerError, type Member, removeMember, setMemberRole } from '../store/members';
+import { type AccountSettings, updateAccountSettings } from '../table/accounts';
+import { type AuditAttempt, auditedChange, recordRefusal } from '../table/audit-log';
+import { ConflictError, ImmutableVersionError, InvalidLabelError, NotFoundError, VersionNotPublishedError } from '../table/errors';
+import type { AdminApiKey } from '../table/item-builders';
+import { createApiKey, revokeApiKeyById, rotateApiKey, updateApiKey, type ApiKeyChange } from '../table/keys';
+import { type LabelChange, removeLabel, setLabel } from '../table/labels';
+import { addMember, LastOwnerError, type Member, removeMember, setMemberRole } from '../table/members';
 import {
   createDraft,
   createPrompt,
@@ -19,9 +19,9 @@ import {
   type StoredVersionContent,
   type VersionContent,
   type VersionSummary,
-} from '../store/prompt-authoring';
-import { deletePrompt, restorePrompt } from '../store/prompts';
-import type { AdminTable } from '../store/table';
+} from '../table/prompt-authoring';
+import { deletePrompt, restorePrompt } from '../table/prompts';
+import type { AdminTable } from '../table/admin-table';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
 /** Enough of a key to recognise it in a listing (`prs_` and four more), nothing to use it with. */

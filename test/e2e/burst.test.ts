@@ -1,4 +1,4 @@
-import { createDocumentClient } from '../../lambda/data/dynamo-client';
+import { createDocumentClient } from '../../lambda/table/client';
 import { DEFAULT_TABLE_NAME } from '../../local/local-config';
 import { LOCAL_CONCURRENCY } from '../../local/local-stack';
 import { Fixtures, prompt, version } from '../support/fixtures';

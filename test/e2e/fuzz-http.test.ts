@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { createDocumentClient } from '../../lambda/data/dynamo-client';
+import { createDocumentClient } from '../../lambda/table/client';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { DEFAULT_TABLE_NAME } from '../../local/local-config';
 import { Fixtures, prompt, version } from '../support/fixtures';

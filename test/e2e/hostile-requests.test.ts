@@ -1,4 +1,4 @@
-import { createDocumentClient } from '../../lambda/data/dynamo-client';
+import { createDocumentClient } from '../../lambda/table/client';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { DEFAULT_TABLE_NAME } from '../../local/local-config';
 import { Fixtures, prompt, version } from '../support/fixtures';

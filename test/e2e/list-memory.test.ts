@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createTableInput } from '../../lambda/data/table-schema';
+import { createTableInput } from '../../lambda/table/schema';
 import { startEmbeddedStore } from '../../local/embedded-store';
 import { StackSet, type StackProcess, temporaryFolder } from './support/processes';
 

@@ -1,4 +1,4 @@
-import { createDocumentClient } from '../../lambda/data/dynamo-client';
+import { createDocumentClient } from '../../lambda/table/client';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { quotaPeriodAt } from '../../lambda/domain/quota-period';
 import { STORE_RETRY_AFTER_SECONDS } from '../../lambda/http/api-error';

@@ -1,9 +1,9 @@
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { AdminStore } from '../../admin/store/admin-store';
-import { ensureTable, TableSchemaError } from '../../admin/store/ensure-table';
-import { ConflictError, NotFoundError } from '../../lambda/store/errors';
-import type { AccountImport, ImportSummary, PromptImport } from '../../lambda/store/import-plan';
-import { DynamoStore } from '../../lambda/data/dynamo-store';
+import { AdminStore } from '../../admin/table/admin-store';
+import { ensureTable, TableSchemaError } from '../../admin/table/ensure-table';
+import { ConflictError, NotFoundError } from '../../lambda/table/errors';
+import type { AccountImport, ImportSummary, PromptImport } from '../../lambda/table/import-plan';
+import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
 import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';

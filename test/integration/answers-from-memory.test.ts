@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { apiKeyItem } from '../../lambda/store/items';
-import { newKeyRecord } from '../../lambda/store/keys';
-import { catchUpKeys } from '../../lambda/store/propagation';
-import { AdminTable } from '../../lambda/store/table';
-import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/data/cached-prompt-store';
+import { apiKeyItem } from '../../lambda/table/item-builders';
+import { newKeyRecord } from '../../lambda/table/keys';
+import { catchUpKeys } from '../../lambda/table/propagation';
+import { AdminTable } from '../../lambda/table/admin-table';
+import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/table/read-path/cached-prompt-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { ApiHarness } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';

@@ -1,5 +1,5 @@
-import type { ApiStore } from '../../lambda/data/store';
-import { StoreUnavailableError } from '../../lambda/data/store';
+import type { ApiStore } from '../../lambda/table/read-path/api-store';
+import { StoreUnavailableError } from '../../lambda/table/read-path/api-store';
 import { ApiHarness, type ApiResponse } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';
 

@@ -1,16 +1,16 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { AdminStore } from '../../admin/store/admin-store';
+import { AdminStore } from '../../admin/table/admin-store';
 import {
   InvalidLabelError,
   PromptDeletedError,
   PromptMissingError,
   VersionNotPublishedError,
-} from '../../lambda/store/errors';
-import type { PromptImport } from '../../lambda/store/import-plan';
+} from '../../lambda/table/errors';
+import type { PromptImport } from '../../lambda/table/import-plan';
 import { importSeed } from '../../admin/import-seed';
-import { DynamoStore } from '../../lambda/data/dynamo-store';
-import type { PromptHeadItem, PromptLabelItem } from '../../lambda/data/table-items';
-import { keys } from '../../lambda/data/table-schema';
+import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
+import type { PromptHeadItem, PromptLabelItem } from '../../lambda/table/item-types';
+import { keys } from '../../lambda/table/schema';
 import { version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import { noDeadline, readerOf } from '../support/readers';
@@ -18,7 +18,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** lambda/store/labels.ts and label imports, against a real DynamoDB-compatible store (dynalite). */
+/** lambda/table/labels.ts and label imports, against a real DynamoDB-compatible store (dynalite). */
 
 let local: LocalStore;
 let admin: AdminStore;

@@ -1,5 +1,5 @@
 import { hashApiKey } from '../../lambda/domain/api-key';
-import { StoreUnavailableError } from '../../lambda/data/store';
+import { StoreUnavailableError } from '../../lambda/table/read-path/api-store';
 import { ApiHarness, type ErrorBody, UPGRADE_URL } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';
 

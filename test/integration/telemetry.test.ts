@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
+import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/read-api/handlers';
 import { METRIC, METRICS_NAMESPACE } from '../../lambda/metric-names';
-import { productionDependencies } from '../../lambda/runtime';
+import { productionDependencies } from '../../lambda/read-api/runtime';
 import { emfMetrics, emfProblems } from '../support/emf';
 import { apiEvent, lambdaContext } from '../support/events';
 import { Fixtures, prompt, version } from '../support/fixtures';

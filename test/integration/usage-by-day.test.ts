@@ -1,12 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailableError } from '../../lambda/data/store';
-import type { ApiKeyItem } from '../../lambda/data/table-items';
-import { keys } from '../../lambda/data/table-schema';
+import { StoreUnavailableError } from '../../lambda/table/read-path/api-store';
+import type { ApiKeyItem } from '../../lambda/table/item-types';
+import { keys } from '../../lambda/table/schema';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { ApiHarness } from '../support/api-harness';
 import { startFaultProxy } from '../support/fault-proxy';
-import { createStoreClients } from '../../lambda/data/dynamo-client';
-import { DynamoStore } from '../../lambda/data/dynamo-store';
+import { createStoreClients } from '../../lambda/table/client';
+import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
 import { prompt, version } from '../support/fixtures';
 
 /** README "Data model": each key counts its requests per UTC day, on the one write that admits them. */

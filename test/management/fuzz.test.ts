@@ -1,4 +1,4 @@
-import { ALL_ROUTES } from '../../lambda/management/all-routes';
+import { ALL_ROUTES } from '../../lambda/management-api/all-routes';
 import type { Role } from '../../lambda/domain/roles';
 import { prompt, version } from '../support/fixtures';
 import { assertFuzz, fuzzRuns } from '../support/fuzz';
@@ -14,9 +14,9 @@ import {
   tableState,
 } from '../support/management-fuzz';
 import { registerApiKey } from '../support/log-capture';
-import { listApiKeys } from '../../lambda/store/keys';
-import { addMember, findMember, setMemberRole } from '../../lambda/store/members';
-import { restorePrompt } from '../../lambda/store/prompts';
+import { listApiKeys } from '../../lambda/table/keys';
+import { addMember, findMember, setMemberRole } from '../../lambda/table/members';
+import { restorePrompt } from '../../lambda/table/prompts';
 
 /**
  * Every route of the management API, fuzzed in-process (test/support/management-fuzz.ts): whatever the

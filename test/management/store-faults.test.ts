@@ -1,5 +1,5 @@
-import { createStoreClients, type StoreClients } from '../../lambda/data/dynamo-client';
-import { AdminTable } from '../../lambda/store/table';
+import { createStoreClients, type StoreClients } from '../../lambda/table/client';
+import { AdminTable } from '../../lambda/table/admin-table';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy';
 import { ManagementHarness, type Person } from '../support/management-harness';
 

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import * as z from 'zod';
 import { MANAGEMENT_OPENAPI_PATH, renderManagementOpenApi } from '../../bin/openapi-management';
-import { MANAGEMENT_FUNCTIONS } from '../../lambda/management/routes';
-import { REQUEST_BODIES } from '../../lambda/management/schemas';
+import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
+import { REQUEST_BODIES } from '../../lambda/management-api/schemas';
 import { loadManagementDocument, managementMismatches } from '../support/management-openapi';
 import { validateWithOpenApiSchemaValidator } from '../support/openapi-validator';
 
@@ -11,7 +11,7 @@ import { validateWithOpenApiSchemaValidator } from '../support/openapi-validator
 const document = loadManagementDocument();
 type Json = Record<string, Record<string, unknown>>;
 
-test('the file is what npm run openapi:management generates from lambda/management/ (run it after a change)', () => {
+test('the file is what npm run openapi:management generates from lambda/management-api/ (run it after a change)', () => {
   expect(readFileSync(MANAGEMENT_OPENAPI_PATH, 'utf8')).toBe(renderManagementOpenApi());
 });
 

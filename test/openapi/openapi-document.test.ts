@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoStore } from '../../lambda/data/dynamo-store';
-import { type PromptLookup, StoreUnavailableError } from '../../lambda/data/store';
-import type { ApiDependencies } from '../../lambda/handlers/api-handler';
-import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
+import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
+import { type PromptLookup, StoreUnavailableError } from '../../lambda/table/read-path/api-store';
+import type { ApiDependencies } from '../../lambda/read-api/handlers/api-handler';
+import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/read-api/handlers';
 import type { ApiResult } from '../../lambda/http/http-event';
 import { GATEWAY_ANSWERS, gatewayAnswer, gatewayAnswerBody } from '../../lib/gateway-responses';
 import { testTelemetry } from '../support/api-harness';

@@ -1,4 +1,4 @@
-import { MANAGEMENT_FUNCTIONS } from '../../lambda/management/routes';
+import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { synthesizeService } from './synth';
 
 /**

@@ -2,13 +2,13 @@ import { build, transform } from 'esbuild';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { preProcessFile } from 'typescript';
-import { MANAGEMENT_FUNCTIONS } from '../../lambda/management/routes';
+import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
 
 /**
  * lambda/ holds what the Lambda functions ship, and nothing else: every source file under it is in
  * some function's bundle. Code that only the admin CLI, the local stack, the benchmark or the tests use
- * lives beside them (admin/store/, local/, test/support/).
+ * lives beside them (admin/table/, local/, test/support/).
  */
 
 const ROOT = path.join(__dirname, '../..');

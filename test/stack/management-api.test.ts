@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { MANAGEMENT_FUNCTIONS } from '../../lambda/management/routes';
+import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { ManagementApi } from '../../lib/management-api';
 import { PromptTable } from '../../lib/prompt-table';
 

@@ -1,6 +1,6 @@
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import type { CfnElement } from 'aws-cdk-lib';
-import { createTableInput, keys, prefixes } from '../../lambda/data/table-schema';
+import { createTableInput, keys, prefixes } from '../../lambda/table/schema';
 import { METRIC, METRICS_NAMESPACE } from '../../lambda/metric-names';
 import { LEADING_KEY_PATTERNS } from '../../lib/prompt-table';
 import type { PromptServiceStack } from '../../lib/prompt-service-stack';
@@ -59,7 +59,7 @@ describe('the DynamoDB table', () => {
   const [table] = Object.values(resources('AWS::DynamoDB::Table'));
   const local = createTableInput('local');
 
-  it('is the only table, with exactly the keys and admin index lambda/data/table-schema.ts declares', () => {
+  it('is the only table, with exactly the keys and admin index lambda/table/schema.ts declares', () => {
     expect(Object.keys(resources('AWS::DynamoDB::Table'))).toEqual([tableId]);
     expect(table?.Properties.KeySchema).toEqual(local.KeySchema);
     expect(table?.Properties.AttributeDefinitions).toEqual(local.AttributeDefinitions);

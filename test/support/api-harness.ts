@@ -1,9 +1,9 @@
 import { gunzipSync } from 'node:zlib';
-import type { ApiStore } from '../../lambda/data/store';
-import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/data/cached-prompt-store';
-import { DynamoStore } from '../../lambda/data/dynamo-store';
-import type { ApiDependencies } from '../../lambda/handlers/api-handler';
-import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
+import type { ApiStore } from '../../lambda/table/read-path/api-store';
+import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/table/read-path/cached-prompt-store';
+import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
+import type { ApiDependencies } from '../../lambda/read-api/handlers/api-handler';
+import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/read-api/handlers';
 import { type ApiEvent, type ApiResult, readHttpRequest } from '../../lambda/http/http-event';
 import { createTelemetry, type Telemetry } from '../../lambda/telemetry';
 import { type EventOptions, apiEvent, lambdaContext } from './events';

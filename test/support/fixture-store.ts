@@ -1,10 +1,10 @@
-import { requireAccount, type NewAccount } from '../../lambda/store/accounts';
-import { AdminStore } from '../../admin/store/admin-store';
-import type { PromptImport } from '../../lambda/store/import-plan';
-import { accountItem, apiKeyItem, withFreshDayCounters } from '../../lambda/store/items';
-import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/store/keys';
-import { catchUpKeys } from '../../lambda/store/propagation';
-import { keys } from '../../lambda/data/table-schema';
+import { requireAccount, type NewAccount } from '../../lambda/table/accounts';
+import { AdminStore } from '../../admin/table/admin-store';
+import type { PromptImport } from '../../lambda/table/import-plan';
+import { accountItem, apiKeyItem, withFreshDayCounters } from '../../lambda/table/item-builders';
+import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/table/keys';
+import { catchUpKeys } from '../../lambda/table/propagation';
+import { keys } from '../../lambda/table/schema';
 
 /** A prompt with its versions, named: what the fixtures give. */
 export interface PromptInput extends PromptImport {

@@ -1,8 +1,8 @@
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AddressInfo, Server } from 'node:net';
-import { createDocumentClient, createStoreClients, type StoreClients } from '../../lambda/data/dynamo-client';
-import { createTableInput } from '../../lambda/data/table-schema';
+import { createDocumentClient, createStoreClients, type StoreClients } from '../../lambda/table/client';
+import { createTableInput } from '../../lambda/table/schema';
 import { LOCAL_STORE_SOCKETS } from '../../local/local-stack';
 
 // dynalite ships no types; this is the part of it the tests use.

@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { MANAGEMENT_FUNCTIONS } from '../../lambda/management/routes';
+import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { PROTOTYPE_NAMES } from './fuzz';
 import type { ManagementHarness } from './management-harness';
 

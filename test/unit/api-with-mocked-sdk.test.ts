@@ -2,10 +2,10 @@ import { ConditionalCheckFailedException, ProvisionedThroughputExceededException
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { createStoreClients } from '../../lambda/data/dynamo-client';
-import { DynamoStore } from '../../lambda/data/dynamo-store';
+import { createStoreClients } from '../../lambda/table/client';
+import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
 import { hashApiKey } from '../../lambda/domain/api-key';
-import { createGetPromptHandler, createListPromptsHandler } from '../../lambda/handlers';
+import { createGetPromptHandler, createListPromptsHandler } from '../../lambda/read-api/handlers';
 import { type ErrorBody, TEST_SERVICE_NAME, testTelemetry, toApiResponse } from '../support/api-harness';
 import { apiEvent, lambdaContext } from '../support/events';
 import type { LogRecord } from '../support/key-leak-check';

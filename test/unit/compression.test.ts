@@ -1,8 +1,8 @@
 import { gunzipSync } from 'node:zlib';
 import type { Request } from '@middy/core';
 import type { ApiEvent, ApiResult } from '../../lambda/http/http-event';
-import type { ApiContext } from '../../lambda/middleware/api-context';
-import { acceptsGzip, compression, gzipEtag } from '../../lambda/middleware/compression';
+import type { ApiContext } from '../../lambda/http/api-context';
+import { acceptsGzip, compression, gzipEtag } from '../../lambda/read-api/middleware/compression';
 import { apiEvent, lambdaContext } from '../support/events';
 
 describe('Accept-Encoding', () => {

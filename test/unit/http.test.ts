@@ -1,7 +1,7 @@
 import { ApiError } from '../../lambda/http/api-error';
-import { ifNoneMatchMatches, strongEtag } from '../../lambda/http/etag';
+import { ifNoneMatchMatches, strongEtag } from '../../lambda/read-api/etag';
 import { type ApiEvent, readHttpRequest } from '../../lambda/http/http-event';
-import { matchRoute } from '../../lambda/http/routes';
+import { matchRoute } from '../../lambda/read-api/routes';
 import { apiEvent } from '../support/events';
 
 function statusOf(run: () => unknown): number | undefined {

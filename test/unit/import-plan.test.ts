@@ -1,4 +1,4 @@
-import type { PromptHeadItem, PromptVersionItem } from '../../lambda/data/table-items';
+import type { PromptHeadItem, PromptVersionItem } from '../../lambda/table/item-types';
 import {
   type AccountImport,
   type ApiKeyImport,
@@ -6,8 +6,8 @@ import {
   promptRef,
   type PromptVersionInput,
   type StoredState,
-} from '../../lambda/store/import-plan';
-import type { AdminApiKey } from '../../lambda/store/items';
+} from '../../lambda/table/import-plan';
+import type { AdminApiKey } from '../../lambda/table/item-builders';
 
 /** What an import may change of what is stored, decided before any write. */
 

@@ -1,4 +1,4 @@
-import { arrivalOf } from '../../lambda/middleware/store-deadline';
+import { arrivalOf } from '../../lambda/http/store-deadline';
 import { apiEvent } from '../support/events';
 
 /** When a request's 5 s start: the gateway's own timestamp when it can be trusted (store-deadline.ts). */

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDocumentClient } from '../../../lambda/data/dynamo-client';
+import { createDocumentClient } from '../../../lambda/table/client';
 import { hashApiKey, keyIdFromHash } from '../../../lambda/domain/api-key';
-import type { RequestLogRecord } from '../../../lambda/middleware/request-telemetry';
+import type { RequestLogRecord } from '../../../lambda/read-api/middleware/request-telemetry';
 import { loadLocalConfig } from '../../../local/local-config';
 import { type LocalStack, startLocalStack } from '../../../local/local-stack';
 import { Fixtures } from '../../support/fixtures';

@@ -1,0 +1,27 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { getItem } from '../../lambda/table/calls';
+import { fromStoredContent } from '../../lambda/table/stored-content';
+import type { PromptVersionItem } from '../../lambda/table/item-types';
+import { keys } from '../../lambda/table/schema';
+import type { PromptContent } from '../../lambda/domain/prompt';
+
+/** A stored version as operators see it: drafts too, which the API never shows. */
+export type StoredVersion = PromptContent & { readonly published: boolean };
+
+/**
+ * Reads one version of a prompt, published or draft, for `prompts show` and `prompts rollback`. The admin
+ * store writes versions; reading one back for an operator is all this adds, with one consistent GetItem.
+ */
+export class VersionReader {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async read(accountId: string, promptId: string, version: string): Promise<StoredVersion | undefined> {
+    const key = keys.promptVersion(accountId, promptId, version);
+    const item = await getItem<PromptVersionItem>(this.client, this.tableName, 'readVersion', key);
+    if (!item) return undefined;
+    return { ...fromStoredContent(item), published: item.published === true };
+  }
+}

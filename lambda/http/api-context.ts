@@ -1,0 +1,52 @@
+import type { Context } from 'aws-lambda';
+import type { PromptScope } from '../domain/prompt-scope';
+import type { ApiError } from './api-error';
+import type { HttpRequest } from './http-event';
+import type { Route } from '../read-api/routes';
+
+/**
+ * The caller, as far as it is known: the account (and its prompt revision) may be known from an
+ * earlier request before this request's key check has answered.
+ */
+export interface Principal {
+  readonly keyHash: string;
+  readonly accountId: string;
+  readonly promptsRevision: number;
+  readonly scope?: PromptScope;
+}
+
+/** The key's quota for this request, once the store has answered. */
+export interface UsageState {
+  readonly month: string;
+  /** The UTC day of the month the unit was counted on. */
+  readonly day: string;
+  readonly limit: number;
+  readonly resetsAt: number;
+  used: number;
+  /** A unit was taken for this request, and must be given back if it ends in 5xx. */
+  charged: boolean;
+  /** Why a unit taken for a failed request could not be given back, if it could not. */
+  returnFailure?: string;
+}
+
+/** What the middleware learns about a request, in the order it learns it. */
+export interface ApiContext extends Context {
+  /** When the gateway received the request (epoch ms): the 5 s the answer is due in count from here. */
+  arrivedAt?: number;
+  /** Aborts when the request's store calls must give up (see store-deadline.ts). */
+  storeDeadline?: AbortSignal;
+  httpRequest?: HttpRequest;
+  route?: Route;
+  /** The SHA-256 hash of the presented key: the key itself is never kept. */
+  keyHash?: string;
+  keyId?: string;
+  principal?: Principal;
+  /**
+   * Settles when the store has verified the key and counted the request; rejects with the 401, 429 or
+   * 503 the request must end with. The handler may run meanwhile, but its answer waits for this.
+   */
+  admission?: Promise<void>;
+  usage?: UsageState;
+  /** The error the request was answered with, as the error handler rendered it (the cause stays in `request.error`). */
+  apiError?: ApiError;
+}

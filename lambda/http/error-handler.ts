@@ -1,0 +1,30 @@
+import type { MiddlewareObj } from '@middy/core';
+import { StoreUnavailableError } from '../table/read-path/api-store';
+import { ApiError, internalError, serviceUnavailable } from './api-error';
+import type { ApiEvent, ApiResult } from './http-event';
+import { jsonResponse } from './responses';
+import type { ApiContext } from './api-context';
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) return serviceUnavailable();
+  return internalError();
+}
+
+/**
+ * The one place a failure becomes a response: the spec's JSON error, never a stack trace or the
+ * error object itself. What it answered stays on the context and the cause in `request.error`, for the
+ * request's log line and metrics.
+ */
+export const errorHandler = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
+  onError: (request) => {
+    if (request.response !== undefined) return;
+    const error = toApiError(request.error);
+    request.context.apiError = error;
+    request.response = jsonResponse(
+      error.statusCode,
+      { error: error.message, code: error.code, ...error.details },
+      { 'Cache-Control': 'no-store', ...error.headers },
+    );
+  },
+});

@@ -1,0 +1,52 @@
+import type * as z from 'zod';
+import { ApiError, serviceUnavailable } from '../http/api-error';
+import { MAX_CONTENT_BYTES } from '../domain/content-rules';
+import { reasonOf } from '../operations/account-operations';
+import { InvalidLabelError } from '../table/errors';
+import { StaleDraftError } from '../table/prompt-authoring';
+
+/** The management API's errors: the read API's format, `{"error", "code"}`, with the field named where one is wrong. */
+
+export const badRequest = (message: string, field?: string): ApiError =>
+  new ApiError(400, 'BAD_REQUEST', message, {}, field === undefined ? undefined : { field });
+
+export const unauthorized = (): ApiError => new ApiError(401, 'UNAUTHORIZED', 'Sign in again: no valid identity on the request');
+
+export const forbidden = (message: string): ApiError => new ApiError(403, 'FORBIDDEN', message);
+
+/** Also every account the caller is not a member of: indistinguishable from one that does not exist. */
+export const notFound = (message = 'Not found'): ApiError => new ApiError(404, 'NOT_FOUND', message);
+
+export const conflict = (message: string): ApiError => new ApiError(409, 'CONFLICT', message);
+
+export const preconditionFailed = (message: string, current?: Readonly<Record<string, unknown>>): ApiError =>
+  new ApiError(412, 'PRECONDITION_FAILED', message, {}, current === undefined ? undefined : { current });
+
+export const preconditionRequired = (message: string): ApiError => new ApiError(428, 'PRECONDITION_REQUIRED', message);
+
+export const payloadTooLarge = (bytes: number): ApiError =>
+  new ApiError(413, 'PAYLOAD_TOO_LARGE', `the version's content is ${Math.ceil(bytes / 1024)} KB, at most ${MAX_CONTENT_BYTES / 1024} KB fit one version`);
+
+/** The first problem zod found, with the field it is in: `config.temperature: must be from 0 to 2`. */
+export function invalidBody(error: z.ZodError, prefix?: string): ApiError {
+  const issue = error.issues[0];
+  const path = [prefix, ...(issue?.path ?? []).map(String)].filter((part) => part !== undefined && part !== '').join('.');
+  const message = issue?.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : (issue?.message ?? 'is not valid');
+  const field = issue?.code === 'unrecognized_keys' ? [path, ...issue.keys].filter(Boolean).join('.') : path;
+  return badRequest(field ? `${field}: ${message}` : message, field || undefined);
+}
+
+/**
+ * What the shared operations' errors mean over HTTP: the code reasonOf records in the audit log, so an
+ * answer and its audit entry never disagree; the 412's current draft and the 400's field added here.
+ */
+export function toManagementError(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StaleDraftError) return preconditionFailed(error.message, error.current);
+  if (error instanceof InvalidLabelError) return badRequest(error.message, 'label');
+  const { code, message } = reasonOf(error);
+  if (code === 'NOT_FOUND') return notFound(message);
+  if (code === 'CONFLICT') return conflict(message);
+  if (code === 'SERVICE_UNAVAILABLE') return serviceUnavailable();
+  return error;
+}

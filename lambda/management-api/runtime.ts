@@ -1,0 +1,33 @@
+import { loadManagementConfig } from '../config';
+import { createStoreClients } from '../table/client';
+import { AdminTable } from '../table/admin-table';
+import { createTelemetry, storeCallRecorder } from '../telemetry';
+import { directoryFor } from '../users/directory-from-config';
+import { routesOf } from './all-routes';
+import { createManagementHandler } from './management-handler';
+import type { ManagementDependencies } from './management-request';
+
+/** Built once per cold start: configuration, the store's clients (the read API's timeouts), the user pool's client. */
+export function managementDependencies(
+  env: NodeJS.ProcessEnv = process.env,
+  { maxSockets }: { readonly maxSockets?: number } = {},
+): ManagementDependencies {
+  const config = loadManagementConfig(env);
+  const telemetry = createTelemetry(config);
+  const clients = createStoreClients({
+    region: config.region,
+    endpoint: config.storeEndpoint,
+    maxSockets,
+    observe: storeCallRecorder(telemetry),
+  });
+  return {
+    // Reads retry what the store could not answer; writes only what it provably never applied.
+    table: new AdminTable(clients.reads, config.tableName, () => new Date(), { writeClient: clients.writes }),
+    directory: directoryFor(config.userPool),
+    telemetry,
+  };
+}
+
+/** One management function's handler: its routes (routes.ts) over the shared dependencies. */
+export const managementFunction = (functionId: string, deps: ManagementDependencies = managementDependencies()) =>
+  createManagementHandler(deps, routesOf(functionId));

@@ -1,0 +1,73 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import { LruCache } from '../../table/read-path/lru-cache';
+import type { PromptStore, UsageStore } from '../../table/read-path/api-store';
+import type { ApiEvent, ApiResult } from '../../http/http-event';
+import type { RouteName } from '../routes';
+import type { ApiContext, Principal } from '../../http/api-context';
+import { authenticate } from '../middleware/authenticate';
+import { compression } from '../middleware/compression';
+import { cors } from '../middleware/cors';
+import { errorHandler } from '../../http/error-handler';
+import { type KnownAccount, quota, sameKnownAccount } from '../middleware/quota';
+import { type RequestObserver, requestTelemetry } from '../middleware/request-telemetry';
+import { routeGuard } from '../middleware/route-guard';
+import { storeDeadline } from '../../http/store-deadline';
+import type { Telemetry } from '../../telemetry';
+import type { RouteHandler, RouteHandlers } from './route-handler';
+
+const KEY_ACCOUNTS_CACHED = 10_000;
+
+export interface ApiDependencies {
+  readonly usage: UsageStore;
+  readonly prompts: PromptStore;
+  readonly upgradeUrl: string;
+  readonly now: () => Date;
+  readonly telemetry: Telemetry;
+  readonly observeRequests?: RequestObserver;
+}
+
+/**
+ * Every function of the API is this chain, differing only in the routes it serves:
+ * CORS (and preflight) -> route -> store deadline -> key -> quota -> handler, with one error handler for all of it,
+ * and large answers gzipped for callers that accept it.
+ * Registration order matters: Middy runs `after`/`onError` in reverse, so errors become JSON
+ * first, then get rate-limit headers (quota), then CORS headers, then the request is logged, its metrics
+ * in the same line, on its final response, then Powertools resets the logger.
+ */
+export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers) {
+  const keyAccounts = new LruCache<KnownAccount>({ maxEntries: KEY_ACCOUNTS_CACHED });
+  const served = Object.keys(handlers) as RouteName[];
+  const dispatch = async (_event: ApiEvent, context: ApiContext): Promise<ApiResult> => {
+    const { route, httpRequest, principal, admission, storeDeadline: deadline } = context;
+    if (!route || !httpRequest || !principal || !deadline) throw new Error('handler reached without route or principal');
+    const handler = handlers[route.name] as RouteHandler<typeof route.name>;
+    const run = ({ accountId, promptsRevision, scope }: Principal) =>
+      handler({ route, request: httpRequest, reader: { accountId, promptsRevision, scope, deadline } });
+    const answer = run(principal);
+    if (!admission) return answer;
+    // The key and the quota are decided first: if they refuse, the handler's answer is never seen.
+    answer.catch(() => undefined);
+    await admission;
+    const admitted = context.principal;
+    // The key check says something changed since this container last checked the key (a publish, a label
+    // move, a delete, the key's scope): what the handler read meanwhile, under the revision remembered
+    // from the key's last check, may not hold; read again under the one this check returned.
+    return admitted && !sameKnownAccount(admitted, principal) ? run(admitted) : answer;
+  };
+
+  const { logger } = deps.telemetry;
+  const telemetry = requestTelemetry(deps.telemetry, deps.observeRequests);
+  return middy<ApiEvent, ApiResult, Error, ApiContext>(telemetry.plugin)
+    // logEvent: false overrides POWERTOOLS_LOGGER_LOG_EVENT: the event holds the caller's key.
+    .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
+    .use(telemetry.middleware)
+    .use(cors())
+    .use(compression())
+    .use(routeGuard(served))
+    .use(storeDeadline())
+    .use(authenticate())
+    .use(quota(deps.usage, { upgradeUrl: deps.upgradeUrl, now: deps.now, keyAccounts }))
+    .use(errorHandler())
+    .handler(dispatch);
+}

@@ -1,0 +1,108 @@
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { LruCache } from '../../table/read-path/lru-cache';
+import type { Admission, UsageStore } from '../../table/read-path/api-store';
+import { sameScope } from '../../domain/prompt-scope';
+import { type QuotaPeriod, quotaPeriodAt, secondsUntil } from '../../domain/quota-period';
+import { invalidApiKey, usageLimitExceeded } from '../../http/api-error';
+import type { ApiEvent, ApiResult } from '../../http/http-event';
+import type { ApiContext, Principal, UsageState } from '../../http/api-context';
+import { deadlineAfter, REFUND_BUDGET_MS } from '../../http/store-deadline';
+
+/** What a key check says of the caller beyond the count: a later check may say otherwise (a delete, a new scope). */
+export type KnownAccount = Omit<Principal, 'keyHash'>;
+
+export function sameKnownAccount(a: KnownAccount, b: KnownAccount): boolean {
+  return a.accountId === b.accountId && a.promptsRevision === b.promptsRevision && sameScope(a.scope, b.scope);
+}
+
+export interface QuotaOptions {
+  readonly upgradeUrl: string;
+  readonly now: () => Date;
+  /** What the last key check of each key said of its account (a key never changes account). */
+  readonly keyAccounts: LruCache<KnownAccount>;
+}
+
+type ApiRequest = Request<ApiEvent, ApiResult, Error, ApiContext>;
+
+export function rateLimitHeaders(usage: UsageState): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(usage.limit),
+    'X-RateLimit-Remaining': String(Math.max(0, usage.limit - usage.used)),
+    'X-RateLimit-Reset': String(usage.resetsAt),
+  };
+}
+
+/**
+ * One store operation per request both verifies the key (known, active) and takes one unit of its
+ * monthly quota, so a revoked key, a changed plan or a deleted prompt applies on the very next request.
+ * It starts here and its promise is `context.admission`: when the key's account is already known, the
+ * handler reads prompts meanwhile and the dispatcher (api-handler.ts) awaits it before answering; the
+ * key and quota still decide first. A unit is given back if the request ends in 5xx (within the refund
+ * budget of store-deadline.ts); every response from here on has rate-limit headers.
+ */
+export const quota = (
+  store: UsageStore,
+  { upgradeUrl, now, keyAccounts }: QuotaOptions,
+): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => {
+  const decide = (request: ApiRequest, keyHash: string, at: Date, period: QuotaPeriod, admission: Admission): void => {
+    if (!admission.admitted && admission.reason === 'invalid-key') {
+      keyAccounts.delete(keyHash);
+      throw invalidApiKey();
+    }
+    const { key } = admission;
+    const { month, day, resetsAt } = period;
+    const limit = key.limit;
+    const known: KnownAccount = {
+      accountId: key.accountId,
+      promptsRevision: key.promptsRevision,
+      ...(key.scope ? { scope: key.scope } : {}),
+    };
+    keyAccounts.set(keyHash, known);
+    request.context.principal = { keyHash, ...known };
+    // The spec fixes used == limit when refusing, even if a lowered limit left the count above it.
+    request.context.usage = { month, day, limit, resetsAt, used: Math.min(key.used, limit), charged: admission.admitted };
+    if (!admission.admitted) throw usageLimitExceeded(limit, upgradeUrl, secondsUntil(resetsAt, at));
+  };
+
+  const settle = async (request: ApiRequest): Promise<void> => {
+    const { usage, principal, arrivedAt = Date.now() } = request.context;
+    const response = request.response;
+    if (!usage || !principal || !response) return;
+    if (usage.charged && response.statusCode >= 500) {
+      try {
+        await store.returnUsageUnit(principal.keyHash, usage, deadlineAfter(arrivedAt, REFUND_BUDGET_MS));
+        usage.charged = false;
+        usage.used -= 1;
+      } catch (error) {
+        // Never allowed to change the response; the request log line reports it.
+        usage.returnFailure = error instanceof Error ? error.name : 'unknown error';
+      }
+    }
+    response.headers = { ...response.headers, ...rateLimitHeaders(usage) };
+  };
+
+  return {
+    before: async (request) => {
+      const { keyHash, storeDeadline } = request.context;
+      if (keyHash === undefined || storeDeadline === undefined) {
+        throw new Error('quota middleware needs authenticate and storeDeadline before it');
+      }
+      const at = now();
+      const period = quotaPeriodAt(at);
+      const admission = store
+        .admit({ keyHash, month: period.month, day: period.day, at }, storeDeadline)
+        .then((answer) => decide(request, keyHash, at, period, answer));
+      const knownAccount = keyAccounts.get(keyHash);
+      if (knownAccount === undefined) {
+        await admission;
+        return;
+      }
+      request.context.principal = { keyHash, ...knownAccount };
+      request.context.admission = admission;
+      // Awaited by the dispatcher; until then a refusal must not surface as an unhandled rejection.
+      admission.catch(() => undefined);
+    },
+    after: settle,
+    onError: settle,
+  };
+};

@@ -1,0 +1,29 @@
+import { loadConfig } from '../config';
+import { createStoreClients } from '../table/client';
+import { CachedPromptStore } from '../table/read-path/cached-prompt-store';
+import { DynamoStore } from '../table/read-path/dynamo-store';
+import type { ApiDependencies } from './handlers/api-handler';
+import { createTelemetry, storeCallRecorder } from '../telemetry';
+
+/** Built once per cold start: configuration read, client and its connections kept warm between requests. */
+export function productionDependencies(
+  env: NodeJS.ProcessEnv = process.env,
+  { maxSockets }: { readonly maxSockets?: number } = {},
+): ApiDependencies {
+  const config = loadConfig(env);
+  const telemetry = createTelemetry(config);
+  const clients = createStoreClients({
+    region: config.region,
+    endpoint: config.storeEndpoint,
+    maxSockets,
+    observe: storeCallRecorder(telemetry),
+  });
+  const store = new DynamoStore(clients, config.tableName);
+  return {
+    usage: store,
+    prompts: new CachedPromptStore(store),
+    upgradeUrl: config.upgradeUrl,
+    now: () => new Date(),
+    telemetry,
+  };
+}

@@ -1,0 +1,94 @@
+import type { AccountItem } from './item-types';
+import { ADMIN_INDEX, adminIndexKeys, keys } from './schema';
+import type { Plan } from '../domain/plans';
+import { DEFAULT_PROTECTED_LABELS } from '../domain/roles';
+import { ConflictError, NotFoundError } from './errors';
+import { accountItem, type AdminAccount, toAccount } from './item-builders';
+import { copyPlanToKeys } from './propagation';
+import type { AdminTable } from './admin-table';
+
+export interface NewAccount {
+  accountId: string;
+  name: string;
+  plan: Plan;
+}
+
+export async function createAccount(table: AdminTable, account: NewAccount): Promise<AdminAccount> {
+  const item = accountItem(account.accountId, account.name, account.plan, table.timestamp());
+  await table.put('createAccount', { Item: item, ConditionExpression: 'attribute_not_exists(pk)' }, () => {
+    throw new ConflictError(`account ${account.accountId} already exists`);
+  });
+  return toAccount(item);
+}
+
+export async function findAccount(table: AdminTable, accountId: string): Promise<AdminAccount | undefined> {
+  const item = await table.get<AccountItem>('findAccount', keys.account(accountId));
+  return item ? toAccount(item) : undefined;
+}
+
+export async function requireAccount(table: AdminTable, accountId: string): Promise<AdminAccount> {
+  const account = await findAccount(table, accountId);
+  if (!account) throw new NotFoundError(`account ${accountId} does not exist`);
+  return account;
+}
+
+export async function listAccounts(table: AdminTable): Promise<AdminAccount[]> {
+  const items = await table.query<AccountItem>('listAccounts', {
+    IndexName: ADMIN_INDEX,
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': adminIndexKeys.allAccounts },
+  });
+  return items.map(toAccount);
+}
+
+/** The plan applies from each key's next request, once it is copied to the keys (propagation.ts). */
+export async function setAccountPlan(table: AdminTable, accountId: string, plan: Plan): Promise<void> {
+  await table.setOnExisting('setAccountPlan', keys.account(accountId), { plan }, {
+    onMissing: () => {
+      throw new NotFoundError(`account ${accountId} does not exist`);
+    },
+  });
+  await copyPlanToKeys(table, accountId, plan);
+}
+
+export interface AccountSettings {
+  accountId: string;
+  name: string;
+  plan: string;
+  protectedLabels: string[];
+}
+
+export async function getAccountSettings(table: AdminTable, accountId: string): Promise<AccountSettings> {
+  const item = await table.get<AccountItem>('getAccountSettings', keys.account(accountId));
+  if (!item) throw new NotFoundError(`account ${accountId} does not exist`);
+  return toSettings(item);
+}
+
+/** The owners' settings: the name and the protected labels (the plan is the operator's). */
+export async function updateAccountSettings(
+  table: AdminTable,
+  accountId: string,
+  change: { name?: string; protectedLabels?: string[] },
+): Promise<{ before: AccountSettings; after: AccountSettings }> {
+  const before = await getAccountSettings(table, accountId);
+  const fields: Record<string, unknown> = {};
+  if (change.name !== undefined) fields.name = change.name;
+  if (change.protectedLabels !== undefined) fields.protectedLabels = [...new Set(change.protectedLabels)];
+  if (Object.keys(fields).length === 0) return { before, after: before };
+  const result = await table.setOnExisting('updateAccountSettings', keys.account(accountId), fields, {
+    returnValues: 'ALL_NEW',
+    onMissing: () => {
+      throw new NotFoundError(`account ${accountId} does not exist`);
+    },
+  });
+  return { before, after: toSettings(result.Attributes as AccountItem) };
+}
+
+function toSettings(item: AccountItem): AccountSettings {
+  return {
+    accountId: item.accountId,
+    name: item.name,
+    plan: item.plan,
+    protectedLabels: item.protectedLabels ?? [...DEFAULT_PROTECTED_LABELS],
+  };
+}

@@ -1,0 +1,149 @@
+import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  type DeleteCommandOutput,
+  type DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+  type PutCommandInput,
+  type PutCommandOutput,
+  type QueryCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+  type UpdateCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  callStore,
+  callStoreUnlessRefused,
+  type ConditionFailure,
+  getItem,
+  partitionQuery,
+  queryAll,
+} from './calls';
+import { batchGet } from './batch-io';
+
+type WithoutTable<T> = Omit<T, 'TableName'>;
+
+/** What a refused conditional write means to the caller: a value to go on with, or an error it throws. */
+type OnRefusal<R> = (failure: ConditionFailure) => R | Promise<R>;
+
+/**
+ * The table as the operator tools use it: one client with the operator timeouts (createDocumentClient),
+ * no request deadline, strongly consistent reads, and the same calls as the API's (store-calls.ts).
+ */
+export interface TableCallOptions {
+  /** Writes go here when given (the management functions' client that retries only writes never applied). */
+  readonly writeClient?: DynamoDBDocumentClient;
+  /** A request's deadline: every call gives up when it aborts. Operator tools have none. */
+  readonly abortSignal?: AbortSignal;
+}
+
+export class AdminTable {
+  constructor(
+    readonly client: DynamoDBDocumentClient,
+    readonly tableName: string,
+    readonly now: () => Date,
+    readonly options: TableCallOptions = {},
+  ) {}
+
+  /** The same table and clock, its calls bound by another deadline. */
+  withDeadline(abortSignal: AbortSignal): AdminTable {
+    return new AdminTable(this.client, this.tableName, this.now, { ...this.options, abortSignal });
+  }
+
+  private get sendOptions(): [] | [{ abortSignal: AbortSignal }] {
+    return this.options.abortSignal ? [{ abortSignal: this.options.abortSignal }] : [];
+  }
+
+  private get writer(): DynamoDBDocumentClient {
+    return this.options.writeClient ?? this.client;
+  }
+
+  timestamp(): string {
+    return this.now().toISOString();
+  }
+
+  get<T>(operation: string, key: Record<string, string>): Promise<T | undefined> {
+    return getItem<T>(this.client, this.tableName, operation, key, { abortSignal: this.options.abortSignal });
+  }
+
+  query<T>(operation: string, input: WithoutTable<QueryCommandInput>): Promise<T[]> {
+    return queryAll<T>(this.client, operation, { TableName: this.tableName, ...input }, { abortSignal: this.options.abortSignal });
+  }
+
+  /** One page of a query (its Limit, or the store's 1 MB), not followed further; `more` when the store has more. */
+  async queryPage<T>(operation: string, input: WithoutTable<QueryCommandInput>): Promise<{ items: T[]; more: boolean }> {
+    const result = await callStore(operation, () =>
+      this.client.send(new QueryCommand({ TableName: this.tableName, ...input }), ...this.sendOptions),
+    );
+    return { items: (result.Items ?? []) as T[], more: result.LastEvaluatedKey !== undefined };
+  }
+
+  queryPartition<T>(
+    operation: string,
+    accountId: string,
+    skPrefix: string,
+    extra: Partial<QueryCommandInput> = {},
+  ): Promise<T[]> {
+    return queryAll<T>(this.client, operation, partitionQuery(this.tableName, accountId, skPrefix, extra), {
+      abortSignal: this.options.abortSignal,
+    });
+  }
+
+  /** Many items by key, strongly consistent, 100 per call; absent ones are left out. */
+  batchGet<T>(keys: readonly Record<string, string>[]): Promise<T[]> {
+    return batchGet<T>(this.client, this.tableName, keys, this.options.abortSignal);
+  }
+
+  /** A put; without `onRefusal`, a failed condition is an error like any other. */
+  put<R = never>(operation: string, input: WithoutTable<PutCommandInput>, onRefusal?: OnRefusal<R>): Promise<PutCommandOutput | R> {
+    return this.write(operation, () => this.writer.send(new PutCommand({ TableName: this.tableName, ...input }), ...this.sendOptions), onRefusal);
+  }
+
+  /** An update; without `onRefusal`, a failed condition is an error like any other. */
+  update<R = never>(
+    operation: string,
+    input: WithoutTable<UpdateCommandInput>,
+    onRefusal?: OnRefusal<R>,
+  ): Promise<UpdateCommandOutput | R> {
+    return this.write(operation, () => this.writer.send(new UpdateCommand({ TableName: this.tableName, ...input }), ...this.sendOptions), onRefusal);
+  }
+
+  /** A delete; without `onRefusal`, a failed condition is an error like any other. */
+  delete<R = never>(
+    operation: string,
+    input: WithoutTable<DeleteCommandInput>,
+    onRefusal?: OnRefusal<R>,
+  ): Promise<DeleteCommandOutput | R> {
+    return this.write(operation, () => this.writer.send(new DeleteCommand({ TableName: this.tableName, ...input }), ...this.sendOptions), onRefusal);
+  }
+
+  /**
+   * Sets attributes of an item that exists (`SET #name = :name, ...`); without `onMissing`, a missing
+   * item is an error like any other.
+   */
+  setOnExisting<R = never>(
+    operation: string,
+    key: Record<string, string>,
+    fields: Record<string, unknown>,
+    options: { onMissing?: OnRefusal<R>; returnValues?: UpdateCommandInput['ReturnValues'] } = {},
+  ): Promise<UpdateCommandOutput | R> {
+    const names = Object.keys(fields);
+    return this.update(
+      operation,
+      {
+        Key: key,
+        UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
+        ...(options.returnValues ? { ReturnValues: options.returnValues } : {}),
+      },
+      options.onMissing,
+    );
+  }
+
+  private write<T, R>(operation: string, call: () => Promise<T>, onRefusal: OnRefusal<R> | undefined): Promise<T | R> {
+    return onRefusal ? callStoreUnlessRefused(operation, call, onRefusal) : callStore(operation, call);
+  }
+}

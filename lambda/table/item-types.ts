@@ -1,0 +1,177 @@
+import type { PromptConfig, PromptContent } from '../domain/prompt';
+
+/**
+ * What the table holds: one interface per item, as README.md "Data model" lists them. table-schema.ts
+ * builds their keys; the API reads them (dynamo-store.ts) and the operator tools write them (admin/table/).
+ * Each interface is the item's own attributes: its keys and its `type` tag are WithKeys below.
+ */
+
+export interface AccountItem {
+  accountId: string;
+  name: string;
+  /** As written; a reader checks it is a known plan. */
+  plan: string;
+  createdAt?: string;
+  /**
+   * Raised by every change to what the API serves of the account's prompts (publish, label, delete,
+   * restore) and copied to the account's keys; absent until the first such change.
+   */
+  promptsRevision?: number;
+  /** Labels only admins and owners may move or remove; absent means the default, `production`. */
+  protectedLabels?: string[];
+  /**
+   * The owners' user ids: the guard that an account always keeps one (README "Data model"). It never
+   * names someone who is not an owner; the member items hold the roles.
+   */
+  owners?: Set<string>;
+  /** Hashes of keys written since the revision was last raised (lambda/table/propagation.ts). */
+  newKeys?: Set<string>;
+}
+
+export type Role = 'viewer' | 'editor' | 'admin' | 'owner';
+
+/** One person in one account: in the account's partition, indexed under the user (gsi1). */
+export interface MemberItem {
+  accountId: string;
+  /** The identity provider's `sub`. */
+  userId: string;
+  email: string;
+  role: Role;
+  addedAt: string;
+  addedBy: string;
+}
+
+/** Who made a change: a signed-in user, or an operator through the CLI. */
+export type Actor = { type: 'user'; userId: string; email: string } | { type: 'cli'; operator: string };
+
+export type AuditOutcome = 'pending' | 'succeeded' | 'failed' | 'refused';
+
+/** One attempt at a change, written before the change and settled after it; never changed otherwise. */
+export interface AuditEntryItem {
+  accountId: string;
+  at: string;
+  actor: Actor;
+  action: string;
+  /** What the change is to, e.g. `{ promptId, version }`. */
+  target: Record<string, string>;
+  /**
+   * The change that was asked for (a request's body, cut short), whatever became of it: JSON text, since
+   * its names are the requester's (`constructor`, `__proto__`), which a stored map cannot hold.
+   */
+  requested?: string;
+  before?: Record<string, unknown>;
+  after?: Record<string, unknown>;
+  outcome: AuditOutcome;
+  /** Why it was refused or failed: an error code and its message. */
+  reason?: { code: string; message: string };
+  settledAt?: string;
+}
+
+export interface ApiKeyItem {
+  keyId: string;
+  accountId: string;
+  /** `disabled` can be undone; `revoked` is final. Only `active` keys are admitted. */
+  status: 'active' | 'disabled' | 'revoked';
+  /** Epoch milliseconds from which the key is refused; absent for a key that never expires. */
+  expiresAt?: number;
+  /** Prompt ids and `prefix*` entries the key may read; absent for the whole account. */
+  scope?: string[];
+  /** A copy of the account's plan, kept in step by the writers. */
+  plan: string;
+  /** The key's own monthly limit, overriding the plan's. */
+  monthlyLimit?: number;
+  /** The limit in force (own, else the plan's), kept by the writers, so admission reads nothing else. */
+  limit: number;
+  /** Copied from the account by the writers; absent until the account's prompts first change. */
+  promptsRevision?: number;
+  /** What a listing may show of the key: its recognisable prefix and first characters, never the key. */
+  displayPrefix?: string;
+  /** What people call the key in the dashboard. */
+  name?: string;
+  createdAt?: string;
+  /** `user:<userId>` or `cli:<operator>`. */
+  createdBy?: string;
+  revokedAt?: string;
+  /**
+   * Counts per UTC day, for this month and the one before only, so that the item (and with it the
+   * write that counts a request) stays the same size however long the key lives. `days` counts the
+   * days of `daysMonth`, keyed `01` to `31`; the first request of a new month moves them to
+   * `prevDays`/`prevDaysMonth` (or drops them, when that month is not the one before) and starts again.
+   */
+  daysMonth?: string;
+  days?: Record<string, number>;
+  prevDaysMonth?: string;
+  prevDays?: Record<string, number>;
+  /** `used#YYYY-MM` counters, one per month the key was used. */
+  [usage: `used#${string}`]: number | undefined;
+}
+
+/**
+ * A version's content as stored (stored-content.ts reads and writes it). `config` is JSON text: its
+ * `schema` and `inputData` are the author's JSON, whose names (`__proto__`, `constructor`) a store map
+ * does not keep. Items written before hold it as a map, which reads the same.
+ */
+export interface StoredContent extends Omit<PromptContent, 'config'> {
+  config: string | PromptConfig;
+}
+
+export interface PromptHeadItem {
+  promptId: string;
+  promptName: string;
+  deleted: boolean;
+  /** A copy of the highest published version, so "latest" is a single read. Absent until one is published. */
+  latest?: StoredContent;
+  /**
+   * versionSortKey(latest.version): lets a publish move `latest` up in one conditional write, never down,
+   * however many publishes race. Heads written before it existed lack it.
+   */
+  latestKey?: string;
+  /**
+   * label -> version: every label of the prompt, so writers find its label items (and move their copies
+   * of `promptName` and `deleted`) without a pass over the account. Written before a label item and
+   * removed after it, so it names every label item there is.
+   */
+  labels?: Record<string, string>;
+  /** Raised by every change to `labels`: each change is conditional on it, and label items carry it. */
+  labelsRevision?: number;
+  updatedAt?: string;
+  updatedBy?: string;
+}
+
+/**
+ * One label of one prompt: a copy of the labelled version's content, as the head holds latest, so a read
+ * at a label costs what a read of latest costs, and a list at a label is one Query per page.
+ */
+export interface PromptLabelItem {
+  promptId: string;
+  label: string;
+  /** Copies of the head's, kept in step by the writers: the list at a label reads nothing else. */
+  promptName: string;
+  deleted: boolean;
+  labelled: StoredContent;
+  /** The head's labelsRevision this was written under: a slower writer never puts back an older target. */
+  labelsRevision: number;
+}
+
+export interface PromptVersionItem extends StoredContent {
+  promptId: string;
+  published: boolean;
+  /** The strong ETag of the content: a save or publish is conditional on it (README "Data model"). */
+  etag?: string;
+  updatedAt?: string;
+  updatedBy?: string;
+  publishedAt?: string;
+  publishedBy?: string;
+  note?: string;
+}
+
+/** An item as written and read whole: its keys (table-schema.ts), its kind, and its attributes. */
+export type WithKeys<T> = T & {
+  pk: string;
+  sk: string;
+  /** `account`, `apiKey`, `prompt`, `promptVersion` or `promptLabel`. */
+  type: string;
+  /** The admin index's keys: on account and API key items only. */
+  gsi1pk?: string;
+  gsi1sk?: string;
+};

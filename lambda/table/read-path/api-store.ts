@@ -1,0 +1,90 @@
+import type { Prompt, PromptWithVersions } from '../../domain/prompt';
+import type { PromptScope } from '../../domain/prompt-scope';
+
+/** What the API reads and counts. The DynamoDB implementation is dynamo-store.ts; tests may use others. */
+
+/** An active key, as its item stood right after a unit was taken (or refused). */
+export interface AdmittedKey {
+  readonly keyId: string;
+  readonly accountId: string;
+  /** The monthly limit in force: the key's own, else its plan's. */
+  readonly limit: number;
+  /** This month's count, including the unit just taken when admitted. */
+  readonly used: number;
+  /**
+   * Raised by every change to what the API shows of the account's prompts (publish, label, delete,
+   * restore; the writers copy it to every key of the account, as they do the plan): what a container
+   * remembers of the account's prompts is valid only while it stays the same.
+   */
+  readonly promptsRevision: number;
+  /** The prompts the key may read; absent for a key that reads its whole account. */
+  readonly scope?: PromptScope;
+}
+
+/** One request's key check: which key, counted in which month and day, at which instant (a key may expire). */
+export interface AdmissionRequest {
+  readonly keyHash: string;
+  readonly month: string;
+  /** The UTC day of the month, `01` to `31`. */
+  readonly day: string;
+  readonly at: Date;
+}
+
+/** Where a unit was counted: the month's counter and the day's. */
+export type UsageSlot = Pick<AdmissionRequest, 'month' | 'day'>;
+
+export type Admission =
+  | { readonly admitted: true; readonly key: AdmittedKey }
+  /** Unknown, revoked, disabled and expired keys are indistinguishable to callers. */
+  | { readonly admitted: false; readonly reason: 'invalid-key' }
+  | { readonly admitted: false; readonly reason: 'limit-reached'; readonly key: AdmittedKey };
+
+export type PromptLookup =
+  | { readonly found: true; readonly prompt: Prompt }
+  | { readonly found: false; readonly reason: 'prompt-not-found' | 'version-not-found' | 'label-not-found' };
+
+/** Every store call of a request takes its deadline: the call gives up (StoreUnavailableError) when it aborts. */
+export type Deadline = AbortSignal;
+
+export interface UsageStore {
+  /**
+   * Verifies the key and takes one unit of its monthly quota in one atomic step: only an active key
+   * under its limit (and not expired at `at`) is counted, so no interleaving of requests can pass the
+   * limit. Never sent twice unless the first attempt provably did not reach the store: a request costs
+   * at most one unit.
+   */
+  admit(request: AdmissionRequest, deadline: Deadline): Promise<Admission>;
+  /** Gives back a unit taken for a request that failed on our side; sent again on the same terms as admit. */
+  returnUsageUnit(keyHash: string, slot: UsageSlot, deadline: Deadline): Promise<void>;
+}
+
+/** Whose prompts a request reads, as far as the request knows the account, and until when. */
+export interface PromptReader {
+  readonly accountId: string;
+  /** The account's prompt revision (see AdmittedKey): a copy remembered under another revision is not served. */
+  readonly promptsRevision: number;
+  /** The key's scope: what the handlers show of the account (see domain/prompt-scope.ts). */
+  readonly scope?: PromptScope;
+  readonly deadline: Deadline;
+}
+
+export interface PromptStore {
+  /** The prompt at its highest published version. */
+  findLatestPrompt(reader: PromptReader, promptId: string): Promise<PromptLookup>;
+  findPromptVersion(reader: PromptReader, promptId: string, version: string): Promise<PromptLookup>;
+  /** The prompt at the version a label points at (never `latest`: that is findLatestPrompt). */
+  findLabelledPrompt(reader: PromptReader, promptId: string, label: string): Promise<PromptLookup>;
+  /** Every visible prompt of the account, ordered by promptId, however many store pages that takes. */
+  listPrompts(reader: PromptReader): Promise<Prompt[]>;
+  listPromptsWithVersions(reader: PromptReader): Promise<PromptWithVersions[]>;
+  /** Every visible prompt that carries the label, at the labelled version, ordered by promptId. */
+  listLabelledPrompts(reader: PromptReader, label: string): Promise<Prompt[]>;
+  listLabelledPromptsWithVersions(reader: PromptReader, label: string): Promise<PromptWithVersions[]>;
+}
+
+export type ApiStore = UsageStore & PromptStore;
+
+/** The store could not answer (throttled, unreachable, failing) after the SDK's own retries. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}

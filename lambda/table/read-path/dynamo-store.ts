@@ -1,0 +1,343 @@
+import { type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Prompt, PromptWithVersions, PublishedVersion } from '../../domain/prompt';
+import { batchGetItems, callStoreUnlessRefused, getItem, partitionQuery, queryAll } from '../calls';
+import type { StoreClients } from '../client';
+import { previousMonth } from '../../domain/quota-period';
+import {
+  type Admission,
+  type AdmissionRequest,
+  type AdmittedKey,
+  type ApiStore,
+  type Deadline,
+  type PromptLookup,
+  type PromptReader,
+  StoreUnavailableError,
+  type UsageSlot,
+} from './api-store';
+import { fromStoredContent } from '../stored-content';
+import type { ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem, StoredContent } from '../item-types';
+import { keys, prefixes, usageAttribute } from '../schema';
+
+/**
+ * Active, not expired and under its monthly limit: the whole admission rule, decided by the store
+ * atomically with the count. A missing item fails `#status = :active` too, so an unknown key never
+ * creates one. `NOT #expiresAt <= :now` holds for a key without an expiry (a comparison with a missing
+ * attribute is false). Written without parentheses (NOT binds tighter than AND, AND than OR): dynalite,
+ * the local store, parses parenthesised conditions at twice the cost, which would dominate local runs.
+ * `and` is added to both branches, so it binds to the whole rule.
+ */
+const admissionCondition = (and: string): string =>
+  `#used < #limit AND #status = :active AND NOT #expiresAt <= :now AND ${and} OR ` +
+  `attribute_not_exists(#used) AND #status = :active AND :zero < #limit AND NOT #expiresAt <= :now AND ${and}`;
+
+/**
+ * The one form of the count almost every request takes: the day counters already count this month, and
+ * so the month's counter exists (whatever sets `daysMonth` sets it too), which keeps the condition to
+ * one branch.
+ */
+const SAME_MONTH = 'same-month' as const;
+/** This month's day counters without the month's counter: not written by this code, but counted all the same. */
+const SAME_MONTH_FIRST_COUNT = 'same-month-first-count' as const;
+
+/**
+ * A count that failed its condition is tried again only when the item shows it was the month's day
+ * counters, not the key or its limit, that refused it (the first request of a month, or two of them racing).
+ */
+const COUNT_ATTEMPTS = 3;
+
+type CountForm = typeof SAME_MONTH | typeof SAME_MONTH_FIRST_COUNT | { readonly startMonth: ApiKeyItem };
+
+type CountResult = { readonly admission: Admission } | { readonly refused: ApiKeyItem | undefined };
+
+/**
+ * What a read at a label takes of the prompt's head and of its label item, fetched together: of the head,
+ * whether it is visible (not its copy of latest, which may be large); of the label item, its content.
+ */
+const LABEL_READ = {
+  projection: '#sk, #promptId, #promptName, #deleted, #latest.#version, #labelled',
+  names: {
+    '#sk': 'sk',
+    '#promptId': 'promptId',
+    '#promptName': 'promptName',
+    '#deleted': 'deleted',
+    '#latest': 'latest',
+    '#version': 'version',
+    '#labelled': 'labelled',
+  },
+};
+
+/** Version items as the lists with `include_versions` read them: published ones, without their content. */
+const PUBLISHED_VERSIONS_QUERY: Partial<QueryCommandInput> = {
+  ProjectionExpression: 'promptId, version, userMessage, published',
+  FilterExpression: 'published = :true',
+  ExpressionAttributeValues: { ':true': true },
+};
+
+/**
+ * The API's reads and counts. Visibility (a prompt's head, the list) is read strongly consistent: a
+ * delete applies from the very next request, not whenever a replica catches up.
+ */
+export class DynamoStore implements ApiStore {
+  constructor(
+    private readonly clients: Pick<StoreClients, 'reads' | 'writes'>,
+    private readonly tableName: string,
+  ) {}
+
+  /**
+   * One conditional UpdateItem checks the key and counts the request in its month and day. The day
+   * counters hold this month's days only (README "Data model"), so the first request of a month takes
+   * a second write that starts them afresh; every other request is the one write.
+   */
+  async admit(request: AdmissionRequest, deadline: Deadline): Promise<Admission> {
+    const usedName = usageAttribute(request.month);
+    let form: CountForm = SAME_MONTH;
+    for (let attempt = 1; ; attempt += 1) {
+      const result = await this.count(request, form, deadline);
+      if ('admission' in result) return result.admission;
+      const key = toAdmittedKey(result.refused, usedName, request.at);
+      if (!key) return { admitted: false, reason: 'invalid-key' };
+      if (key.used >= key.limit) return { admitted: false, reason: 'limit-reached', key };
+      // Admissible: the day counters were of another month, or changed month while this request read them.
+      if (attempt >= COUNT_ATTEMPTS || !result.refused) {
+        throw new StoreUnavailableError('admit: the day counters kept changing while counting');
+      }
+      if (result.refused.daysMonth !== request.month) form = { startMonth: result.refused };
+      else form = result.refused[usedName as `used#${string}`] === undefined ? SAME_MONTH_FIRST_COUNT : SAME_MONTH;
+    }
+  }
+
+  private count({ keyHash, month, day, at }: AdmissionRequest, form: CountForm, deadline: Deadline): Promise<CountResult> {
+    const usedName = usageAttribute(month);
+    const names: Record<string, string> = {
+      '#status': 'status',
+      '#limit': 'limit',
+      '#used': usedName,
+      '#expiresAt': 'expiresAt',
+      '#days': 'days',
+      '#daysMonth': 'daysMonth',
+    };
+    const values: Record<string, unknown> = { ':active': 'active', ':zero': 0, ':one': 1, ':now': at.getTime() };
+    let update: string;
+    let condition: string;
+    if (form === SAME_MONTH) {
+      names['#day'] = day;
+      values[':month'] = month;
+      update = 'SET #used = #used + :one, #days.#day = if_not_exists(#days.#day, :zero) + :one';
+      condition = '#used < #limit AND #status = :active AND NOT #expiresAt <= :now AND #daysMonth = :month';
+    } else if (form === SAME_MONTH_FIRST_COUNT) {
+      names['#day'] = day;
+      values[':month'] = month;
+      update = 'SET #used = if_not_exists(#used, :zero) + :one, #days.#day = if_not_exists(#days.#day, :zero) + :one';
+      condition = admissionCondition('#daysMonth = :month');
+    } else {
+      const stored = form.startMonth;
+      values[':month'] = month;
+      values[':freshDays'] = { [day]: 1 };
+      const sets = ['#used = if_not_exists(#used, :zero) + :one', '#days = :freshDays', '#daysMonth = :month'];
+      const removes: string[] = [];
+      names['#prevDays'] = 'prevDays';
+      names['#prevDaysMonth'] = 'prevDaysMonth';
+      if (stored.daysMonth !== undefined && stored.daysMonth === previousMonth(month) && stored.days) {
+        sets.push('#prevDays = :prevDays', '#prevDaysMonth = :prevMonth');
+        values[':prevDays'] = stored.days;
+        values[':prevMonth'] = stored.daysMonth;
+      } else {
+        removes.push('#prevDays', '#prevDaysMonth');
+      }
+      update = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
+      if (stored.daysMonth === undefined) condition = admissionCondition('attribute_not_exists(#daysMonth)');
+      else {
+        values[':storedMonth'] = stored.daysMonth;
+        condition = admissionCondition('#daysMonth = :storedMonth');
+      }
+    }
+    return callStoreUnlessRefused(
+      'admit',
+      async (): Promise<CountResult> => {
+        const result = await this.clients.writes.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.apiKey(keyHash),
+            UpdateExpression: update,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+          { abortSignal: deadline },
+        );
+        const key = toAdmittedKey(result.Attributes as ApiKeyItem | undefined, usedName, at);
+        return { admission: key ? { admitted: true, key } : { admitted: false, reason: 'invalid-key' } };
+      },
+      async (refused): Promise<CountResult> => ({
+        // DynamoDB returns the item as it stood; stores without ReturnValuesOnConditionCheckFailure (dynalite) do not.
+        refused: refused.Item
+          ? (unmarshall(refused.Item) as ApiKeyItem)
+          : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), deadline),
+      }),
+    );
+  }
+
+  async returnUsageUnit(keyHash: string, { month, day }: UsageSlot, deadline: Deadline): Promise<void> {
+    await callStoreUnlessRefused(
+      'returnUsageUnit',
+      () =>
+        this.clients.writes.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.apiKey(keyHash),
+            UpdateExpression: 'SET #used = #used - :one, #days.#day = #days.#day - :one',
+            ConditionExpression: '#used > :zero AND #daysMonth = :month AND #days.#day > :zero',
+            ExpressionAttributeNames: { '#used': usageAttribute(month), '#days': 'days', '#day': day, '#daysMonth': 'daysMonth' },
+            ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':month': month },
+          }),
+          { abortSignal: deadline },
+        ),
+      // Nothing to give back (the count is already zero): never go below it.
+      () => undefined,
+    );
+  }
+
+  async findLatestPrompt({ accountId, deadline }: PromptReader, promptId: string): Promise<PromptLookup> {
+    const head = await this.getItem<PromptHeadItem>('findLatestPrompt', keys.promptHead(accountId, promptId), deadline);
+    if (!isVisible(head)) return { found: false, reason: 'prompt-not-found' };
+    return { found: true, prompt: toPrompt(head, head.latest) };
+  }
+
+  async findPromptVersion({ accountId, deadline }: PromptReader, promptId: string, version: string): Promise<PromptLookup> {
+    const [head, item] = await Promise.all([
+      this.getItem<PromptHeadItem>('findPromptVersion', keys.promptHead(accountId, promptId), deadline),
+      // A published version never changes, and an unpublished one is never served: any replica will do.
+      this.getItem<PromptVersionItem>(
+        'findPromptVersion',
+        keys.promptVersion(accountId, promptId, version),
+        deadline,
+        false,
+      ),
+    ]);
+    if (!isVisible(head)) return { found: false, reason: 'prompt-not-found' };
+    if (!item?.published) return { found: false, reason: 'version-not-found' };
+    return { found: true, prompt: toPrompt(head, item) };
+  }
+
+  async findLabelledPrompt({ accountId, deadline }: PromptReader, promptId: string, label: string): Promise<PromptLookup> {
+    const headKey = keys.promptHead(accountId, promptId);
+    // One round trip for both, as latest takes one: the head says whether the prompt is visible at all
+    // (NOT_FOUND), the label item what the label points at (LABEL_NOT_FOUND without it).
+    const items = await batchGetItems<{ sk: string } & Partial<PromptHeadItem & PromptLabelItem>>(
+      this.clients.reads,
+      this.tableName,
+      'findLabelledPrompt',
+      [headKey, keys.promptLabel(accountId, label, promptId)],
+      { abortSignal: deadline, ...LABEL_READ },
+    );
+    // Of its copy of latest only the version was read: enough to tell that one is published.
+    const head = items.find((item) => item.sk === headKey.sk) as PromptHeadItem | undefined;
+    const labelled = items.find((item) => item.sk !== headKey.sk)?.labelled;
+    if (!isVisible(head)) return { found: false, reason: 'prompt-not-found' };
+    if (!labelled) return { found: false, reason: 'label-not-found' };
+    return { found: true, prompt: toPrompt(head, labelled) };
+  }
+
+  async listPrompts({ accountId, deadline }: PromptReader): Promise<Prompt[]> {
+    const heads = await this.queryAll<PromptHeadItem>('listPrompts', accountId, prefixes.promptHeads, deadline);
+    return heads.filter(isVisible).map((head) => toPrompt(head, head.latest));
+  }
+
+  async listPromptsWithVersions({ accountId, deadline }: PromptReader): Promise<PromptWithVersions[]> {
+    // Heads and versions are separate ranges of the partition: page through both at once.
+    const [heads, versions] = await Promise.all([
+      this.queryAll<PromptHeadItem>('listPromptsWithVersions', accountId, prefixes.promptHeads, deadline),
+      this.queryAll<PublishedVersionRow>('listPromptsWithVersions', accountId, prefixes.promptVersions, deadline, PUBLISHED_VERSIONS_QUERY),
+    ]);
+    const publishedByPrompt = groupByPrompt(versions);
+    return heads.filter(isVisible).map((head) => ({
+      ...toPrompt(head, head.latest),
+      publishedVersions: publishedByPrompt.get(head.promptId) ?? [],
+    }));
+  }
+
+  async listLabelledPrompts({ accountId, deadline }: PromptReader, label: string): Promise<Prompt[]> {
+    const items = await this.queryAll<PromptLabelItem>('listLabelledPrompts', accountId, prefixes.labelled(label), deadline);
+    return items.filter((item) => !item.deleted).map((item) => toPrompt(item, item.labelled));
+  }
+
+  async listLabelledPromptsWithVersions({ accountId, deadline }: PromptReader, label: string): Promise<PromptWithVersions[]> {
+    const [items, versions] = await Promise.all([
+      this.queryAll<PromptLabelItem>('listLabelledPromptsWithVersions', accountId, prefixes.labelled(label), deadline),
+      this.queryAll<PublishedVersionRow>(
+        'listLabelledPromptsWithVersions',
+        accountId,
+        prefixes.promptVersions,
+        deadline,
+        PUBLISHED_VERSIONS_QUERY,
+      ),
+    ]);
+    const publishedByPrompt = groupByPrompt(versions);
+    return items
+      .filter((item) => !item.deleted)
+      .map((item) => ({ ...toPrompt(item, item.labelled), publishedVersions: publishedByPrompt.get(item.promptId) ?? [] }));
+  }
+
+  private getItem<T>(operation: string, key: Record<string, string>, deadline: Deadline, consistent = true): Promise<T | undefined> {
+    return getItem<T>(this.clients.reads, this.tableName, operation, key, { abortSignal: deadline, consistent });
+  }
+
+  private queryAll<T>(
+    operation: string,
+    accountId: string,
+    skPrefix: string,
+    deadline: Deadline,
+    extra: Partial<QueryCommandInput> = {},
+  ): Promise<T[]> {
+    const input = partitionQuery(this.tableName, accountId, skPrefix, { ConsistentRead: true, ...extra });
+    return queryAll<T>(this.clients.reads, operation, input, { abortSignal: deadline });
+  }
+}
+
+/** An active, unexpired key with a limit; anything else admits nothing and reads as an invalid key. */
+function toAdmittedKey(item: ApiKeyItem | undefined, usedName: string, at: Date): AdmittedKey | undefined {
+  if (item?.status !== 'active' || typeof item.limit !== 'number') return undefined;
+  if (typeof item.expiresAt === 'number' && item.expiresAt <= at.getTime()) return undefined;
+  return {
+    keyId: item.keyId,
+    accountId: item.accountId,
+    limit: item.limit,
+    used: Number(item[usedName as `used#${string}`] ?? 0),
+    promptsRevision: item.promptsRevision ?? 0,
+    ...(item.scope ? { scope: item.scope } : {}),
+  };
+}
+
+type PublishedVersionRow = Pick<PromptVersionItem, 'promptId' | 'version' | 'userMessage'>;
+
+/** Version items sort by zero-padded version within each prompt, so each list arrives in semver order. */
+function groupByPrompt(versions: readonly PublishedVersionRow[]): Map<string, PublishedVersion[]> {
+  const publishedByPrompt = new Map<string, PublishedVersion[]>();
+  for (const { promptId, version, userMessage } of versions) {
+    const list = publishedByPrompt.get(promptId) ?? [];
+    list.push({ version, userMessage });
+    publishedByPrompt.set(promptId, list);
+  }
+  return publishedByPrompt;
+}
+
+type VisibleHead = PromptHeadItem & { latest: StoredContent };
+
+function isVisible(head: PromptHeadItem | undefined): head is VisibleHead {
+  return head !== undefined && !head.deleted && head.latest !== undefined;
+}
+
+function toPrompt(head: Pick<PromptHeadItem, 'promptId' | 'promptName'>, stored: StoredContent): Prompt {
+  const content = fromStoredContent(stored);
+  return {
+    promptId: head.promptId,
+    promptName: head.promptName,
+    version: content.version,
+    systemMessage: content.systemMessage,
+    userMessage: content.userMessage,
+    config: content.config,
+  };
+}
