@@ -145,6 +145,7 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
       },
       action: str,
       target: { type: 'object', additionalProperties: str },
+      requested: { description: "The change asked for (a request's body, strings cut at 200 characters, 4 levels, 100 values), never a key's secret" },
       before: { type: 'object' },
       after: { type: 'object' },
       outcome: { type: 'string', enum: ['pending', 'succeeded', 'failed', 'refused'] },

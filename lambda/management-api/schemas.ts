@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ACCOUNT_ID_PATTERN, ACCOUNT_ID_RULE } from '../domain/account-id';
-import { MAX_INPUT_DATA_DEPTH, MAX_MODEL_LENGTH, nestingDepth, parseInstant, TEMPERATURE_RANGE } from '../domain/content-rules';
+import { MAX_MODEL_LENGTH, MAX_NESTING_DEPTH, NESTING_RULE, nestsDeeperThan, parseInstant, TEMPERATURE_RANGE } from '../domain/content-rules';
+import { isSettableLabel, LABEL_PATTERN, LABEL_RULE } from '../domain/label';
 import { PROMPT_ID_PATTERN } from '../domain/prompt';
 import { MAX_SCOPE_ENTRIES, SCOPE_ENTRY_PATTERN } from '../domain/prompt-scope';
 import { ROLES } from '../domain/roles';
@@ -15,13 +16,13 @@ import { VERSION_PATTERN } from '../domain/version';
 
 export const PROMPT_ID_RULE = '1 to 128 characters of A-Z a-z 0-9 _ . -';
 export const VERSION_RULE = 'MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)';
-export const LABEL_RULE = '1 to 64 characters of A-Z a-z 0-9 _ . -';
-const LABEL_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export const AccountId = z.string().regex(ACCOUNT_ID_PATTERN, { error: `must be ${ACCOUNT_ID_RULE}` });
 export const PromptId = z.string().regex(PROMPT_ID_PATTERN, { error: `must be ${PROMPT_ID_RULE}` });
 export const Version = z.string().regex(VERSION_PATTERN, { error: `must be ${VERSION_RULE}` });
-export const Label = z.string().regex(LABEL_PATTERN, { error: `must be ${LABEL_RULE}` });
+const LABEL_ERROR = `must be a label: ${LABEL_RULE}; "latest" is reserved`;
+/** Every label name the API takes, in a path or a body: the rule the seed file, the CLI and the read API apply (docs/behaviour-rules.md, "Labels"). */
+export const Label = z.string().regex(LABEL_PATTERN, { error: LABEL_ERROR }).refine(isSettableLabel, { error: LABEL_ERROR });
 export const KeyId = z.string().regex(/^key_[0-9a-f]{16}$/, { error: 'must be a key id: key_ and 16 hex digits' });
 export const UserId = z.string().regex(/^[A-Za-z0-9_.:@+-]{1,128}$/, { error: 'must be a user id, as the members list shows it' });
 export const Month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'must be YYYY-MM, e.g. 2026-11' });
@@ -36,10 +37,13 @@ export const PromptConfig = z.strictObject({
     .number({ error: 'must be a number' })
     .min(TEMPERATURE_RANGE.min, { error: `must be from ${TEMPERATURE_RANGE.min} to ${TEMPERATURE_RANGE.max}` })
     .max(TEMPERATURE_RANGE.max, { error: `must be from ${TEMPERATURE_RANGE.min} to ${TEMPERATURE_RANGE.max}` }),
-  schema: z.array(z.unknown(), { error: 'must be an array' }).default([]),
+  schema: z
+    .array(z.unknown(), { error: 'must be an array' })
+    .refine((value) => !nestsDeeperThan(value, MAX_NESTING_DEPTH), { error: NESTING_RULE })
+    .default([]),
   inputData: z
     .unknown()
-    .refine((value) => nestingDepth(value) <= MAX_INPUT_DATA_DEPTH, { error: `must nest at most ${MAX_INPUT_DATA_DEPTH} levels deep` })
+    .refine((value) => !nestsDeeperThan(value, MAX_NESTING_DEPTH), { error: NESTING_RULE })
     .default(null),
   inputDataRootName: z.string().nullable().default(null),
 });

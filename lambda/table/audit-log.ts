@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditEntryItem, AuditOutcome, WithKeys } from './item-types';
-import { auditSortKey, keys, prefixes } from './schema';
+import { AUDIT_SORT_KEY_PATTERN, auditSortKey, keys, prefixes } from './schema';
 import type { AdminTable } from './admin-table';
 
 /**
@@ -9,9 +9,12 @@ import type { AdminTable } from './admin-table';
  * that has an outcome, and nothing deletes one.
  */
 
-export type AuditAttempt = Pick<AuditEntryItem, 'accountId' | 'actor' | 'action' | 'target' | 'before'>;
+export type AuditAttempt = Pick<AuditEntryItem, 'accountId' | 'actor' | 'action' | 'target' | 'before'> & {
+  /** The change asked for, as JSON (a request's body); the entry keeps a bounded copy of it. */
+  readonly requested?: unknown;
+};
 
-export type AuditEntry = Omit<AuditEntryItem, 'accountId'> & { entryId: string };
+export type AuditEntry = Omit<AuditEntryItem, 'accountId' | 'requested'> & { entryId: string; requested?: unknown };
 
 /** An entry written ahead of its change: settle it with the change's outcome. */
 export interface PendingAudit {
@@ -20,6 +23,37 @@ export interface PendingAudit {
 }
 
 export const AUDIT_PAGE_SIZE = 50;
+
+/** How much of what a request names and asks for an entry keeps: enough to say what it was, never enough to make an entry big or deep. */
+const KEPT = { characters: 200, entries: 20, depth: 4, values: 100 } as const;
+
+const cut = (text: string): string =>
+  text.length <= KEPT.characters ? text : `${text.slice(0, KEPT.characters)}… (${text.length} characters)`;
+
+/**
+ * A copy of JSON small enough for any entry: strings cut at 200 characters, at most 20 entries an array
+ * or object, 4 levels and 100 values in all, `…` for the rest. Walks at most 4 levels, however deep the value.
+ */
+export function keptOfRequest(value: unknown): unknown {
+  let budget = KEPT.values;
+  const keep = (current: unknown, depth: number): unknown => {
+    budget -= 1;
+    if (budget < 0) return '…';
+    if (typeof current === 'string') return cut(current);
+    if (current === null || typeof current !== 'object') return current;
+    if (depth >= KEPT.depth) return '…';
+    const entries = Array.isArray(current) ? [...current.entries()] : Object.entries(current);
+    const kept = entries.slice(0, KEPT.entries).map(([name, inner]) => [cut(String(name)), keep(inner, depth + 1)] as const);
+    const more = entries.length - KEPT.entries;
+    if (Array.isArray(current)) return [...kept.map(([, inner]) => inner), ...(more > 0 ? [`… ${more} more`] : [])];
+    // Names from a request are data: a table that inherits nothing keeps `__proto__` as one more name.
+    const table: Record<string, unknown> = Object.create(null);
+    for (const [name, inner] of kept) table[name] = inner;
+    if (more > 0) table['…'] = `${more} more`;
+    return table;
+  };
+  return keep(value, 0);
+}
 
 function newEntry(table: AdminTable, attempt: AuditAttempt, outcome: AuditOutcome, extra: Partial<AuditEntryItem> = {}) {
   const at = table.timestamp();
@@ -31,7 +65,8 @@ function newEntry(table: AdminTable, attempt: AuditAttempt, outcome: AuditOutcom
     at,
     actor: attempt.actor,
     action: attempt.action,
-    target: attempt.target,
+    target: Object.fromEntries(Object.entries(attempt.target).map(([name, value]) => [name, cut(value)])),
+    ...(attempt.requested === undefined ? {} : { requested: JSON.stringify(keptOfRequest(attempt.requested)) }),
     ...(attempt.before === undefined ? {} : { before: attempt.before }),
     outcome,
     ...extra,
@@ -134,9 +169,10 @@ export async function listAudit(
   const page = items.slice(0, limit);
   const last = page.at(-1);
   return {
-    entries: page.map(({ pk: _pk, sk, type: _type, accountId: _accountId, gsi1pk: _g1, gsi1sk: _g2, ...entry }) => ({
+    entries: page.map(({ pk: _pk, sk, type: _type, accountId: _accountId, gsi1pk: _g1, gsi1sk: _g2, requested, ...entry }) => ({
       entryId: encodeCursor(sk),
       ...entry,
+      ...(typeof requested === 'string' ? { requested: JSON.parse(requested) as unknown } : {}),
     })),
     ...((items.length > limit || more) && last ? { next: encodeCursor(last.sk) } : {}),
   };
@@ -144,10 +180,13 @@ export async function listAudit(
 
 const encodeCursor = (sortKey: string): string => Buffer.from(sortKey, 'utf8').toString('base64url');
 
-/** A cursor names an entry; the page before it starts just below it. */
+/**
+ * A cursor names an entry; the page before it starts just below it. Anything but the key of an entry
+ * (`AUDIT#` alone, a key cut short) is no cursor: the range below it could end before it begins.
+ */
 export function decodeCursor(cursor: string): string | undefined {
   const sortKey = Buffer.from(cursor, 'base64url').toString('utf8');
-  return sortKey.startsWith(prefixes.auditEntries) && encodeCursor(sortKey) === cursor ? sortKey : undefined;
+  return AUDIT_SORT_KEY_PATTERN.test(sortKey) && encodeCursor(sortKey) === cursor ? sortKey : undefined;
 }
 
 /** BETWEEN is inclusive: the largest key below the cursor's entry. */

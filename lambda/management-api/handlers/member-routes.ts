@@ -36,6 +36,7 @@ export const memberRoutes: readonly RouteSpec[] = [
     path: MEMBERS,
     access: 'admin',
     action: 'member.add',
+    bodyTarget: ['email'],
     body: MemberAddBody,
     async handle(request) {
       const input = request.body as z.infer<typeof MemberAddBody>;

@@ -53,6 +53,7 @@ export const promptRoutes: readonly RouteSpec[] = [
     path: PROMPTS,
     access: 'editor',
     action: 'prompt.create',
+    bodyTarget: ['promptId'],
     body: CreatePromptBody,
     async handle(request) {
       const input = request.body as z.infer<typeof CreatePromptBody>;
