@@ -3,6 +3,7 @@ import { ACCOUNT_ID_PATTERN, ACCOUNT_ID_RULE } from '../domain/account-id';
 import { MAX_MODEL_LENGTH, MAX_NESTING_DEPTH, NESTING_RULE, nestsDeeperThan, parseInstant, TEMPERATURE_RANGE } from '../domain/content-rules';
 import { isSettableLabel, LABEL_PATTERN, LABEL_RULE } from '../domain/label';
 import { PROMPT_ID_PATTERN } from '../domain/prompt';
+import { MAX_DESCRIPTION_LENGTH, MAX_PROMPT_NAME_LENGTH, MAX_TAGS, TAG_PATTERN, TAG_RULE } from '../domain/prompt-details';
 import { MAX_SCOPE_ENTRIES, SCOPE_ENTRY_PATTERN } from '../domain/prompt-scope';
 import { ROLES } from '../domain/roles';
 import { VERSION_PATTERN } from '../domain/version';
@@ -48,7 +49,48 @@ export const PromptConfig = z.strictObject({
   inputDataRootName: z.string().nullable().default(null),
 });
 
-export const CreatePromptBody = z.strictObject({ promptId: PromptId, promptName: Name(200) });
+export const CreatePromptBody = z.strictObject({ promptId: PromptId, promptName: Name(MAX_PROMPT_NAME_LENGTH) });
+
+export const Tag = z.string().regex(TAG_PATTERN, { error: `must be a tag: ${TAG_RULE}` });
+
+/** A prompt's details (domain/prompt-details.ts): each field given is set; `null` or `""` removes the description, `[]` the tags. */
+export const PromptPatchBody = z
+  .strictObject({
+    promptName: Name(MAX_PROMPT_NAME_LENGTH).optional(),
+    description: z.string().trim().max(MAX_DESCRIPTION_LENGTH, { error: `must be at most ${MAX_DESCRIPTION_LENGTH} characters` }).nullable().optional(),
+    tags: z
+      .array(Tag)
+      .max(MAX_TAGS, { error: `must list at most ${MAX_TAGS} tags` })
+      .refine((tags) => new Set(tags).size === tags.length, { error: 'must not list a tag twice' })
+      .optional(),
+  })
+  .refine((change) => Object.keys(change).length > 0, { error: 'give promptName, description or tags' });
+
+/** A day (the whole of it, UTC) or an instant, ISO 8601; read as the instant a filter's bound means. */
+const AuditBound = (end: 'from' | 'to') =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z)?$/, { error: 'must be a day (2026-11-24) or an instant in UTC (2026-11-24T10:00:00Z)' })
+    .transform((text, context) => {
+      const instant = text.length === 10 ? `${text}T${end === 'from' ? '00:00:00.000' : '23:59:59.999'}Z` : text;
+      const at = new Date(instant);
+      if (Number.isNaN(at.getTime()) || !at.toISOString().startsWith(text.slice(0, 10))) {
+        context.addIssue({ code: 'custom', message: 'must be a day or an instant that exists' });
+        return z.NEVER;
+      }
+      return at.toISOString();
+    });
+
+/** The audit log's query (management-api.md, "Audit filters"): the page's cursor, and filters that each narrow the log. */
+export const AuditQuery = z.object({
+  before: z.string().optional(),
+  actor: z.string().trim().min(1, { error: 'must not be empty' }).max(320, { error: 'must be at most 320 characters' }).optional(),
+  prompt: PromptId.optional(),
+  action: z.string().regex(/^[a-z]+(\.[a-z-]+)+$/, { error: 'must be an action such as label.set or version.publish' }).max(64).optional(),
+  outcome: z.enum(['succeeded', 'failed', 'refused', 'pending'], { error: 'must be succeeded, failed, refused or pending' }).optional(),
+  from: AuditBound('from').optional(),
+  to: AuditBound('to').optional(),
+});
 
 /** A draft's content; more than 300 KB of it is 413, as for the seed file. */
 export const VersionContentBody = z.strictObject({
@@ -116,6 +158,7 @@ export const MemberPatchBody = z.strictObject({ role: Role });
 /** The request bodies, by the name openapi-management.yaml gives their schemas. */
 export const REQUEST_BODIES = {
   CreatePrompt: CreatePromptBody,
+  PromptPatch: PromptPatchBody,
   VersionContent: VersionContentBody,
   Publish: PublishBody,
   SetLabel: LabelBody,

@@ -6,7 +6,8 @@ import { type AuditAttempt, auditedChange, recordRefusal } from '../table/audit-
 import { ConflictError, ImmutableVersionError, InvalidLabelError, NotFoundError, VersionNotPublishedError } from '../table/errors';
 import type { AdminApiKey } from '../table/item-builders';
 import { createApiKey, revokeApiKeyById, rotateApiKey, updateApiKey, type ApiKeyChange } from '../table/keys';
-import { type LabelChange, removeLabel, setLabel } from '../table/labels';
+import type { PromptDetails, PromptDetailsChange } from '../domain/prompt-details';
+import { type LabelChange, removeLabel, setLabel, syncLabelCopies } from '../table/labels';
 import { addMember, LastOwnerError, type Member, removeMember, setMemberRole } from '../table/members';
 import {
   createDraft,
@@ -20,7 +21,9 @@ import {
   type VersionContent,
   type VersionSummary,
 } from '../table/prompt-authoring';
+import { updatePromptDetails } from '../table/prompt-heads';
 import { deletePrompt, restorePrompt } from '../table/prompts';
+import { bumpPromptsRevision } from '../table/propagation';
 import type { AdminTable } from '../table/admin-table';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
@@ -183,6 +186,21 @@ export class AccountOperations {
       // The CLI's unlabel is a no-op on a missing label; a person removing one that is not there is told so.
       if (!result.changed) throw new NotFoundError(`prompt ${promptId} has no label ${label}`);
       return { result, after: { was: result.previousVersion ?? null } };
+    });
+  }
+
+  /**
+   * A new name, description or tags. A new name is what the read API serves from the next request: the label
+   * items carry copies of it, and the account's prompt revision moves, as for every change the read API shows.
+   */
+  updatePromptDetails(accountId: string, promptId: string, change: PromptDetailsChange): Promise<PromptDetails> {
+    return this.audited({ accountId, action: 'prompt.update', target: { promptId }, requested: change }, async () => {
+      const { before, after } = await updatePromptDetails(this.table, accountId, promptId, change, this.by);
+      if (after.promptName !== before.promptName) {
+        await syncLabelCopies(this.table, accountId, promptId);
+        await bumpPromptsRevision(this.table, accountId);
+      }
+      return { result: after, after: { ...after } };
     });
   }
 

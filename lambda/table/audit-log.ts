@@ -146,36 +146,97 @@ export async function recordRefusal(
   await table.put('recordRefusal', { Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
 }
 
-/** Newest first, a page at a time; `before` is the cursor the previous page gave. */
+/** What narrows the log (management-api.md, "Audit filters"); `from` and `to` are ISO instants, both included. */
+export interface AuditFilter {
+  /** A person's email, or a CLI operator's identity. */
+  readonly actor?: string;
+  readonly promptId?: string;
+  readonly action?: string;
+  readonly outcome?: AuditOutcome;
+  readonly from?: string;
+  readonly to?: string;
+}
+
+/** Entries a filtered page looks through at most, a store page of 200 at a time: the answer stays within its time. */
+const FILTERED_SCAN = { pageSize: 200, pages: 10 } as const;
+
+/**
+ * Newest first, a page at a time; `before` is the cursor the previous page gave. A filter's time range narrows
+ * the key range itself; the other filters are applied by the store as it reads, so a page looks through at most
+ * 2,000 entries: when that finds fewer than a page of matches, the page says where to go on (`next`).
+ */
 export async function listAudit(
   table: AdminTable,
   accountId: string,
-  options: { before?: string; limit?: number } = {},
+  options: { before?: string; limit?: number; filter?: AuditFilter } = {},
 ): Promise<{ entries: AuditEntry[]; next?: string }> {
   const limit = options.limit ?? AUDIT_PAGE_SIZE;
-  const { items, more } = await table.queryPage<WithKeys<AuditEntryItem>>('listAudit', {
-    KeyConditionExpression:
-      options.before === undefined ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk AND sk BETWEEN :prefix AND :before',
-    ExpressionAttributeValues: {
-      ':pk': keys.account(accountId).pk,
-      ':prefix': prefixes.auditEntries,
-      ...(options.before === undefined ? {} : { ':before': beforeKey(options.before) }),
-    },
-    ScanIndexForward: false,
-    ConsistentRead: true,
-    // One more than a page says whether there is a next one.
-    Limit: limit + 1,
-  });
-  const page = items.slice(0, limit);
-  const last = page.at(-1);
+  const filter = options.filter ?? {};
+  const lower = filter.from === undefined ? prefixes.auditEntries : `${prefixes.auditEntries}${filter.from}#`;
+  const uppers = [
+    ...(options.before === undefined ? [] : [beforeKey(options.before)]),
+    // After any tail of that instant: a tail is hex digits, and `~` sorts after them.
+    ...(filter.to === undefined ? [] : [`${prefixes.auditEntries}${filter.to}#~`]),
+  ];
+  const upper = uppers.sort()[0] ?? `${prefixes.auditEntries}~`;
+  if (upper < lower) return { entries: [] };
+  const { expression, names, values } = filterExpression(filter);
+  const matches: WithKeys<AuditEntryItem>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  let lastSeen: string | undefined;
+  for (let page = 0; page < (expression ? FILTERED_SCAN.pages : 1); page++) {
+    const result = await table.queryPage<WithKeys<AuditEntryItem>>('listAudit', {
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
+      ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':lower': lower, ':upper': upper, ...values },
+      ...(expression ? { FilterExpression: expression, ExpressionAttributeNames: names } : {}),
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      // Unfiltered, one more than a page says whether there is a next one.
+      Limit: expression ? FILTERED_SCAN.pageSize : limit + 1,
+      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+    });
+    matches.push(...result.items);
+    startKey = result.lastKey;
+    lastSeen = typeof startKey?.sk === 'string' ? startKey.sk : lastSeen;
+    if (matches.length > limit || !startKey) break;
+  }
+  const entries = matches.slice(0, limit);
+  const next = matches.length > limit ? entries.at(-1)?.sk : startKey ? (lastSeen ?? entries.at(-1)?.sk) : undefined;
   return {
-    entries: page.map(({ pk: _pk, sk, type: _type, accountId: _accountId, gsi1pk: _g1, gsi1sk: _g2, requested, ...entry }) => ({
+    entries: entries.map(({ pk: _pk, sk, type: _type, accountId: _accountId, gsi1pk: _g1, gsi1sk: _g2, requested, ...entry }) => ({
       entryId: encodeCursor(sk),
       ...entry,
       ...(typeof requested === 'string' ? { requested: JSON.parse(requested) as unknown } : {}),
     })),
-    ...((items.length > limit || more) && last ? { next: encodeCursor(last.sk) } : {}),
+    ...(next ? { next: encodeCursor(next) } : {}),
   };
+}
+
+function filterExpression(filter: AuditFilter): { expression?: string; names: Record<string, string>; values: Record<string, unknown> } {
+  const parts: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (filter.actor !== undefined) {
+    Object.assign(names, { '#actor': 'actor', '#email': 'email', '#operator': 'operator' });
+    values[':actor'] = filter.actor;
+    parts.push('(#actor.#email = :actor OR #actor.#operator = :actor)');
+  }
+  if (filter.promptId !== undefined) {
+    Object.assign(names, { '#target': 'target', '#promptId': 'promptId' });
+    values[':promptId'] = filter.promptId;
+    parts.push('#target.#promptId = :promptId');
+  }
+  if (filter.action !== undefined) {
+    names['#action'] = 'action';
+    values[':action'] = filter.action;
+    parts.push('#action = :action');
+  }
+  if (filter.outcome !== undefined) {
+    names['#outcome'] = 'outcome';
+    values[':outcome'] = filter.outcome;
+    parts.push('#outcome = :outcome');
+  }
+  return parts.length === 0 ? { names, values } : { expression: parts.join(' AND '), names, values };
 }
 
 const encodeCursor = (sortKey: string): string => Buffer.from(sortKey, 'utf8').toString('base64url');

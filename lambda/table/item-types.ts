@@ -118,6 +118,9 @@ export interface StoredContent extends Omit<PromptContent, 'config'> {
 export interface PromptHeadItem {
   promptId: string;
   promptName: string;
+  /** What people say of it, for finding it (domain/prompt-details.ts); never served by the read API. */
+  description?: string;
+  tags?: string[];
   deleted: boolean;
   /** A copy of the highest published version, so "latest" is a single read. Absent until one is published. */
   latest?: StoredContent;
