@@ -313,7 +313,7 @@ test('the audit log shows each change and each refused attempt, newest first, a 
   for (const expected of [
     `${demo.email} published welcome-note 1.0.0`,
     `${demo.email} created key`,
-    `${demo.email} moved label production of label-demo to 1.0.0`,
+    `${demo.email} moved production of label-demo from 1.0.1 to 1.0.0`,
     `${demo.email} added member viewer@example.com`,
     'viewer@example.com published viewer-draft 1.0.0',
   ]) {
