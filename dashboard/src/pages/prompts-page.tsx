@@ -25,7 +25,7 @@ export function PromptsPage() {
       />
       <section aria-labelledby="prompt-list-title">
         <h2 id="prompt-list-title">All prompts</h2>
-        <div class="filters" role="search" aria-label="Find prompts">
+        <search class="filters" aria-label="Find prompts">
           <label>
             Search prompts
             <input type="search" value={view.text} onInput={(event) => set({ text: event.currentTarget.value })} placeholder="id, name, description, tag or label" />
@@ -60,7 +60,7 @@ export function PromptsPage() {
               <option value="changed">last change, newest first</option>
             </select>
           </label>
-        </div>
+        </search>
         {prompts.loading && !prompts.data ? <Loading what="prompts" /> : null}
         <ErrorNote problem={prompts.problem} doing="Reading the prompts" />
         {prompts.data ? (
