@@ -160,14 +160,12 @@ test('closing or reloading the tab with unsaved changes asks the browser\'s own 
   const a = await harness.signedIn(ana);
   await draftOpenedBy(a, 'unloading');
   await textbox(a, 'User message template').fill('Half written');
-  const kinds: string[] = [];
-  a.once('dialog', (dialog) => {
-    kinds.push(dialog.type());
-    void dialog.dismiss();
-  });
+  await a.getByText('unsaved changes', { exact: false }).first().waitFor();
+  const asked = a.waitForEvent('dialog', { timeout: 15_000 });
   await a.close({ runBeforeUnload: true });
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  expect(kinds).toEqual(['beforeunload']);
+  const dialog = await asked;
+  expect(dialog.type()).toBe('beforeunload');
+  await dialog.dismiss();
   expect(a.isClosed()).toBe(false);
 });
 

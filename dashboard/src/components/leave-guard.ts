@@ -1,4 +1,4 @@
-import { useEffect } from 'preact/hooks';
+import { useLayoutEffect } from 'preact/hooks';
 
 /**
  * Leaving a page with unsaved changes asks first (management-api.md, "No lost work"): closing the tab or
@@ -12,7 +12,8 @@ let confirmed = false;
 
 /** While `active`, leaving asks `message` first. */
 export function useLeaveGuard(active: boolean, message: string): void {
-  useEffect(() => {
+  // A layout effect: in place as soon as the change is on screen, not a frame later (a quick close would miss it).
+  useLayoutEffect(() => {
     if (!active) return;
     const onBeforeUnload = (event: BeforeUnloadEvent) => {
       if (confirmed) return;
