@@ -9,6 +9,7 @@ import hashlib
 import json
 import re
 import secrets
+import socket
 import threading
 import time
 from calendar import timegm
@@ -182,7 +183,7 @@ class FakeApi:
         if label is not None and (not _is_label(label) or "version" in query):
             return _error(400, "BAD_REQUEST", "label must be a label name, without version", rate)
         if parts.path == "/prompts":
-            listed = []
+            listed: List[Dict[str, Any]] = []
             for prompt_id in sorted(self.prompts):
                 number = self._resolve(prompt_id, label)
                 if number is not None:
@@ -273,3 +274,11 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def dead_url() -> str:
+    """A URL at which nothing answers: a port that was free a moment ago."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"

@@ -24,7 +24,7 @@ from prompt_retrieval import (
     VersionNotFoundError,
 )
 
-from ..support.fake_api import UPGRADE_URL, Clock, FakeApi, Raw, version
+from ..support.fake_api import UPGRADE_URL, Clock, FakeApi, Raw, dead_url, version
 
 TTL = 60.0
 
@@ -584,7 +584,7 @@ class Outages(ClientTestCase):
             client.get("q")
 
     def test_a_refused_connection_is_an_outage_named_as_such(self) -> None:
-        client = PromptClient(_dead_url(), "prs_any_key_the_app_holds_0000", clock=self.clock)
+        client = PromptClient(dead_url(), "prs_any_key_the_app_holds_0000", clock=self.clock)
         with self.assertRaisesRegex(ServiceUnavailableError, r"^GET /prompts/p: Connection refused \(ECONNREFUSED\)$"):
             client.get("p")
 
@@ -653,14 +653,15 @@ class Requests(ClientTestCase):
 
     def test_the_key_never_appears_in_an_error_a_repr_or_a_traceback_with_its_locals(self) -> None:
         key = "prs_unit_test_key_do_not_echo_0001"
-        clients = [PromptClient(_dead_url(), key), PromptClient(self.api.url, key)]
+        clients = [PromptClient(dead_url(), key), PromptClient(self.api.url, key)]
         for client in clients:
             with self.assertRaises(Exception) as raised:
                 client.get("p")
             rendered = "".join(traceback.TracebackException.from_exception(raised.exception, capture_locals=True).format())
             for text in (rendered, str(raised.exception), repr(raised.exception), repr(client), str(client), repr(vars(client))):
                 self.assertNotIn(key, text)
-            self.assertNotIn(key, repr(vars(vars(client)["_http"])))
+            http: object = vars(client)["_http"]
+            self.assertNotIn(key, repr(vars(http)))
 
     def test_bad_options_are_refused_at_once_naming_the_option(self) -> None:
         url = self.api.url
@@ -711,7 +712,7 @@ class SnapshotFiles(ClientTestCase):
             path = os.path.join(folder, "prompts.snapshot.json")
             with open(path, "w", encoding="utf-8") as file:
                 json.dump(snapshot, file)
-            offline = PromptClient(_dead_url(), "prs_any_key_the_app_holds_0000", snapshot=path)
+            offline = PromptClient(dead_url(), "prs_any_key_the_app_holds_0000", snapshot=path)
 
             labelled = offline.get("welcome-email", label="production")
             latest = offline.get("welcome-email")
@@ -753,15 +754,6 @@ def _raised(call: Any) -> BaseException:
     except BaseException as error:  # noqa: BLE001 - returned for the test to judge
         return error
     raise AssertionError("no error was raised")
-
-
-def _dead_url() -> str:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
 
 
 if __name__ == "__main__":
