@@ -10,48 +10,16 @@ one HTTP implementation (TLS, proxies, timeouts, the redirect rule) serves both 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
-from ._cache import Cache, Outcome, Ready, RequestKey, Settled, Step, label_option, request_failed
-from ._client import (
-    DEFAULT_MAX_CACHED_VERSIONS,
-    DEFAULT_TIMEOUT_SECONDS,
-    DEFAULT_TTL_SECONDS,
-    ClientCore,
-    SnapshotSource,
-    prompt_of,
-    prompts_of,
-    validated_get,
-)
-from ._prompt import Prompt, Quota
+from ._cache import Outcome, Ready, RequestKey, Settled, Step, label_option, request_failed
+from ._client import ClientBase, prompt_of, prompts_of, validated_get
+from ._prompt import Prompt
 
 
-class AsyncPromptClient:
-    """``PromptClient``'s methods as coroutines, for asyncio applications. Use one per event loop."""
-
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str,
-        ttl_seconds: float = DEFAULT_TTL_SECONDS,
-        timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
-        snapshot: Optional[SnapshotSource] = None,
-        *,
-        clock: Optional[Callable[[], float]] = None,
-        max_cached_versions: int = DEFAULT_MAX_CACHED_VERSIONS,
-    ) -> None:
-        core = ClientCore(base_url, api_key, ttl_seconds, timeout_seconds, snapshot, clock, max_cached_versions)
-        self._base_url = core.base_url
-        self._http = core.http
-        self._cache: Cache[asyncio.Task[Outcome]] = core.cache()
-
-    def __repr__(self) -> str:
-        return f"AsyncPromptClient({self._base_url!r})"
-
-    @property
-    def quota(self) -> Optional[Quota]:
-        """The key's monthly quota as of the last answer that carried it; None before any."""
-        return self._cache.quota
+class AsyncPromptClient(ClientBase["asyncio.Task[Outcome]"]):
+    """``PromptClient``'s constructor, and its methods as coroutines, for asyncio applications. Use one per
+    event loop."""
 
     async def get(self, prompt_id: str, version: Optional[str] = None, label: Optional[str] = None) -> Prompt:
         """As ``PromptClient.get``."""

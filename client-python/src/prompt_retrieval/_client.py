@@ -8,7 +8,7 @@ import math
 import os
 import threading
 import time
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Union
+from typing import Any, Callable, Dict, Generic, List, Mapping, NamedTuple, Optional, TypeVar, Union
 from urllib.parse import urlsplit
 
 from ._cache import LATEST, Cache, Outcome, Ready, RequestKey, Settled, Step, label_option, request_failed
@@ -35,43 +35,12 @@ class _Flight:
         self.outcome: Optional[Outcome] = None
 
 
-class ClientCore:
-    """What both clients share: their options, read and checked once, and the cache they drive."""
-
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str,
-        ttl_seconds: float,
-        timeout_seconds: float,
-        snapshot: Optional[SnapshotSource],
-        clock: Optional[Callable[[], float]],
-        max_cached_versions: int,
-    ) -> None:
-        self.base_url = _base_url_of(base_url)
-        if not isinstance(api_key, str) or api_key.strip() == "":  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise InvalidOptionsError("api_key: must be a non-empty string")
-        ttl = _number_option("ttl_seconds", ttl_seconds, 0)
-        timeout = _number_option("timeout_seconds", timeout_seconds, 0.001)
-        max_versions = int(_number_option("max_cached_versions", max_cached_versions, 1))
-        self.clock: Callable[[], float] = clock or time.time
-        self.http = Http(self.base_url, api_key, timeout, self.clock)
-        self.snapshot_source = read_snapshot(snapshot) if snapshot is not None else None
-        self.ttl = ttl
-        self.max_versions = max_versions
-
-    def cache(self) -> "Cache[Any]":
-        return Cache(self.ttl, self.clock, self.max_versions, self.snapshot_source)
+F = TypeVar("F")
 
 
-class PromptClient:
-    """Prompts from the prompt retrieval service, cached in memory, revalidated in the background, served
-    from a copy when the service fails or the quota is used up. Thread-safe: share one per process.
-
-    ``snapshot`` is a file path, or the dict ``snapshot()`` returns: copies to serve when the API cannot
-    be reached and nothing is cached. ``clock`` (seconds since the epoch, default ``time.time``) is for
-    tests and simulations.
-    """
+class ClientBase(Generic[F]):
+    """What both clients share: their options, read and checked once, the HTTP they speak and the cache
+    they drive (``F``: what a caller waits on for a request under way)."""
 
     def __init__(
         self,
@@ -84,18 +53,34 @@ class PromptClient:
         clock: Optional[Callable[[], float]] = None,
         max_cached_versions: int = DEFAULT_MAX_CACHED_VERSIONS,
     ) -> None:
-        core = ClientCore(base_url, api_key, ttl_seconds, timeout_seconds, snapshot, clock, max_cached_versions)
-        self._base_url = core.base_url
-        self._http = core.http
-        self._cache: Cache[_Flight] = core.cache()
+        self._base_url = _base_url_of(base_url)
+        if not isinstance(api_key, str) or api_key.strip() == "":  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise InvalidOptionsError("api_key: must be a non-empty string")
+        ttl = _number_option("ttl_seconds", ttl_seconds, 0)
+        timeout = _number_option("timeout_seconds", timeout_seconds, 0.001)
+        max_versions = int(_number_option("max_cached_versions", max_cached_versions, 1))
+        clock = clock or time.time
+        self._http = Http(self._base_url, api_key, timeout, clock)
+        self._cache: Cache[F] = Cache(ttl, clock, max_versions, read_snapshot(snapshot) if snapshot is not None else None)
 
     def __repr__(self) -> str:
-        return f"PromptClient({self._base_url!r})"
+        return f"{type(self).__name__}({self._base_url!r})"
 
     @property
     def quota(self) -> Optional[Quota]:
         """The key's monthly quota as of the last answer that carried it; None before any."""
         return self._cache.quota
+
+
+class PromptClient(ClientBase[_Flight]):
+    """Prompts from the prompt retrieval service, cached in memory, revalidated in the background, served
+    from a copy when the service fails or the quota is used up. Thread-safe: share one per process.
+
+    ``PromptClient(base_url, api_key, ttl_seconds=60, timeout_seconds=5, snapshot=None, *, clock=None,
+    max_cached_versions=1000)``. ``snapshot`` is a file path, or the dict ``snapshot()`` returns: copies to
+    serve when the API cannot be reached and nothing is cached. ``clock`` (seconds since the epoch, default
+    ``time.time``) is for tests and simulations.
+    """
 
     def get(self, prompt_id: str, version: Optional[str] = None, label: Optional[str] = None) -> Prompt:
         """The prompt at its latest version; with ``version``, that published version (fetched once, then

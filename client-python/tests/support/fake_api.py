@@ -282,3 +282,30 @@ def dead_url() -> str:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     return f"http://127.0.0.1:{port}"
+
+
+class WithFakeApi:
+    """For test cases (threaded or asyncio): one server for the class, emptied before each test, a clock
+    the test moves, and the requests made with the test's key."""
+
+    api: FakeApi
+    key: str
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.api = FakeApi()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.api.close()
+
+    def setUp(self) -> None:
+        while self.api.arrived.acquire(blocking=False):
+            pass
+        self.api.prompts.clear()
+        self.api.script = None
+        self.api.retry_after = None
+        self.clock = Clock()
+
+    def served(self) -> List[str]:
+        return self.api.served(self.key)

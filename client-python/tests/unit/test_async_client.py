@@ -16,37 +16,19 @@ from prompt_retrieval import (
     UsageLimitExceededError,
 )
 
-from ..support.fake_api import Clock, FakeApi, dead_url, version
+from ..support.fake_api import WithFakeApi, dead_url, version
 
 TTL = 60.0
 
 
-class AsyncClientTests(unittest.IsolatedAsyncioTestCase):
-    api: FakeApi
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.api = FakeApi()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.api.close()
-
+class AsyncClientTests(WithFakeApi, unittest.IsolatedAsyncioTestCase):
     def setUp(self) -> None:
-        while self.api.arrived.acquire(blocking=False):
-            pass
-        self.api.prompts.clear()
-        self.api.script = None
-        self.api.retry_after = None
-        self.clock = Clock()
+        super().setUp()
         self.api.add("welcome-email", version("1.0.0", "You write to ${name}.", "Welcome ${name} to ${company}."))
 
     def client(self, key: Optional[str] = None, **options: Any) -> AsyncPromptClient:
         self.key = key or self.api.key()
         return AsyncPromptClient(self.api.url, self.key, clock=self.clock, **options)
-
-    def served(self) -> List[str]:
-        return self.api.served(self.key)
 
     async def test_the_first_call_waits_for_the_api_and_later_ones_within_the_ttl_are_answered_from_memory(self) -> None:
         client = self.client()

@@ -24,36 +24,17 @@ from prompt_retrieval import (
     VersionNotFoundError,
 )
 
-from ..support.fake_api import UPGRADE_URL, Clock, FakeApi, Raw, dead_url, version
+from ..support.fake_api import UPGRADE_URL, FakeApi, Raw, WithFakeApi, dead_url, version
 
 TTL = 60.0
 
 
-class ClientTestCase(unittest.TestCase):
-    api: FakeApi
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.api = FakeApi()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.api.close()
-
-    def setUp(self) -> None:
-        self.api.prompts.clear()
-        self.api.script = None
-        self.api.retry_after = None
-        self.clock = Clock()
-
+class ClientTestCase(WithFakeApi, unittest.TestCase):
     def client(self, key: Optional[str] = None, **options: Any) -> PromptClient:
         self.key = key or self.api.key()
         client = PromptClient(self.api.url, self.key, clock=self.clock, **options)
         self.addCleanup(client.idle, 10)
         return client
-
-    def served(self) -> List[str]:
-        return self.api.served(self.key)
 
     def welcome(self) -> None:
         self.api.add("welcome-email", version("1.0.0", "You write to ${name}.", "Welcome ${name} to ${company}."))
@@ -157,11 +138,6 @@ class Coalescing(ClientTestCase):
         for thread in threads:
             thread.join(30)
         return results
-
-    def setUp(self) -> None:
-        super().setUp()
-        while self.api.arrived.acquire(blocking=False):
-            pass
 
     def test_concurrent_first_calls_for_the_same_prompt_from_threads_share_one_request(self) -> None:
         self.welcome()

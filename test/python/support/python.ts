@@ -25,10 +25,11 @@ export function run(command: string, args: readonly string[], options: { cwd: st
 }
 
 /**
- * `python3 -m unittest discover` over one folder of client-python/tests. Python 3 must be there: a
- * machine without it fails these tests, saying so, rather than skipping them.
+ * `python3 -m unittest discover` over one folder of client-python/tests, which must pass, with Python's
+ * report as the failure. Python 3 must be there: a machine without it fails these tests, saying so,
+ * rather than skipping them.
  */
-export async function unittest(folder: string): Promise<Ran & { readonly ran: number }> {
+export async function unittest(folder: string): Promise<void> {
   let version: Ran;
   try {
     version = await run('python3', ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { cwd: CLIENT_PYTHON });
@@ -43,6 +44,9 @@ export async function unittest(folder: string): Promise<Ran & { readonly ran: nu
     cwd: CLIENT_PYTHON,
     env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' },
   });
-  const count = /^Ran (\d+) tests? in/m.exec(ran.output)?.[1];
-  return { ...ran, ran: Number(count ?? 0) };
+  const count = Number(/^Ran (\d+) tests? in/m.exec(ran.output)?.[1] ?? 0);
+  // A run that tested nothing has passed nothing: it fails too, with Python's report.
+  if (ran.code !== 0 || count === 0 || !/^OK/m.test(ran.output)) {
+    throw new Error(`python3 -m unittest discover ${folder} exited ${ran.code} after ${count} tests:\n${ran.output}`);
+  }
 }
