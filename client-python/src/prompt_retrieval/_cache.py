@@ -7,10 +7,10 @@ one critical section, so two threads never start the same request.
 
 from __future__ import annotations
 
-from copy import deepcopy
 import re
 import threading
 from collections import OrderedDict
+from copy import deepcopy
 from typing import Callable, Dict, Generic, List, NamedTuple, Optional, Tuple, TypeVar, Union
 from urllib.parse import quote
 
