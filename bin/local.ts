@@ -7,7 +7,7 @@
 import { isAbsolute, relative } from 'node:path';
 import { describeSummary } from '../admin/import-seed';
 import { seedCounts } from '../admin/seed-file';
-import { type DashboardStack, type LocalStack, startDashboardStack, startLocalStack } from '../local/local-stack';
+import { type DashboardStack, type LocalStack, openLocalStore, serveReadApi, startDashboardStack } from '../local/local-stack';
 import { loadLocalConfig } from '../local/local-config';
 import { type PlaygroundServer, startPlaygroundServer } from '../local/playground-server';
 import { ensureDashboardBuilt } from '../local/dashboard-build';
@@ -28,17 +28,27 @@ async function main(): Promise<void> {
   const stopping = stopOnSignals();
   const config = loadLocalConfig();
   await ensureDashboardBuilt((line) => process.stdout.write(`${line}\n`));
-  const stack = await startLocalStack(config, { onFunctionError: reportFunctionError });
-  const playground = await startPlaygroundServer({ host: '127.0.0.1', port: config.playgroundPort, apiUrl: stack.apiUrl }).catch(
+  const store = await openLocalStore(config);
+  // The dashboard's side first (the user pool, the demo user's membership, the management API): once the
+  // read API answers, everything does.
+  const dashboard = await startDashboardStack(config, {
+    stack: { storeEndpoint: store.endpoint, seed: store.seed },
+    onFunctionError: reportFunctionError,
+  }).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const stack = await serveReadApi(config, store, { onFunctionError: reportFunctionError }).catch(async (error: unknown) => {
+    await Promise.all([dashboard.stop(), store.close()]);
+    throw error;
+  });
+  dashboard.dashboard.setReadApiUrl(stack.apiUrl);
+  const playground = await startPlaygroundServer({ host: config.host, port: config.playgroundPort, apiUrl: stack.apiUrl }).catch(
     async (error: unknown) => {
-      await stack.stop();
+      await Promise.all([dashboard.stop(), stack.stop()]);
       throw error;
     },
   );
-  const dashboard = await startDashboardStack(config, { stack, onFunctionError: reportFunctionError }).catch(async (error: unknown) => {
-    await Promise.all([playground.close(), stack.stop()]);
-    throw error;
-  });
   printBanner(stack, playground, dashboard, config.dataDir, config.tableName);
   stopping.started(() => Promise.all([dashboard.stop(), playground.close(), stack.stop()]).then(() => undefined));
 }
@@ -51,6 +61,9 @@ function printBanner(stack: LocalStack, playground: PlaygroundServer, dashboard:
     `  Playground ${playground.url} (a browser page calling the API cross-origin)`,
     `  Dashboard  ${dashboard.dashboard.url} (${dashboard.dashboard.serving}; the management API under /api)`,
     `  Sign in as ${dashboard.demoUser.email} with password ${dashboard.demoUser.password}`,
+    ...(dashboard.demoMembership?.state === 'pending'
+      ? [`             (not yet an owner of the demo account: the store failed (${dashboard.demoMembership.reason}); retrying every 5 s)`]
+      : []),
     `  Identity   ${dashboard.identity.endpoint} (stand-in of the user pool ${dashboard.identity.userPoolId}, users in ${dataDir}/identity)`,
     `  Store      ${stack.storeEndpoint} ${stack.embeddedStore ? `(embedded dynalite, data in ${dataDir})` : '(DYNAMODB_ENDPOINT)'}`,
     `  Table      ${tableName}${stack.tableCreated ? ' (created)' : ''}`,

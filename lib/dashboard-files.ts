@@ -15,6 +15,9 @@ const DASHBOARD = join(REPOSITORY, 'dashboard');
 export interface DashboardConfig {
   readonly authorizeUrl: string;
   readonly tokenUrl: string;
+  /** The pool's sign-out endpoint and its refresh-token revocation: signing out ends the pool's session too. */
+  readonly logoutUrl: string;
+  readonly revokeUrl: string;
   readonly clientId: string;
   /** The read API's URL, for the code samples shown with a new key. */
   readonly readApiUrl?: string;

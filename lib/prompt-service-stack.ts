@@ -223,6 +223,8 @@ export class PromptServiceStack extends Stack {
       config: {
         authorizeUrl: `${this.userPool.signInUrl}/oauth2/authorize`,
         tokenUrl: `${this.userPool.signInUrl}/oauth2/token`,
+        logoutUrl: `${this.userPool.signInUrl}/logout`,
+        revokeUrl: `${this.userPool.signInUrl}/oauth2/revoke`,
         clientId: client.userPoolClientId,
         readApiUrl: this.api.restApi.url,
       },

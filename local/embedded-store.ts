@@ -1,7 +1,8 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import type { Server } from 'node:net';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { listenOnLoopback } from './listen';
+import { FOREIGN_REQUEST_MESSAGE, guardServer } from './loopback-guard';
 
 // Neither dynalite nor level ship types; these are the parts we use. level is dynalite's own storage.
 interface DynaliteOptions {
@@ -29,7 +30,8 @@ export interface EmbeddedStore {
 
 /**
  * dynalite, a DynamoDB-compatible server, keeping its data in LevelDB under `dataDir` so it survives
- * restarts. Tables become ACTIVE at once: nothing here is provisioned.
+ * restarts. Tables become ACTIVE at once: nothing here is provisioned. It answers this machine's programs
+ * only (loopback-guard.ts): a request from a web page, or for another host name, is refused.
  */
 export async function startEmbeddedStore(options: {
   dataDir: string;
@@ -48,6 +50,12 @@ export async function startEmbeddedStore(options: {
     await closeServer(server).catch(() => undefined);
     throw error;
   }
+  // Any web page could otherwise write to it: dynalite accepts any signature and answers CORS for every origin.
+  guardServer(server, (response, reason) => {
+    const body = JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', message: FOREIGN_REQUEST_MESSAGE[reason] });
+    response.writeHead(403, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body) });
+    response.end(body);
+  });
   const endpoint = `http://127.0.0.1:${port}`;
   await writeStoreRecord(options.dataDir, { endpoint, pid: process.pid });
   return {

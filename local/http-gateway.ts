@@ -11,6 +11,16 @@ import {
 } from '../lib/gateway-responses';
 import { InvocationSlots } from './invocation-slots';
 import { lambdaContext } from './lambda-context';
+import {
+  BodyTooLargeError,
+  type ConnectionTimeouts,
+  closeAfterAnswer,
+  declaresTooLarge,
+  discardBody,
+  GATEWAY_MAX_BODY_BYTES,
+  readBody,
+  serverOptions,
+} from './request-limits';
 
 /**
  * What the deployed REST API does in front of the Lambda functions, on node:http: pick the resource and
@@ -30,6 +40,12 @@ export interface GatewayRoute {
   /** As the REST API declares it: a method (or ANY) and a resource, `GET /prompts/{promptId}`. */
   readonly routeKey: string;
   readonly function: LambdaFunction;
+  /**
+   * The function reads the request's body. Other routes' bodies are read and dropped, never held: the
+   * deployed gateway would pass them on, but no function of theirs looks at one, and a web page could
+   * otherwise make the local stack hold many large bodies at once.
+   */
+  readonly readsBody?: boolean;
 }
 
 export interface GatewayOptions {
@@ -47,12 +63,12 @@ export interface GatewayOptions {
   readonly authorize?: (headers: IncomingMessage['headers']) => Promise<Record<string, string> | undefined>;
   /** Writes what the gateway answers itself; the read API's answers (JSON with CORS) by default. */
   readonly writeAnswer?: GatewayAnswerWriter;
+  /** How long a request may take to arrive (request-limits.ts). */
+  readonly timeouts?: ConnectionTimeouts;
 }
 
 export type GatewayAnswerWriter = (response: ServerResponse, type: GatewayResponseType | 'UNAUTHORIZED', gatewayStatus?: number) => void;
 
-/** API Gateway's own limit on a request payload. */
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const LOCAL_STAGE = 'local';
 /** How long an idle keep-alive connection stays open: at least 65 s (docs/behaviour-rules.md). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -76,14 +92,13 @@ export interface RouteMatch {
 
 export function createHttpGateway(options: GatewayOptions): Server {
   // A request without Host is still a request: answered by the functions, like any other.
-  const server = createServer({ requireHostHeader: false }, createGatewayListener(options));
+  const server = createServer({ requireHostHeader: false, ...serverOptions(options.timeouts) }, createGatewayListener(options));
   // What node:http answers itself otherwise (an empty 400, or a closed connection), in the API's format.
   server.on('clientError', answerUnparsable);
   server.on('connect', answerConnect);
   // Longer than clients keep idle connections (Node's agent, browsers, AWS's own 60 s), so the client
   // always closes first: a server that closes first races the client's next request into a reset.
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   return server;
 }
 
@@ -104,27 +119,38 @@ async function serve(
   options: GatewayOptions,
 ): Promise<void> {
   const writeAnswer = options.writeAnswer ?? writeGatewayAnswer;
-  let body: Buffer;
-  try {
-    body = await readBody(request);
-  } catch {
+  const tooLarge = () => {
+    closeAfterAnswer(response);
     writeAnswer(response, 'REQUEST_TOO_LARGE');
-    return;
-  }
+  };
+  if (declaresTooLarge(request, GATEWAY_MAX_BODY_BYTES)) return tooLarge();
   const method = (request.method ?? 'GET').toUpperCase();
   const [rawPath = '/', rawQueryString = ''] = splitOnce(request.url ?? '/', '?');
   const match = matchRoute(routes, method, rawPath);
+  // The authorizer reads headers only: a body is read once its caller is known, never before.
+  let claims: Record<string, string> | undefined;
+  if (match && options.authorize) claims = await options.authorize(request.headers).catch(() => undefined);
+  const admitted = match !== undefined && (!options.authorize || claims !== undefined);
+  let body: Buffer;
+  try {
+    if (admitted && match.route.readsBody === true) body = await readBody(request, GATEWAY_MAX_BODY_BYTES);
+    else {
+      await discardBody(request, GATEWAY_MAX_BODY_BYTES);
+      body = EMPTY_BODY;
+    }
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) return tooLarge();
+    // The client went away before its body arrived: nobody is left to answer.
+    response.destroy();
+    return;
+  }
   if (!match) {
     writeAnswer(response, 'MISSING_AUTHENTICATION_TOKEN');
     return;
   }
-  let claims: Record<string, string> | undefined;
-  if (options.authorize) {
-    claims = await options.authorize(request.headers).catch(() => undefined);
-    if (!claims) {
-      writeAnswer(response, 'UNAUTHORIZED');
-      return;
-    }
+  if (!admitted) {
+    writeAnswer(response, 'UNAUTHORIZED');
+    return;
   }
   const fn = match.route.function;
   // Waiting for a slot is the gateway's queue, not the function's time: as a Lambda invocation's clock
@@ -417,24 +443,7 @@ function answerConnect(_request: IncomingMessage, socket: Duplex): void {
   );
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        request.removeAllListeners('data');
-        request.resume();
-        reject(new Error('request body too large'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}
+const EMPTY_BODY = Buffer.alloc(0);
 
 function decode(segment: string): string {
   try {

@@ -25,7 +25,7 @@ export interface ListenOptions {
 /** How far past a taken port to look for one to suggest. */
 const SUGGESTION_RANGE = 100;
 
-/** Listens on the loopback interface only: a development stack has no business on the network. */
+/** Listens on the loopback interface unless told otherwise (HOST): a development stack has no business on the network. */
 export async function listenOnLoopback(server: Server, port: number, variable: string, options: ListenOptions = {}): Promise<number> {
   const host = options.host ?? '127.0.0.1';
   try {

@@ -3,6 +3,12 @@ import { ConfigError } from '../lambda/config';
 
 /** Settings of the local stack (`npm start`, `npm run invoke`); README "Run it locally" lists them. */
 export interface LocalConfig {
+  /**
+   * Where the read API and the playground listen: the loopback address unless the person sets HOST (to reach
+   * them from a phone or a VM). The dashboard's origin, the user pool's stand-in and the store stay on loopback
+   * whatever it says: they hold the local stack's administrative powers (docs/security.md).
+   */
+  readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;
   readonly dynamoPort: number;
@@ -22,6 +28,7 @@ export interface LocalConfig {
   readonly upgradeUrl: string;
 }
 
+export const LOOPBACK = '127.0.0.1';
 export const DEFAULT_SEED_FILE = resolve(__dirname, '..', 'seed', 'demo-seed.json');
 export const DEFAULT_TABLE_NAME = 'prompts-local';
 /** A reserved example domain: clearly a placeholder for the deployment's real upgrade page. */
@@ -32,6 +39,7 @@ type Environment = Readonly<Record<string, string | undefined>>;
 export function loadLocalConfig(env: Environment = process.env): LocalConfig {
   const seedFile = env.SEED_FILE;
   return {
+    host: env.HOST?.trim() || LOOPBACK,
     port: portOf(env, 'PORT', 3000),
     dynamoPort: portOf(env, 'DYNAMODB_PORT', 8000),
     playgroundPort: portOf(env, 'PLAYGROUND_PORT', 3001),

@@ -106,32 +106,37 @@ export async function openLocalStore(config: LocalConfig): Promise<LocalStore> {
 export async function startLocalStack(config: LocalConfig, options: LocalStackOptions): Promise<LocalStack> {
   const store = await openLocalStore(config);
   try {
-    const functions = createLocalFunctions(config, store.endpoint, {
-      ...(options.log ? { observeRequests: options.log } : {}),
-      maxSockets: LOCAL_STORE_SOCKETS,
-    });
-    const gateway = createHttpGateway({
-      routes: gatewayRoutes(functions),
-      onFunctionError: options.onFunctionError,
-      concurrency: LOCAL_CONCURRENCY,
-    });
-    const port = await listenOnLoopback(gateway, config.port, 'PORT', { reserved: configuredPorts(config) });
-    return {
-      apiUrl: `http://127.0.0.1:${port}`,
-      storeEndpoint: store.endpoint,
-      embeddedStore: store.embedded,
-      tableCreated: store.tableCreated,
-      seed: store.seed,
-      demo: store.seed ? demoRequestOf(store.seed.seed) : undefined,
-      stop: async () => {
-        await closeGateway(gateway);
-        await store.close();
-      },
-    };
+    return await serveReadApi(config, store, options);
   } catch (error) {
     await store.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** The read API's gateway over an open store; stopping it closes the store too. */
+export async function serveReadApi(config: LocalConfig, store: LocalStore, options: LocalStackOptions): Promise<LocalStack> {
+  const functions = createLocalFunctions(config, store.endpoint, {
+    ...(options.log ? { observeRequests: options.log } : {}),
+    maxSockets: LOCAL_STORE_SOCKETS,
+  });
+  const gateway = createHttpGateway({
+    routes: gatewayRoutes(functions),
+    onFunctionError: options.onFunctionError,
+    concurrency: LOCAL_CONCURRENCY,
+  });
+  const port = await listenOnLoopback(gateway, config.port, 'PORT', { host: config.host, reserved: configuredPorts(config) });
+  return {
+    apiUrl: `http://${urlHost(config.host)}:${port}`,
+    storeEndpoint: store.endpoint,
+    embeddedStore: store.embedded,
+    tableCreated: store.tableCreated,
+    seed: store.seed,
+    demo: store.seed ? demoRequestOf(store.seed.seed) : undefined,
+    stop: async () => {
+      await closeGateway(gateway);
+      await store.close();
+    },
+  };
 }
 
 async function loadSeed(admin: AdminStore, path: string): Promise<SeedReport> {
@@ -150,12 +155,69 @@ async function loadSeed(admin: AdminStore, path: string): Promise<SeedReport> {
   }
 }
 
-/** The first usable key of the seed, and a prompt its account can read. */
+/** How `npm start` waits for the store before it starts without the demo user's membership. */
+const MEMBERSHIP_ATTEMPTS_AT_START = 3;
+const MEMBERSHIP_RETRY_MS = [250, 1_000] as const;
+/** Then it keeps trying in the background, this often, until the store answers or the stack stops. */
+const MEMBERSHIP_BACKGROUND_RETRY_MS = 5_000;
+
+/** Whether the demo user owns the demo account yet; `pending` while a store fault keeps it from being made. */
+export type DemoMembership = { readonly state: 'ready' } | { readonly state: 'pending'; readonly reason: string; stop(): void };
+
 /**
  * The demo user owns the seed's first account, added as the CLI adds people (and so in its audit log) the
- * first time; a membership that exists, whatever its role now, is left as someone made it.
+ * first time; a membership that exists, whatever its role now, is left as someone made it. A store that fails
+ * meanwhile does not stop `npm start`: the attempt is made again a few times, and then in the background,
+ * while the rest of the stack serves (the person is told, and told again once it is done).
  */
-async function ensureDemoMembership({ table, directory }: ManagementDependencies, accountId: string, user: DemoUser): Promise<void> {
+async function ensureDemoMembership(
+  deps: ManagementDependencies,
+  accountId: string,
+  user: DemoUser,
+  report: (line: string) => void,
+): Promise<DemoMembership> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= MEMBERSHIP_ATTEMPTS_AT_START; attempt++) {
+    try {
+      await addDemoMember(deps, accountId, user);
+      return { state: 'ready' };
+    } catch (error) {
+      if (!isStoreFault(error)) throw error;
+      lastError = error;
+      const wait = MEMBERSHIP_RETRY_MS[attempt - 1];
+      if (wait !== undefined) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+  const reason = (lastError as Error)?.message ?? String(lastError);
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const retry = () => {
+    timer = setTimeout(() => {
+      addDemoMember(deps, accountId, user).then(
+        () => {
+          if (!stopped) report(`The demo user ${user.email} now owns account ${accountId}.`);
+        },
+        (error: unknown) => {
+          if (stopped) return;
+          if (isStoreFault(error)) retry();
+          else report(`The demo user could not be made owner of account ${accountId}: ${(error as Error)?.message ?? String(error)}`);
+        },
+      );
+    }, MEMBERSHIP_BACKGROUND_RETRY_MS);
+    timer.unref();
+  };
+  retry();
+  return {
+    state: 'pending',
+    reason,
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function addDemoMember({ table, directory }: ManagementDependencies, accountId: string, user: DemoUser): Promise<void> {
   if (await findMember(table, accountId, user.userId)) return;
   const operations = new AccountOperations({ table, directory, actor: { type: 'cli', operator: 'npm start (demo user)' } });
   await operations.addMember(accountId, { email: user.email, role: 'owner' }).catch((error: unknown) => {
@@ -164,6 +226,9 @@ async function ensureDemoMembership({ table, directory }: ManagementDependencies
   });
 }
 
+const isStoreFault = (error: unknown): boolean => error instanceof StoreUnavailableError || isStoreUnavailable(error);
+
+/** The first usable key of the seed, and a prompt its account can read. */
 function demoRequestOf(seed: Seed): DemoRequest | undefined {
   for (const account of seed.accounts) {
     const key = account.keys.find((candidate) => candidate.revoked !== true);
@@ -186,6 +251,9 @@ async function reachable<T>(endpoint: string, call: () => Promise<T>): Promise<T
   }
 }
 
+/** How a listening address is written in a URL: IPv6 in brackets. */
+export const urlHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+
 async function closeGateway(server: Server): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
@@ -201,13 +269,17 @@ export interface DashboardStack {
   readonly demoUser: DemoUser;
   /** Checks an ID token as the deployed Cognito authorizer does: what the management API's gateway calls. */
   readonly verifyToken: VerifyToken;
+  /** Whether the demo user owns the demo account yet (absent without a store or a seed). */
+  readonly demoMembership: DemoMembership | undefined;
   stop(): Promise<void>;
 }
 
 export interface DashboardStackOptions {
-  /** The local stack: the management API reads and writes its store; without it /api/* answers 404. */
-  readonly stack?: Pick<LocalStack, 'storeEndpoint' | 'seed'>;
+  /** The store: the management API reads and writes it; without it /api/* answers 404. */
+  readonly stack?: { readonly storeEndpoint: string; readonly seed: SeedReport | undefined };
   readonly onFunctionError?: (functionName: string, error: unknown) => void;
+  /** Where news that comes after start-up goes (the demo user's membership made in the background). */
+  readonly report?: (line: string) => void;
 }
 
 /**
@@ -222,6 +294,7 @@ export async function startDashboardStack(config: LocalConfig, options: Dashboar
     const demoUser = await ensureDemoUser({ endpoint: identity.endpoint, userPoolId: identity.userPoolId, dataDir: config.dataDir });
     const verifyToken = createTokenVerifier(identity);
     let api: RequestListener | undefined;
+    let demoMembership: DemoMembership | undefined;
     if (options.stack) {
       // The functions' environment as the stack gives it, with the local store and the stand-in as endpoints.
       const environment = {
@@ -234,7 +307,10 @@ export async function startDashboardStack(config: LocalConfig, options: Dashboar
       // One set of clients for the functions and for making the demo user a member, as one cold start would.
       const dependencies = managementDependencies({ ...process.env, ...environment });
       const demoAccountId = options.stack.seed?.seed.accounts[0]?.accountId;
-      if (demoAccountId !== undefined) await ensureDemoMembership(dependencies, demoAccountId, demoUser);
+      if (demoAccountId !== undefined) {
+        const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
+        demoMembership = await ensureDemoMembership(dependencies, demoAccountId, demoUser, report);
+      }
       api = createManagementGateway({
         verifyToken,
         dependencies,
@@ -253,7 +329,9 @@ export async function startDashboardStack(config: LocalConfig, options: Dashboar
       identity,
       demoUser,
       verifyToken,
+      demoMembership,
       stop: async () => {
+        if (demoMembership?.state === 'pending') demoMembership.stop();
         await dashboard.close();
         await identity.stop();
       },

@@ -50,7 +50,8 @@ export function createManagementGateway(options: ManagementGatewayOptions): (req
   const deps = options.dependencies ?? managementDependencies({ ...process.env, ...options.environment });
   const routes: GatewayRoute[] = MANAGEMENT_FUNCTIONS.flatMap((fn) => {
     const handler = createManagementHandler(deps, routesOf(fn.id)) as unknown as LambdaHandler;
-    return fn.routes.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: { name: fn.id, handler } }));
+    // Bodies are read once the token is checked, never before (http-gateway.ts).
+    return fn.routes.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: { name: fn.id, handler }, readsBody: true }));
   });
   return createGatewayListener({
     routes,

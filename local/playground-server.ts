@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { listenOnLoopback } from './listen';
+import { serverOptions } from './request-limits';
 
 export interface PlaygroundServerOptions {
   readonly host: string;
@@ -111,7 +112,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
   const api = apiBaseUrl(options.apiUrl);
   const apiUrl = api.href.replace(/\/+$/, '');
   const assets = await loadAssets(options.root ?? DEFAULT_ROOT, apiUrl);
-  const server = createServer(handler(assets, securityHeaders(api.origin)));
+  const server = createServer(serverOptions(), handler(assets, securityHeaders(api.origin)));
 
   const port = await listenOnLoopback(server, options.port, 'PLAYGROUND_PORT', { host: options.host });
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;

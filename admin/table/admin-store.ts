@@ -18,7 +18,7 @@ const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...sum
 /**
  * What operators do to the store (the admin CLI, the local stack's seed, the benchmark), as one object
  * over the modules beside it, one per concern: accounts, keys, prompts, labels, imports, and the copies an
- * account's keys carry (propagation.ts). The read API writes only usage (lambda/data/); the management API
+ * account's keys carry (propagation.ts). The read API writes only usage (lambda/table/read-path/); the management API
  * changes the rest through lambda/operations/, as the CLI's members commands do.
  */
 export class AdminStore {

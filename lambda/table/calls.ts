@@ -10,7 +10,7 @@ import { StoreUnavailableError } from './read-path/api-store';
 import { prefixes } from './schema';
 
 /**
- * How both stores call DynamoDB: the API (dynamo-store.ts) with its request's deadline, the operator
+ * How both stores call DynamoDB: the API (read-path/dynamo-store.ts) with its request's deadline, the operator
  * tools (admin/table/) without one. What a failure means is decided here, once, for both.
  */
 
@@ -194,7 +194,7 @@ export async function queryAll<T>(
   return items;
 }
 
-/** The items of one account's partition whose sort key starts with `skPrefix` (table-schema.ts `prefixes`). */
+/** The items of one account's partition whose sort key starts with `skPrefix` (schema.ts `prefixes`). */
 export function partitionQuery(
   tableName: string,
   accountId: string,

@@ -1,8 +1,8 @@
 import type { PromptConfig, PromptContent } from '../domain/prompt';
 
 /**
- * What the table holds: one interface per item, as README.md "Data model" lists them. table-schema.ts
- * builds their keys; the API reads them (dynamo-store.ts) and the operator tools write them (admin/table/).
+ * What the table holds: one interface per item, as README.md "Data model" lists them. schema.ts
+ * builds their keys; the API reads them (read-path/dynamo-store.ts) and the operator tools write them (admin/table/).
  * Each interface is the item's own attributes: its keys and its `type` tag are WithKeys below.
  */
 
@@ -54,6 +54,11 @@ export interface AuditEntryItem {
   action: string;
   /** What the change is to, e.g. `{ promptId, version }`. */
   target: Record<string, string>;
+  /**
+   * The change that was asked for (a request's body, cut short), whatever became of it: JSON text, since
+   * its names are the requester's (`constructor`, `__proto__`), which a stored map cannot hold.
+   */
+  requested?: string;
   before?: Record<string, unknown>;
   after?: Record<string, unknown>;
   outcome: AuditOutcome;
@@ -113,6 +118,9 @@ export interface StoredContent extends Omit<PromptContent, 'config'> {
 export interface PromptHeadItem {
   promptId: string;
   promptName: string;
+  /** What people say of it, for finding it (domain/prompt-details.ts); never served by the read API. */
+  description?: string;
+  tags?: string[];
   deleted: boolean;
   /** A copy of the highest published version, so "latest" is a single read. Absent until one is published. */
   latest?: StoredContent;
@@ -160,7 +168,7 @@ export interface PromptVersionItem extends StoredContent {
   note?: string;
 }
 
-/** An item as written and read whole: its keys (table-schema.ts), its kind, and its attributes. */
+/** An item as written and read whole: its keys (schema.ts), its kind, and its attributes. */
 export type WithKeys<T> = T & {
   pk: string;
   sk: string;

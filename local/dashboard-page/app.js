@@ -7,6 +7,7 @@ const $ = (id) => document.getElementById(id);
 const config = await (await fetch('/config.json')).json();
 const redirectUri = `${location.origin}/`;
 let idToken;
+let refreshToken;
 
 const base64url = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 const randomText = (size) => base64url(crypto.getRandomValues(new Uint8Array(size)));
@@ -49,6 +50,24 @@ async function finishSignIn(params) {
   const tokens = await response.json();
   if (!response.ok) throw new Error(`Sign-in failed: ${tokens.error ?? response.status}`);
   idToken = tokens.id_token;
+  refreshToken = tokens.refresh_token;
+}
+
+// Signing out ends the pool's session too (its /logout), and revokes the refresh token, as the dashboard does.
+async function signOut() {
+  const token = refreshToken;
+  idToken = undefined;
+  refreshToken = undefined;
+  if (token) {
+    await fetch(config.revokeUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: config.clientId }),
+    }).catch(() => undefined);
+  }
+  const url = new URL(config.logoutUrl);
+  url.search = new URLSearchParams({ client_id: config.clientId, logout_uri: redirectUri }).toString();
+  location.assign(url.href);
 }
 
 async function showMe() {
@@ -68,8 +87,8 @@ $('sign-in').addEventListener('click', () => {
   signIn().catch((error) => show(false, error.message));
 });
 $('sign-out').addEventListener('click', () => {
-  idToken = undefined;
-  show(false, 'Signed out.');
+  show(false, 'Signing out...');
+  signOut().catch((error) => show(false, error.message));
 });
 
 const params = new URLSearchParams(location.search);

@@ -33,7 +33,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const LIST_LIMIT = 60;
 
 export function createCognitoApi(store: UserStore, userPoolId: string) {
-  const operations: Record<string, (input: Input) => Promise<unknown>> = {
+  // A Map: the operation's name comes from the request (`__proto__` and `hasOwnProperty` are names too).
+  const operations = new Map<string, (input: Input) => Promise<unknown>>(Object.entries({
     AdminCreateUser: async (input) => {
       const email = requiredString(input, 'Username');
       if (!EMAIL.test(email)) throw invalid('Username should be an email.');
@@ -84,11 +85,11 @@ export function createCognitoApi(store: UserStore, userPoolId: string) {
       await store.setPassword(user.userId, password, input.Permanent === true);
       return {};
     },
-    AdminDeleteUser: async (input) => {
+    AdminDeleteUser: async (input: Input) => {
       await store.delete(existingUser(input).userId);
       return {};
     },
-  };
+  }));
 
   function existingUser(input: Input): StoredUser {
     const user = store.find(requiredString(input, 'Username'));
@@ -97,7 +98,7 @@ export function createCognitoApi(store: UserStore, userPoolId: string) {
   }
 
   return async function answer(target: string | undefined, input: unknown): Promise<ApiAnswer> {
-    const operation = target?.startsWith(TARGET_PREFIX) ? operations[target.slice(TARGET_PREFIX.length)] : undefined;
+    const operation = target?.startsWith(TARGET_PREFIX) ? operations.get(target.slice(TARGET_PREFIX.length)) : undefined;
     try {
       if (!operation) throw new CognitoError('UnknownOperationException', `The stand-in does not implement ${target ?? 'this'}`);
       if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CognitoError('SerializationException', 'Body must be a JSON object');

@@ -127,15 +127,18 @@ test('a wrong password keeps the person on the sign-in form, with the reason', a
   expect(page.url().startsWith(standIn.endpoint)).toBe(true);
 });
 
-test('signing out forgets the token', async () => {
+test('signing out forgets the token and ends the pool\'s session', async () => {
   await signInThroughTheForm(demo.password);
   await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
 
   await page.getByRole('button', { name: 'Sign out' }).click();
 
-  await page.getByRole('status').filter({ hasText: 'Signed out.' }).waitFor();
-  expect(await page.getByRole('button', { name: 'Sign in' }).isVisible()).toBe(true);
+  // Through the pool's sign-out endpoint and back: the pool's session is over too.
+  await page.getByRole('status').filter({ hasText: 'Not signed in.' }).waitFor();
+  expect(page.url()).toBe(`${dashboard.url}/`);
   expect(await page.locator('#me').isHidden()).toBe(true);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('Password').waitFor();
 });
 
 test('an invited person chooses a new password on the way, and arrives signed in', async () => {

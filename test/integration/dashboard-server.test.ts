@@ -100,7 +100,13 @@ describe('the dashboard origin', () => {
   it('tells the page where to sign in: /config.json', async () => {
     const response = await fetch(`${dashboard.url}/config.json`);
 
-    expect(await response.json()).toEqual({ authorizeUrl: standIn.authorizeUrl, tokenUrl: standIn.tokenUrl, clientId: standIn.clientId });
+    expect(await response.json()).toEqual({
+      authorizeUrl: standIn.authorizeUrl,
+      tokenUrl: standIn.tokenUrl,
+      logoutUrl: standIn.logoutUrl,
+      revokeUrl: standIn.revokeUrl,
+      clientId: standIn.clientId,
+    });
   });
 
   it('answers 405 to other methods on its files, and 404 to unknown files', async () => {

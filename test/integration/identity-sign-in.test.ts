@@ -72,7 +72,7 @@ describe('signing in through authorize, code and token with PKCE', () => {
     expect(page.fields).toMatchObject({ client_id: standIn.clientId, redirect_uri: CALLBACK, state: 'state-1' });
   });
 
-  it('answers the token request with both tokens, Bearer, for an hour', async () => {
+  it('answers the token request with ID, access and refresh tokens, Bearer, for an hour', async () => {
     const { code, verifier } = await codeFor(demo.email, demo.password);
     const tokens = await exchangeCode(target, code, verifier);
 
@@ -80,6 +80,7 @@ describe('signing in through authorize, code and token with PKCE', () => {
     expect(tokens.body).toEqual({
       id_token: expect.any(String),
       access_token: expect.any(String),
+      refresh_token: expect.any(String),
       token_type: 'Bearer',
       expires_in: 3600,
     });

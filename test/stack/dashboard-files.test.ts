@@ -24,7 +24,13 @@ test('synth builds the dashboard into the asset that is uploaded: the page, its 
     new DashboardFiles(stack, 'Dashboard', {
       bucket,
       distribution,
-      config: { authorizeUrl: 'https://auth.example/oauth2/authorize', tokenUrl: 'https://auth.example/oauth2/token', clientId: 'client' },
+      config: {
+        authorizeUrl: 'https://auth.example/oauth2/authorize',
+        tokenUrl: 'https://auth.example/oauth2/token',
+        logoutUrl: 'https://auth.example/logout',
+        revokeUrl: 'https://auth.example/oauth2/revoke',
+        clientId: 'client',
+      },
       logRetention: RetentionDays.ONE_MONTH,
       logRemovalPolicy: RemovalPolicy.DESTROY,
     });
@@ -62,8 +68,11 @@ test("the stack uploads them with a config.json naming its pool's sign-in endpoi
   const staged = readFileSync(join(assembly.directory, `asset.${String(configKey).replace(/\.zip$/, '')}`, 'config.json'), 'utf8');
   const markers = (properties.SourceMarkers as Record<string, unknown>[])[1] ?? {};
   const filled = JSON.parse(staged.replace(/<<marker:0xbaba:\d+>>/g, (marker) => JSON.stringify(markers[marker]).replace(/"/g, "'"))) as Record<string, string>;
-  expect(Object.keys(filled).sort()).toEqual(['authorizeUrl', 'clientId', 'readApiUrl', 'tokenUrl']);
+  expect(Object.keys(filled).sort()).toEqual(['authorizeUrl', 'clientId', 'logoutUrl', 'readApiUrl', 'revokeUrl', 'tokenUrl']);
   expect(filled.clientId).toBe(`{'Ref':'${stack.getLogicalId(dashboard.client.node.defaultChild as never)}'}`);
   expect(filled.authorizeUrl).toMatch(/\/oauth2\/authorize$/);
   expect(filled.tokenUrl).toMatch(/\/oauth2\/token$/);
+  // Signing out goes through the pool's own sign-out endpoint and revokes the refresh token (management-api.md).
+  expect(filled.logoutUrl).toMatch(/\/logout$/);
+  expect(filled.revokeUrl).toMatch(/\/oauth2\/revoke$/);
 });

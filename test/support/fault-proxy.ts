@@ -12,8 +12,8 @@ export type Fault = 'pass' | 'throttle' | 'drop-answer' | 'stall';
 
 export interface FaultProxy {
   readonly endpoint: string;
-  /** Decides each call's fate; `pass` for all by default. */
-  rule: (operation: string) => Fault;
+  /** Decides each call's fate from its operation and its JSON body; `pass` for all by default. */
+  rule: (operation: string, body: string) => Fault;
   /** Operations seen, in order. */
   readonly seen: string[];
   close(): Promise<void>;
@@ -33,17 +33,18 @@ export async function startFaultProxy(storeEndpoint: string): Promise<FaultProxy
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-  const server: Server = createServer((incoming: IncomingMessage, response: ServerResponse) => {
+  const server: Server = createServer(async (incoming: IncomingMessage, response: ServerResponse) => {
     const operation = String(incoming.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
     proxy.seen.push(operation);
-    const fault = proxy.rule(operation);
+    const fault = proxy.rule(operation, body.toString('utf8'));
     if (fault === 'stall') {
       held.push(response);
-      incoming.resume();
       return;
     }
     if (fault === 'throttle') {
-      incoming.resume();
       response.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
       response.end(
         JSON.stringify({
@@ -54,7 +55,8 @@ export async function startFaultProxy(storeEndpoint: string): Promise<FaultProxy
       return;
     }
     const upstream = forward(
-      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      // As a proxy does: the store is asked for by its own name (it refuses any other Host).
+      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: target.host } },
       (answer) => {
         if (fault === 'drop-answer') {
           answer.resume();
@@ -66,7 +68,7 @@ export async function startFaultProxy(storeEndpoint: string): Promise<FaultProxy
       },
     );
     upstream.on('error', () => response.destroy());
-    incoming.pipe(upstream);
+    upstream.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   Object.assign(proxy, { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });

@@ -44,8 +44,8 @@ export function formOf(status: number, html: string, base: string): FormPage {
   return { status, html, action: new URL(unescapeHtml(action), base).href, fields };
 }
 
-/** GET /oauth2/authorize: the sign-in page. */
-export async function openSignInPage(target: SignInTarget, pkce: Pkce, state = 'state-1'): Promise<FormPage> {
+/** The authorize request the dashboard sends the browser to. */
+export function authorizeRequestUrl(target: SignInTarget, pkce: Pkce, state = 'state-1'): URL {
   const url = new URL(target.authorizeUrl);
   url.search = new URLSearchParams({
     response_type: 'code',
@@ -56,6 +56,12 @@ export async function openSignInPage(target: SignInTarget, pkce: Pkce, state = '
     code_challenge: pkce.challenge,
     code_challenge_method: 'S256',
   }).toString();
+  return url;
+}
+
+/** GET /oauth2/authorize: the sign-in page. */
+export async function openSignInPage(target: SignInTarget, pkce: Pkce, state = 'state-1'): Promise<FormPage> {
+  const url = authorizeRequestUrl(target, pkce, state);
   const response = await fetch(url, { redirect: 'manual' });
   return formOf(response.status, await response.text(), url.href);
 }
@@ -64,6 +70,8 @@ export interface PostedForm {
   readonly status: number;
   /** The redirect, when the server answered with one. */
   readonly location: string | undefined;
+  /** The cookie the answer set (the stand-in's sign-in session), as `name=value`. */
+  readonly cookie: string | undefined;
   readonly html: string;
 }
 
@@ -75,7 +83,8 @@ export async function postForm(page: FormPage, values: Record<string, string>): 
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: new URL(page.action).origin },
     body: new URLSearchParams({ ...page.fields, ...values }).toString(),
   });
-  return { status: response.status, location: response.headers.get('location') ?? undefined, html: await response.text() };
+  const cookie = response.headers.get('set-cookie')?.split(';')[0];
+  return { status: response.status, location: response.headers.get('location') ?? undefined, cookie, html: await response.text() };
 }
 
 export interface TokenAnswer {

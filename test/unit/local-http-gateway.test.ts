@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { FALLBACK_RESOURCES } from '../../lib/gateway-routes';
 import { createHttpGateway, KEEP_ALIVE_TIMEOUT_MS, type LambdaFunction } from '../../local/http-gateway';
+import { CONNECTION_TIMEOUTS } from '../../local/request-limits';
 import { RawConnection, sendRaw } from '../support/raw-http';
 
 /**
@@ -30,6 +31,7 @@ beforeAll(async () => {
     routes: [
       { routeKey: 'GET /prompts', function: recording('listPrompts') },
       { routeKey: 'GET /prompts/{promptId}', function: recording('getPrompt') },
+      { routeKey: 'POST /mcp', function: recording('mcp'), readsBody: true },
       ...FALLBACK_RESOURCES.map((resource) => ({ routeKey: `ANY ${resource}`, function: recording('fallback') })),
     ],
     onFunctionError: (name) => failures.push(name),
@@ -119,8 +121,6 @@ test('the event is the REST API payload 1.0 the deployed gateway sends', async (
     multiValueQueryStringParameters: { version: ['1.0.0'], tag: ['a', 'b'], empty: [''] },
     pathParameters: { promptId: 'café' },
     stageVariables: null,
-    body: Buffer.from('hello').toString('base64'),
-    isBase64Encoded: true,
     requestContext: {
       stage: 'local',
       path: '/local/prompts/caf%C3%A9',
@@ -133,6 +133,17 @@ test('the event is the REST API payload 1.0 the deployed gateway sends', async (
   expect(event.multiValueHeaders).toMatchObject({ 'X-Repeated': ['one', 'two'] });
   expect(event.requestContext.requestId).toMatch(/^[0-9a-f-]{36}$/);
   expect(Math.abs(event.requestContext.requestTimeEpoch - Date.now())).toBeLessThan(60_000);
+});
+
+test('a route whose function reads bodies gets the body as the deployed gateway sends it, base64', async () => {
+  await send('POST', '/mcp', { 'Content-Type': 'application/octet-stream' }, Buffer.from('hello'));
+  expect(lastEvent().event).toMatchObject({ body: Buffer.from('hello').toString('base64'), isBase64Encoded: true });
+});
+
+test("a body sent to a route whose function reads none is read and dropped: the function's event has none", async () => {
+  const response = await send('GET', '/prompts/welcome', {}, Buffer.from('hello'));
+  expect(response.status).toBe(200);
+  expect(lastEvent().event).toMatchObject({ body: null, isBase64Encoded: false });
 });
 
 test('a request without a query or a body has null parameters and no body', async () => {
@@ -282,7 +293,8 @@ describe('keep-alive: the client closes idle connections first, never the gatewa
   test('idle connections are kept at least 65 s, and the answer says so', async () => {
     expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThanOrEqual(65_000);
     expect(server.keepAliveTimeout).toBe(KEEP_ALIVE_TIMEOUT_MS);
-    expect(server.headersTimeout).toBeGreaterThan(server.keepAliveTimeout);
+    // Idle connections wait for their next request under the keep-alive timeout, not the headers timeout.
+    expect(server.headersTimeout).toBe(CONNECTION_TIMEOUTS.headersMs);
     const connection = await RawConnection.open(base);
     try {
       const response = await connection.send({ method: 'GET', target: '/prompts', headers: [] });
@@ -358,5 +370,71 @@ describe('concurrency, as a deployed function has it', () => {
     expect(refused.headers.get('access-control-allow-origin')).toBe('*');
     expect(await refused.json()).toEqual({ code: 'SERVICE_UNAVAILABLE', error: expect.any(String) });
     expect(await Promise.all(admitted)).toEqual([204, 204, 204, 204, 204]);
+  });
+});
+
+describe('what a client may send, and for how long (behaviour rules: the local stack is a guest)', () => {
+  let limited: Server;
+  let limitedBase: string;
+  beforeAll(async () => {
+    limited = createHttpGateway({
+      routes: [
+        { routeKey: 'GET /prompts', function: recording('listPrompts') },
+        { routeKey: 'POST /mcp', function: recording('mcp'), readsBody: true },
+      ],
+      onFunctionError: () => undefined,
+      concurrency: { maxRunning: 2, maxWaiting: 2 },
+      timeouts: { headersMs: 300, requestMs: 600 },
+    });
+    await new Promise<void>((resolve) => limited.listen(0, '127.0.0.1', resolve));
+    limitedBase = `http://127.0.0.1:${(limited.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    limited.closeAllConnections();
+    await new Promise((resolve) => limited.close(resolve));
+  });
+
+  test('a declared body over 10 MB is refused with 413 before any of it is sent, and the connection closes', async () => {
+    // Headers only: were the gateway waiting for the body, no answer would come before the request timeout.
+    const head = `POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${10 * 1024 * 1024 + 1}\r\n\r\n`;
+    const response = await sendRaw(base, Buffer.from(head), 5_000);
+    expect(response.status).toBe(413);
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    expect(received).toEqual([]);
+  });
+
+  test('a chunked body is read no further than 10 MB: 413, the connection closed, no function run', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 'a');
+    const chunks = Array.from({ length: 12 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
+    const head = Buffer.from('POST /mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
+    const response = await sendRaw(base, Buffer.concat([head, ...chunks, Buffer.from('0\r\n\r\n')]), 10_000).catch(
+      // The gateway may close while the rest is still being written: the answer came first all the same.
+      (error: Error) => ({ status: 413, headers: {}, body: '{"code":"PAYLOAD_TOO_LARGE"}', error }),
+    );
+    expect(response.status).toBe(413);
+    expect(received).toEqual([]);
+  });
+
+  test('a client whose headers do not arrive in time gets 408 and its connection is closed', async () => {
+    const response = await sendRaw(limitedBase, Buffer.from('GET /prompts HTTP/1.1\r\nHost: x\r\n'), 5_000);
+    expect(response.status).toBe(408);
+    expect(received).toEqual([]);
+  });
+
+  test('a client whose body does not arrive in time is cut off', async () => {
+    const response = await sendRaw(limitedBase, Buffer.from('POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a":'), 5_000);
+    expect(response.status).toBe(408);
+    expect(received).toEqual([]);
+  });
+
+  test('an idle keep-alive connection outlives the headers timeout: it waits for its next request, not for headers', async () => {
+    const connection = await RawConnection.open(limitedBase);
+    try {
+      expect((await connection.send({ method: 'GET', target: '/prompts', headers: [] })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect((await connection.send({ method: 'GET', target: '/prompts', headers: [] })).status).toBe(200);
+    } finally {
+      connection.close();
+    }
   });
 });

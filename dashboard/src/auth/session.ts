@@ -3,18 +3,22 @@ import {
   authorizeUrl,
   challengeFor,
   createVerifier,
+  logoutUrl,
   type PendingSignIn,
   randomText,
   readCallback,
+  revokeRequestBody,
   type SignInConfig,
   tokenRequestBody,
 } from '../logic/pkce';
 
 /**
- * Sign-in state of this tab. The ID token and the PKCE verifier live in sessionStorage: this tab only,
- * gone when it closes, never in localStorage where every tab and every later visit would find them.
+ * Sign-in state of this tab. The ID token, the refresh token (kept only to be revoked at sign-out) and the
+ * PKCE verifier live in sessionStorage: this tab only, gone when it closes, never in localStorage where every
+ * tab and every later visit would find them.
  */
 const SESSION = 'dashboard.session';
+const REFRESH = 'dashboard.refresh';
 const PENDING = 'dashboard.pkce';
 
 export interface Session {
@@ -85,15 +89,30 @@ export async function finishSignIn(config: SignInConfig): Promise<SignInOutcome>
   } catch {
     return { kind: 'error', message: 'The sign-in service could not be reached. Check your connection and sign in again.' };
   }
-  const tokens = (await response.json().catch(() => ({}))) as { id_token?: unknown };
+  const tokens = (await response.json().catch(() => ({}))) as { id_token?: unknown; refresh_token?: unknown };
   if (!response.ok || typeof tokens.id_token !== 'string' || !claimsOf(tokens.id_token)) {
     return { kind: 'error', message: 'Sign-in did not complete (the sign-in code was refused or had expired). Sign in again.' };
   }
   sessionStorage.setItem(SESSION, tokens.id_token);
+  if (typeof tokens.refresh_token === 'string') sessionStorage.setItem(REFRESH, tokens.refresh_token);
   return { kind: 'signed-in', returnTo: pending.returnTo };
 }
 
-export function signOut(): void {
-  sessionStorage.removeItem(SESSION);
-  sessionStorage.removeItem(PENDING);
+/**
+ * Signs out everywhere: the tab forgets its tokens, the refresh token is revoked, and the browser goes through
+ * the pool's sign-out endpoint, which ends the pool's own session (else the next sign-in would need no password)
+ * and comes back to the dashboard's root.
+ */
+export async function signOut(config: SignInConfig): Promise<void> {
+  const refreshToken = sessionStorage.getItem(REFRESH);
+  for (const item of [SESSION, REFRESH, PENDING]) sessionStorage.removeItem(item);
+  if (refreshToken) {
+    // Best effort: a revocation that fails still leaves a token that expires within a day, and never stops the sign-out.
+    await fetch(config.revokeUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: revokeRequestBody(config, refreshToken),
+    }).catch(() => undefined);
+  }
+  location.assign(logoutUrl(config, redirectUri()));
 }

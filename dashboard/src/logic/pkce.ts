@@ -7,6 +7,10 @@
 export interface SignInConfig {
   readonly authorizeUrl: string;
   readonly tokenUrl: string;
+  /** The pool's sign-out endpoint (Cognito's `/logout`), which ends its own session. */
+  readonly logoutUrl: string;
+  /** Where a refresh token is revoked (Cognito's `/oauth2/revoke`). */
+  readonly revokeUrl: string;
   readonly clientId: string;
   /** The read API's URL, for the code samples shown with a new key; optional. */
   readonly readApiUrl?: string;
@@ -63,6 +67,18 @@ export function tokenRequestBody(config: SignInConfig, code: string, redirectUri
     redirect_uri: redirectUri,
     code_verifier: verifier,
   });
+}
+
+/** Cognito's sign-out request: the pool ends its session and sends the browser back to `logoutUri`. */
+export function logoutUrl(config: SignInConfig, logoutUri: string): string {
+  const url = new URL(config.logoutUrl);
+  url.search = new URLSearchParams({ client_id: config.clientId, logout_uri: logoutUri }).toString();
+  return url.href;
+}
+
+/** The form the revocation endpoint takes (RFC 7009), as Cognito's public clients send it. */
+export function revokeRequestBody(config: SignInConfig, refreshToken: string): URLSearchParams {
+  return new URLSearchParams({ token: refreshToken, client_id: config.clientId });
 }
 
 /** What the tab remembered when it left for the sign-in page. */

@@ -1,6 +1,12 @@
-import { authorizeUrl, base64url, challengeFor, createVerifier, readCallback, tokenRequestBody } from '../../../dashboard/src/logic/pkce';
+import { authorizeUrl, base64url, challengeFor, createVerifier, logoutUrl, readCallback, revokeRequestBody, tokenRequestBody } from '../../../dashboard/src/logic/pkce';
 
-const config = { authorizeUrl: 'http://127.0.0.1:42001/oauth2/authorize', tokenUrl: 'http://127.0.0.1:42001/oauth2/token', clientId: 'dashboard-client' };
+const config = {
+  authorizeUrl: 'http://127.0.0.1:42001/oauth2/authorize',
+  tokenUrl: 'http://127.0.0.1:42001/oauth2/token',
+  logoutUrl: 'http://127.0.0.1:42001/logout',
+  revokeUrl: 'http://127.0.0.1:42001/oauth2/revoke',
+  clientId: 'dashboard-client',
+};
 
 describe('PKCE helpers', () => {
   test('the S256 challenge of RFC 7636 appendix B', async () => {
@@ -64,5 +70,17 @@ describe('the redirect back from sign-in', () => {
       kind: 'error',
       message: 'Sign-in was refused: PKCE is required. Try again.',
     });
+  });
+});
+
+describe('signing out', () => {
+  test("the sign-out request names the client and comes back to the dashboard's root, as Cognito's /logout takes them", () => {
+    const url = new URL(logoutUrl(config, 'http://127.0.0.1:42002/'));
+    expect(url.origin + url.pathname).toBe(config.logoutUrl);
+    expect(Object.fromEntries(url.searchParams)).toEqual({ client_id: 'dashboard-client', logout_uri: 'http://127.0.0.1:42002/' });
+  });
+
+  test('the revocation sends the refresh token with the client id (RFC 7009)', () => {
+    expect(Object.fromEntries(revokeRequestBody(config, 'the-refresh-token'))).toEqual({ token: 'the-refresh-token', client_id: 'dashboard-client' });
   });
 });
