@@ -18,7 +18,7 @@ const posix = (file: string): string => file.split(path.sep).join('/');
 /** TypeScript names files with forward slashes everywhere. */
 const LAMBDA_DIR = `${posix(ROOT)}/lambda/`;
 const SDK_DIR = '/node_modules/@aws-sdk/';
-const TABLE_SCHEMA = `${LAMBDA_DIR}data/table-schema.ts`;
+const TABLE_SCHEMA = `${LAMBDA_DIR}table/schema.ts`;
 
 export interface CodeReach {
   /**
