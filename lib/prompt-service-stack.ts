@@ -3,7 +3,7 @@ import type { RestApiBase } from 'aws-cdk-lib/aws-apigateway';
 import type { UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import type { Construct } from 'constructs';
 import { serviceNameFor } from '../lambda/metric-names';
-import { ApiFunction } from './api-function';
+import { ApiFunction, samFunctionId } from './api-function';
 import { ApiGatewayAccount } from './api-gateway-account';
 import { DashboardFiles } from './dashboard-files';
 import { DashboardHosting } from './dashboard-hosting';
@@ -187,9 +187,10 @@ export class PromptServiceStack extends Stack {
       value: this.dashboard.dashboard.dashboardName,
       description: 'CloudWatch dashboard of the service',
     });
-    new CfnOutput(this, 'GetPromptFunctionName', { value: this.functions.getPrompt.function.functionName });
-    new CfnOutput(this, 'ListPromptsFunctionName', { value: this.functions.listPrompts.function.functionName });
-    new CfnOutput(this, 'FallbackFunctionName', { value: this.functions.fallback.function.functionName });
+    // Every function's name, to find its logs: GetPromptFunctionName ... ManageActivityFunctionName.
+    for (const [id, fn] of Object.entries(functions)) {
+      new CfnOutput(this, `${samFunctionId(id)}Name`, { value: fn.functionName, description: `Lambda function ${samFunctionId(id)}` });
+    }
     new CfnOutput(this, 'UserPoolId', {
       value: this.userPool.pool.userPoolId,
       description: 'Cognito user pool of the dashboard; USER_POOL_ID for the admin CLI (members add)',

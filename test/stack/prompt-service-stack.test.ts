@@ -606,6 +606,15 @@ describe('outputs', () => {
     expect(outputs.ListPromptsFunctionName?.Value).toEqual({ Ref: functionIds.listPrompts });
     expect(outputs.FallbackFunctionName?.Value).toEqual({ Ref: functionIds.fallback });
   });
+
+  it("name every function of the stack, the management API's included, by its SAM id", () => {
+    const outputs = template.findOutputs('*');
+    const named = Object.entries(resources('AWS::Lambda::Function'))
+      .filter(([, fn]) => fn.Metadata?.SamResourceId !== undefined)
+      .map(([logicalId, fn]) => [`${String(fn.Metadata?.SamResourceId)}Name`, { Ref: logicalId }]);
+    expect(named).toHaveLength(8);
+    for (const [output, value] of named) expect([output, outputs[output as string]?.Value]).toEqual([output, value]);
+  });
 });
 
 describe('the upgrade URL', () => {
