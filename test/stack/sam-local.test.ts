@@ -258,6 +258,27 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
     expect(Array.isArray(JSON.parse(result.body ?? ''))).toBe(true);
   }, 30_000);
 
+  it('GetPromptFunction answers events/get-prompt-version.json with the pinned version', async () => {
+    const event = readEvent('get-prompt-version.json');
+    const pinned = event.queryStringParameters?.version;
+    expect(pinned).toBeDefined();
+    expect(samIdBehindMethod(event.httpMethod, event.resource)).toBe('GetPromptFunction');
+    await seedFor(event, event.pathParameters?.promptId, ['1.0.0', '1.1.0']);
+    const result = await invokeBundle('GetPromptFunction', event, env());
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body ?? '')).toMatchObject({ version: pinned });
+  }, 30_000);
+
+  it.each([
+    ['preflight.json', 204],
+    ['method-not-allowed.json', 405],
+  ])('FallbackFunction answers events/%s with %i', async (file, status) => {
+    const event = readEvent(file);
+    expect(samIdBehindMethod('ANY', event.resource)).toBe('FallbackFunction');
+    const result = await invokeBundle('FallbackFunction', event, env());
+    expect(result.statusCode).toBe(status);
+  }, 30_000);
+
   it('FallbackFunction answers a preflight on any path with 204 and never needs the store', async () => {
     const preflight: APIGatewayProxyEvent = {
       ...readEvent('list-prompts.json'),
@@ -325,4 +346,26 @@ describe('the management bundles, run with plain node on their events/ files, as
     });
     expect(result.statusCode).toBe(401);
   }, 30_000);
+});
+
+describe('docs/sam-local.md', () => {
+  const doc = fs.readFileSync(path.join(__dirname, '../../docs/sam-local.md'), 'utf8');
+  /** The rows of its table: `| \`Function\` | [\`events/file.json\`](...) | ... |`. */
+  const rows = [...doc.matchAll(/^\| `(\w+Function)` \| \[`events\/([\w.-]+\.json)`\]/gm)].map((match) => ({
+    samId: match[1] as string,
+    file: match[2] as string,
+  }));
+
+  it('names every function of the stack and every file of events/, once each', () => {
+    expect([...new Set(rows.map((row) => row.samId))].sort()).toEqual(ALL_FUNCTION_IDS.map(samFunctionId).sort());
+    expect(rows.map((row) => row.file).sort()).toEqual(fs.readdirSync(EVENTS_DIR).filter((file) => file.endsWith('.json')).sort());
+  });
+
+  it('pairs each event with the function SAM sends it to', () => {
+    for (const { samId, file } of rows) {
+      const event = readEvent(file);
+      const resolved = samIdBehindMethod(event.httpMethod, event.resource) ?? samIdBehindMethod('ANY', event.resource);
+      expect([file, resolved]).toEqual([file, samId]);
+    }
+  });
 });
