@@ -75,6 +75,3 @@ export function readOptionalCount(object: Json, field: string, path: string): nu
   }
   return value;
 }
-
-/** How deep JSON nests: DynamoDB refuses attributes nested deeper than 32 levels. */
-export { nestingDepth } from '../lambda/domain/content-rules';

@@ -35,6 +35,9 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
   return { line: before.split('\n').length, column: offset - lineStart + 1 };
 }
 
+/** Far deeper than any file the CLI reads may nest (lambda/domain/content-rules.ts), far shallower than the call stack allows. */
+const MAX_SCANNED_DEPTH = 1_000;
+
 interface Found {
   readonly offset: number;
   readonly reason: string;
@@ -87,15 +90,17 @@ function firstSyntaxError(text: string): Found {
     if (!match || match[0] === '-' || match[0] === '') fail(`unexpected ${describe(at)}: expected a value`);
     at += match?.[0].length ?? 0;
   };
-  const value = (): void => {
+  const value = (depth: number): void => {
     skipSpace();
     const char = text[at];
+    // The reader recurses: past this depth it stops (the file would be refused for its depth anyway) before the call stack does.
+    if ((char === '{' || char === '[') && depth >= MAX_SCANNED_DEPTH) fail(`nests deeper than ${MAX_SCANNED_DEPTH} levels: no file this tool reads needs that`);
     if (char === '{') {
-      object();
+      object(depth + 1);
       return;
     }
     if (char === '[') {
-      array();
+      array(depth + 1);
       return;
     }
     if (char === '"') {
@@ -121,7 +126,7 @@ function firstSyntaxError(text: string): Found {
     if (char === "'") fail("strings and names take double quotes, not single ones");
     fail(`unexpected ${describe(at)}: expected a value`);
   };
-  const object = () => {
+  const object = (depth: number) => {
     at++;
     skipSpace();
     if (text[at] === '}') {
@@ -137,7 +142,7 @@ function firstSyntaxError(text: string): Found {
       skipSpace();
       if (text[at] !== ':') fail(`unexpected ${describe(at)}: expected ":" after the property name`);
       at++;
-      value();
+      value(depth);
       skipSpace();
       if (text[at] === ',') {
         at++;
@@ -150,7 +155,7 @@ function firstSyntaxError(text: string): Found {
       fail(`unexpected ${describe(at)}: expected "," or "}" after a property value (is a comma missing?)`);
     }
   };
-  const array = () => {
+  const array = (depth: number) => {
     at++;
     skipSpace();
     if (text[at] === ']') {
@@ -160,7 +165,7 @@ function firstSyntaxError(text: string): Found {
     for (;;) {
       skipSpace();
       if (text[at] === ']') fail('a comma before "]" (JSON allows no trailing comma)');
-      value();
+      value(depth);
       skipSpace();
       if (text[at] === ',') {
         at++;
@@ -174,7 +179,7 @@ function firstSyntaxError(text: string): Found {
     }
   };
   try {
-    value();
+    value(0);
     skipSpace();
     if (at < text.length) fail(`unexpected ${describe(at)} after the end of the JSON value`);
   } catch (error) {

@@ -1,16 +1,16 @@
 import type { PromptConfig, PromptContent } from '../lambda/domain/prompt';
 import { isValidVersion } from '../lambda/domain/version';
-import {
-  at,
-  fail,
-  type Json,
-  nestingDepth,
-  readNumber,
-  readObject,
-  readString,
-} from './input-reader';
+import { at, fail, type Json, readNumber, readObject, readString } from './input-reader';
 
-import { contentBytes, MAX_CONTENT_BYTES, MAX_INPUT_DATA_DEPTH, MAX_MODEL_LENGTH, TEMPERATURE_RANGE } from '../lambda/domain/content-rules';
+import {
+  contentBytes,
+  MAX_CONTENT_BYTES,
+  MAX_MODEL_LENGTH,
+  MAX_NESTING_DEPTH,
+  NESTING_RULE,
+  nestsDeeperThan,
+  TEMPERATURE_RANGE,
+} from '../lambda/domain/content-rules';
 
 export { MAX_CONTENT_BYTES };
 
@@ -44,8 +44,8 @@ function readConfig(value: unknown, path: string): PromptConfig {
   const schema = config.schema ?? [];
   if (!Array.isArray(schema)) fail(at(path, 'schema'), 'must be an array');
   const inputData = config.inputData ?? null;
-  if (nestingDepth(inputData) > MAX_INPUT_DATA_DEPTH) {
-    fail(at(path, 'inputData'), `must nest at most ${MAX_INPUT_DATA_DEPTH} levels deep`);
+  for (const [field, value] of [['schema', schema], ['inputData', inputData]] as const) {
+    if (nestsDeeperThan(value, MAX_NESTING_DEPTH)) fail(at(path, field), NESTING_RULE);
   }
   const rootName = config.inputDataRootName ?? null;
   if (rootName !== null && typeof rootName !== 'string') fail(at(path, 'inputDataRootName'), 'must be a string or null');

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { App } from 'aws-cdk-lib';
+import { addPolicyChecks } from '../lib/policy-checks';
 import { PromptServiceStack } from '../lib/prompt-service-stack';
 import { SettingsError, settingsFromContext, stackNameFor } from '../lib/stack-config';
 
@@ -22,5 +22,6 @@ new PromptServiceStack(app, stackNameFor(settings.stage), {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 
-// The same AwsSolutions rules the tests enforce run on every synth and deploy; a finding stops both.
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+// The rules the tests enforce (cdk-nag's AwsSolutions, cfn-guard's Control Tower rules) run on every synth and
+// deploy; a finding not acknowledged in code stops both.
+addPolicyChecks(app);

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     await Promise.all([dashboard.stop(), store.close()]);
     throw error;
   });
+  dashboard.dashboard.setReadApiUrl(stack.apiUrl);
   const playground = await startPlaygroundServer({ host: config.host, port: config.playgroundPort, apiUrl: stack.apiUrl }).catch(
     async (error: unknown) => {
       await Promise.all([dashboard.stop(), stack.stop()]);

@@ -59,6 +59,8 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
   PromptListEntry: obj({
     promptId: str,
     promptName: str,
+    description: nullable(str),
+    tags: { type: 'array', items: str },
     deleted: { type: 'boolean' },
     latestVersion: nullable(str),
     labels: { type: 'object', additionalProperties: str },
@@ -67,6 +69,7 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
     updatedBy: nullable(str),
   }),
   PromptList: obj({ prompts: { type: 'array', items: ref('PromptListEntry') } }),
+  PromptDetails: obj({ promptId: str, promptName: str, description: nullable(str), tags: { type: 'array', items: str } }),
   VersionSummary: obj({
     version: str,
     published: { type: 'boolean' },
@@ -79,6 +82,8 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
   PromptDetail: obj({
     promptId: str,
     promptName: str,
+    description: nullable(str),
+    tags: { type: 'array', items: str },
     deleted: { type: 'boolean' },
     latestVersion: nullable(str),
     labels: { type: 'object', additionalProperties: str },
@@ -145,6 +150,7 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
       },
       action: str,
       target: { type: 'object', additionalProperties: str },
+      requested: { description: "The change asked for (a request's body, strings cut at 200 characters, 4 levels, 100 values), never a key's secret" },
       before: { type: 'object' },
       after: { type: 'object' },
       outcome: { type: 'string', enum: ['pending', 'succeeded', 'failed', 'refused'] },
@@ -174,6 +180,11 @@ const OPERATIONS: Record<string, Operation> = {
   'GET /api/accounts/{accountId}/prompts': { summary: 'Every prompt, drafts-only and deleted ones included', ok: { 200: 'PromptList' } },
   'POST /api/accounts/{accountId}/prompts': { summary: 'Create a prompt', ok: { 201: 'PromptListEntry' }, statuses: [409], body: 'CreatePrompt' },
   'GET /api/accounts/{accountId}/prompts/{promptId}': { summary: 'A prompt with every version and its labels', ok: { 200: 'PromptDetail' } },
+  'PATCH /api/accounts/{accountId}/prompts/{promptId}': {
+    summary: "Change the prompt's name, description or tags (the read API serves the new name from the next request)",
+    ok: { 200: 'PromptDetails' },
+    body: 'PromptPatch',
+  },
   'GET /api/accounts/{accountId}/prompts/{promptId}/versions/{version}': { summary: "A version's content", ok: { 200: 'Version' }, etag: true },
   'PUT /api/accounts/{accountId}/prompts/{promptId}/versions/{version}': {
     summary: 'Create (If-None-Match: *) or replace (If-Match) a draft',
@@ -219,11 +230,23 @@ const OPERATIONS: Record<string, Operation> = {
   'GET /api/accounts/{accountId}/members': { summary: 'Who is in the account', ok: { 200: 'MemberList' } },
   'POST /api/accounts/{accountId}/members': { summary: 'Add a person by email', ok: { 201: 'MemberAdded' }, statuses: [409], body: 'MemberAdd' },
   'PATCH /api/accounts/{accountId}/members/{userId}': { summary: "Change a member's role", ok: { 200: 'Member' }, statuses: [409], body: 'MemberPatch' },
-  'DELETE /api/accounts/{accountId}/members/{userId}': { summary: 'Remove a member', ok: { 204: undefined }, statuses: [409] },
+  'DELETE /api/accounts/{accountId}/members/{userId}': {
+    summary: 'Remove a member (admins); any member may remove themselves (leave), but the last owner',
+    ok: { 204: undefined },
+    statuses: [409],
+  },
   'GET /api/accounts/{accountId}/audit': {
-    summary: 'The audit log, newest first, 50 a page',
+    summary: 'The audit log, newest first, 50 a page, narrowed by any of the filters',
     ok: { 200: 'AuditPage' },
-    query: [{ name: 'before', description: 'The cursor `next` of the previous page' }],
+    query: [
+      { name: 'before', description: 'The cursor `next` of the previous page' },
+      { name: 'actor', description: "Who: a person's email, or a CLI operator's identity" },
+      { name: 'prompt', description: 'Changes to this prompt id' },
+      { name: 'action', description: 'One action, e.g. `label.set` or `version.publish`' },
+      { name: 'outcome', description: '`succeeded`, `failed`, `refused` or `pending`' },
+      { name: 'from', description: 'From this instant or day (ISO 8601, UTC), included' },
+      { name: 'to', description: 'To this instant or day (ISO 8601, UTC), included' },
+    ],
   },
 };
 

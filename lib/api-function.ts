@@ -6,6 +6,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { LOG_LEVELS, type LogLevel as PowertoolsLogLevel } from '../lambda/config';
+import { acknowledgeFunctionOutsideVpc, acknowledgeLogGroupRules, suppressRoleDependencyFinding } from './policy-checks';
 
 const PROJECT_ROOT = path.join(__dirname, '..');
 
@@ -155,7 +156,11 @@ export class ApiFunction extends Construct {
         logLevel: LogLevel.WARNING,
       },
     });
-    // SAM CLI would otherwise name all three "Function", after the last part of their construct paths.
-    (this.function.node.defaultChild as CfnFunction).addMetadata('SamResourceId', samFunctionId(id));
+    const resource = this.function.node.defaultChild as CfnFunction;
+    // SAM CLI would otherwise name them all "Function", after the last part of their construct paths.
+    resource.addMetadata('SamResourceId', samFunctionId(id));
+    suppressRoleDependencyFinding(resource);
+    acknowledgeLogGroupRules(this.logGroup, props.logRetention);
+    acknowledgeFunctionOutsideVpc(this.function);
   }
 }

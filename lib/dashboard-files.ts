@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { AssetHashType, type CfnElement, DockerImage, Stack, Token, Validations } from 'aws-cdk-lib';
+import { AssetHashType, type CfnElement, type CfnResource, DockerImage, type RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { IDistribution } from 'aws-cdk-lib/aws-cloudfront';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct, type IConstruct } from 'constructs';
+import { acknowledgeFunctionOutsideVpc, acknowledgeLogGroupRules, suppressRoleDependencyFinding } from './policy-checks';
 
 const REPOSITORY = resolve(__dirname, '..');
 const DASHBOARD = join(REPOSITORY, 'dashboard');
@@ -25,6 +27,9 @@ export interface DashboardFilesProps {
   readonly bucket: IBucket;
   readonly distribution: IDistribution;
   readonly config: DashboardConfig;
+  /** How long the upload function's log lines are kept, as every other log group of the stack. */
+  readonly logRetention: RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
 }
 
 /**
@@ -56,7 +61,10 @@ export class DashboardFiles extends Construct {
         },
       },
     });
+    // Without a log group of its own, the upload function's logs would go to one Lambda creates, kept forever.
+    const logGroup = new LogGroup(this, 'UploadLogs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
     this.deployment = new BucketDeployment(this, 'Upload', {
+      logGroup,
       sources: [files, Source.jsonData('config.json', props.config)],
       destinationBucket: props.bucket,
       // Browsers revalidate every file (an unchanged one is a 304): a new deploy shows at the next reload.
@@ -67,6 +75,7 @@ export class DashboardFiles extends Construct {
       memoryLimit: 256,
     });
     this.acknowledgeUploaderFindings(props.bucket);
+    acknowledgeLogGroupRules(logGroup, props.logRetention);
   }
 
   /**
@@ -74,8 +83,11 @@ export class DashboardFiles extends Construct {
    * decision: it is aws-cdk-lib's code, running only during a deploy, with the rights the upload needs.
    */
   private acknowledgeUploaderFindings(bucket: IBucket): void {
-    const uploader = Validations.of(this.deployment.handlerRole.node.scope as IConstruct);
+    const uploaderFunction = this.deployment.handlerRole.node.scope as IConstruct;
+    const uploader = Validations.of(uploaderFunction);
     const deployOnly = 'It runs only while CloudFormation deploys the stack, never on a request.';
+    acknowledgeFunctionOutsideVpc(uploaderFunction);
+    suppressRoleDependencyFinding(uploaderFunction.node.defaultChild as CfnResource);
     uploader.acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       reason: `CDK's BucketDeployment function writes its own logs with the AWS managed basic execution policy. ${deployOnly}`,

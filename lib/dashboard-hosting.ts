@@ -14,6 +14,8 @@ import {
   OriginRequestPolicy,
   PriceClass,
   ResponseHeadersPolicy,
+  S3OriginAccessControl,
+  Signing,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { RestApiOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -21,6 +23,8 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { dashboardContentSecurityPolicy } from './dashboard-security-headers';
+import { acknowledgeGuardRule } from './policy-checks';
+import { regionalName } from './stack-config';
 
 export interface DashboardHostingProps {
   readonly stage: string;
@@ -32,6 +36,12 @@ export interface DashboardHostingProps {
   /** Days the access logs (CloudFront's and the bucket's) are kept. */
   readonly logRetentionDays: number;
 }
+
+/**
+ * How long a replaced or deleted file of the dashboard is kept: a deploy replaces every file, so the builds of
+ * the last month can be restored by hand (an object's earlier version), and none is kept longer.
+ */
+export const NONCURRENT_FILES_DAYS = 30;
 
 /** The path CloudFront sends to the management API; everything else is the dashboard's files. */
 export const API_PATH_PATTERN = '/api/*';
@@ -79,12 +89,22 @@ export class DashboardHosting extends Construct {
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       versioned: true,
+      lifecycleRules: [
+        {
+          noncurrentVersionExpiration: Duration.days(NONCURRENT_FILES_DAYS),
+          // A file removed by a deploy leaves a delete marker; once its versions are gone, the marker goes too.
+          expiredObjectDeleteMarker: true,
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
       serverAccessLogsBucket: this.logBucket,
       serverAccessLogsPrefix: 'files/',
       removalPolicy: props.removalPolicy,
     });
+    this.acknowledgeBucketRules();
 
     this.headers = new ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      responseHeadersPolicyName: regionalName(props.stage, 'security-headers'),
       comment: `Dashboard security headers (${props.stage})`,
       securityHeadersBehavior: {
         contentSecurityPolicy: { contentSecurityPolicy: dashboardContentSecurityPolicy(props.signInUrl), override: true },
@@ -110,7 +130,12 @@ export class DashboardHosting extends Construct {
       logBucket: this.logBucket,
       logFilePrefix: 'cloudfront/',
       defaultBehavior: {
-        origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
+        origin: S3BucketOrigin.withOriginAccessControl(this.bucket, {
+          originAccessControl: new S3OriginAccessControl(this, 'FilesAccess', {
+            originAccessControlName: regionalName(props.stage, 'files'),
+            signing: Signing.SIGV4_ALWAYS,
+          }),
+        }),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
@@ -132,6 +157,46 @@ export class DashboardHosting extends Construct {
         },
       },
     });
+  }
+
+  /** The cfn-guard rules on the two buckets that are decisions, each with its reason. */
+  private acknowledgeBucketRules(): void {
+    for (const [bucket, holds] of [
+      [this.bucket, "the dashboard's built files, public once served"],
+      [this.logBucket, "CloudFront's and the files bucket's access logs"],
+    ] as const) {
+      acknowledgeGuardRule(
+        bucket,
+        's3_bucket_default_encryption_kms_check',
+        `Encrypted at rest with S3-managed keys. It holds ${holds}; a customer KMS key would need a key policy for ` +
+          "CloudFront and S3's log delivery and a KMS request per object, and would protect nothing more.",
+      );
+      acknowledgeGuardRule(
+        bucket,
+        's3_event_notifications_enabled_check',
+        `Nothing reacts to its objects (${holds}): they change only by a deploy or by log delivery, and are read when needed.`,
+      );
+    }
+    acknowledgeGuardRule(
+      this.bucket,
+      's3_bucket_object_lock_enabled_check',
+      `Every deploy replaces the files and prunes the old ones, which object lock would refuse; earlier versions are kept ${NONCURRENT_FILES_DAYS} days to restore one by hand.`,
+    );
+    acknowledgeGuardRule(
+      this.logBucket,
+      's3_bucket_object_lock_enabled_check',
+      'Access logs expire after -c logRetentionDays; object lock would keep them longer than the operator chose, and past cdk destroy.',
+    );
+    acknowledgeGuardRule(
+      this.logBucket,
+      's3_bucket_versioning_enabled_check',
+      'Log objects are written once and expire after -c logRetentionDays: versions would only keep expired logs longer.',
+    );
+    acknowledgeGuardRule(
+      this.logBucket,
+      's3_bucket_logging_enabled_check',
+      "It is the log bucket: its own access logs would go into itself, a loop, or into a third bucket that asks the same.",
+    );
   }
 
   /** `https://<id>.cloudfront.net/`: the dashboard, and the app client's callback. */

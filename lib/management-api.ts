@@ -11,22 +11,23 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { ADMIN_INDEX } from '../lambda/table/schema';
 import { MANAGEMENT_FUNCTIONS } from '../lambda/management-api/routes';
 import { ApiFunction } from './api-function';
+import { accessOf } from './function-access';
 import { MANAGEMENT_GATEWAY_ANSWERS, managementAnswerBody, managementAnswerHeaders } from './management-gateway-responses';
 import { accessLogFormat } from './prompt-api';
+import { acknowledgeLogGroupRules, acknowledgeRestApiRules } from './policy-checks';
+import type { PromptTable } from './prompt-table';
 
 export interface ManagementApiProps {
   readonly stage: string;
   /** The pool whose ID tokens the authorizer accepts, and where the functions add people. */
   readonly userPool: IUserPool;
-  readonly table: ITable;
+  readonly table: PromptTable;
   readonly serviceName: string;
   readonly logLevel: string;
   readonly logRetention: RetentionDays;
@@ -35,18 +36,6 @@ export interface ManagementApiProps {
   readonly throttleRateLimit?: number;
   readonly throttleBurstLimit?: number;
 }
-
-/** The item operations the shared operations make (lambda/table/): on the table and the one index they query. */
-const TABLE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-];
-/** The user directory's calls (lambda/users/cognito-user-directory.ts). */
-const USER_POOL_ACTIONS = ['cognito-idp:ListUsers', 'cognito-idp:AdminGetUser', 'cognito-idp:AdminCreateUser'];
 
 /**
  * The dashboard's back end: a second REST API (Lambda proxy, payload 1.0) whose every method has the
@@ -97,7 +86,7 @@ export class ManagementApi extends Construct {
         entry: spec.entry,
         description: spec.description,
         environment: {
-          TABLE_NAME: props.table.tableName,
+          TABLE_NAME: props.table.table.tableName,
           USER_POOL_ID: props.userPool.userPoolId,
           POWERTOOLS_SERVICE_NAME: props.serviceName,
           POWERTOOLS_LOG_LEVEL: props.logLevel,
@@ -105,10 +94,12 @@ export class ManagementApi extends Construct {
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
       });
-      fn.role.addToPrincipalPolicy(
-        new PolicyStatement({ actions: TABLE_ACTIONS, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ADMIN_INDEX}`] }),
-      );
-      fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: USER_POOL_ACTIONS, resources: [props.userPool.userPoolArn] }));
+      // Each function holds what its own routes call (lib/function-access.ts): only the members function the pool.
+      const access = accessOf(spec.id);
+      props.table.grant(fn.role, access.table);
+      if (access.userPool.length > 0) {
+        fn.role.addToPrincipalPolicy(new PolicyStatement({ sid: 'UserPool', actions: [...access.userPool], resources: [props.userPool.userPoolArn] }));
+      }
       Validations.of(fn.function).acknowledge({
         id: 'AwsSolutions-L1',
         reason: 'Built and tested for nodejs22.x like the read API; a newer runtime is a deliberate upgrade with its own test run.',
@@ -132,6 +123,9 @@ export class ManagementApi extends Construct {
         templates: { 'application/json': managementAnswerBody(answer) },
       });
     }
+
+    acknowledgeLogGroupRules(this.accessLogs, props.logRetention);
+    acknowledgeRestApiRules(this.restApi, "a person's ID token (the Authorization header) of a failed request");
 
     const api = Validations.of(this.restApi);
     api.acknowledge({

@@ -14,6 +14,7 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { FALLBACK_RESOURCES, GATEWAY_ROUTES, type RoutedFunction } from './gateway-routes';
 import { GATEWAY_ANSWERS, gatewayAnswerBody, gatewayAnswerHeaders } from './gateway-responses';
+import { acknowledgeLogGroupRules, acknowledgeRestApiRules } from './policy-checks';
 
 export interface PromptApiProps {
   readonly stage: string;
@@ -126,6 +127,9 @@ export class PromptApi extends Construct {
         templates: { 'application/json': gatewayAnswerBody(answer) },
       });
     }
+
+    acknowledgeLogGroupRules(this.accessLogs, props.logRetention);
+    acknowledgeRestApiRules(this.restApi, 'the API key (the Authorization header) of a failed request');
 
     this.webAcl = props.wafRateLimitPer5Min === undefined ? undefined : this.perIpRateRule(props.stage, props.wafRateLimitPer5Min);
   }

@@ -3,11 +3,13 @@ import type { RestApiBase } from 'aws-cdk-lib/aws-apigateway';
 import type { UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import type { Construct } from 'constructs';
 import { serviceNameFor } from '../lambda/metric-names';
-import { ApiFunction } from './api-function';
+import { ApiFunction, samFunctionId } from './api-function';
 import { ApiGatewayAccount } from './api-gateway-account';
 import { DashboardFiles } from './dashboard-files';
 import { DashboardHosting } from './dashboard-hosting';
+import { accessOf, FUNCTION_ACCESS, tableOperationsOf } from './function-access';
 import { ManagementApi } from './management-api';
+import { acknowledgeGuardRule } from './policy-checks';
 import { PromptApi } from './prompt-api';
 import { PromptTable } from './prompt-table';
 import { ServiceAlarms } from './service-alarms';
@@ -27,7 +29,11 @@ export const FUNCTION_IDS = {
   mcp: 'Mcp',
 } as const;
 
-/** The whole service: table, four functions, the REST API in front of them, alarms, a dashboard and outputs. */
+/**
+ * The whole service: the table; the read API (four functions behind a REST API: GET, the fallback and MCP); the user pool and the
+ * management API (its functions, lambda/management-api/routes.ts) behind the dashboard's CloudFront distribution;
+ * alarms and a dashboard for every API and function; and the outputs.
+ */
 export class PromptServiceStack extends Stack {
   readonly table: PromptTable;
   readonly api: PromptApi;
@@ -73,7 +79,7 @@ export class PromptServiceStack extends Stack {
         logRetention: settings.logRetention,
         logRemovalPolicy: settings.removalPolicy,
       });
-      this.table.grantApiAccess(fn.role);
+      this.table.grant(fn.role, accessOf(constructId).table);
       return fn;
     };
     this.functions = {
@@ -109,34 +115,6 @@ export class PromptServiceStack extends Stack {
     });
     this.acknowledgeApiFindings(settings);
 
-    if (settings.apiGatewayAccountRole) {
-      this.apiGatewayAccount = new ApiGatewayAccount(this, 'ApiGatewayAccount');
-      // The stage's access logs need the account's role in place first.
-      this.api.restApi.deploymentStage.node.addDependency(this.apiGatewayAccount.account);
-      Validations.of(this.apiGatewayAccount.role).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:*]',
-        reason:
-          "API Gateway's account-wide logging role must write to the log groups of every REST API of the account " +
-          "and region, which it names itself (API-Gateway-Execution-Logs_...): the log-group wildcard is AWS's own " +
-          'managed policy, here limited to this account and region.',
-      });
-    }
-
-    this.alarms = new ServiceAlarms(this, 'Alarms', {
-      api: this.api.restApi,
-      serviceName,
-      table: this.table.table,
-      functions: Object.fromEntries(Object.values(this.functions).map((fn) => [fn.node.id, fn.function])),
-      alarmEmail: settings.alarmEmail,
-    });
-    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
-      stage: settings.stage,
-      serviceName,
-      api: this.api.restApi,
-      accessLogs: this.api.accessLogs,
-      refundFailed: this.alarms.refundFailed,
-    });
-
     this.userPool = new DashboardUserPool(this, 'Users', { stage: settings.stage, removalPolicy: settings.removalPolicy });
     Validations.of(this.userPool.pool).acknowledge({
       id: 'AwsSolutions-COG8',
@@ -155,13 +133,49 @@ export class PromptServiceStack extends Stack {
     this.managementApi = new ManagementApi(this, 'Management', {
       stage: settings.stage,
       userPool: this.userPool.pool,
-      table: this.table.table,
+      table: this.table,
       serviceName,
       logLevel: settings.logLevel,
       logRetention: settings.logRetention,
       logRemovalPolicy: settings.removalPolicy,
     });
     this.addDashboard(this.managementApi.restApi);
+
+    // Both stages write access logs, which need the account's logging role in place first.
+    const loggingStages = [this.api.restApi.deploymentStage, this.managementApi.restApi.deploymentStage];
+    if (settings.apiGatewayAccountRole) {
+      this.apiGatewayAccount = new ApiGatewayAccount(this, 'ApiGatewayAccount');
+      for (const stage of loggingStages) stage.node.addDependency(this.apiGatewayAccount.account);
+      Validations.of(this.apiGatewayAccount.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:*]',
+        reason:
+          "API Gateway's account-wide logging role must write to the log groups of every REST API of the account " +
+          "and region, which it names itself (API-Gateway-Execution-Logs_...): the log-group wildcard is AWS's own " +
+          'managed policy, here limited to this account and region.',
+      });
+    }
+
+    const apis = { ReadApi: this.api.restApi, ManagementApi: this.managementApi.restApi };
+    const functions = Object.fromEntries(
+      [...Object.values(this.functions), ...Object.values(this.managementApi.functions)].map((fn) => [fn.node.id, fn.function]),
+    );
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      apis,
+      serviceName,
+      table: this.table.table,
+      tableOperations: tableOperationsOf(Object.values(FUNCTION_ACCESS)),
+      functions,
+      alarmEmail: settings.alarmEmail,
+    });
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      stage: settings.stage,
+      serviceName,
+      api: this.api.restApi,
+      accessLogs: this.api.accessLogs,
+      refundFailed: this.alarms.refundFailed,
+      apis,
+      functions,
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', {
@@ -177,10 +191,10 @@ export class PromptServiceStack extends Stack {
       value: this.dashboard.dashboard.dashboardName,
       description: 'CloudWatch dashboard of the service',
     });
-    new CfnOutput(this, 'GetPromptFunctionName', { value: this.functions.getPrompt.function.functionName });
-    new CfnOutput(this, 'ListPromptsFunctionName', { value: this.functions.listPrompts.function.functionName });
-    new CfnOutput(this, 'FallbackFunctionName', { value: this.functions.fallback.function.functionName });
-    new CfnOutput(this, 'McpFunctionName', { value: this.functions.mcp.function.functionName });
+    // Every function's name, to find its logs: GetPromptFunctionName ... ManageActivityFunctionName.
+    for (const [id, fn] of Object.entries(functions)) {
+      new CfnOutput(this, `${samFunctionId(id)}Name`, { value: fn.functionName, description: `Lambda function ${samFunctionId(id)}` });
+    }
     new CfnOutput(this, 'UserPoolId', {
       value: this.userPool.pool.userPoolId,
       description: 'Cognito user pool of the dashboard; USER_POOL_ID for the admin CLI (members add)',
@@ -219,16 +233,25 @@ export class PromptServiceStack extends Stack {
         clientId: client.userPoolClientId,
         readApiUrl: this.api.restApi.url,
       },
+      logRetention: this.#settings.logRetention,
+      logRemovalPolicy: this.#settings.removalPolicy,
     });
     this.#dashboard = { hosting, client };
     const distribution = Validations.of(hosting.distribution);
-    distribution.acknowledge({
-      id: 'AwsSolutions-CFR4',
-      reason:
-        "The distribution answers on its default *.cloudfront.net name, whose certificate is CloudFront's own: " +
-        'CloudFront then allows TLS 1.0 for viewers. A custom domain with an ACM certificate and TLSv1.2_2021 ' +
-        'needs a domain the operator owns; browsers negotiate TLS 1.2 or 1.3 with it either way.',
-    });
+    const defaultDomain =
+      "The distribution answers on its default *.cloudfront.net name, whose certificate is CloudFront's own: " +
+      'CloudFront then allows TLS 1.0 for viewers. A custom domain with an ACM certificate and TLSv1.2_2021 ' +
+      'needs a domain the operator owns; browsers negotiate TLS 1.2 or 1.3 with it either way.';
+    distribution.acknowledge({ id: 'AwsSolutions-CFR4', reason: defaultDomain });
+    for (const rule of ['cloudfront_custom_ssl_certificate_check', 'cloudfront_sni_enabled_check', 'cloudfront_security_policy_check']) {
+      acknowledgeGuardRule(hosting.distribution, rule, defaultDomain);
+    }
+    acknowledgeGuardRule(
+      hosting.distribution,
+      'cloudfront_origin_failover_enabled_check',
+      'Each origin lives in the stack\'s one region: the files bucket and the management API. A failover origin would be ' +
+        'a copy of both in a second region, which a single-region stack does not have; CloudFront caches the files meanwhile.',
+    );
     distribution.acknowledge({
       id: 'AwsSolutions-CFR1',
       reason:

@@ -2,7 +2,6 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import {
   AttributeType,
   BillingMode,
-  Operation,
   ProjectionType,
   Table,
   TableEncryption,
@@ -14,29 +13,14 @@ import {
   ADMIN_INDEX_ATTRIBUTES,
   ADMIN_INDEX_PARTITION_KEY,
   ADMIN_INDEX_SORT_KEY,
-  keys,
   PARTITION_KEY,
-  prefixes,
   SORT_KEY,
 } from '../lambda/table/schema';
+import type { TableGrant } from './function-access';
 
 export interface PromptTableProps {
   readonly removalPolicy: RemovalPolicy.RETAIN | RemovalPolicy.DESTROY;
 }
-
-/** The store operations the API makes; alarms watch exactly these for throttling. */
-export const API_TABLE_OPERATIONS = [Operation.GET_ITEM, Operation.QUERY, Operation.UPDATE_ITEM] as const;
-
-/**
- * IAM `dynamodb:LeadingKeys` patterns built from the same key builders the data module uses,
- * so the policy and the code cannot drift apart.
- */
-export const LEADING_KEY_PATTERNS = {
-  /** API keys and their usage counters (`APIKEY#<sha256>`). */
-  apiKeyPartitions: keys.apiKey('*').pk,
-  /** Accounts, prompt heads and prompt versions (`ACCOUNT#<id>`). */
-  accountPartitions: prefixes.accountPartition('*'),
-} as const;
 
 /** The service's single table, keyed exactly as lambda/table/schema.ts describes. */
 export class PromptTable extends Construct {
@@ -66,44 +50,20 @@ export class PromptTable extends Construct {
     });
   }
 
-  /**
-   * What an API function may do, and nothing more: read single items (keys, accounts, prompts,
-   * usage), query account partitions (lists), and update usage counters. No Scan, no writes of
-   * whole items, no batch calls and no index: the admin index is the operator's alone.
-   */
-  grantApiAccess(grantee: IGrantable): void {
-    const tableArn = this.table.tableArn;
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        sid: 'ReadSingleItems',
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
-        resources: [tableArn],
-        conditions: {
-          'ForAllValues:StringLike': {
-            'dynamodb:LeadingKeys': [LEADING_KEY_PATTERNS.apiKeyPartitions, LEADING_KEY_PATTERNS.accountPartitions],
-          },
-        },
-      }),
-    );
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        sid: 'QueryAccountPartitions',
-        actions: ['dynamodb:Query'],
-        resources: [tableArn],
-        conditions: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LEADING_KEY_PATTERNS.accountPartitions] },
-        },
-      }),
-    );
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        sid: 'CountUsage',
-        actions: ['dynamodb:UpdateItem'],
-        resources: [tableArn],
-        conditions: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LEADING_KEY_PATTERNS.apiKeyPartitions] },
-        },
-      }),
-    );
+  /** A function's statements on the table and its admin index (lib/function-access.ts), and nothing more. */
+  grant(grantee: IGrantable, grants: readonly TableGrant[]): void {
+    for (const grant of grants) {
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          sid: grant.sid,
+          actions: [...grant.actions],
+          resources: [grant.on === 'table' ? this.table.tableArn : `${this.table.tableArn}/index/${ADMIN_INDEX}`],
+          // ForAllValues: every partition key a request names (a BatchGetItem names many) must match. A Query of the
+          // index names the index's partition key; ForAllValues holds where no key is named, so a condition
+          // here can narrow a grant and never refuse what the patterns allow.
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...grant.partitions] } },
+        }),
+      );
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { LOG_LEVELS, type LogLevel } from '../lambda/config';
 
@@ -59,7 +59,7 @@ export class SettingsError extends Error {
 /** Context values arrive as strings from `-c` and as JSON values from `cdk.json`. */
 type ContextLookup = (key: string) => unknown;
 
-const STAGE_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
+export const STAGE_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const VALID_RETENTION_DAYS = new Set<number>(
@@ -86,11 +86,36 @@ function positiveInteger(lookup: ContextLookup, key: string, fallback: number): 
   return value;
 }
 
+/**
+ * The user pool's sign-in domain prefix, `prompts-<stage>-<8 hex digits of the stack's id>` (lib/user-pool.ts):
+ * unique per region, as Cognito requires, and stable for the stack's life.
+ */
+export const signInDomainPrefix = (stage: string, stackIdPart: string): string => `prompts-${stage.toLowerCase()}-${stackIdPart}`;
+
+/**
+ * Cognito's rule for a domain prefix, and the words it refuses anywhere in one. STAGE_PATTERN keeps every
+ * prefix within the rule (test/stack/stack-config.test.ts checks that it does); the words are checked here.
+ */
+export const COGNITO_DOMAIN_PREFIX_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+export const COGNITO_DOMAIN_PREFIX_RESERVED = ['aws', 'amazon', 'cognito'] as const;
+
+/** A stack id's first group, as the prefix takes it: 8 hex digits, which can spell no reserved word. */
+export const STACK_ID_PART_EXAMPLE = '0a1b2c3d';
+
 function stageOf(lookup: ContextLookup): string {
   const stage = text(lookup, CONTEXT_KEYS.stage) ?? DEFAULT_SETTINGS.stage;
   if (!STAGE_PATTERN.test(stage)) {
     throw new SettingsError(
       `Context "stage" must start with a letter and hold only letters, digits and hyphens (at most 32), got "${stage}"`,
+    );
+  }
+  // Cognito checks the domain prefix only when CloudFormation creates it, half-way through a first deploy.
+  const prefix = signInDomainPrefix(stage, STACK_ID_PART_EXAMPLE);
+  const reserved = COGNITO_DOMAIN_PREFIX_RESERVED.find((word) => prefix.includes(word));
+  if (reserved !== undefined) {
+    throw new SettingsError(
+      `Context "stage" must not contain "aws", "amazon" or "cognito": it names the user pool's sign-in domain ` +
+        `(prompts-<stage>-...), where Cognito refuses "${reserved}"; got "${stage}"`,
     );
   }
   return stage;
@@ -195,3 +220,10 @@ export function isPlaceholderUrl(url: string): boolean {
 }
 
 export const stackNameFor = (stage: string): string => `PromptService-${stage}`;
+
+/**
+ * A name for what must be unique across an account's regions (CloudFront's policies and origin access controls,
+ * CloudWatch dashboards): the stage and the region, so one stage deploys to two regions without a clash.
+ * At most 8 + 32 + 1 + 16 + 1 + 6 = 64 characters for a suffix of 6, the origin access control's limit.
+ */
+export const regionalName = (stage: string, suffix: string): string => `prompts-${stage}-${Aws.REGION}-${suffix}`;

@@ -13,6 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { PASSWORD_POLICY } from './password-policy';
+import { signInDomainPrefix } from './stack-config';
 
 export interface DashboardUserPoolProps {
   readonly stage: string;
@@ -41,6 +42,9 @@ export class DashboardUserPool extends Construct {
       signInCaseSensitive: false,
       autoVerify: { email: true },
       standardAttributes: { email: { required: true, mutable: true } },
+      // A changed email takes effect only once the new address is verified: until then people sign in with the
+      // old one, and nobody can take over an account by typing in an address they do not own.
+      keepOriginal: { email: true },
       passwordPolicy: {
         minLength: PASSWORD_POLICY.minLength,
         requireLowercase: PASSWORD_POLICY.requireLowercase,
@@ -68,7 +72,7 @@ export class DashboardUserPool extends Construct {
     // Globally unique per region, and stable for the stack's life: its stage and a piece of the stack's id.
     const stackUuidStart = Fn.select(0, Fn.split('-', Fn.select(2, Fn.split('/', Aws.STACK_ID))));
     this.domain = this.pool.addDomain('SignIn', {
-      cognitoDomain: { domainPrefix: Fn.join('-', ['prompts', props.stage.toLowerCase(), stackUuidStart]) },
+      cognitoDomain: { domainPrefix: signInDomainPrefix(props.stage, stackUuidStart) },
       managedLoginVersion: ManagedLoginVersion.NEWER_MANAGED_LOGIN,
     });
   }

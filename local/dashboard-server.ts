@@ -40,6 +40,8 @@ export interface DashboardServer {
   readonly url: string;
   /** Where `/` came from: the built dashboard or the built-in page. */
   readonly serving: 'dashboard/dist' | 'built-in page';
+  /** The read API's URL, for the code samples the dashboard shows with a new key (config.json's `readApiUrl`). */
+  setReadApiUrl(url: string): void;
   close(): Promise<void>;
 }
 
@@ -72,7 +74,9 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     'Cross-Origin-Opener-Policy': 'same-origin',
   };
   const { authorizeUrl, tokenUrl, logoutUrl, revokeUrl, clientId } = options.identity;
-  const config = Buffer.from(JSON.stringify({ authorizeUrl, tokenUrl, logoutUrl, revokeUrl, clientId }));
+  // The read API's URL is known once it listens, which is after this origin (so the dashboard's side is ready first).
+  let readApiUrl: string | undefined;
+  const configJson = () => Buffer.from(JSON.stringify({ authorizeUrl, tokenUrl, logoutUrl, revokeUrl, clientId, ...(readApiUrl ? { readApiUrl } : {}) }));
 
   const serveFile = async (request: IncomingMessage, response: ServerResponse, path: string): Promise<void> => {
     const method = request.method ?? 'GET';
@@ -80,7 +84,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
       return send(response, 405, { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }, Buffer.from('Method not allowed\n'));
     }
     // The page learns the pool's endpoints from its own origin, so one build serves any deployment.
-    if (path === '/config.json') return send(response, 200, { ...headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' }, config, method);
+    if (path === '/config.json') return send(response, 200, { ...headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' }, configJson(), method);
     const file = await fileFor(root, path);
     if (!file) return send(response, 404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }, Buffer.from('Not found\n'), method);
     const type = CONTENT_TYPES[extname(file.path)] ?? 'application/octet-stream';
@@ -109,6 +113,9 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
   return {
     url: `http://${host}:${port}`,
     serving: built ? 'dashboard/dist' : 'built-in page',
+    setReadApiUrl: (url: string) => {
+      readApiUrl = url;
+    },
     close: () =>
       new Promise<void>((done, fail) => {
         server.close((error) => (error ? fail(error) : done()));

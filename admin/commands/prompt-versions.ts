@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from '../../lambda/table/errors';
 import type { AdminPromptSummary } from '../../lambda/table/prompts';
+import { labelledVersion } from '../../lambda/domain/label';
 import { toConfigBody } from '../../lambda/domain/prompt';
 import { type Command, type CommandContext, stringOption, UsageError } from '../command';
 import { accountOption, labelOption, promptIdOption, versionOption } from '../option-values';
@@ -45,11 +46,12 @@ const show: Command = {
     const label = stringOption(args, 'label') === undefined ? undefined : labelOption(args);
     if (label !== undefined && stringOption(args, 'version') !== undefined) throw new UsageError('give --version or --label, not both');
     const prompt = await promptSummary(context, accountId, promptId);
-    if (label !== undefined && prompt.labels[label] === undefined) {
+    const labelled = label === undefined ? undefined : labelledVersion(prompt.labels, label);
+    if (label !== undefined && labelled === undefined) {
       throw new NotFoundError(`prompt ${promptId} of account ${accountId} has no label ${label} (labels: ${describeLabels(prompt.labels) || 'none'})`);
     }
     let version =
-      label !== undefined ? prompt.labels[label] : stringOption(args, 'version') === undefined ? prompt.latestVersion : versionOption(args);
+      label !== undefined ? labelled : stringOption(args, 'version') === undefined ? prompt.latestVersion : versionOption(args);
     if (version === undefined) {
       const drafts = prompt.versions.map((stored) => stored.version).join(', ');
       throw new NotFoundError(`prompt ${promptId} of account ${accountId} has no published version: name one with --version (${drafts || 'none stored'})`);

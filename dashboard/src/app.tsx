@@ -3,6 +3,7 @@ import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { createApi } from './api/client';
 import type { AccountSettings, Me } from './api/types';
 import { currentSession, type Session, signOut, startSignIn } from './auth/session';
+import { mayLeave } from './components/leave-guard';
 import { ErrorNote, Loading } from './components/ui';
 import { useLoad } from './components/hooks';
 import type { SignInConfig } from './logic/pkce';
@@ -21,7 +22,16 @@ import { type Workspace, WorkspaceContext } from './workspace';
 function useRoute(): [Route, (route: Route) => void] {
   const [route, setRoute] = useState(() => parseRoute(location.hash));
   useEffect(() => {
-    const follow = () => setRoute(parseRoute(location.hash));
+    let shown = location.hash;
+    const follow = (event: HashChangeEvent) => {
+      // A link followed with unsaved changes on the page: asked first, and put back if the person stays.
+      if (location.hash !== shown && !mayLeave()) {
+        history.replaceState(history.state, '', new URL(event.oldURL).hash || '#/');
+        return;
+      }
+      shown = location.hash;
+      setRoute(parseRoute(location.hash));
+    };
     window.addEventListener('hashchange', follow);
     return () => window.removeEventListener('hashchange', follow);
   }, []);

@@ -4,7 +4,7 @@
  */
 export const LATEST_LABEL = 'latest';
 
-const LABEL_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+export const LABEL_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 
 export const LABEL_RULE = '1 to 32 characters of a-z, 0-9, "-" or "_", starting with a letter';
 
@@ -16,4 +16,12 @@ export function isValidLabel(value: string): boolean {
 /** A name an operator may point at a version: any valid one but `latest`. */
 export function isSettableLabel(value: string): boolean {
   return isValidLabel(value) && value !== LATEST_LABEL;
+}
+
+/**
+ * The version a prompt's labels (label -> version, as the head stores them) give one label. Only the
+ * map's own names count: `constructor` is a label like any other, never what every object inherits.
+ */
+export function labelledVersion(labels: Readonly<Record<string, string>> | undefined, label: string): string | undefined {
+  return labels !== undefined && Object.hasOwn(labels, label) ? labels[label] : undefined;
 }

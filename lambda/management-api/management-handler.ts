@@ -8,6 +8,7 @@ import type { ApiContext } from '../http/api-context';
 import { errorHandler } from '../http/error-handler';
 import { deadlineAfter, REFUND_BUDGET_MS, storeDeadline } from '../http/store-deadline';
 import { AccountOperations } from '../operations/account-operations';
+import { textNestsDeeperThan } from '../domain/content-rules';
 import { atLeast } from '../domain/roles';
 import { findMember } from '../table/members';
 import { callerOf } from './caller';
@@ -18,13 +19,16 @@ import { AccountId, KeyId, Label, PromptId, UserId, Version } from './schemas';
 /** Whatever the store or the user pool does, the answer leaves by then (the read API's 5 s, README "Store faults"). */
 export const ANSWER_BUDGET_MS = 4_800;
 
-const PARAMETERS: Readonly<Record<string, z.ZodType<string>>> = {
-  promptId: PromptId,
-  version: Version,
-  label: Label,
-  keyId: KeyId,
-  userId: UserId,
-};
+const PARAMETERS: ReadonlyMap<string, z.ZodType<string>> = new Map([
+  ['promptId', PromptId],
+  ['version', Version],
+  ['label', Label],
+  ['keyId', KeyId],
+  ['userId', UserId],
+]);
+
+/** Names from a request (headers, query, path) are data: a table of them inherits nothing, `constructor` included. */
+const nameTable = (): Record<string, string> => Object.create(null) as Record<string, string>;
 
 export interface ManagementContext extends ApiContext {
   caller?: Caller;
@@ -70,7 +74,7 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
     });
     const raw = event.pathParameters ?? {};
     const accountId = raw.accountId;
-    const params: Record<string, string> = {};
+    const params = nameTable();
     let member: ManagementRequest['member'];
     if (accountId !== undefined) {
       // Not a member, or no such account: the same 404, and nothing recorded in an account the caller is not in.
@@ -80,18 +84,19 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
       params.accountId = accountId;
       context.accountId = accountId;
     }
+    const sent = bodyOf(event, route);
     const refuse = async (error: ApiError): Promise<never> => {
       if (route.action && accountId !== undefined) {
-        const target = Object.fromEntries(Object.entries(params).filter(([name]) => name !== 'accountId'));
+        const attempt = { accountId, action: route.action, target: targetOf(route, accountId, raw, sent.json), ...(sent.json === undefined ? {} : { requested: sent.json }) };
         // A refusal the store cannot record is still answered as one.
-        await ops.refuse({ accountId, action: route.action, target }, { code: error.code, message: error.message }).catch(() => undefined);
+        await ops.refuse(attempt, { code: error.code, message: error.message }).catch(() => undefined);
       }
       throw error;
     };
     try {
       for (const [name, value] of Object.entries(raw)) {
         if (name === 'accountId' || value === undefined) continue;
-        const schema = PARAMETERS[name];
+        const schema = PARAMETERS.get(name);
         const parsed = schema?.safeParse(value);
         if (parsed && !parsed.success) throw invalidBody(parsed.error, name);
         params[name] = value;
@@ -99,7 +104,7 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
       if (route.access !== 'signed-in' && (!member || !atLeast(member.role, route.access))) {
         throw forbidden(`your role in this account (${member?.role ?? 'none'}) does not allow this: it needs ${route.access}`);
       }
-      const body = parseBody(event, route);
+      const body = validBody(route, sent);
       const reply = await route.handle({
         caller,
         params,
@@ -129,29 +134,63 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
     .handler(dispatch);
 }
 
-function parseBody(event: ApiEvent, route: RouteSpec): unknown {
-  if (!route.body) return undefined;
+interface SentBody {
+  /** The body's JSON, for a route that takes one. */
+  readonly json?: unknown;
+  /** Why it is no body for the route: not JSON, or none. */
+  readonly problem?: ApiError;
+}
+
+/**
+ * How deep a body may nest before it is read: far past any body the API takes (a draft's
+ * config.inputData, the deepest, ends at 26 levels), so the fields' own rules name what is too deep.
+ */
+const MAX_BODY_DEPTH = 64;
+
+/** The body as sent, read before anything is refused: a refusal records what was asked for. */
+function bodyOf(event: ApiEvent, route: RouteSpec): SentBody {
+  if (!route.body) return {};
   const text = bodyTextOf(event);
-  let json: unknown;
+  if (text === '') return { problem: badRequest('body: a JSON object is required', 'body') };
+  if (textNestsDeeperThan(text, MAX_BODY_DEPTH)) return { problem: badRequest(`body: must nest at most ${MAX_BODY_DEPTH} levels deep`, 'body') };
   try {
-    json = text === '' ? undefined : JSON.parse(text);
+    return { json: JSON.parse(text) as unknown };
   } catch {
-    throw badRequest('body: must be JSON', 'body');
+    return { problem: badRequest('body: must be JSON', 'body') };
   }
-  if (json === undefined) throw badRequest('body: a JSON object is required', 'body');
-  const parsed = route.body.safeParse(json);
+}
+
+function validBody(route: RouteSpec, sent: SentBody): unknown {
+  if (!route.body) return undefined;
+  if (sent.problem) throw sent.problem;
+  const parsed = route.body.safeParse(sent.json);
   if (!parsed.success) throw invalidBody(parsed.error);
   return parsed.data;
 }
 
+/**
+ * What a refused attempt was aimed at, as the audit log names it: every path parameter as sent (valid
+ * or not), for a route that creates something the body's name for it, and the account itself when
+ * nothing in it is named (as the operations name their targets).
+ */
+function targetOf(route: RouteSpec, accountId: string, path: Readonly<Record<string, string | undefined>>, json: unknown): Record<string, string> {
+  const target = nameTable();
+  for (const [name, value] of Object.entries(path)) if (name !== 'accountId' && value !== undefined) target[name] = value;
+  for (const name of route.bodyTarget ?? []) {
+    const value = typeof json === 'object' && json !== null && Object.hasOwn(json, name) ? (json as Record<string, unknown>)[name] : undefined;
+    if (typeof value === 'string') target[name] = value;
+  }
+  return Object.keys(target).length > 0 ? target : { accountId };
+}
+
 function headersOf(event: ApiEvent): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers = nameTable();
   for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
   return headers;
 }
 
 function queryOf(event: ApiEvent): Record<string, string> {
-  const query: Record<string, string> = {};
+  const query = nameTable();
   for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) if (value !== undefined) query[name] = value;
   return query;
 }

@@ -53,5 +53,7 @@ export interface RouteSpec {
   /** Set on routes that change something: the audit log's name for the attempt, refused ones included. */
   readonly action?: string;
   readonly body?: z.ZodType;
+  /** Body fields that name what a refused attempt was aimed at, for routes whose path does not (what they create). */
+  readonly bodyTarget?: readonly string[];
   handle(request: ManagementRequest): Promise<Reply>;
 }

@@ -38,6 +38,7 @@ export const MANAGEMENT_FUNCTIONS: readonly ManagementFunction[] = [
       { method: 'GET', path: `${ACCOUNT}/prompts` },
       { method: 'POST', path: `${ACCOUNT}/prompts` },
       { method: 'GET', path: PROMPT },
+      { method: 'PATCH', path: PROMPT },
       { method: 'GET', path: VERSION },
       { method: 'PUT', path: VERSION },
       { method: 'DELETE', path: VERSION },

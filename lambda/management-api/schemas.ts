@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { ACCOUNT_ID_PATTERN, ACCOUNT_ID_RULE } from '../domain/account-id';
-import { MAX_INPUT_DATA_DEPTH, MAX_MODEL_LENGTH, nestingDepth, parseInstant, TEMPERATURE_RANGE } from '../domain/content-rules';
+import { MAX_MODEL_LENGTH, MAX_NESTING_DEPTH, NESTING_RULE, nestsDeeperThan, parseInstant, TEMPERATURE_RANGE } from '../domain/content-rules';
+import { isSettableLabel, LABEL_PATTERN, LABEL_RULE } from '../domain/label';
 import { PROMPT_ID_PATTERN } from '../domain/prompt';
+import { MAX_DESCRIPTION_LENGTH, MAX_PROMPT_NAME_LENGTH, MAX_TAGS, TAG_PATTERN, TAG_RULE } from '../domain/prompt-details';
 import { MAX_SCOPE_ENTRIES, SCOPE_ENTRY_PATTERN } from '../domain/prompt-scope';
 import { ROLES } from '../domain/roles';
 import { VERSION_PATTERN } from '../domain/version';
@@ -15,13 +17,13 @@ import { VERSION_PATTERN } from '../domain/version';
 
 export const PROMPT_ID_RULE = '1 to 128 characters of A-Z a-z 0-9 _ . -';
 export const VERSION_RULE = 'MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)';
-export const LABEL_RULE = '1 to 64 characters of A-Z a-z 0-9 _ . -';
-const LABEL_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export const AccountId = z.string().regex(ACCOUNT_ID_PATTERN, { error: `must be ${ACCOUNT_ID_RULE}` });
 export const PromptId = z.string().regex(PROMPT_ID_PATTERN, { error: `must be ${PROMPT_ID_RULE}` });
 export const Version = z.string().regex(VERSION_PATTERN, { error: `must be ${VERSION_RULE}` });
-export const Label = z.string().regex(LABEL_PATTERN, { error: `must be ${LABEL_RULE}` });
+const LABEL_ERROR = `must be a label: ${LABEL_RULE}; "latest" is reserved`;
+/** Every label name the API takes, in a path or a body: the rule the seed file, the CLI and the read API apply (docs/behaviour-rules.md, "Labels"). */
+export const Label = z.string().regex(LABEL_PATTERN, { error: LABEL_ERROR }).refine(isSettableLabel, { error: LABEL_ERROR });
 export const KeyId = z.string().regex(/^key_[0-9a-f]{16}$/, { error: 'must be a key id: key_ and 16 hex digits' });
 export const UserId = z.string().regex(/^[A-Za-z0-9_.:@+-]{1,128}$/, { error: 'must be a user id, as the members list shows it' });
 export const Month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'must be YYYY-MM, e.g. 2026-11' });
@@ -36,15 +38,59 @@ export const PromptConfig = z.strictObject({
     .number({ error: 'must be a number' })
     .min(TEMPERATURE_RANGE.min, { error: `must be from ${TEMPERATURE_RANGE.min} to ${TEMPERATURE_RANGE.max}` })
     .max(TEMPERATURE_RANGE.max, { error: `must be from ${TEMPERATURE_RANGE.min} to ${TEMPERATURE_RANGE.max}` }),
-  schema: z.array(z.unknown(), { error: 'must be an array' }).default([]),
+  schema: z
+    .array(z.unknown(), { error: 'must be an array' })
+    .refine((value) => !nestsDeeperThan(value, MAX_NESTING_DEPTH), { error: NESTING_RULE })
+    .default([]),
   inputData: z
     .unknown()
-    .refine((value) => nestingDepth(value) <= MAX_INPUT_DATA_DEPTH, { error: `must nest at most ${MAX_INPUT_DATA_DEPTH} levels deep` })
+    .refine((value) => !nestsDeeperThan(value, MAX_NESTING_DEPTH), { error: NESTING_RULE })
     .default(null),
   inputDataRootName: z.string().nullable().default(null),
 });
 
-export const CreatePromptBody = z.strictObject({ promptId: PromptId, promptName: Name(200) });
+export const CreatePromptBody = z.strictObject({ promptId: PromptId, promptName: Name(MAX_PROMPT_NAME_LENGTH) });
+
+export const Tag = z.string().regex(TAG_PATTERN, { error: `must be a tag: ${TAG_RULE}` });
+
+/** A prompt's details (domain/prompt-details.ts): each field given is set; `null` or `""` removes the description, `[]` the tags. */
+export const PromptPatchBody = z
+  .strictObject({
+    promptName: Name(MAX_PROMPT_NAME_LENGTH).optional(),
+    description: z.string().trim().max(MAX_DESCRIPTION_LENGTH, { error: `must be at most ${MAX_DESCRIPTION_LENGTH} characters` }).nullable().optional(),
+    tags: z
+      .array(Tag)
+      .max(MAX_TAGS, { error: `must list at most ${MAX_TAGS} tags` })
+      .refine((tags) => new Set(tags).size === tags.length, { error: 'must not list a tag twice' })
+      .optional(),
+  })
+  .refine((change) => Object.keys(change).length > 0, { error: 'give promptName, description or tags' });
+
+/** A day (the whole of it, UTC) or an instant, ISO 8601; read as the instant a filter's bound means. */
+const AuditBound = (end: 'from' | 'to') =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z)?$/, { error: 'must be a day (2026-11-24) or an instant in UTC (2026-11-24T10:00:00Z)' })
+    .transform((text, context) => {
+      const instant = text.length === 10 ? `${text}T${end === 'from' ? '00:00:00.000' : '23:59:59.999'}Z` : text;
+      const at = new Date(instant);
+      if (Number.isNaN(at.getTime()) || !at.toISOString().startsWith(text.slice(0, 10))) {
+        context.addIssue({ code: 'custom', message: 'must be a day or an instant that exists' });
+        return z.NEVER;
+      }
+      return at.toISOString();
+    });
+
+/** The audit log's query (management-api.md, "Audit filters"): the page's cursor, and filters that each narrow the log. */
+export const AuditQuery = z.object({
+  before: z.string().optional(),
+  actor: z.string().trim().min(1, { error: 'must not be empty' }).max(320, { error: 'must be at most 320 characters' }).optional(),
+  prompt: PromptId.optional(),
+  action: z.string().regex(/^[a-z]+(\.[a-z-]+)+$/, { error: 'must be an action such as label.set or version.publish' }).max(64).optional(),
+  outcome: z.enum(['succeeded', 'failed', 'refused', 'pending'], { error: 'must be succeeded, failed, refused or pending' }).optional(),
+  from: AuditBound('from').optional(),
+  to: AuditBound('to').optional(),
+});
 
 /** A draft's content; more than 300 KB of it is 413, as for the seed file. */
 export const VersionContentBody = z.strictObject({
@@ -112,6 +158,7 @@ export const MemberPatchBody = z.strictObject({ role: Role });
 /** The request bodies, by the name openapi-management.yaml gives their schemas. */
 export const REQUEST_BODIES = {
   CreatePrompt: CreatePromptBody,
+  PromptPatch: PromptPatchBody,
   VersionContent: VersionContentBody,
   Publish: PublishBody,
   SetLabel: LabelBody,

@@ -6,7 +6,8 @@ import { type AuditAttempt, auditedChange, recordRefusal } from '../table/audit-
 import { ConflictError, ImmutableVersionError, InvalidLabelError, NotFoundError, VersionNotPublishedError } from '../table/errors';
 import type { AdminApiKey } from '../table/item-builders';
 import { createApiKey, revokeApiKeyById, rotateApiKey, updateApiKey, type ApiKeyChange } from '../table/keys';
-import { type LabelChange, removeLabel, setLabel } from '../table/labels';
+import type { PromptDetails, PromptDetailsChange } from '../domain/prompt-details';
+import { type LabelChange, removeLabel, setLabel, syncLabelCopies } from '../table/labels';
 import { addMember, LastOwnerError, type Member, removeMember, setMemberRole } from '../table/members';
 import {
   createDraft,
@@ -20,7 +21,9 @@ import {
   type VersionContent,
   type VersionSummary,
 } from '../table/prompt-authoring';
+import { updatePromptDetails } from '../table/prompt-heads';
 import { deletePrompt, restorePrompt } from '../table/prompts';
+import { bumpPromptsRevision } from '../table/propagation';
 import type { AdminTable } from '../table/admin-table';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
@@ -92,7 +95,7 @@ export class AccountOperations {
     const email = normalizeEmail(input.email);
     const directory = this.deps.directory;
     if (!directory) throw new Error('adding members needs the user directory (USER_POOL_ID)');
-    return this.audited({ accountId, action: 'member.add', target: { email } }, async () => {
+    return this.audited({ accountId, action: 'member.add', target: { email }, requested: { email, role: input.role } }, async () => {
       const found = await directory.findByEmail(email);
       const created = found ? undefined : await directory.createUser(email);
       const user = found ?? created?.user;
@@ -107,7 +110,7 @@ export class AccountOperations {
 
   setMemberRole(accountId: string, userId: string, role: Role, before?: Member): Promise<Member> {
     return this.audited(
-      { accountId, action: 'member.set-role', target: { userId }, ...(before ? { before: { role: before.role } } : {}) },
+      { accountId, action: 'member.set-role', target: { userId }, requested: { role }, ...(before ? { before: { role: before.role } } : {}) },
       async () => {
         const { after } = await setMemberRole(this.table, accountId, userId, role);
         return { result: after, after: { role: after.role } };
@@ -125,7 +128,7 @@ export class AccountOperations {
   // The account
 
   updateSettings(accountId: string, change: { name?: string; protectedLabels?: string[] }): Promise<AccountSettings> {
-    return this.audited({ accountId, action: 'account.update', target: { accountId } }, async () => {
+    return this.audited({ accountId, action: 'account.update', target: { accountId }, requested: change }, async () => {
       const { before, after } = await updateAccountSettings(this.table, accountId, change);
       return {
         result: after,
@@ -137,21 +140,21 @@ export class AccountOperations {
   // Prompts, drafts, labels
 
   createPrompt(accountId: string, prompt: { promptId: string; promptName: string }): Promise<PromptListEntry> {
-    return this.audited({ accountId, action: 'prompt.create', target: { promptId: prompt.promptId } }, async () => ({
+    return this.audited({ accountId, action: 'prompt.create', target: { promptId: prompt.promptId }, requested: prompt }, async () => ({
       result: await createPrompt(this.table, accountId, prompt, this.by),
       after: { promptName: prompt.promptName },
     }));
   }
 
   createDraft(accountId: string, promptId: string, version: string, content: VersionContent): Promise<StoredVersionContent> {
-    return this.audited({ accountId, action: 'draft.create', target: { promptId, version } }, async () => {
+    return this.audited({ accountId, action: 'draft.create', target: { promptId, version }, requested: content }, async () => {
       const draft = await createDraft(this.table, accountId, promptId, version, content, this.by);
       return { result: draft, after: { etag: draft.etag } };
     });
   }
 
   replaceDraft(accountId: string, promptId: string, version: string, content: VersionContent, ifMatch: string): Promise<StoredVersionContent> {
-    return this.audited({ accountId, action: 'draft.save', target: { promptId, version }, before: { etag: ifMatch } }, async () => {
+    return this.audited({ accountId, action: 'draft.save', target: { promptId, version }, requested: content, before: { etag: ifMatch } }, async () => {
       const { after } = await replaceDraft(this.table, accountId, promptId, version, content, ifMatch, this.by);
       return { result: after, after: { etag: after.etag } };
     });
@@ -164,14 +167,14 @@ export class AccountOperations {
   }
 
   publish(accountId: string, promptId: string, version: string, ifMatch: string, note: string): Promise<VersionSummary> {
-    return this.audited({ accountId, action: 'version.publish', target: { promptId, version }, before: { etag: ifMatch } }, async () => ({
+    return this.audited({ accountId, action: 'version.publish', target: { promptId, version }, requested: { note }, before: { etag: ifMatch } }, async () => ({
       result: await publishDraft(this.table, accountId, promptId, version, ifMatch, note, this.by),
       after: { published: true, note },
     }));
   }
 
   setLabel(accountId: string, promptId: string, label: string, version: string): Promise<LabelChange> {
-    return this.audited({ accountId, action: 'label.set', target: { promptId, label } }, async () => {
+    return this.audited({ accountId, action: 'label.set', target: { promptId, label }, requested: { version } }, async () => {
       const result = await setLabel(this.table, accountId, promptId, label, version);
       return { result, after: { version, was: result.previousVersion ?? null } };
     });
@@ -183,6 +186,21 @@ export class AccountOperations {
       // The CLI's unlabel is a no-op on a missing label; a person removing one that is not there is told so.
       if (!result.changed) throw new NotFoundError(`prompt ${promptId} has no label ${label}`);
       return { result, after: { was: result.previousVersion ?? null } };
+    });
+  }
+
+  /**
+   * A new name, description or tags. A new name is what the read API serves from the next request: the label
+   * items carry copies of it, and the account's prompt revision moves, as for every change the read API shows.
+   */
+  updatePromptDetails(accountId: string, promptId: string, change: PromptDetailsChange): Promise<PromptDetails> {
+    return this.audited({ accountId, action: 'prompt.update', target: { promptId }, requested: change }, async () => {
+      const { before, after } = await updatePromptDetails(this.table, accountId, promptId, change, this.by);
+      if (after.promptName !== before.promptName) {
+        await syncLabelCopies(this.table, accountId, promptId);
+        await bumpPromptsRevision(this.table, accountId);
+      }
+      return { result: after, after: { ...after } };
     });
   }
 
@@ -206,7 +224,7 @@ export class AccountOperations {
     accountId: string,
     settings: { name: string; monthlyLimit?: number; scope?: string[]; expiresAt?: number },
   ): Promise<{ key: AdminApiKey; apiKey: string }> {
-    return this.audited({ accountId, action: 'key.create', target: { name: settings.name } }, async () => {
+    return this.audited({ accountId, action: 'key.create', target: { name: settings.name }, requested: requestedKeySettings(settings) }, async () => {
       const apiKey = generateApiKey();
       const keyHash = hashApiKey(apiKey);
       const key = await createApiKey(this.table, {
@@ -222,14 +240,14 @@ export class AccountOperations {
   }
 
   updateKey(accountId: string, keyId: string, change: ApiKeyChange): Promise<AdminApiKey> {
-    return this.audited({ accountId, action: 'key.update', target: { keyId } }, async () => {
+    return this.audited({ accountId, action: 'key.update', target: { keyId }, requested: requestedKeySettings(change) }, async () => {
       const key = await updateApiKey(this.table, accountId, keyId, change);
       return { result: key, after: publicKeyFields(key) };
     });
   }
 
   rotateKey(accountId: string, keyId: string, graceMs: number): Promise<{ created: AdminApiKey; retired: AdminApiKey; apiKey: string }> {
-    return this.audited({ accountId, action: 'key.rotate', target: { keyId } }, async () => {
+    return this.audited({ accountId, action: 'key.rotate', target: { keyId }, requested: { graceSeconds: graceMs / 1000 } }, async () => {
       const apiKey = generateApiKey();
       const keyHash = hashApiKey(apiKey);
       const { created, retired } = await rotateApiKey(
@@ -249,6 +267,16 @@ export class AccountOperations {
       return { result, after: { status: 'revoked' } };
     });
   }
+}
+
+/** A key's settings as a person asks for them (the management API's words: an ISO expiry, `disabled`), never the key. */
+function requestedKeySettings(change: ApiKeyChange): Record<string, unknown> {
+  const { enabled, expiresAt, ...rest } = change;
+  return {
+    ...rest,
+    ...(expiresAt === undefined ? {} : { expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString() }),
+    ...(enabled === undefined ? {} : { disabled: !enabled }),
+  };
 }
 
 /** What the audit log may say of a key: its settings, never the key. */

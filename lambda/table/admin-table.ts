@@ -72,11 +72,18 @@ export class AdminTable {
   }
 
   /** One page of a query (its Limit, or the store's 1 MB), not followed further; `more` when the store has more. */
-  async queryPage<T>(operation: string, input: WithoutTable<QueryCommandInput>): Promise<{ items: T[]; more: boolean }> {
+  async queryPage<T>(
+    operation: string,
+    input: WithoutTable<QueryCommandInput>,
+  ): Promise<{ items: T[]; more: boolean; lastKey?: Record<string, unknown> }> {
     const result = await callStore(operation, () =>
       this.client.send(new QueryCommand({ TableName: this.tableName, ...input }), ...this.sendOptions),
     );
-    return { items: (result.Items ?? []) as T[], more: result.LastEvaluatedKey !== undefined };
+    return {
+      items: (result.Items ?? []) as T[],
+      more: result.LastEvaluatedKey !== undefined,
+      ...(result.LastEvaluatedKey ? { lastKey: result.LastEvaluatedKey } : {}),
+    };
   }
 
   queryPartition<T>(

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditEntryItem, AuditOutcome, WithKeys } from './item-types';
-import { auditSortKey, keys, prefixes } from './schema';
+import { AUDIT_SORT_KEY_PATTERN, auditSortKey, keys, prefixes } from './schema';
 import type { AdminTable } from './admin-table';
 
 /**
@@ -9,9 +9,12 @@ import type { AdminTable } from './admin-table';
  * that has an outcome, and nothing deletes one.
  */
 
-export type AuditAttempt = Pick<AuditEntryItem, 'accountId' | 'actor' | 'action' | 'target' | 'before'>;
+export type AuditAttempt = Pick<AuditEntryItem, 'accountId' | 'actor' | 'action' | 'target' | 'before'> & {
+  /** The change asked for, as JSON (a request's body); the entry keeps a bounded copy of it. */
+  readonly requested?: unknown;
+};
 
-export type AuditEntry = Omit<AuditEntryItem, 'accountId'> & { entryId: string };
+export type AuditEntry = Omit<AuditEntryItem, 'accountId' | 'requested'> & { entryId: string; requested?: unknown };
 
 /** An entry written ahead of its change: settle it with the change's outcome. */
 export interface PendingAudit {
@@ -20,6 +23,37 @@ export interface PendingAudit {
 }
 
 export const AUDIT_PAGE_SIZE = 50;
+
+/** How much of what a request names and asks for an entry keeps: enough to say what it was, never enough to make an entry big or deep. */
+const KEPT = { characters: 200, entries: 20, depth: 4, values: 100 } as const;
+
+const cut = (text: string): string =>
+  text.length <= KEPT.characters ? text : `${text.slice(0, KEPT.characters)}… (${text.length} characters)`;
+
+/**
+ * A copy of JSON small enough for any entry: strings cut at 200 characters, at most 20 entries an array
+ * or object, 4 levels and 100 values in all, `…` for the rest. Walks at most 4 levels, however deep the value.
+ */
+export function keptOfRequest(value: unknown): unknown {
+  let budget = KEPT.values;
+  const keep = (current: unknown, depth: number): unknown => {
+    budget -= 1;
+    if (budget < 0) return '…';
+    if (typeof current === 'string') return cut(current);
+    if (current === null || typeof current !== 'object') return current;
+    if (depth >= KEPT.depth) return '…';
+    const entries = Array.isArray(current) ? [...current.entries()] : Object.entries(current);
+    const kept = entries.slice(0, KEPT.entries).map(([name, inner]) => [cut(String(name)), keep(inner, depth + 1)] as const);
+    const more = entries.length - KEPT.entries;
+    if (Array.isArray(current)) return [...kept.map(([, inner]) => inner), ...(more > 0 ? [`… ${more} more`] : [])];
+    // Names from a request are data: a table that inherits nothing keeps `__proto__` as one more name.
+    const table: Record<string, unknown> = Object.create(null);
+    for (const [name, inner] of kept) table[name] = inner;
+    if (more > 0) table['…'] = `${more} more`;
+    return table;
+  };
+  return keep(value, 0);
+}
 
 function newEntry(table: AdminTable, attempt: AuditAttempt, outcome: AuditOutcome, extra: Partial<AuditEntryItem> = {}) {
   const at = table.timestamp();
@@ -31,7 +65,8 @@ function newEntry(table: AdminTable, attempt: AuditAttempt, outcome: AuditOutcom
     at,
     actor: attempt.actor,
     action: attempt.action,
-    target: attempt.target,
+    target: Object.fromEntries(Object.entries(attempt.target).map(([name, value]) => [name, cut(value)])),
+    ...(attempt.requested === undefined ? {} : { requested: JSON.stringify(keptOfRequest(attempt.requested)) }),
     ...(attempt.before === undefined ? {} : { before: attempt.before }),
     outcome,
     ...extra,
@@ -111,43 +146,108 @@ export async function recordRefusal(
   await table.put('recordRefusal', { Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
 }
 
-/** Newest first, a page at a time; `before` is the cursor the previous page gave. */
+/** What narrows the log (management-api.md, "Audit filters"); `from` and `to` are ISO instants, both included. */
+export interface AuditFilter {
+  /** A person's email, or a CLI operator's identity. */
+  readonly actor?: string;
+  readonly promptId?: string;
+  readonly action?: string;
+  readonly outcome?: AuditOutcome;
+  readonly from?: string;
+  readonly to?: string;
+}
+
+/** Entries a filtered page looks through at most, a store page of 200 at a time: the answer stays within its time. */
+const FILTERED_SCAN = { pageSize: 200, pages: 10 } as const;
+
+/**
+ * Newest first, a page at a time; `before` is the cursor the previous page gave. A filter's time range narrows
+ * the key range itself; the other filters are applied by the store as it reads, so a page looks through at most
+ * 2,000 entries: when that finds fewer than a page of matches, the page says where to go on (`next`).
+ */
 export async function listAudit(
   table: AdminTable,
   accountId: string,
-  options: { before?: string; limit?: number } = {},
+  options: { before?: string; limit?: number; filter?: AuditFilter } = {},
 ): Promise<{ entries: AuditEntry[]; next?: string }> {
   const limit = options.limit ?? AUDIT_PAGE_SIZE;
-  const { items, more } = await table.queryPage<WithKeys<AuditEntryItem>>('listAudit', {
-    KeyConditionExpression:
-      options.before === undefined ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk AND sk BETWEEN :prefix AND :before',
-    ExpressionAttributeValues: {
-      ':pk': keys.account(accountId).pk,
-      ':prefix': prefixes.auditEntries,
-      ...(options.before === undefined ? {} : { ':before': beforeKey(options.before) }),
-    },
-    ScanIndexForward: false,
-    ConsistentRead: true,
-    // One more than a page says whether there is a next one.
-    Limit: limit + 1,
-  });
-  const page = items.slice(0, limit);
-  const last = page.at(-1);
+  const filter = options.filter ?? {};
+  const lower = filter.from === undefined ? prefixes.auditEntries : `${prefixes.auditEntries}${filter.from}#`;
+  const uppers = [
+    ...(options.before === undefined ? [] : [beforeKey(options.before)]),
+    // After any tail of that instant: a tail is hex digits, and `~` sorts after them.
+    ...(filter.to === undefined ? [] : [`${prefixes.auditEntries}${filter.to}#~`]),
+  ];
+  const upper = uppers.sort()[0] ?? `${prefixes.auditEntries}~`;
+  if (upper < lower) return { entries: [] };
+  const { expression, names, values } = filterExpression(filter);
+  const matches: WithKeys<AuditEntryItem>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  let lastSeen: string | undefined;
+  for (let page = 0; page < (expression ? FILTERED_SCAN.pages : 1); page++) {
+    const result = await table.queryPage<WithKeys<AuditEntryItem>>('listAudit', {
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
+      ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':lower': lower, ':upper': upper, ...values },
+      ...(expression ? { FilterExpression: expression, ExpressionAttributeNames: names } : {}),
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      // Unfiltered, one more than a page says whether there is a next one.
+      Limit: expression ? FILTERED_SCAN.pageSize : limit + 1,
+      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+    });
+    matches.push(...result.items);
+    startKey = result.lastKey;
+    lastSeen = typeof startKey?.sk === 'string' ? startKey.sk : lastSeen;
+    if (matches.length > limit || !startKey) break;
+  }
+  const entries = matches.slice(0, limit);
+  const next = matches.length > limit ? entries.at(-1)?.sk : startKey ? (lastSeen ?? entries.at(-1)?.sk) : undefined;
   return {
-    entries: page.map(({ pk: _pk, sk, type: _type, accountId: _accountId, gsi1pk: _g1, gsi1sk: _g2, ...entry }) => ({
+    entries: entries.map(({ pk: _pk, sk, type: _type, accountId: _accountId, gsi1pk: _g1, gsi1sk: _g2, requested, ...entry }) => ({
       entryId: encodeCursor(sk),
       ...entry,
+      ...(typeof requested === 'string' ? { requested: JSON.parse(requested) as unknown } : {}),
     })),
-    ...((items.length > limit || more) && last ? { next: encodeCursor(last.sk) } : {}),
+    ...(next ? { next: encodeCursor(next) } : {}),
   };
+}
+
+function filterExpression(filter: AuditFilter): { expression?: string; names: Record<string, string>; values: Record<string, unknown> } {
+  const parts: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (filter.actor !== undefined) {
+    Object.assign(names, { '#actor': 'actor', '#email': 'email', '#operator': 'operator' });
+    values[':actor'] = filter.actor;
+    parts.push('(#actor.#email = :actor OR #actor.#operator = :actor)');
+  }
+  if (filter.promptId !== undefined) {
+    Object.assign(names, { '#target': 'target', '#promptId': 'promptId' });
+    values[':promptId'] = filter.promptId;
+    parts.push('#target.#promptId = :promptId');
+  }
+  if (filter.action !== undefined) {
+    names['#action'] = 'action';
+    values[':action'] = filter.action;
+    parts.push('#action = :action');
+  }
+  if (filter.outcome !== undefined) {
+    names['#outcome'] = 'outcome';
+    values[':outcome'] = filter.outcome;
+    parts.push('#outcome = :outcome');
+  }
+  return parts.length === 0 ? { names, values } : { expression: parts.join(' AND '), names, values };
 }
 
 const encodeCursor = (sortKey: string): string => Buffer.from(sortKey, 'utf8').toString('base64url');
 
-/** A cursor names an entry; the page before it starts just below it. */
+/**
+ * A cursor names an entry; the page before it starts just below it. Anything but the key of an entry
+ * (`AUDIT#` alone, a key cut short) is no cursor: the range below it could end before it begins.
+ */
 export function decodeCursor(cursor: string): string | undefined {
   const sortKey = Buffer.from(cursor, 'base64url').toString('utf8');
-  return sortKey.startsWith(prefixes.auditEntries) && encodeCursor(sortKey) === cursor ? sortKey : undefined;
+  return AUDIT_SORT_KEY_PATTERN.test(sortKey) && encodeCursor(sortKey) === cursor ? sortKey : undefined;
 }
 
 /** BETWEEN is inclusive: the largest key below the cursor's entry. */

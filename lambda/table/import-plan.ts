@@ -1,6 +1,6 @@
 import { fromStoredContent } from './stored-content';
 import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from './item-types';
-import { isSettableLabel, LABEL_RULE } from '../domain/label';
+import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
 import type { PromptContent } from '../domain/prompt';
 import { canonicalJson } from '../domain/canonical-json';
 import { compareVersions } from '../domain/version';
@@ -397,7 +397,7 @@ function planLabels(
   const where = (label: string) =>
     input.source ? `${input.source}.labels.${label}` : `label ${label} of prompt ${input.promptId} of account ${accountId}`;
   for (const [label, version] of Object.entries(input.labels ?? {})) {
-    const storedVersion = storedHead?.labels?.[label];
+    const storedVersion = labelledVersion(storedHead?.labels, label);
     const item = storedLabels.get(labelRef(accountId, input.promptId, label));
     if (storedVersion === version && item?.labelled.version === version) {
       planned.push({ change: 'unchanged' });

@@ -54,6 +54,11 @@ export interface AuditEntryItem {
   action: string;
   /** What the change is to, e.g. `{ promptId, version }`. */
   target: Record<string, string>;
+  /**
+   * The change that was asked for (a request's body, cut short), whatever became of it: JSON text, since
+   * its names are the requester's (`constructor`, `__proto__`), which a stored map cannot hold.
+   */
+  requested?: string;
   before?: Record<string, unknown>;
   after?: Record<string, unknown>;
   outcome: AuditOutcome;
@@ -113,6 +118,9 @@ export interface StoredContent extends Omit<PromptContent, 'config'> {
 export interface PromptHeadItem {
   promptId: string;
   promptName: string;
+  /** What people say of it, for finding it (domain/prompt-details.ts); never served by the read API. */
+  description?: string;
+  tags?: string[];
   deleted: boolean;
   /** A copy of the highest published version, so "latest" is a single read. Absent until one is published. */
   latest?: StoredContent;

@@ -1,7 +1,7 @@
 import type { PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from './item-types';
 import { fromStoredContent, toStoredContent } from './stored-content';
 import { keys } from './schema';
-import { isSettableLabel, LABEL_RULE } from '../domain/label';
+import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
 import { InvalidLabelError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from './errors';
 import { bumpPromptsRevision } from './propagation';
 import type { AdminTable } from './admin-table';
@@ -60,7 +60,7 @@ export async function setLabel(
     if (!head) throw new PromptMissingError(accountId, promptId);
     if (head.deleted === true) throw new PromptDeletedError(accountId, promptId);
     if (stored?.published !== true) throw new VersionNotPublishedError(accountId, promptId, version, stored !== undefined);
-    const previousVersion = head.labels?.[label];
+    const previousVersion = labelledVersion(head.labels, label);
     const unchanged = { accountId, promptId, label, version, changed: false, ...optional(previousVersion) };
     if (previousVersion === version && inStep(item, head, version)) return unchanged;
 
@@ -97,7 +97,7 @@ export async function removeLabel(
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     const head = await table.get<PromptHeadItem>('removeLabel', keys.promptHead(accountId, promptId));
     if (!head) throw new PromptMissingError(accountId, promptId);
-    const previousVersion = head.labels?.[label];
+    const previousVersion = labelledVersion(head.labels, label);
     if (previousVersion === undefined) return { accountId, promptId, label, changed: false };
     // The item goes first: the head's map must name every label item there is.
     await table.delete(
@@ -173,7 +173,7 @@ async function writeHeadLabels(
 ): Promise<number | undefined> {
   const seen = head.labelsRevision;
   const next = (seen ?? 0) + 1;
-  const adds = Object.entries(labels).some(([label, version]) => head.labels?.[label] !== version);
+  const adds = Object.entries(labels).some(([label, version]) => labelledVersion(head.labels, label) !== version);
   const conditions = [seen === undefined ? 'attribute_not_exists(#revision)' : '#revision = :seen', ...(adds ? ['#deleted = :false'] : [])];
   const result = await table.update(
     'writeHeadLabels',
@@ -183,7 +183,8 @@ async function writeHeadLabels(
       ConditionExpression: `attribute_exists(pk) AND ${conditions.join(' AND ')}`,
       ExpressionAttributeNames: { '#labels': 'labels', '#revision': 'labelsRevision', ...(adds ? { '#deleted': 'deleted' } : {}) },
       ExpressionAttributeValues: {
-        ':labels': labels,
+        // A Map: the SDK marshals a plain object with an own `constructor` (a label like any other) as a class instance, and refuses it.
+        ':labels': new Map(Object.entries(labels)),
         ':next': next,
         ...(seen === undefined ? {} : { ':seen': seen }),
         ...(adds ? { ':false': false } : {}),

@@ -32,6 +32,8 @@ export class StaleDraftError extends Error {
 export interface PromptListEntry {
   promptId: string;
   promptName: string;
+  description: string | null;
+  tags: string[];
   deleted: boolean;
   latestVersion: string | null;
   labels: Record<string, string>;
@@ -92,7 +94,7 @@ export async function listPrompts(table: AdminTable, accountId: string): Promise
   const [heads, versions] = await Promise.all([
     table.queryPartition<PromptHeadItem>('listPrompts', accountId, prefixes.promptHeads, {
       ConsistentRead: true,
-      ...projection(['promptId', 'promptName', 'deleted', 'latest.version', 'labels', 'updatedAt', 'updatedBy']),
+      ...projection(['promptId', 'promptName', 'description', 'tags', 'deleted', 'latest.version', 'labels', 'updatedAt', 'updatedBy']),
     }),
     table.queryPartition<Pick<PromptVersionItem, 'promptId' | 'version' | 'published'>>('listPrompts', accountId, prefixes.promptVersions, {
       ConsistentRead: true,
@@ -348,7 +350,7 @@ const publishedError = (promptId: string, version: string) =>
   new ImmutableVersionError(`version ${version} of prompt ${promptId} is published and cannot change: save a new version instead`);
 
 function toListEntry(
-  head: Pick<PromptHeadItem, 'promptId' | 'promptName' | 'deleted' | 'labels' | 'updatedAt' | 'updatedBy'> & {
+  head: Pick<PromptHeadItem, 'promptId' | 'promptName' | 'description' | 'tags' | 'deleted' | 'labels' | 'updatedAt' | 'updatedBy'> & {
     latest?: { version: string };
   },
   drafts: string[],
@@ -356,6 +358,8 @@ function toListEntry(
   return {
     promptId: head.promptId,
     promptName: head.promptName,
+    description: head.description ?? null,
+    tags: head.tags ?? [],
     deleted: head.deleted === true,
     latestVersion: head.latest?.version ?? null,
     labels: head.labels ?? {},

@@ -1,9 +1,12 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { toStoredContent } from './stored-content';
-import { keys } from './schema';
+import type { PromptDetails, PromptDetailsChange } from '../domain/prompt-details';
 import { versionSortKey } from '../domain/version';
-import type { HeadWrite } from './import-plan';
 import type { AdminTable } from './admin-table';
+import { NotFoundError } from './errors';
+import type { HeadWrite } from './import-plan';
+import type { PromptHeadItem } from './item-types';
+import { keys } from './schema';
+import { toStoredContent } from './stored-content';
 
 /**
  * Writes what an import changes on a head. `latest` is set only if it moves up (or the head predates
@@ -53,4 +56,70 @@ export async function writeHead(table: AdminTable, head: HeadWrite): Promise<voi
     // A higher version is latest already: write the rest of the change.
     () => table.update('writeHead', fieldsOnly),
   );
+}
+
+/** The details a head holds, as people read them. */
+export function detailsOf(head: Pick<PromptHeadItem, 'promptName' | 'description' | 'tags'>): PromptDetails {
+  return { promptName: head.promptName, description: head.description ?? null, tags: head.tags ?? [] };
+}
+
+/**
+ * Sets the prompt's name, description and tags (each field given; an empty description or tag list removes it)
+ * in one update of its head, deleted or not; what they were before and are now.
+ */
+export async function updatePromptDetails(
+  table: AdminTable,
+  accountId: string,
+  promptId: string,
+  change: PromptDetailsChange,
+  by: string,
+): Promise<{ before: PromptDetails; after: PromptDetails }> {
+  const sets = ['#updatedAt = :at', '#updatedBy = :by'];
+  const removes: string[] = [];
+  const names: Record<string, string> = { '#updatedAt': 'updatedAt', '#updatedBy': 'updatedBy' };
+  const values: Record<string, unknown> = { ':at': table.timestamp(), ':by': by };
+  if (change.promptName !== undefined) {
+    sets.push('#promptName = :promptName');
+    names['#promptName'] = 'promptName';
+    values[':promptName'] = change.promptName;
+  }
+  if (change.description !== undefined) {
+    names['#description'] = 'description';
+    if (change.description === null || change.description === '') removes.push('#description');
+    else {
+      sets.push('#description = :description');
+      values[':description'] = change.description;
+    }
+  }
+  if (change.tags !== undefined) {
+    names['#tags'] = 'tags';
+    if (change.tags.length === 0) removes.push('#tags');
+    else {
+      sets.push('#tags = :tags');
+      values[':tags'] = [...new Set(change.tags)];
+    }
+  }
+  const result = await table.update(
+    'updatePromptDetails',
+    {
+      Key: keys.promptHead(accountId, promptId),
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_OLD',
+    },
+    () => {
+      throw new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
+    },
+  );
+  const before = detailsOf(result.Attributes as PromptHeadItem);
+  return {
+    before,
+    after: {
+      promptName: change.promptName ?? before.promptName,
+      description: change.description === undefined ? before.description : change.description || null,
+      tags: change.tags === undefined ? before.tags : [...new Set(change.tags)],
+    },
+  };
 }

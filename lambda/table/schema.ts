@@ -49,6 +49,8 @@ export const keys = {
 
 /** Audit entries sort by time within the account's partition; the random tail tells apart entries of one millisecond. */
 export const auditSortKey = (at: string, tail: string): string => `AUDIT#${at}#${tail}`;
+/** What auditSortKey builds from an ISO instant and 8 hex digits, and nothing else. */
+export const AUDIT_SORT_KEY_PATTERN = /^AUDIT#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9a-f]{8}$/;
 
 /**
  * A key's usage in one UTC month is a counter on the key's own item: one conditional update can then

@@ -81,9 +81,10 @@ export async function startIdentityStandIn(options: IdentityStandInOptions): Pro
   const oauth = createOAuth({ issuer, clientId: LOCAL_CLIENT_ID, callbackUrls, logoutUrls, origin }, store, key);
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', origin);
+    // An absolute-form target may be no URL at all (`http://[`): a 400 below, once the Host is checked.
+    const url = URL.parse(request.url ?? '/', origin);
     const method = request.method ?? 'GET';
-    const adminApi = method === 'POST' && url.pathname === '/';
+    const adminApi = method === 'POST' && url?.pathname === '/';
     // The administrative API is for programs (the management functions' SDK client); the rest is for the browser.
     const foreign = foreignRequest(request, ownHosts, { refuseOrigin: adminApi });
     if (foreign) {
@@ -93,6 +94,10 @@ export async function startIdentityStandIn(options: IdentityStandInOptions): Pro
         : { error: 'forbidden', error_description: FOREIGN_REQUEST_MESSAGE[foreign] };
       const type = adminApi ? 'application/x-amz-json-1.1' : 'application/json';
       return send(response, { status: 403, headers: { 'Content-Type': type }, body: JSON.stringify(body) });
+    }
+    if (!url) {
+      const body = { error: 'invalid_request', error_description: 'The request target is not a URL.' };
+      return send(response, { status: 400, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     }
     const requester = {
       cookie: request.headers.cookie,

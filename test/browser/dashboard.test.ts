@@ -1,9 +1,20 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { type StackProcess, startStack, temporaryFolder } from '../e2e/support/processes';
+import type { Page } from 'playwright-core';
 import { registerApiKey } from '../support/log-capture';
-import { launchChromium } from './support/chromium';
+import {
+  ACCOUNT,
+  ARTIFACTS,
+  button,
+  createDraft,
+  createKey as createKeyWithScope,
+  createPrompt,
+  DashboardHarness,
+  fromPage,
+  publish,
+  publishedPrompt as publishedPromptOf,
+  textbox,
+  writeAndSave,
+} from './support/dashboard';
 
 /**
  * The dashboard as a person uses it: `npm start`'s stack as a child process (the built dashboard on its
@@ -14,133 +25,28 @@ import { launchChromium } from './support/chromium';
 // A browser, a child stack and sign-ins through a form: much slower than the other suites, above all under load.
 jest.setTimeout(180_000);
 
-const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
-const ACCOUNT = 'acct_demo';
-
-let folder: { path: string; remove(): Promise<void> };
-let stack: StackProcess;
-let browser: Browser;
-let demo: { email: string; password: string };
-const contexts: BrowserContext[] = [];
-let pageProblems: string[] = [];
+const harness = new DashboardHarness();
+let stack: DashboardHarness['stack'];
+let demo: DashboardHarness['demo'];
 
 beforeAll(async () => {
-  folder = await temporaryFolder('dashboard-browser');
-  [stack, browser] = await Promise.all([startStack({ DATA_DIR: folder.path }), launchChromium()]);
-  const printed = /Sign in as (\S+) with password (\S+)/.exec(stack.output());
-  if (!printed?.[1] || !printed[2]) throw new Error(`npm start printed no demo user:\n${stack.output()}`);
-  demo = { email: printed[1], password: printed[2] };
-  await mkdir(ARTIFACTS, { recursive: true });
+  await harness.start();
+  ({ stack, demo } = harness);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await folder?.remove();
-});
-
-beforeEach(() => {
-  pageProblems = [];
-});
+afterAll(() => harness.stop());
 
 afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((context) => context.close()));
   // Script errors and Content-Security-Policy violations show up here.
-  expect(pageProblems).toEqual([]);
+  expect(await harness.closeTabs()).toEqual([]);
 });
 
-/** A new tab of its own (its own sessionStorage), signed in through the user pool's form. */
-async function signedIn(email = demo.email, password = demo.password, newPassword?: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageProblems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    // Chromium logs every 4xx as "Failed to load resource": some are what a test provokes (a 412, a 403).
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageProblems.push(`console error: ${message.text()}`);
-  });
-  await page.goto(stack.dashboardUrl);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${stack.identityUrl}/**`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  if (newPassword) {
-    await page.getByLabel('New password', { exact: true }).fill(newPassword);
-    await page.getByLabel('Confirm new password').fill(newPassword);
-    await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  }
-  await page.getByRole('heading', { name: 'Prompts', level: 1 }).waitFor();
-  return page;
-}
-
-const promptUrl = (promptId: string) => `${stack.dashboardUrl}/#/accounts/${ACCOUNT}/prompts/${promptId}`;
-const textbox = (page: Page, name: string) => page.getByRole('textbox', { name, exact: true });
-const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
-
-async function createPrompt(page: Page, promptId: string, promptName: string): Promise<void> {
-  await page.getByRole('link', { name: 'Prompts', exact: true }).click();
-  await textbox(page, 'Prompt id').fill(promptId);
-  await textbox(page, 'Prompt name').fill(promptName);
-  await button(page, 'Create prompt').click();
-  await page.getByRole('heading', { name: promptName, level: 1 }).waitFor();
-}
-
-/** From the prompt's page: a new draft with the suggested version, whose editor then opens. */
-async function createDraft(page: Page, expectedVersion: string): Promise<void> {
-  await expect(textbox(page, 'Draft version').inputValue()).resolves.toBe(expectedVersion);
-  await button(page, 'Create draft').click();
-  await page.getByRole('heading', { name: new RegExp(`^Draft ${expectedVersion.replace(/\./g, '\\.')} of`), level: 1 }).waitFor();
-}
-
-async function writeAndSave(page: Page, systemMessage: string, userMessage: string): Promise<void> {
-  await textbox(page, 'System message').fill(systemMessage);
-  await textbox(page, 'User message template').fill(userMessage);
-  await button(page, 'Save draft').click();
-  await page.getByText('No unsaved changes.').waitFor();
-}
-
-async function publish(page: Page, version: string, note: string): Promise<void> {
-  await textbox(page, 'Release note (required)').fill(note);
-  await button(page, `Publish version ${version}`).click();
-  await page.getByText('published', { exact: true }).first().waitFor();
-}
-
-/** A prompt with published versions, each built through the editor. */
-async function publishedPrompt(page: Page, promptId: string, userMessages: readonly string[]): Promise<void> {
-  await createPrompt(page, promptId, `Prompt ${promptId}`);
-  for (const [index, userMessage] of userMessages.entries()) {
-    await page.goto(promptUrl(promptId));
-    await createDraft(page, `1.0.${index}`);
-    await writeAndSave(page, 'You are kind.', userMessage);
-    await publish(page, `1.0.${index}`, `version ${index}`);
-  }
-}
-
-/** A key made on the Keys page; its secret read from the one place it is shown. */
-async function createKey(page: Page, name: string, scope = ''): Promise<string> {
-  await page.getByRole('link', { name: 'API keys' }).click();
-  await textbox(page, 'Key name').fill(name);
-  await textbox(page, 'Scope').fill(scope);
-  await button(page, 'Create key').click();
-  await page.getByRole('heading', { name: 'Copy your new key now' }).waitFor();
-  const secret = await textbox(page, 'New API key').inputValue();
-  registerApiKey(secret);
-  return secret;
-}
-
-const readApi = (path: string, apiKey: string) => fetch(`${stack.apiUrl}${path}`, { headers: { Authorization: `Bearer ${apiKey}` } });
-
-/** The management API from inside the page, with the page's own token, as a person's browser would send it. */
-async function fromPage(page: Page, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
-  // A script text: the tests are type-checked without the DOM's types.
-  const request = JSON.stringify({ method, path, body: body === undefined ? undefined : JSON.stringify(body), headers });
-  return page.evaluate(`(async ({ method, path, body, headers }) => {
-    const token = sessionStorage.getItem('dashboard.session');
-    const response = await fetch('/api' + path, { method, body, headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json', ...headers } });
-    return { status: response.status, body: await response.json().catch(() => null) };
-  })(${request})`);
-}
+const signedIn = (email = demo.email, password = demo.password, newPassword?: string): Promise<Page> =>
+  harness.signedIn({ email, password }, newPassword ? { newPassword } : {});
+const promptUrl = (promptId: string) => harness.promptUrl(promptId);
+const readApi = (path: string, apiKey: string) => harness.readApi(path, apiKey);
+const createKey = (page: Page, name: string, scope = '') => createKeyWithScope(page, name, scope ? [scope] : []);
+const publishedPrompt = (page: Page, promptId: string, userMessages: readonly string[]) => publishedPromptOf(harness, page, promptId, userMessages);
 
 test('signs in as the demo user with PKCE, shows the account and the role, keeps no token in localStorage, and signs out at the pool too', async () => {
   const page = await signedIn();
@@ -276,21 +182,46 @@ test('moving production to another version is what the read API serves for ?labe
   const secret = await createKey(page, 'label reader', 'label-demo');
   await page.goto(promptUrl('label-demo'));
 
+  // production is protected: pointing it anywhere asks first.
   await page.getByRole('combobox', { name: 'Label name' }).fill('production');
   await page.getByRole('combobox', { name: 'Version to label' }).selectOption('1.0.1');
   await button(page, 'Set label').click();
+  await page.getByRole('dialog', { name: 'Point production at 1.0.1?' }).getByRole('button', { name: 'Yes, move production to 1.0.1' }).click();
   await button(page, 'Move production').waitFor();
   expect(await (await readApi('/prompts/label-demo?label=production', secret)).json()).toMatchObject({ version: '1.0.1', userMessage: 'Second ${name}' });
 
-  // The rollback: production back to 1.0.0.
+  // The rollback: production back to 1.0.0, after a look at what changes for its readers.
   await page.getByRole('combobox', { name: 'Version for production' }).selectOption('1.0.0');
   await button(page, 'Move production').click();
+  const confirm = page.getByRole('dialog', { name: 'Move production from 1.0.1 to 1.0.0?' });
+  const userMessageDiff = confirm.getByRole('table', { name: 'User message' });
+  await userMessageDiff.waitFor();
+  // The words that change inside the changed line are marked, not only the line.
+  await expect(userMessageDiff.locator('del').allTextContents()).resolves.toEqual(['Second']);
+  await expect(userMessageDiff.locator('ins').allTextContents()).resolves.toEqual(['First']);
+  await page.screenshot({ path: join(ARTIFACTS, 'dashboard-label-confirm.png'), fullPage: true });
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  expect(await (await readApi('/prompts/label-demo?label=production', secret)).json()).toMatchObject({ version: '1.0.1' });
+
+  await button(page, 'Move production').click();
+  await confirm.getByRole('button', { name: 'Yes, move production to 1.0.0' }).click();
   await page.getByRole('row', { name: /production/ }).getByRole('cell', { name: '1.0.0', exact: true }).waitFor();
   expect(await (await readApi('/prompts/label-demo?label=production', secret)).json()).toMatchObject({ version: '1.0.0', userMessage: 'First ${name}' });
   await page.screenshot({ path: join(ARTIFACTS, 'dashboard-prompt.png'), fullPage: true });
 });
 
-test('two tabs saving one draft: the second is told who saved in between, keeps its text, and may save it over theirs', async () => {
+test('moving a label that is not protected (staging) needs no confirmation', async () => {
+  const page = await signedIn();
+  await publishedPrompt(page, 'staging-demo', ['First ${name}', 'Second ${name}']);
+  await page.goto(promptUrl('staging-demo'));
+  await page.getByRole('combobox', { name: 'Label name' }).fill('staging');
+  await page.getByRole('combobox', { name: 'Version to label' }).selectOption('1.0.0');
+  await button(page, 'Set label').click();
+  await button(page, 'Move staging').waitFor();
+  expect(await page.getByRole('dialog').count()).toBe(0);
+});
+
+test('two tabs saving one draft: the second is told who saved in between, keeps its text, and may keep it over theirs', async () => {
   const first = await signedIn();
   await createPrompt(first, 'shared-draft', 'Shared draft');
   await createDraft(first, '1.0.0');
@@ -307,11 +238,11 @@ test('two tabs saving one draft: the second is told who saved in between, keeps 
   await conflict.waitFor();
   await expect(conflict.textContent()).resolves.toContain(`${demo.email} saved it`);
   await expect(textbox(second, 'User message template').inputValue()).resolves.toBe('Written in tab two for ${name}');
-  await button(second, 'Compare with their version').click();
-  await conflict.getByRole('table').filter({ hasText: 'Saved first by tab one' }).waitFor();
+  await expect(conflict.getByRole('figure', { name: 'Their User message template' }).textContent()).resolves.toContain('Saved first by tab one');
   await second.screenshot({ path: join(ARTIFACTS, 'dashboard-conflict.png'), fullPage: true });
 
-  await button(second, 'Save mine over theirs').click();
+  await button(second, 'Keep all mine').click();
+  await button(second, 'Save draft').click();
   await second.getByText('No unsaved changes.').waitFor();
   await first.reload();
   await expect(textbox(first, 'User message template').inputValue()).resolves.toBe('Written in tab two for ${name}');
@@ -382,7 +313,7 @@ test('the audit log shows each change and each refused attempt, newest first, a 
   for (const expected of [
     `${demo.email} published welcome-note 1.0.0`,
     `${demo.email} created key`,
-    `${demo.email} moved label production of label-demo to 1.0.0`,
+    `${demo.email} moved production of label-demo from 1.0.1 to 1.0.0`,
     `${demo.email} added member viewer@example.com`,
     'viewer@example.com published viewer-draft 1.0.0',
   ]) {

@@ -1,9 +1,10 @@
+import { connect } from 'node:net';
 import { createDocumentClient } from '../../lambda/table/client';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { DEFAULT_TABLE_NAME } from '../../local/local-config';
 import { Fixtures, prompt, version } from '../support/fixtures';
 import { expectResponseMatchesOpenApi } from '../support/openapi';
-import { RawConnection, type RawRequest, type RawResponse, sendRaw } from '../support/raw-http';
+import { RawConnection, type RawRequest, type RawResponse, requestBytes, sendRaw } from '../support/raw-http';
 import { isRunning, type StackProcess, StackSet, temporaryFolder } from './support/processes';
 
 /**
@@ -107,6 +108,42 @@ describe('two Authorization headers: 401 Invalid Authorization header format, ne
     // One header still works, and counts.
     expect((await send({ method: 'GET', target: '/prompts/welcome-email', headers: [bearer(second)] })).status).toBe(200);
     expect(await used(second)).toBe(1);
+  });
+});
+
+describe('the embedded store, spoken to by a careless program on this machine: npm start keeps running', () => {
+  // What the AWS SDK sends: dynalite checks the shape of the signature, not its value.
+  const storeRequest = (body: string): RawRequest => ({
+    method: 'POST',
+    target: '/',
+    headers: [
+      ['Content-Type', 'application/x-amz-json-1.0'],
+      ['X-Amz-Target', 'DynamoDB_20120810.GetItem'],
+      ['Authorization', 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00'],
+      ['X-Amz-Date', '20260101T000000Z'],
+    ],
+    body: Buffer.from(body),
+  });
+
+  test.each(['null', '[]', '5', '"text"'])('a body of %s is 400 SerializationException', async (body) => {
+    const response = await sendRaw(stack.storeUrl, storeRequest(body));
+
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toMatchObject({ __type: 'com.amazon.coral.service#SerializationException' });
+    await expectStillServing();
+  });
+
+  test('a client that goes away in the middle of its body (a CLI stopped with Ctrl+C)', async () => {
+    const { hostname, port, host } = new URL(stack.storeUrl);
+    const socket = connect(Number(port), hostname);
+    const { body, ...head } = storeRequest('{"TableName":');
+    socket.write(requestBytes({ ...head, headers: [...head.headers, ['Content-Length', '1000']] }, host, { close: false }));
+    socket.write(body ?? Buffer.alloc(0));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    await expectStillServing();
   });
 });
 

@@ -133,6 +133,42 @@ describe('the embedded store', () => {
   });
 });
 
+describe('the embedded store, from programs on this machine', () => {
+  test('any body, of any JSON shape, answers without a 5xx, and the store (the process npm start runs) keeps serving', async () => {
+    const port = portOf(store.endpoint);
+    const request = fc.record({
+      method: fc.constant('POST'),
+      target: fc.constant('/'),
+      host: fc.constantFrom(`127.0.0.1:${port}`, `localhost:${port}`),
+      origin: fc.constant(undefined),
+      headers: fc
+        .constantFrom('GetItem', 'PutItem', 'UpdateItem', 'Query', 'Scan', 'BatchWriteItem', 'ListTables')
+        .map((op) => [
+          ['X-Amz-Target', `DynamoDB_20120810.${op}`],
+          ['Content-Type', 'application/x-amz-json-1.0'],
+          ['Authorization', 'AWS4-HMAC-SHA256 Credential=cli/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00'],
+          ['X-Amz-Date', '20260101T000000Z'],
+        ] as const),
+      body: fc.oneof(jsonBody, fc.constantFrom('null', '[]', '5', 'true', '"text"')),
+    });
+    await assertFuzz(
+      'test/integration/fuzz-stand-ins.test.ts',
+      request,
+      async (generated) => {
+        const answer = await sendRaw(store.endpoint, raw(generated));
+        expect(answer.status).toBeLessThan(500);
+      },
+      fuzzRuns(150),
+    );
+    const documents = createDocumentClient({ region: 'us-east-1', endpoint: store.endpoint });
+    try {
+      await expect(documents.send(new ScanCommand({ TableName: TABLE }))).resolves.toBeDefined();
+    } finally {
+      documents.destroy();
+    }
+  });
+});
+
 describe("the user pool's stand-in", () => {
   async function userSnapshot(): Promise<string> {
     const client = new CognitoIdentityProviderClient({
@@ -189,8 +225,12 @@ describe("the user pool's stand-in", () => {
       adminCall(jsonBody),
       fc.record({
         method: fc.constantFrom('GET', 'POST', 'OPTIONS', 'PUT', 'DELETE'),
-        target: fc.tuple(fc.constantFrom('/oauth2/authorize', '/oauth2/token', '/oauth2/revoke', '/login', '/login/new-password', '/logout', '/local_PromptsDev/.well-known/jwks.json', '/__proto__', '/constructor'), oauthParams).map(
-          ([path, query]) => (query ? `${path}?${query}` : path),
+        target: fc.oneof(
+          fc.tuple(fc.constantFrom('/oauth2/authorize', '/oauth2/token', '/oauth2/revoke', '/login', '/login/new-password', '/logout', '/local_PromptsDev/.well-known/jwks.json', '/__proto__', '/constructor'), oauthParams).map(
+            ([path, query]) => (query ? `${path}?${query}` : path),
+          ),
+          // Absolute-form targets, some of them no URL at all.
+          fc.constantFrom('http://[', 'http://a:b:c/', '*', '//attacker.example/logout'),
         ),
         host: hostFor(port),
         origin: fc.option(originValue, { nil: undefined }),

@@ -137,6 +137,15 @@ describe('the browser-facing endpoints answer for their loopback names only', ()
   });
 });
 
+describe('request targets', () => {
+  test.each(['http://[', 'http://a:b:c/'])('a target that is no URL (%s) is 400, never a 5xx, and a rebinding Host still 403', async (path) => {
+    const own = await sendRaw(standIn.endpoint, { method: 'GET', target: path, headers: [] });
+    const rebound = await sendRaw(standIn.endpoint, withHost({ method: 'GET', target: path, headers: [] }, `attacker.example:${port}`));
+    expect([own.status, rebound.status]).toEqual([400, 403]);
+    expect(JSON.parse(own.body)).toMatchObject({ error: 'invalid_request' });
+  });
+});
+
 describe('bodies', () => {
   test('a declared body over 64 KB is refused with 413 before it is sent', async () => {
     const head = `POST /login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000000\r\n\r\n`;

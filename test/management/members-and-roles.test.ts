@@ -1,4 +1,3 @@
-import { runAdmin } from '../../admin/cli';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { registerApiKey } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
@@ -156,18 +155,7 @@ describe('the audit log', () => {
 });
 
 describe('the CLI and the API: two doors, the same stored items', () => {
-  async function cli(...argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runAdmin(
-      argv,
-      { TABLE_NAME: api.local.tableName, DYNAMODB_ENDPOINT: api.local.endpoint, PROMPTS_ADMIN_ACTOR: 'ci-bot' },
-      { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
-      () => new Date(),
-      { directory: api.directory },
-    );
-    return { code, stdout, stderr };
-  }
+  const cli = (...argv: string[]) => api.cli('ci-bot', ...argv);
 
   const memberItem = async (accountId: string, userId: string) => {
     const { Item } = await api.local.client.send(new GetCommand({ TableName: api.local.tableName, Key: { pk: `ACCOUNT#${accountId}`, sk: `MEMBER#${userId}` } }));

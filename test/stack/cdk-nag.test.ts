@@ -1,28 +1,12 @@
 import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { synthesizeService } from './synth';
+import { GUARD_NAMESPACE } from '../../lib/policy-checks';
+import { acknowledgmentsIn as allAcknowledgmentsIn, synthesizeService } from './synth';
 
-interface Acknowledgment {
-  readonly path: string;
-  readonly ruleId: string;
-  readonly reason: string;
-}
-
-/** Every `Validations.of(x).acknowledge(...)` in the tree, read back from construct metadata. */
-function acknowledgmentsIn(root: IConstruct): Acknowledgment[] {
-  return root.node.findAll().flatMap((construct) =>
-    construct.node.metadata
-      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-      .flatMap((entry) =>
-        Object.entries(entry.data as Record<string, string>).map(([ruleId, reason]) => ({
-          path: construct.node.path,
-          ruleId: ruleId.replace(/^annotation::/i, ''),
-          reason,
-        })),
-      ),
-  );
-}
+/** cdk-nag's acknowledgments: cfn-guard's are cfn-guard.test.ts's. */
+const acknowledgmentsIn = (root: IConstruct) =>
+  allAcknowledgmentsIn(root).filter(({ ruleId }) => !ruleId.startsWith(`${GUARD_NAMESPACE}::`));
 
 describe('cdk-nag AwsSolutions checks', () => {
   const { app, stack } = synthesizeService();

@@ -1,10 +1,11 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Distribution } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { DashboardFiles } from '../../lib/dashboard-files';
 import { synthesizeService } from './synth';
@@ -30,6 +31,8 @@ test('synth builds the dashboard into the asset that is uploaded: the page, its 
         revokeUrl: 'https://auth.example/oauth2/revoke',
         clientId: 'client',
       },
+      logRetention: RetentionDays.ONE_MONTH,
+      logRemovalPolicy: RemovalPolicy.DESTROY,
     });
     app.synth();
 

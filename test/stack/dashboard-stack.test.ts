@@ -1,6 +1,6 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
-import { API_PATH_PATTERN } from '../../lib/dashboard-hosting';
+import { API_PATH_PATTERN, NONCURRENT_FILES_DAYS } from '../../lib/dashboard-hosting';
 import { PASSWORD_POLICY } from '../../lib/password-policy';
 import { synthesizeService } from './synth';
 
@@ -48,6 +48,10 @@ describe('the user pool', () => {
     expect(PASSWORD_POLICY.minLength).toBeGreaterThanOrEqual(12);
   });
 
+  it('keeps the old email in force until a changed one is verified', () => {
+    expect(pool().UserAttributeUpdateSettings).toEqual({ AttributesRequireVerificationBeforeUpdate: ['email'] });
+  });
+
   it('offers MFA with an authenticator app (TOTP), optional, and no SMS', () => {
     expect(pool().MfaConfiguration).toBe('OPTIONAL');
     expect(pool().EnabledMfas).toEqual(['SOFTWARE_TOKEN_MFA']);
@@ -70,7 +74,7 @@ describe('the user pool', () => {
   it('has a managed-login domain, unique to the stack, with a style for the dashboard client', () => {
     const domain = only('AWS::Cognito::UserPoolDomain').Properties;
     expect(domain.ManagedLoginVersion).toBe(2);
-    expect(JSON.stringify(domain.Domain)).toContain('"prompts-prod"');
+    expect(JSON.stringify(domain.Domain)).toContain('"prompts-prod-"');
     expect(JSON.stringify(domain.Domain)).toContain('AWS::StackId');
     expect(only('AWS::Cognito::ManagedLoginBranding').Properties).toMatchObject({
       UseCognitoProvidedValues: true,
@@ -196,6 +200,19 @@ describe("the dashboard's bucket", () => {
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       VersioningConfiguration: { Status: 'Enabled' },
+    });
+  });
+
+  it(`keeps a replaced or deleted file ${NONCURRENT_FILES_DAYS} days, then lets it go, with its delete marker and any upload left half-way`, () => {
+    expect(files().Properties.LifecycleConfiguration).toEqual({
+      Rules: [
+        {
+          Status: 'Enabled',
+          NoncurrentVersionExpiration: { NoncurrentDays: NONCURRENT_FILES_DAYS },
+          ExpiredObjectDeleteMarker: true,
+          AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+        },
+      ],
     });
   });
 

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { samFunctionId } from '../../lib/api-function';
+import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
 import { FixtureStore } from '../support/fixture-store';
 import { prompt, version } from '../support/fixtures';
@@ -15,6 +16,8 @@ import { synthesizeService, TEST_UPGRADE_URL } from './synth';
 const run = promisify(execFile);
 const EVENTS_DIR = path.join(__dirname, '../../events');
 const STACK_NAME = 'PromptService-test';
+/** Every function of the stack: the read API's and the management API's. */
+const ALL_FUNCTION_IDS = [...Object.values(FUNCTION_IDS), ...MANAGEMENT_FUNCTIONS.map((fn) => fn.id)];
 
 interface CfnResource {
   readonly Type: string;
@@ -117,10 +120,11 @@ async function invokeBundle(
     writeFileSync(${JSON.stringify(resultFile)}, JSON.stringify(result));
   `;
   const variables = (resource.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+  // The template's literal settings, as SAM passes them; references (the table, the pool) come from `env`.
+  const literal = Object.entries(variables).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
   const childEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '',
-    NODE_OPTIONS: String(variables.NODE_OPTIONS),
-    UPGRADE_URL: String(variables.UPGRADE_URL),
+    ...Object.fromEntries(literal),
     AWS_REGION: 'us-east-1',
     ...env,
   };
@@ -135,7 +139,7 @@ async function invokeBundle(
 afterAll(() => fs.rmSync(outdir, { recursive: true, force: true }));
 
 describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.template.json` reads it', () => {
-  it.each(Object.values(FUNCTION_IDS))('names the %s function for `sam local invoke` by its SamResourceId', (id) => {
+  it.each(ALL_FUNCTION_IDS)('names the %s function for `sam local invoke` by its SamResourceId', (id) => {
     expect(functionFor(samFunctionId(id)).resource.Type).toBe('AWS::Lambda::Function');
   });
 
@@ -153,7 +157,7 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
     ]);
   });
 
-  it.each(Object.values(FUNCTION_IDS).map(samFunctionId))(
+  it.each(ALL_FUNCTION_IDS.map(samFunctionId))(
     '%s points SAM at a bundled asset folder beside the template, holding the file and export Handler names',
     (samId) => {
       const { resource } = functionFor(samId);
@@ -175,7 +179,21 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
     expect(new URL(String(variables.UPGRADE_URL)).href).toBe(TEST_UPGRADE_URL);
   });
 
+  it.each(MANAGEMENT_FUNCTIONS.map((fn) => samFunctionId(fn.id)))(
+    '%s declares TABLE_NAME and USER_POOL_ID as references SAM needs given (--env-vars)',
+    (id) => {
+      const variables = (functionFor(id).resource.Properties.Environment as { Variables: Record<string, unknown> })
+        .Variables;
+      expect(variables).toMatchObject({ TABLE_NAME: { Ref: expect.any(String) }, USER_POOL_ID: { Ref: expect.any(String) } });
+    },
+  );
+
   it.each([
+    ['GET', '/api/me', 'ManageAccountsFunction'],
+    ['GET', '/api/accounts/{accountId}/prompts', 'ManagePromptsFunction'],
+    ['GET', '/api/accounts/{accountId}/keys', 'ManageKeysFunction'],
+    ['GET', '/api/accounts/{accountId}/members', 'ManageMembersFunction'],
+    ['GET', '/api/accounts/{accountId}/audit', 'ManageActivityFunction'],
     ['GET', '/prompts', 'ListPromptsFunction'],
     ['GET', '/prompts/{promptId}', 'GetPromptFunction'],
     ['ANY', '/prompts', 'FallbackFunction'],
@@ -240,6 +258,27 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
     expect(Array.isArray(JSON.parse(result.body ?? ''))).toBe(true);
   }, 30_000);
 
+  it('GetPromptFunction answers events/get-prompt-version.json with the pinned version', async () => {
+    const event = readEvent('get-prompt-version.json');
+    const pinned = event.queryStringParameters?.version;
+    expect(pinned).toBeDefined();
+    expect(samIdBehindMethod(event.httpMethod, event.resource)).toBe('GetPromptFunction');
+    await seedFor(event, event.pathParameters?.promptId, ['1.0.0', '1.1.0']);
+    const result = await invokeBundle('GetPromptFunction', event, env());
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body ?? '')).toMatchObject({ version: pinned });
+  }, 30_000);
+
+  it.each([
+    ['preflight.json', 204],
+    ['method-not-allowed.json', 405],
+  ])('FallbackFunction answers events/%s with %i', async (file, status) => {
+    const event = readEvent(file);
+    expect(samIdBehindMethod('ANY', event.resource)).toBe('FallbackFunction');
+    const result = await invokeBundle('FallbackFunction', event, env());
+    expect(result.statusCode).toBe(status);
+  }, 30_000);
+
   it('FallbackFunction answers a preflight on any path with 204 and never needs the store', async () => {
     const preflight: APIGatewayProxyEvent = {
       ...readEvent('list-prompts.json'),
@@ -258,4 +297,75 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
     expect(result.statusCode).toBe(204);
     expect(result.headers).toMatchObject({ 'Access-Control-Allow-Methods': 'GET, OPTIONS' });
   }, 30_000);
+});
+
+describe('the management bundles, run with plain node on their events/ files, as `sam local invoke` would', () => {
+  let store: LocalStore;
+  const claimsOf = (event: APIGatewayProxyEvent) =>
+    (event.requestContext.authorizer as { claims: { sub: string; email: string } }).claims;
+
+  beforeAll(async () => {
+    store = await startLocalStore('sam-local-management-test');
+    // The person the events' claims name, an owner of the account their paths name, with a prompt and a key.
+    const { sub, email } = claimsOf(readEvent('manage-accounts.json'));
+    const admin = new FixtureStore(store.client, store.tableName);
+    await admin.putAccount({ accountId: 'acct_demo', name: 'Demo', plan: 'free' });
+    await admin.addMember('acct_demo', { userId: sub, email, role: 'owner' });
+    await admin.importPrompt('acct_demo', prompt('welcome-email', [version('1.0.0')]));
+    const keyHash = hashApiKey('prs_sam_local_management_test_key_0001');
+    await admin.putApiKey({ keyHash, keyId: keyIdFromHash(keyHash), accountId: 'acct_demo', displayPrefix: 'prs_sam_' });
+  });
+  afterAll(async () => store.close());
+
+  it.each([
+    ['manage-accounts.json', 'ManageAccountsFunction', 'acct_demo'],
+    ['manage-prompts.json', 'ManagePromptsFunction', 'welcome-email'],
+    ['manage-keys.json', 'ManageKeysFunction', 'prs_sam_'],
+    ['manage-members.json', 'ManageMembersFunction', 'owner@example.com'],
+    ['manage-activity.json', 'ManageActivityFunction', '"entries"'],
+  ])('%s, the claims the Cognito authorizer would pass, is answered by %s with 200', async (file, samId, expected) => {
+    const event = readEvent(file);
+    expect(event.requestContext.authorizer).toMatchObject({ claims: { token_use: 'id' } });
+    expect(samIdBehindMethod(event.httpMethod, event.resource)).toBe(samId);
+    const result = await invokeBundle(samId, event, {
+      TABLE_NAME: store.tableName,
+      DYNAMODB_ENDPOINT: store.endpoint,
+      USER_POOL_ID: 'us-east-1_EXAMPLE',
+    });
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toContain(expected);
+  }, 30_000);
+
+  it('answers an event without the authorizer\'s claims with 401: what `sam local start-api` would send, as it runs no Cognito authorizer', async () => {
+    const { authorizer: _claims, ...requestContext } = readEvent('manage-accounts.json').requestContext;
+    const event = { ...readEvent('manage-accounts.json'), requestContext } as APIGatewayProxyEvent;
+    const result = await invokeBundle('ManageAccountsFunction', event, {
+      TABLE_NAME: store.tableName,
+      DYNAMODB_ENDPOINT: store.endpoint,
+      USER_POOL_ID: 'us-east-1_EXAMPLE',
+    });
+    expect(result.statusCode).toBe(401);
+  }, 30_000);
+});
+
+describe('docs/sam-local.md', () => {
+  const doc = fs.readFileSync(path.join(__dirname, '../../docs/sam-local.md'), 'utf8');
+  /** The rows of its table: `| \`Function\` | [\`events/file.json\`](...) | ... |`. */
+  const rows = [...doc.matchAll(/^\| `(\w+Function)` \| \[`events\/([\w.-]+\.json)`\]/gm)].map((match) => ({
+    samId: match[1] as string,
+    file: match[2] as string,
+  }));
+
+  it('names every function of the stack and every file of events/, once each', () => {
+    expect([...new Set(rows.map((row) => row.samId))].sort()).toEqual(ALL_FUNCTION_IDS.map(samFunctionId).sort());
+    expect(rows.map((row) => row.file).sort()).toEqual(fs.readdirSync(EVENTS_DIR).filter((file) => file.endsWith('.json')).sort());
+  });
+
+  it('pairs each event with the function SAM sends it to', () => {
+    for (const { samId, file } of rows) {
+      const event = readEvent(file);
+      const resolved = samIdBehindMethod(event.httpMethod, event.resource) ?? samIdBehindMethod('ANY', event.resource);
+      expect([file, resolved]).toEqual([file, samId]);
+    }
+  });
 });

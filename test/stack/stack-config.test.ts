@@ -2,7 +2,18 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isPlaceholderUrl, SettingsError, settingsFromContext, stackNameFor } from '../../lib/stack-config';
+import fc from 'fast-check';
+import {
+  COGNITO_DOMAIN_PREFIX_PATTERN,
+  COGNITO_DOMAIN_PREFIX_RESERVED,
+  isPlaceholderUrl,
+  SettingsError,
+  STACK_ID_PART_EXAMPLE,
+  STAGE_PATTERN,
+  settingsFromContext,
+  signInDomainPrefix,
+  stackNameFor,
+} from '../../lib/stack-config';
 
 const lookup =
   (values: Record<string, unknown>) =>
@@ -82,6 +93,39 @@ describe('deployment settings from CDK context', () => {
   ])('stops the synth with one clear message for %j', (values, message) => {
     expect(() => settings(values)).toThrow(SettingsError);
     expect(() => settings(values)).toThrow(message);
+  });
+
+  it.each([
+    ['aws-dev', 'aws'],
+    ['devAWS', 'aws'],
+    ['amazon', 'amazon'],
+    ['MyCognito', 'cognito'],
+    ['raws1', 'aws'],
+  ])("stops the synth when stage %s would put %s in the user pool's sign-in domain, which Cognito refuses", (stage, word) => {
+    expect(() => settings({ stage })).toThrow(SettingsError);
+    expect(() => settings({ stage })).toThrow(
+      `Context "stage" must not contain "aws", "amazon" or "cognito": it names the user pool's sign-in domain (prompts-<stage>-...), where Cognito refuses "${word}"; got "${stage}"`,
+    );
+  });
+
+  it("makes a domain prefix Cognito takes of every stage it accepts: the stack id's part never spells a refused word", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(STAGE_PATTERN), fc.stringMatching(/^[0-9a-f]{8}$/), (stage, stackIdPart) => {
+        const accepted = (() => {
+          try {
+            return settings({ stage }).stage === stage;
+          } catch (error) {
+            if (error instanceof SettingsError) return false;
+            throw error;
+          }
+        })();
+        const prefix = signInDomainPrefix(stage, stackIdPart);
+        const valid = COGNITO_DOMAIN_PREFIX_PATTERN.test(prefix) && !COGNITO_DOMAIN_PREFIX_RESERVED.some((word) => prefix.includes(word));
+        expect(accepted).toBe(valid);
+      }),
+      { numRuns: 500 },
+    );
+    expect(signInDomainPrefix('Dev-Alice', STACK_ID_PART_EXAMPLE)).toBe(`prompts-dev-alice-${STACK_ID_PART_EXAMPLE}`);
   });
 
   it('names the stack after the stage', () => {

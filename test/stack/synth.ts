@@ -1,5 +1,7 @@
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { addPolicyChecks } from '../../lib/policy-checks';
 import { PromptServiceStack } from '../../lib/prompt-service-stack';
 import { settingsFromContext } from '../../lib/stack-config';
 
@@ -12,6 +14,10 @@ export interface SynthOptions {
   readonly bundle?: boolean;
   /** Where the cloud assembly goes; a temporary directory when absent. */
   readonly outdir?: string;
+  /** Run cdk-nag and cfn-guard at synth, as bin/app.ts does: a finding not acknowledged stops `app.synth()`. */
+  readonly policyChecks?: boolean;
+  /** The region, as deploying credentials give it to bin/app.ts; unknown (a token) when absent. */
+  readonly region?: string;
 }
 
 export interface SynthesizedService {
@@ -27,7 +33,7 @@ export const CLI_DEFAULT_CONTEXT = {
 } as const;
 
 /** The stack as bin/app.ts builds it from context, synthesized. */
-export function synthesizeService({ context = {}, bundle = false, outdir }: SynthOptions = {}): SynthesizedService {
+export function synthesizeService({ context = {}, bundle = false, outdir, policyChecks = false, region }: SynthOptions = {}): SynthesizedService {
   const values: Record<string, string> = { upgradeUrl: TEST_UPGRADE_URL, ...context };
   const app = new App({
     ...(outdir ? { outdir } : {}),
@@ -37,10 +43,12 @@ export function synthesizeService({ context = {}, bundle = false, outdir }: Synt
       ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
     },
   });
+  if (policyChecks) addPolicyChecks(app);
   const settings = settingsFromContext((key) => values[key]);
+  const props = { settings, ...(region ? { env: { region } } : {}) };
   const stack = bundle
-    ? whileBundling(() => new PromptServiceStack(app, 'PromptService-test', { settings }))
-    : new PromptServiceStack(app, 'PromptService-test', { settings });
+    ? whileBundling(() => new PromptServiceStack(app, 'PromptService-test', props))
+    : new PromptServiceStack(app, 'PromptService-test', props);
   return { app, stack, template: Template.fromStack(stack) };
 }
 
@@ -63,3 +71,40 @@ function whileBundling<T>(build: () => T): T {
     else process.env.npm_config_loglevel = logLevel;
   }
 }
+
+export interface Acknowledgment {
+  readonly path: string;
+  /** As `acknowledge()` was given it: `AwsSolutions-IAM5[...]`, `cdk-validator-cfnguard::<rule>`. */
+  readonly ruleId: string;
+  readonly reason: string;
+}
+
+/** Every `Validations.of(x).acknowledge(...)` in the tree, read back from construct metadata. */
+export function acknowledgmentsIn(root: IConstruct): Acknowledgment[] {
+  return root.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([ruleId, reason]) => ({
+          path: construct.node.path,
+          ruleId: ruleId.replace(/^annotation::/i, ''),
+          reason,
+        })),
+      ),
+  );
+}
+
+/**
+ * The templates the settings can make, one per branch of the stack's code: every synthesized template the
+ * linters check (cfn-lint.test.ts, cfn-guard.test.ts).
+ */
+export const TEMPLATE_VARIANTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  defaults: {},
+  'WAF, alarm email, throwaway, logs kept a year': {
+    wafRateLimit: '2000',
+    alarmEmail: 'ops@prompts.test',
+    removalPolicy: 'destroy',
+    logRetentionDays: '365',
+  },
+  'account logging role managed elsewhere': { apiGatewayAccountRole: 'false' },
+};

@@ -4,6 +4,8 @@ import type { PromptImport } from '../../lambda/table/import-plan';
 import { accountItem, apiKeyItem, withFreshDayCounters } from '../../lambda/table/item-builders';
 import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/table/keys';
 import { catchUpKeys } from '../../lambda/table/propagation';
+import { addMember } from '../../lambda/table/members';
+import type { MemberItem } from '../../lambda/table/item-types';
 import { keys } from '../../lambda/table/schema';
 
 /** A prompt with its versions, named: what the fixtures give. */
@@ -30,6 +32,11 @@ export class FixtureStore extends AdminStore {
     const exists = (await this.table.get('putApiKey', keys.apiKey(key.keyHash))) !== undefined;
     await upsertApiKey(this.table, exists ? item : withFreshDayCounters(item, this.table.timestamp()));
     await catchUpKeys(this.table, [key]);
+  }
+
+  /** A member of an account, as an operator's CLI adds one. */
+  async addMember(accountId: string, member: Pick<MemberItem, 'userId' | 'email' | 'role'>): Promise<void> {
+    await addMember(this.table, accountId, member, 'cli:test');
   }
 
   /** One prompt and its versions; see importAccounts for what is refused. */

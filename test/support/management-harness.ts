@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { runAdmin } from '../../admin/cli';
 import type { ApiResult } from '../../lambda/http/http-event';
 import { routesOf } from '../../lambda/management-api/all-routes';
 import { createManagementHandler } from '../../lambda/management-api/management-handler';
@@ -97,6 +98,20 @@ export class ManagementHarness {
 
   operations(actor: Actor = { type: 'cli', operator: 'test' }): AccountOperations {
     return new AccountOperations({ table: this.table, actor, directory: this.directory });
+  }
+
+  /** The admin CLI in-process against the harness's store and directory, as `operator` (PROMPTS_ADMIN_ACTOR). */
+  async cli(operator: string, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    let stdout = '';
+    let stderr = '';
+    const code = await runAdmin(
+      argv,
+      { TABLE_NAME: this.local.tableName, DYNAMODB_ENDPOINT: this.local.endpoint, PROMPTS_ADMIN_ACTOR: operator },
+      { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
+      () => new Date(),
+      { directory: this.directory },
+    );
+    return { code, stdout, stderr };
   }
 
   /** A person who can sign in, a member of `accountId` with `role` (added as an operator would). */

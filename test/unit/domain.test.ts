@@ -1,4 +1,5 @@
-import { isSettableLabel, isValidLabel } from '../../lambda/domain/label';
+import { isSettableLabel, isValidLabel, labelledVersion } from '../../lambda/domain/label';
+import { nestsDeeperThan, textNestsDeeperThan } from '../../lambda/domain/content-rules';
 import { API_KEY_PREFIX, generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { monthlyLimitFor } from '../../lambda/domain/plans';
 import { isValidPromptId } from '../../lambda/domain/prompt';
@@ -111,5 +112,44 @@ describe('label names', () => {
   test('latest may be asked for, never set', () => {
     expect(isValidLabel('latest')).toBe(true);
     expect(isSettableLabel('latest')).toBe(false);
+  });
+});
+
+describe('labels of a prompt', () => {
+  test('only the labels map\'s own names count: constructor is a label, or absent like any other', () => {
+    expect(labelledVersion({}, 'constructor')).toBeUndefined();
+    expect(labelledVersion({ staging: '1.0.0' }, 'toString')).toBeUndefined();
+    expect(labelledVersion(JSON.parse('{"constructor":"1.2.0"}'), 'constructor')).toBe('1.2.0');
+    expect(labelledVersion(undefined, 'staging')).toBeUndefined();
+  });
+});
+
+describe('how deep JSON nests', () => {
+  const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+  test.each([
+    [null, 0],
+    ['text', 0],
+    [[], 1],
+    [{}, 1],
+    [{ a: [1, { b: null }] }, 3],
+  ])('%j nests %i levels', (value, depth) => {
+    expect(nestsDeeperThan(value, depth)).toBe(false);
+    if (depth > 0) expect(nestsDeeperThan(value, depth - 1)).toBe(true);
+  });
+
+  test('a value a million levels deep is answered, never a stack overflow', () => {
+    expect(nestsDeeperThan(JSON.parse(arrays(1_000_000)), 24)).toBe(true);
+  });
+
+  test.each([
+    [arrays(3), 3, false],
+    [arrays(4), 3, true],
+    ['{"a":[{"b":1}]}', 3, false],
+    ['{"a":[{"b":{}}]}', 3, true],
+    ['["[[[[", "\\"[[[[", "\\\\"]', 1, false],
+    ['"{{{{"', 0, false],
+  ])('the text %s nests deeper than %i: %s (brackets in strings, escaped quotes included, do not count)', (text, max, deeper) => {
+    expect(textNestsDeeperThan(text, max)).toBe(deeper);
   });
 });

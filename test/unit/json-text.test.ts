@@ -34,3 +34,8 @@ test('an unexpected token never quotes the text around it, which may hold a key'
 test('a byte-order mark before the JSON is accepted', () => {
   expect(parseJsonText('\uFEFF{"a": 1}')).toEqual({ a: 1 });
 });
+
+test('a broken text nested 100,000 levels deep is refused with a place and a reason, never a stack overflow', () => {
+  const error = refusal(`${'['.repeat(100_000)}x`);
+  expect(error).toMatchObject({ line: 1, column: 1_001, reason: 'nests deeper than 1000 levels: no file this tool reads needs that' });
+});

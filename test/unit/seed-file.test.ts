@@ -70,6 +70,26 @@ test.each([
   else expect(refusal(text)).toMatch(expected);
 });
 
+/** Arrays 'depth' levels deep, as text: JSON.stringify cannot write what is deepest here. */
+const nestedText = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
+const withDeep = (field: 'inputData' | 'schema', depth: number) =>
+  withVersion({ config: { model: 'm', temperature: 1, [field]: '@deep@' } }).replace('"@deep@"', nestedText(depth));
+
+test.each([
+  ['inputData', 25],
+  ['inputData', 100_000],
+  ['schema', 25],
+  ['schema', 100_000],
+] as const)('refuses a config.%s nested %i levels deep, by the rule the management API applies', (field, depth) => {
+  expect(refusal(withDeep(field, depth))).toBe(`seed.json: accounts[0].prompts[0].versions[1].config.${field}: must nest at most 24 levels deep`);
+});
+
+test('accepts inputData and schema nested 24 levels deep', () => {
+  const text = withVersion({ config: { model: 'm', temperature: 1, inputData: '@deep@', schema: '@deep@' } }).replaceAll('"@deep@"', nestedText(24));
+  const seed = parseSeed(text, 'seed.json');
+  expect(seed.accounts[0]?.prompts[0]?.versions[1]?.config).toMatchObject({ inputData: JSON.parse(nestedText(24)), schema: JSON.parse(nestedText(24)) });
+});
+
 test('refuses a malformed key without repeating it', () => {
   const message = refusal(seedWith({ keys: [{ apiKey: 'short secret' }] }));
   expect(message).toMatch(/^seed\.json: accounts\[0\]\.keys\[0\]\.apiKey: must be 16 to 256 characters/);

@@ -10,6 +10,7 @@ import type {
   Member,
   NewKey,
   PromptDetail,
+  PromptDetailsChange,
   PromptListEntry,
   StoredVersion,
   Usage,
@@ -79,6 +80,8 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
     createPrompt: async (accountId: string, promptId: string, promptName: string) =>
       (await call<PromptListEntry>('POST', `${account(accountId)}/prompts`, { body: { promptId, promptName } })).body,
     prompt: (accountId: string, promptId: string) => get<PromptDetail>(prompt(accountId, promptId)),
+    updatePromptDetails: async (accountId: string, promptId: string, change: PromptDetailsChange) =>
+      (await call<PromptDetailsChange>('PATCH', prompt(accountId, promptId), { body: change })).body,
     deletePrompt: async (accountId: string, promptId: string) => {
       await call('POST', `${prompt(accountId, promptId)}/delete`);
     },
@@ -130,8 +133,13 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
       await call('DELETE', `${account(accountId)}/members/${part(userId)}`);
     },
 
-    audit: (accountId: string, before?: string) =>
-      get<AuditPage>(`${account(accountId)}/audit${before === undefined ? '' : `?before=${part(before)}`}`),
+    /** A page of the audit log, narrowed by the filters given (actor, prompt, action, outcome, from, to). */
+    audit: (accountId: string, before: string | undefined, filters: Readonly<Record<string, string>> = {}) => {
+      const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
+      if (before !== undefined) query.set('before', before);
+      const text = query.toString();
+      return get<AuditPage>(`${account(accountId)}/audit${text ? `?${text}` : ''}`);
+    },
   };
 }
 

@@ -27,12 +27,20 @@ export interface AccountSettings {
 export interface PromptListEntry {
   readonly promptId: string;
   readonly promptName: string;
+  readonly description: string | null;
+  readonly tags: readonly string[];
   readonly deleted: boolean;
   readonly latestVersion: string | null;
   readonly labels: Readonly<Record<string, string>>;
   readonly drafts: readonly string[];
   readonly updatedAt: string | null;
   readonly updatedBy: string | null;
+}
+
+export interface PromptDetailsChange {
+  readonly promptName?: string;
+  readonly description?: string | null;
+  readonly tags?: readonly string[];
 }
 
 export interface VersionSummary {

@@ -1,4 +1,4 @@
-import { changedRowCount, type ComparableContent, contentDiff, type DiffRow } from '../logic/diff-rows';
+import { changedRowCount, type ComparableContent, contentDiff, type DiffRow, wordPieces } from '../logic/diff-rows';
 
 /** A side-by-side diff of two versions' content, section by section; unchanged sections fold away. */
 export function DiffView({ before, after, beforeTitle, afterTitle }: { before: ComparableContent | undefined; after: ComparableContent; beforeTitle: string; afterTitle: string }) {
@@ -48,17 +48,19 @@ const SIGN = { same: '', changed: 'changed', removed: 'removed', added: 'added' 
 function Row({ row }: { row: DiffRow }) {
   const leftKind = row.kind === 'same' ? 'same' : row.left ? 'old' : 'empty';
   const rightKind = row.kind === 'same' ? 'same' : row.right ? 'new' : 'empty';
+  // A changed line marks the words that changed inside it, not just the whole line.
+  const words = row.kind === 'changed' && row.left && row.right ? wordPieces(row.left.text, row.right.text) : undefined;
   return (
     <tr class={`row-${row.kind}`}>
       <td class="line-number">{row.left?.line ?? ''}</td>
       <td class={`text ${leftKind}`}>
         {row.left && row.kind !== 'same' ? <span class="visually-hidden">{row.kind === 'changed' ? 'was: ' : `${SIGN[row.kind]}: `}</span> : null}
-        {row.left?.text ?? ''}
+        {words ? words.map((piece, index) => (piece.kind === 'same' ? piece.text : piece.kind === 'removed' ? <del key={index}>{piece.text}</del> : null)) : (row.left?.text ?? '')}
       </td>
       <td class="line-number">{row.right?.line ?? ''}</td>
       <td class={`text ${rightKind}`}>
         {row.right && row.kind !== 'same' ? <span class="visually-hidden">{row.kind === 'changed' ? 'now: ' : `${SIGN[row.kind]}: `}</span> : null}
-        {row.right?.text ?? ''}
+        {words ? words.map((piece, index) => (piece.kind === 'same' ? piece.text : piece.kind === 'added' ? <ins key={index}>{piece.text}</ins> : null)) : (row.right?.text ?? '')}
       </td>
     </tr>
   );

@@ -44,9 +44,18 @@ export function DeniedNote({ id, reason }: { id: string; reason: string | undefi
   if (!reason) return null;
   return (
     <p class="denied" id={id}>
-      <span aria-hidden="true">🔒 </span>
-      {reason}
+      <LockIcon /> {reason}
     </p>
+  );
+}
+
+/** A padlock drawn, not a character: the emoji needs a font that many systems lack (it showed as a missing-glyph box). */
+function LockIcon() {
+  return (
+    <svg class="icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+      <path d="M5 7V5a3 3 0 0 1 6 0v2" fill="none" stroke="currentColor" stroke-width="1.6" />
+      <rect x="3" y="7" width="10" height="7" rx="1.5" fill="currentColor" />
+    </svg>
   );
 }
 

@@ -10,11 +10,15 @@ export interface AuditEntry {
   readonly after?: Readonly<Record<string, unknown>>;
   readonly outcome: 'pending' | 'succeeded' | 'failed' | 'refused';
   readonly reason?: { readonly code: string; readonly message: string };
+  /** What was asked for (a request's body, cut short), on attempts made through the API. */
+  readonly requested?: unknown;
 }
 
-const ACTIONS: Readonly<Record<string, string>> = {
+/** Each action in words; a Map, since an entry's action is data. */
+export const ACTIONS: ReadonlyMap<string, string> = new Map(Object.entries({
   'account.update': 'changed the account settings',
   'prompt.create': 'created prompt',
+  'prompt.update': 'changed the details of',
   'prompt.delete': 'deleted prompt',
   'prompt.restore': 'restored prompt',
   'draft.create': 'created draft',
@@ -30,7 +34,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'member.add': 'added member',
   'member.set-role': 'changed the role of',
   'member.remove': 'removed member',
-};
+}));
 
 export function actorName(entry: Pick<AuditEntry, 'actor'>): string {
   return entry.actor.type === 'user' ? entry.actor.email : `operator ${entry.actor.operator} (CLI)`;
@@ -40,7 +44,8 @@ export function actorName(entry: Pick<AuditEntry, 'actor'>): string {
 export function targetText(entry: Pick<AuditEntry, 'target' | 'after' | 'before'>, emails: ReadonlyMap<string, string> = new Map()): string {
   const { promptId, version, label, keyId, userId, email } = entry.target;
   const afterVersion = typeof entry.after?.version === 'string' ? entry.after.version : undefined;
-  if (label && promptId) return `${label} of ${promptId}${afterVersion ? ` to ${afterVersion}` : ''}`;
+  const wasVersion = typeof entry.after?.was === 'string' ? entry.after.was : undefined;
+  if (label && promptId) return `${label} of ${promptId}${wasVersion ? ` from ${wasVersion}` : ''}${afterVersion ? ` to ${afterVersion}` : ''}`;
   if (promptId && version) return `${promptId} ${version}`;
   if (promptId) return promptId;
   if (keyId) return keyId;
@@ -54,8 +59,9 @@ export function targetText(entry: Pick<AuditEntry, 'target' | 'after' | 'before'
   return '';
 }
 
+/** The entry as a sentence: `ana@example.com moved production of welcome-email from 1.2.0 to 1.3.0`. */
 export function auditSentence(entry: AuditEntry, emails?: ReadonlyMap<string, string>): string {
-  const did = ACTIONS[entry.action] ?? entry.action;
+  const did = entry.action === 'label.set' ? 'moved' : (ACTIONS.get(entry.action) ?? entry.action);
   const what = targetText(entry, emails);
   return `${actorName(entry)} ${did}${what ? ` ${what}` : ''}`;
 }
@@ -69,7 +75,7 @@ export const OUTCOME_WORDS: Readonly<Record<AuditEntry['outcome'], string>> = {
 
 /** The outcome in words, with the reason when it did not happen. */
 export function outcomeText(entry: AuditEntry): string {
-  const words = OUTCOME_WORDS[entry.outcome] ?? entry.outcome;
+  const words = Object.hasOwn(OUTCOME_WORDS, entry.outcome) ? OUTCOME_WORDS[entry.outcome] : entry.outcome;
   return entry.reason && entry.outcome !== 'succeeded' ? `${words}: ${entry.reason.message}` : words;
 }
 

@@ -1,4 +1,4 @@
-import { diffLines } from 'diff';
+import { diffLines, diffWordsWithSpace } from 'diff';
 
 /** One row of a side-by-side diff: a line on the left (before), on the right (after), or both. */
 export interface DiffRow {
@@ -49,6 +49,23 @@ export function sideBySideRows(before: string, after: string): DiffRow[] {
   }
   flushRemoved([]);
   return rows;
+}
+
+/** A piece of a changed line: words both sides share, or words only one side has. */
+export interface WordPiece {
+  readonly kind: 'same' | 'removed' | 'added';
+  readonly text: string;
+}
+
+/**
+ * The words that changed between two texts (a changed line's two sides, or a field's): each side of a diff shows
+ * its own pieces (the same and the removed ones before, the same and the added ones after) with the changes marked.
+ */
+export function wordPieces(before: string, after: string): WordPiece[] {
+  return diffWordsWithSpace(before, after).map((change) => ({
+    kind: change.added ? 'added' : change.removed ? 'removed' : 'same',
+    text: change.value,
+  }));
 }
 
 /** How many rows differ: 0 means the texts are the same line for line. */

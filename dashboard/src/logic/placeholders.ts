@@ -14,23 +14,26 @@ export function placeholdersIn(...templates: readonly string[]): string[] {
 /** A piece of a preview: text as it will be sent, or a variable with the sample value given for it (if any). */
 export type PreviewPiece = { readonly text: string } | { readonly variable: string; readonly value: string | undefined };
 
+/** Sample values by variable name: a Map, since the names come from templates (`${__proto__}` is a name too). */
+export type SampleValues = ReadonlyMap<string, string>;
+
 /** The template with the sample values put in; a variable without a non-empty sample stays a named gap. */
-export function previewPieces(template: string, samples: Readonly<Record<string, string>>): PreviewPiece[] {
+export function previewPieces(template: string, samples: SampleValues): PreviewPiece[] {
   return parseTemplate(template).map((segment) => {
     if (typeof segment === 'string') return { text: segment };
-    const value = Object.hasOwn(samples, segment.variable) ? samples[segment.variable] : undefined;
+    const value = samples.get(segment.variable);
     return { variable: segment.variable, value: value === '' ? undefined : value };
   });
 }
 
 /** The preview as plain text: filled variables become their values, unfilled ones stay `${name}`. */
-export function previewText(template: string, samples: Readonly<Record<string, string>>): string {
+export function previewText(template: string, samples: SampleValues): string {
   return previewPieces(template, samples)
     .map((piece) => ('text' in piece ? piece.text : (piece.value ?? `\${${piece.variable}}`)))
     .join('');
 }
 
 /** Variables still without a sample value. */
-export function unfilled(variables: readonly string[], samples: Readonly<Record<string, string>>): string[] {
-  return variables.filter((name) => (samples[name] ?? '') === '');
+export function unfilled(variables: readonly string[], samples: SampleValues): string[] {
+  return variables.filter((name) => (samples.get(name) ?? '') === '');
 }

@@ -2,8 +2,9 @@ import { useState } from 'preact/hooks';
 import type { ApiKey, IssuedKey } from '../api/types';
 import { useAction, useId, useLoad } from '../components/hooks';
 import { Button, ConfirmDialog, Control, CopyButton, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
+import { prefixSuggestions, scopeEntryOf, scopeMatch } from '../logic/key-scope';
 import { denial } from '../logic/roles';
-import { clientSnippet, curlSnippet } from '../logic/snippets';
+import { curlSnippet, mcpSnippet, pythonSnippet, typeScriptSnippet } from '../logic/snippets';
 import { usedShare } from '../logic/usage-chart';
 import { useWorkspace } from '../workspace';
 
@@ -12,8 +13,11 @@ export function KeysPage() {
   const { api, account, role } = useWorkspace();
   const keys = useLoad(() => api.keys(account.accountId), [api, account.accountId]);
   const [issued, setIssued] = useState<{ issued: IssuedKey; promptId: string | undefined; why: string } | undefined>(undefined);
+  const [showRevoked, setShowRevoked] = useState(false);
   const denied = denial(role, 'manage keys');
   const deniedId = useId('keys-denied');
+  const revokedCount = (keys.data ?? []).filter((key) => key.state === 'revoked').length;
+  const shown = (keys.data ?? []).filter((key) => showRevoked || key.state !== 'revoked');
   return (
     <>
       <PageTitle>API keys</PageTitle>
@@ -44,7 +48,13 @@ export function KeysPage() {
         {keys.loading && !keys.data ? <Loading what="keys" /> : null}
         <ErrorNote problem={keys.problem} doing="Reading the keys" />
         {keys.data && keys.data.length === 0 ? <p>No keys yet.</p> : null}
-        {keys.data && keys.data.length > 0 ? (
+        {revokedCount > 0 ? (
+          <label class="check">
+            <input type="checkbox" checked={showRevoked} onChange={(event) => setShowRevoked(event.currentTarget.checked)} /> Show revoked keys ({revokedCount})
+          </label>
+        ) : null}
+        {keys.data && shown.length === 0 && keys.data.length > 0 ? <p>Every key of this account is revoked.</p> : null}
+        {shown.length > 0 ? (
           <table class="list">
             <thead>
               <tr>
@@ -58,7 +68,7 @@ export function KeysPage() {
               </tr>
             </thead>
             <tbody>
-              {keys.data.map((key) => (
+              {shown.map((key) => (
                 <KeyRow
                   key={key.keyId}
                   apiKey={key}
@@ -208,24 +218,20 @@ function NewKeyForm({ denied, deniedId, onCreated }: { denied: string | undefine
   const { api, account } = useWorkspace();
   const [name, setName] = useState('');
   const [limit, setLimit] = useState('');
-  const [scope, setScope] = useState('');
+  const [scope, setScope] = useState<readonly string[]>([]);
   const [expires, setExpires] = useState('');
-  const scopeList = scope
-    .split(/[\s,]+/)
-    .map((entry) => entry.trim())
-    .filter(Boolean);
   const create = useAction(async () => {
     const issued = await api.createKey(account.accountId, {
       name: name.trim(),
       ...(limit.trim() === '' ? {} : { monthlyLimit: Number(limit) }),
-      ...(scopeList.length === 0 ? {} : { scope: scopeList }),
+      ...(scope.length === 0 ? {} : { scope }),
       ...(expires === '' ? {} : { expiresAt: `${expires}T23:59:59Z` }),
     });
     setName('');
     setLimit('');
-    setScope('');
+    setScope([]);
     setExpires('');
-    onCreated(issued, scopeList.find((entry) => !entry.endsWith('*')));
+    onCreated(issued, scope.find((entry) => !entry.endsWith('*')));
   });
   const disabled = denied !== undefined;
   return (
@@ -241,26 +247,15 @@ function NewKeyForm({ denied, deniedId, onCreated }: { denied: string | undefine
         <Control label="Key name" problem={create.problem} field="name" describedBy={denied ? deniedId : undefined}>
           {(control) => <input {...control} value={name} required maxLength={100} disabled={disabled} onInput={(event) => setName(event.currentTarget.value)} />}
         </Control>
-        <Control label="Monthly limit" hint="Empty: the account plan's limit." problem={create.problem} field="monthlyLimit">
+        <Control label="Monthly limit" hint="Empty: the account plan's limit, which is also the most a key may have." problem={create.problem} field="monthlyLimit">
           {(control) => (
             <input {...control} type="number" min={0} step={1} value={limit} placeholder="the plan's" disabled={disabled} onInput={(event) => setLimit(event.currentTarget.value)} />
           )}
         </Control>
-        <Control
-          label="Scope"
-          hint={
-            <>
-              Prompt ids or prefixes like <code>web.*</code>, separated by commas. Empty: every prompt.
-            </>
-          }
-          problem={create.problem}
-          field="scope"
-        >
-          {(control) => <input {...control} value={scope} placeholder="every prompt" disabled={disabled} onInput={(event) => setScope(event.currentTarget.value)} />}
-        </Control>
         <Control label="Expires on" hint="At the end of that day (UTC). Empty: never." problem={create.problem} field="expiresAt">
           {(control) => <input {...control} type="date" value={expires} disabled={disabled} onInput={(event) => setExpires(event.currentTarget.value)} />}
         </Control>
+        <ScopePicker scope={scope} onChange={setScope} disabled={disabled} problem={create.problem} />
         <Button type="submit" kind="primary" busy={create.busy} busyText="Creating the key…" denied={denied} deniedId={deniedId}>
           Create key
         </Button>
@@ -270,11 +265,81 @@ function NewKeyForm({ denied, deniedId, onCreated }: { denied: string | undefine
   );
 }
 
+/** The prompts a key may read: picked from the account's prompt ids and their prefixes; an id no prompt has is pointed out. */
+function ScopePicker({ scope, onChange, disabled, problem }: { scope: readonly string[]; onChange(scope: readonly string[]): void; disabled: boolean; problem: unknown }) {
+  const { api, account } = useWorkspace();
+  const prompts = useLoad(() => api.prompts(account.accountId), [api, account.accountId]);
+  const promptIds = (prompts.data ?? []).filter((prompt) => !prompt.deleted).map((prompt) => prompt.promptId);
+  const [text, setText] = useState('');
+  const listId = useId('scope-choices');
+  const entry = scopeEntryOf(text);
+  const add = () => {
+    if (entry === undefined || scope.includes(entry)) return;
+    onChange([...scope, entry]);
+    setText('');
+  };
+  return (
+    <fieldset class="scope-picker">
+      <legend>Scope</legend>
+      <p class="hint">Which prompts the key may read: pick prompt ids, or prefixes like <code>web.*</code>. None: every prompt of the account.</p>
+      {scope.length === 0 ? (
+        <p>Every prompt.</p>
+      ) : (
+        <ul class="scope-entries" aria-label="Prompts the key may read">
+          {scope.map((item) => {
+            const match = scopeMatch(item, promptIds);
+            return (
+              <li key={item}>
+                <span class="mono">{item}</span> <span class={match.matches === 0 ? 'field-error' : 'muted'}>({match.words})</span>{' '}
+                <button type="button" class="button plain small" disabled={disabled} aria-label={`Remove ${item} from the scope`} onClick={() => onChange(scope.filter((other) => other !== item))}>
+                  Remove
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <div class="inline-form">
+        <Control label="Add to the scope" problem={problem} field="scope" hint={entry !== undefined ? scopeMatch(entry, promptIds).words : undefined}>
+          {(control) => (
+            <input
+              {...control}
+              class="mono"
+              list={listId}
+              value={text}
+              disabled={disabled}
+              onInput={(event) => setText(event.currentTarget.value)}
+              onKeyDown={(event) => {
+                if (event.key === 'Enter') {
+                  event.preventDefault();
+                  add();
+                }
+              }}
+            />
+          )}
+        </Control>
+        <datalist id={listId}>
+          {[...promptIds, ...prefixSuggestions(promptIds)].map((id) => (
+            <option key={id} value={id} />
+          ))}
+        </datalist>
+        <Button disabled={disabled || entry === undefined} onClick={add}>
+          Add
+        </Button>
+      </div>
+    </fieldset>
+  );
+}
+
 /** The one time a key's secret is on screen: copy it now, with code that uses it. */
 function SecretPanel({ issued, why, promptId, onDone }: { issued: IssuedKey; why: string; promptId: string | undefined; onDone(): void }) {
   const { config } = useWorkspace();
-  const curl = curlSnippet(config.readApiUrl, issued.apiKey, promptId);
-  const client = clientSnippet(config.readApiUrl, promptId);
+  const samples = [
+    { title: 'Try it with curl', text: curlSnippet(config.readApiUrl, issued.apiKey, promptId), copy: 'Copy curl command', rows: 2 },
+    { title: 'Use it from TypeScript', text: typeScriptSnippet(config.readApiUrl, promptId), copy: 'Copy TypeScript code', rows: 6 },
+    { title: 'Use it from Python', text: pythonSnippet(config.readApiUrl, promptId), copy: 'Copy Python code', rows: 7 },
+    { title: "An MCP client's configuration", text: mcpSnippet(config.readApiUrl, issued.apiKey), copy: 'Copy MCP configuration', rows: 10 },
+  ];
   return (
     <section aria-labelledby="secret-title" class="card secret">
       <h2 id="secret-title">Copy your new key now</h2>
@@ -289,20 +354,16 @@ function SecretPanel({ issued, why, promptId, onDone }: { issued: IssuedKey; why
         </label>
         <CopyButton text={issued.apiKey} label="Copy key" copiedText="Key copied" />
       </div>
-      <div class="field copy-row">
-        <label>
-          <span class="label">Try it with curl</span>
-          <textarea class="mono" readOnly rows={2} value={curl} />
-        </label>
-        <CopyButton text={curl} label="Copy curl command" />
-      </div>
-      <div class="field copy-row">
-        <label>
-          <span class="label">Use it with the client</span>
-          <textarea class="mono" readOnly rows={6} value={client} />
-        </label>
-        <CopyButton text={client} label="Copy client code" />
-      </div>
+      <p class="muted">Each sample reads what the <code>production</code> label points at: drop the label for the latest version.</p>
+      {samples.map((sample) => (
+        <div class="field copy-row" key={sample.title}>
+          <label>
+            <span class="label">{sample.title}</span>
+            <textarea class="mono" readOnly rows={sample.rows} value={sample.text} />
+          </label>
+          <CopyButton text={sample.text} label={sample.copy} />
+        </div>
+      ))}
       <Button kind="primary" onClick={onDone}>
         I have copied the key
       </Button>

@@ -1,7 +1,9 @@
 import { useRef, useState } from 'preact/hooks';
 import type { PromptDetail, VersionContent } from '../api/types';
+import { DiffView } from '../components/diff-view';
 import { useAction, useId, useLoad } from '../components/hooks';
-import { Button, ConfirmDialog, Control, DeniedNote, ErrorNote, FieldError, Loading, PageTitle, When } from '../components/ui';
+import { Button, ConfirmDialog, Control, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
+import { tagsFromText } from '../logic/prompt-list';
 import { denial, labelDenial } from '../logic/roles';
 import { hrefOf } from '../logic/route';
 import { newestFirst, newVersionProblem, nextVersions, VERSION_HINT } from '../logic/versions';
@@ -36,12 +38,59 @@ export function PromptPage({ promptId }: { promptId: string }) {
           </>
         ) : null}
       </p>
+      <DetailsPanel detail={detail} onChanged={prompt.reload} />
       <Versions detail={detail} />
       <NewDraft detail={detail} />
       <LabelsPanel detail={detail} onChanged={prompt.reload} />
       <CompareChooser detail={detail} />
       <DeleteRestore detail={detail} onChanged={prompt.reload} />
     </>
+  );
+}
+
+/** The prompt's name, description and tags: read by everyone, changed by editors. */
+function DetailsPanel({ detail, onChanged }: { detail: PromptDetail; onChanged(): void }) {
+  const { api, account, role, announce } = useWorkspace();
+  const [name, setName] = useState(detail.promptName);
+  const [description, setDescription] = useState(detail.description ?? '');
+  const [tags, setTags] = useState(detail.tags.join(', '));
+  const denied = denial(role, 'edit drafts');
+  const deniedId = useId('details-denied');
+  const save = useAction(async () => {
+    await api.updatePromptDetails(account.accountId, detail.promptId, { promptName: name.trim(), description: description.trim() || null, tags: tagsFromText(tags) });
+    announce('Details saved.');
+    onChanged();
+  });
+  const unchanged = name.trim() === detail.promptName && (description.trim() || null) === detail.description && tagsFromText(tags).join(',') === detail.tags.join(',');
+  return (
+    <section aria-labelledby="details-title" class="card">
+      <h2 id="details-title">Details</h2>
+      <p class="muted">
+        {detail.description ?? 'No description yet.'} {detail.tags.length > 0 ? `Tags: ${detail.tags.join(', ')}.` : ''}
+      </p>
+      <DeniedNote id={deniedId} reason={denied} />
+      <form
+        class="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save.run();
+        }}
+      >
+        <Control label="Name" problem={save.problem} field="promptName" describedBy={denied ? deniedId : undefined}>
+          {(control) => <input {...control} value={name} required maxLength={200} disabled={denied !== undefined} onInput={(event) => setName(event.currentTarget.value)} />}
+        </Control>
+        <Control label="Description" problem={save.problem} field="description">
+          {(control) => <input {...control} value={description} maxLength={1000} size={50} disabled={denied !== undefined} onInput={(event) => setDescription(event.currentTarget.value)} />}
+        </Control>
+        <Control label="Tags" hint="Separated by commas: a to z, 0 to 9, - and _." problem={save.problem} field="tags">
+          {(control) => <input {...control} value={tags} disabled={denied !== undefined} onInput={(event) => setTags(event.currentTarget.value)} />}
+        </Control>
+        <Button type="submit" kind="primary" busy={save.busy} busyText="Saving…" denied={denied} deniedId={deniedId} disabled={unchanged}>
+          Save details
+        </Button>
+      </form>
+      {isFieldProblem(save.problem, ['promptName', 'description', 'tags']) ? null : <ErrorNote problem={save.problem} doing="Saving the details" />}
+    </section>
   );
 }
 
@@ -240,10 +289,13 @@ function LabelRow(props: { detail: PromptDetail; label: string; version: string;
   const { api, account, role, announce } = useWorkspace();
   const { detail, label } = props;
   const [target, setTarget] = useState(props.version);
+  const [confirming, setConfirming] = useState(false);
   const denied = labelDenial(role, label, props.protectedLabels);
   const deniedId = useId('label-denied');
+  const isProtected = props.protectedLabels.includes(label);
   const move = useAction(async () => {
     await api.setLabel(account.accountId, detail.promptId, label, target);
+    setConfirming(false);
     announce(`${label} now points at ${target}.`);
     props.onChanged();
   });
@@ -255,7 +307,7 @@ function LabelRow(props: { detail: PromptDetail; label: string; version: string;
   return (
     <tr>
       <th scope="row">
-        <span class="badge">{label}</span> {props.protectedLabels.includes(label) ? <span class="muted">protected</span> : null}
+        <span class="badge">{label}</span> {isProtected ? <span class="muted">protected</span> : null}
       </th>
       <td class="mono">{props.version}</td>
       <td>
@@ -271,7 +323,15 @@ function LabelRow(props: { detail: PromptDetail; label: string; version: string;
               ))}
             </select>
           </label>
-          <Button kind="primary" busy={move.busy} busyText="Moving…" denied={denied} deniedId={deniedId} disabled={target === props.version} onClick={() => void move.run()}>
+          <Button
+            kind="primary"
+            busy={move.busy && !confirming}
+            busyText="Moving…"
+            denied={denied}
+            deniedId={deniedId}
+            disabled={target === props.version}
+            onClick={() => (isProtected ? setConfirming(true) : void move.run())}
+          >
             Move {label}
           </Button>
           <Button kind="danger" busy={remove.busy} busyText="Removing…" denied={denied} deniedId={deniedId} onClick={() => void remove.run()}>
@@ -279,10 +339,60 @@ function LabelRow(props: { detail: PromptDetail; label: string; version: string;
           </Button>
         </div>
         <DeniedNote id={deniedId} reason={denied} />
-        <ErrorNote problem={move.problem} doing={`Moving ${label}`} />
+        {confirming ? null : <ErrorNote problem={move.problem} doing={`Moving ${label}`} />}
         <ErrorNote problem={remove.problem} doing={`Removing ${label}`} />
+        {confirming ? (
+          <MoveLabelConfirm
+            promptId={detail.promptId}
+            label={label}
+            from={props.version}
+            to={target}
+            busy={move.busy}
+            problem={move.problem}
+            onConfirm={() => void move.run()}
+            onCancel={() => {
+              setConfirming(false);
+              move.clear();
+            }}
+          />
+        ) : null}
       </td>
     </tr>
+  );
+}
+
+/**
+ * Moving a protected label (what production traffic reads) asks first, and shows what changes for those readers:
+ * the diff from the version it points at now to the new one.
+ */
+function MoveLabelConfirm(props: { promptId: string; label: string; from: string | undefined; to: string; busy: boolean; problem: unknown; onConfirm(): void; onCancel(): void }) {
+  const { api, account } = useWorkspace();
+  const { promptId, label, from, to } = props;
+  const contents = useLoad(
+    () => Promise.all([from ? api.version(account.accountId, promptId, from) : Promise.resolve(undefined), api.version(account.accountId, promptId, to)]),
+    [api, account.accountId, promptId, from, to],
+  );
+  return (
+    <ConfirmDialog
+      open
+      title={from ? `Move ${label} from ${from} to ${to}?` : `Point ${label} at ${to}?`}
+      confirmText={`Yes, move ${label} to ${to}`}
+      busy={props.busy}
+      problem={props.problem}
+      doing={`Moving ${label}`}
+      onConfirm={props.onConfirm}
+      onCancel={props.onCancel}
+    >
+      <p>
+        {label} is protected: every application reading <code>?label={label}</code> gets version {to} from its next request.
+      </p>
+      {contents.data ? (
+        <DiffView before={contents.data[0]} after={contents.data[1]} beforeTitle={from ? `${label} now (${from})` : 'Nothing'} afterTitle={`${label} after (${to})`} />
+      ) : (
+        <Loading what="the two versions" />
+      )}
+      <ErrorNote problem={contents.problem} doing="Reading the two versions" />
+    </ConfirmDialog>
   );
 }
 
@@ -290,33 +400,38 @@ function AddLabel(props: { detail: PromptDetail; published: string[]; protectedL
   const { api, account, role, announce } = useWorkspace();
   const [label, setLabel] = useState('');
   const [version, setVersion] = useState(props.published[0] ?? '');
+  const [confirming, setConfirming] = useState(false);
   const name = label.trim();
   const denied = labelDenial(role, name === '' ? 'staging' : name, props.protectedLabels);
   const deniedId = useId('add-label-denied');
   const set = useAction(async () => {
     await api.setLabel(account.accountId, props.detail.promptId, name, version);
+    setConfirming(false);
     announce(`${name} now points at ${version}.`);
     setLabel('');
     props.onChanged();
   });
+  const current = Object.hasOwn(props.detail.labels, name) ? props.detail.labels[name] : undefined;
   return (
     <form
       class="inline-form card"
       aria-labelledby="add-label-title"
       onSubmit={(event) => {
         event.preventDefault();
-        void set.run();
+        if (props.protectedLabels.includes(name)) setConfirming(true);
+        else void set.run();
       }}
     >
       <h3 id="add-label-title">Point a label at a version</h3>
-      <Control label="Label name" problem={set.problem} field="label" describedBy={denied ? deniedId : undefined}>
+      <Control label="Label name" problem={set.problem} field="label" hint={LABEL_HINT} describedBy={denied ? deniedId : undefined}>
         {(control) => (
           <input
             {...control}
             value={label}
             list="common-labels"
             required
-            pattern="[A-Za-z0-9_.\-]{1,64}"
+            pattern="[a-z][a-z0-9_\-]{0,31}"
+            title={LABEL_HINT}
             disabled={denied !== undefined && name === ''}
             onInput={(event) => setLabel(event.currentTarget.value)}
           />
@@ -328,7 +443,7 @@ function AddLabel(props: { detail: PromptDetail; published: string[]; protectedL
       </datalist>
       <Control label="Version to label">
         {(control) => (
-          <select {...control} value={version} onChange={(event) => setVersion(event.currentTarget.value)}>
+          <select {...control} value={version} disabled={denied !== undefined} onChange={(event) => setVersion(event.currentTarget.value)}>
             {props.published.map((v) => (
               <option key={v} value={v}>
                 {v}
@@ -337,14 +452,31 @@ function AddLabel(props: { detail: PromptDetail; published: string[]; protectedL
           </select>
         )}
       </Control>
-      <Button type="submit" kind="primary" busy={set.busy} busyText="Setting…" denied={denied} deniedId={deniedId}>
+      <Button type="submit" kind="primary" busy={set.busy && !confirming} busyText="Setting…" denied={denied} deniedId={deniedId}>
         Set label
       </Button>
       <DeniedNote id={deniedId} reason={denied} />
-      <ErrorNote problem={set.problem} doing="Setting the label" />
+      {isFieldProblem(set.problem, ['label']) || confirming ? null : <ErrorNote problem={set.problem} doing="Setting the label" />}
+      {confirming ? (
+        <MoveLabelConfirm
+          promptId={props.detail.promptId}
+          label={name}
+          from={current}
+          to={version}
+          busy={set.busy}
+          problem={set.problem}
+          onConfirm={() => void set.run()}
+          onCancel={() => {
+            setConfirming(false);
+            set.clear();
+          }}
+        />
+      ) : null}
     </form>
   );
 }
+
+const LABEL_HINT = '1 to 32 characters: a to z, 0 to 9, - and _, starting with a letter.';
 
 function CompareChooser({ detail }: { detail: PromptDetail }) {
   const { account, navigate } = useWorkspace();

@@ -1,17 +1,21 @@
 import { useState } from 'preact/hooks';
-import type { PromptListEntry } from '../api/types';
 import { useAction, useId, useLoad } from '../components/hooks';
 import { Button, Control, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
+import { ALL_PROMPTS, facetsOf, type PromptListView, type PromptSort, promptsShown } from '../logic/prompt-list';
 import { denial } from '../logic/roles';
 import { hrefOf } from '../logic/route';
 import { useWorkspace } from '../workspace';
 
-/** Every prompt of the account, searchable by id, name and label; and a new one. */
+/** Every prompt of the account: searched by words, filtered by label and tag, sorted; and a new one. */
 export function PromptsPage() {
   const { api, account, role, navigate } = useWorkspace();
   const prompts = useLoad(() => api.prompts(account.accountId), [api, account.accountId]);
-  const [query, setQuery] = useState('');
-  const shown = (prompts.data ?? []).filter((prompt) => matches(prompt, query));
+  const [view, setView] = useState<PromptListView>(ALL_PROMPTS);
+  const all = prompts.data ?? [];
+  const shown = promptsShown(all, view);
+  const facets = facetsOf(all);
+  const narrowed = view.text !== '' || view.label !== '' || view.tag !== '';
+  const set = (change: Partial<PromptListView>) => setView((previous) => ({ ...previous, ...change }));
   return (
     <>
       <PageTitle>Prompts</PageTitle>
@@ -21,16 +25,48 @@ export function PromptsPage() {
       />
       <section aria-labelledby="prompt-list-title">
         <h2 id="prompt-list-title">All prompts</h2>
-        <label class="search">
-          Search prompts{' '}
-          <input type="search" value={query} onInput={(event) => setQuery(event.currentTarget.value)} placeholder="id, name or label" />
-        </label>
+        <search class="filters" aria-label="Find prompts">
+          <label>
+            Search prompts
+            <input type="search" value={view.text} onInput={(event) => set({ text: event.currentTarget.value })} placeholder="id, name, description, tag or label" />
+          </label>
+          <label>
+            With label
+            <select value={view.label} onChange={(event) => set({ label: event.currentTarget.value })}>
+              <option value="">any label or none</option>
+              {facets.labels.map((label) => (
+                <option key={label} value={label}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            With tag
+            <select value={view.tag} onChange={(event) => set({ tag: event.currentTarget.value })}>
+              <option value="">any tag or none</option>
+              {facets.tags.map((tag) => (
+                <option key={tag} value={tag}>
+                  {tag}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Sort by
+            <select value={view.sort} onChange={(event) => set({ sort: event.currentTarget.value as PromptSort })}>
+              <option value="id">id</option>
+              <option value="name">name</option>
+              <option value="changed">last change, newest first</option>
+            </select>
+          </label>
+        </search>
         {prompts.loading && !prompts.data ? <Loading what="prompts" /> : null}
         <ErrorNote problem={prompts.problem} doing="Reading the prompts" />
         {prompts.data ? (
           <>
             <p class="muted" role="status">
-              {query ? `${shown.length} of ${prompts.data.length} prompts match “${query}”` : `${prompts.data.length} prompts`}
+              {narrowed ? `${shown.length} of ${all.length} prompts match` : `${all.length} prompts`}
             </p>
             <table class="list">
               <caption class="visually-hidden">Prompts of {account.name}</caption>
@@ -49,6 +85,16 @@ export function PromptsPage() {
                     <th scope="row">
                       <a href={hrefOf({ page: 'prompt', accountId: account.accountId, promptId: prompt.promptId })}>{prompt.promptName}</a>
                       <div class="muted mono">{prompt.promptId}</div>
+                      {prompt.description ? <div class="muted small">{prompt.description}</div> : null}
+                      {prompt.tags.length > 0 ? (
+                        <ul class="tags" aria-label={`Tags of ${prompt.promptId}`}>
+                          {prompt.tags.map((tag) => (
+                            <li key={tag} class="badge draft">
+                              {tag}
+                            </li>
+                          ))}
+                        </ul>
+                      ) : null}
                       {prompt.deleted ? <span class="badge warn">deleted</span> : null}
                     </th>
                     <td class="mono">{prompt.latestVersion ?? <span class="muted">none published</span>}</td>
@@ -64,7 +110,7 @@ export function PromptsPage() {
                 ))}
               </tbody>
             </table>
-            {shown.length === 0 ? <p>{query ? 'No prompt matches this search.' : 'No prompts yet: create the first one above.'}</p> : null}
+            {shown.length === 0 ? <p>{narrowed ? 'No prompt matches.' : 'No prompts yet: create the first one above.'}</p> : null}
           </>
         ) : null}
       </section>
@@ -84,12 +130,6 @@ export function Labels({ labels }: { labels: Readonly<Record<string, string>> })
       ))}
     </ul>
   );
-}
-
-function matches(prompt: PromptListEntry, query: string): boolean {
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  const text = [prompt.promptId, prompt.promptName, ...Object.keys(prompt.labels), prompt.latestVersion ?? ''].join(' ').toLowerCase();
-  return words.every((word) => text.includes(word));
 }
 
 const PROMPT_ID_HINT = '1 to 128 characters: letters, digits, _ . -';

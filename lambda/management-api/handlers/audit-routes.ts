@@ -1,6 +1,7 @@
 import { decodeCursor, listAudit } from '../../table/audit-log';
 import { badRequest } from '../management-errors';
 import type { ManagementRequest, RouteSpec } from '../management-request';
+import { AuditQuery } from '../schemas';
 
 const param = (request: ManagementRequest, name: string): string => request.params[name] as string;
 
@@ -11,11 +12,25 @@ export const auditRoutes: readonly RouteSpec[] = [
     path: '/api/accounts/{accountId}/audit',
     access: 'viewer',
     async handle(request) {
-      const before = request.query.before;
+      const parsed = AuditQuery.safeParse(request.query);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue?.path.length ? String(issue.path[0]) : undefined;
+        throw badRequest(`${field ?? "query"}: ${issue?.message ?? "not understood"}`, field);
+      }
+      const { before, actor, prompt, action, outcome, from, to } = parsed.data;
       if (before !== undefined && decodeCursor(before) === undefined) {
         throw badRequest('before: must be a cursor from a previous page of the audit log', 'before');
       }
-      const page = await listAudit(request.table, param(request, 'accountId'), before === undefined ? {} : { before });
+      const filter = {
+        ...(actor === undefined ? {} : { actor }),
+        ...(prompt === undefined ? {} : { promptId: prompt }),
+        ...(action === undefined ? {} : { action }),
+        ...(outcome === undefined ? {} : { outcome }),
+        ...(from === undefined ? {} : { from }),
+        ...(to === undefined ? {} : { to }),
+      };
+      const page = await listAudit(request.table, param(request, 'accountId'), { ...(before === undefined ? {} : { before }), filter });
       return { status: 200, body: { entries: page.entries, next: page.next ?? null } };
     },
   },

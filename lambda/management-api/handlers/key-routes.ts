@@ -2,9 +2,11 @@ import type * as z from 'zod';
 import { quotaPeriodAt } from '../../domain/quota-period';
 import { keyState } from '../../domain/api-key';
 import { parseInstant } from '../../domain/content-rules';
-import type { AdminApiKey } from '../../table/item-builders';
+import { getAccountSettings } from '../../table/accounts';
+import { type AdminApiKey, limitInForce } from '../../table/item-builders';
 import type { ApiKeyChange } from '../../table/keys';
 import { listKeyUsage } from '../../table/keys';
+import { badRequest } from '../management-errors';
 import type { ManagementRequest, RouteSpec } from '../management-request';
 import { KeyCreateBody, KeyPatchBody, RotateBody } from '../schemas';
 
@@ -30,6 +32,19 @@ export function keyBody(key: AdminApiKey, now: Date, extra: { limit?: number; us
   };
 }
 
+/**
+ * Through the API a key's own monthly limit may be lower than its account's plan, never higher (plans are
+ * the operator's, and the operator's CLI may set any limit): 400 naming the plan's.
+ */
+async function requireWithinPlan(request: ManagementRequest, monthlyLimit: number | null | undefined): Promise<void> {
+  if (monthlyLimit === undefined || monthlyLimit === null) return;
+  const { plan } = await getAccountSettings(request.table, param(request, 'accountId'));
+  const ceiling = limitInForce(plan, undefined);
+  if (monthlyLimit > ceiling) {
+    throw badRequest(`monthlyLimit: must be at most ${ceiling}, the monthly limit of the account's ${plan} plan`, 'monthlyLimit');
+  }
+}
+
 export const keyRoutes: readonly RouteSpec[] = [
   {
     method: 'GET',
@@ -48,9 +63,11 @@ export const keyRoutes: readonly RouteSpec[] = [
     path: KEYS,
     access: 'admin',
     action: 'key.create',
+    bodyTarget: ['name'],
     body: KeyCreateBody,
     async handle(request) {
       const input = request.body as z.infer<typeof KeyCreateBody>;
+      await requireWithinPlan(request, input.monthlyLimit);
       const { key, apiKey } = await request.ops.createKey(param(request, 'accountId'), {
         name: input.name,
         ...(input.monthlyLimit === undefined ? {} : { monthlyLimit: input.monthlyLimit }),
@@ -69,6 +86,7 @@ export const keyRoutes: readonly RouteSpec[] = [
     body: KeyPatchBody,
     async handle(request) {
       const input = request.body as z.infer<typeof KeyPatchBody>;
+      await requireWithinPlan(request, input.monthlyLimit);
       const change: ApiKeyChange = {
         ...(input.name === undefined ? {} : { name: input.name }),
         ...(input.monthlyLimit === undefined ? {} : { monthlyLimit: input.monthlyLimit }),

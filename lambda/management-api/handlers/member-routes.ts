@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { mayManageMember } from '../../domain/roles';
+import { atLeast, mayManageMember } from '../../domain/roles';
 import { findMember, listMembers, type Member } from '../../table/members';
 import { forbidden, notFound } from '../management-errors';
 import type { ManagementRequest, RouteSpec } from '../management-request';
@@ -36,6 +36,7 @@ export const memberRoutes: readonly RouteSpec[] = [
     path: MEMBERS,
     access: 'admin',
     action: 'member.add',
+    bodyTarget: ['email'],
     body: MemberAddBody,
     async handle(request) {
       const input = request.body as z.infer<typeof MemberAddBody>;
@@ -62,11 +63,15 @@ export const memberRoutes: readonly RouteSpec[] = [
   {
     method: 'DELETE',
     path: MEMBER,
-    access: 'admin',
+    // Anyone may leave an account (the last owner excepted, 409); removing someone else needs an admin.
+    access: 'viewer',
     action: 'member.remove',
     async handle(request) {
       const target = await requireTarget(request);
-      requireMayManage(request, target.role, undefined);
+      if (target.userId !== request.caller.userId) {
+        if (!request.member || !atLeast(request.member.role, 'admin')) throw forbidden(`a ${request.member?.role ?? 'viewer'} may leave the account, but only admins remove other members`);
+        requireMayManage(request, target.role, undefined);
+      }
       await request.ops.removeMember(param(request, 'accountId'), target.userId, target);
       return { status: 204 };
     },

@@ -5,7 +5,7 @@ import { getAccountSettings } from '../../table/accounts';
 import { getPromptDetail, listPrompts, readVersion, type StoredVersionContent } from '../../table/prompt-authoring';
 import { badRequest, forbidden, payloadTooLarge, preconditionRequired } from '../management-errors';
 import type { ManagementRequest, Reply, RouteSpec } from '../management-request';
-import { CreatePromptBody, LabelBody, PublishBody, VersionContentBody } from '../schemas';
+import { CreatePromptBody, LabelBody, PromptPatchBody, PublishBody, VersionContentBody } from '../schemas';
 
 const PROMPTS = '/api/accounts/{accountId}/prompts';
 const PROMPT = `${PROMPTS}/{promptId}`;
@@ -53,6 +53,7 @@ export const promptRoutes: readonly RouteSpec[] = [
     path: PROMPTS,
     access: 'editor',
     action: 'prompt.create',
+    bodyTarget: ['promptId'],
     body: CreatePromptBody,
     async handle(request) {
       const input = request.body as z.infer<typeof CreatePromptBody>;
@@ -65,6 +66,18 @@ export const promptRoutes: readonly RouteSpec[] = [
     access: 'viewer',
     async handle(request) {
       return { status: 200, body: await getPromptDetail(request.table, param(request, 'accountId'), param(request, 'promptId')) };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: PROMPT,
+    access: 'editor',
+    action: 'prompt.update',
+    body: PromptPatchBody,
+    async handle(request) {
+      const change = request.body as z.infer<typeof PromptPatchBody>;
+      const details = await request.ops.updatePromptDetails(param(request, 'accountId'), param(request, 'promptId'), change);
+      return { status: 200, body: { promptId: param(request, 'promptId'), ...details } };
     },
   },
   {

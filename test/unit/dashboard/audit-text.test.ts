@@ -8,10 +8,22 @@ describe('audit entries in sentences', () => {
     expect(auditSentence(entry({ action: 'version.publish', target: { promptId: 'welcome', version: '1.0.1' } }))).toBe('ada@example.com published welcome 1.0.1');
   });
 
-  test('a label move names the label, the prompt and where it went', () => {
-    expect(auditSentence(entry({ action: 'label.set', target: { promptId: 'welcome', label: 'production' }, after: { version: '1.0.0' } }))).toBe(
-      'ada@example.com moved label production of welcome to 1.0.0',
+  test('a label move names the label, the prompt, where it was and where it went', () => {
+    expect(auditSentence(entry({ action: 'label.set', target: { promptId: 'welcome-email', label: 'production' }, after: { version: '1.3.0', was: '1.2.0' } }))).toBe(
+      'ada@example.com moved production of welcome-email from 1.2.0 to 1.3.0',
     );
+    expect(auditSentence(entry({ action: 'label.set', target: { promptId: 'welcome', label: 'staging' }, after: { version: '1.0.0', was: null } }))).toBe(
+      'ada@example.com moved staging of welcome to 1.0.0',
+    );
+  });
+
+  test('a change of details names the prompt', () => {
+    expect(auditSentence(entry({ action: 'prompt.update', target: { promptId: 'welcome' } }))).toBe('ada@example.com changed the details of welcome');
+  });
+
+  test('an action the page does not know is said as it is, whatever its name', () => {
+    expect(auditSentence(entry({ action: 'constructor', target: {} }))).toBe('ada@example.com constructor');
+    expect(outcomeText(entry({ outcome: 'toString' as AuditEntry['outcome'] }))).toBe('toString');
   });
 
   test('an operator through the CLI is named as one', () => {

@@ -1,4 +1,4 @@
-import { changedRowCount, contentDiff, sideBySideRows, stableJson } from '../../../dashboard/src/logic/diff-rows';
+import { changedRowCount, contentDiff, sideBySideRows, stableJson, wordPieces } from '../../../dashboard/src/logic/diff-rows';
 
 describe('side-by-side diff rows', () => {
   test('the same text is all unchanged rows, numbered on both sides', () => {
@@ -62,5 +62,16 @@ describe('a diff of two versions', () => {
 
   test('stable JSON sorts keys at every depth', () => {
     expect(stableJson({ b: 1, a: { d: 2, c: [{ f: 1, e: 2 }] } })).toBe(JSON.stringify({ a: { c: [{ e: 2, f: 1 }], d: 2 }, b: 1 }, null, 2));
+  });
+});
+
+describe('words inside a changed line', () => {
+  test('only the words that changed are marked', () => {
+    expect(wordPieces('Hello dear ${name}', 'Hello kind ${name}')).toEqual([
+      { kind: 'same', text: 'Hello ' },
+      { kind: 'removed', text: 'dear' },
+      { kind: 'added', text: 'kind' },
+      { kind: 'same', text: ' ${name}' },
+    ]);
   });
 });

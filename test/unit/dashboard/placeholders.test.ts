@@ -24,28 +24,30 @@ describe('the editor finds ${variable} placeholders as the client does', () => {
 
 describe('the preview fills the sample values in', () => {
   test('variables with a sample become the sample; literal $${ shows as ${', () => {
-    expect(previewText('Hi ${name} from ${team}, cost $${price}', { name: 'Ada', team: 'Acme' })).toBe('Hi Ada from Acme, cost ${price}');
+    expect(previewText('Hi ${name} from ${team}, cost $${price}', new Map([['name', 'Ada'], ['team', 'Acme']]))).toBe('Hi Ada from Acme, cost ${price}');
   });
 
   test('a variable without a sample, or with an empty one, stays a named gap', () => {
-    expect(previewPieces('Hi ${name}, ${plan}', { plan: '' })).toEqual([
+    expect(previewPieces('Hi ${name}, ${plan}', new Map([['plan', '']]))).toEqual([
       { text: 'Hi ' },
       { variable: 'name', value: undefined },
       { text: ', ' },
       { variable: 'plan', value: undefined },
     ]);
-    expect(previewText('Hi ${name}', {})).toBe('Hi ${name}');
+    expect(previewText('Hi ${name}', new Map())).toBe('Hi ${name}');
   });
 
   test('a sample value is put in as it is, never read as a template itself', () => {
-    expect(previewText('${a}', { a: '${b}' })).toBe('${b}');
+    expect(previewText('${a}', new Map([['a', '${b}']]))).toBe('${b}');
   });
 
   test('unfilled lists the variables still without a value', () => {
-    expect(unfilled(['name', 'plan', 'team'], { name: 'Ada', plan: '' })).toEqual(['plan', 'team']);
+    expect(unfilled(['name', 'plan', 'team'], new Map([['name', 'Ada'], ['plan', '']]))).toEqual(['plan', 'team']);
   });
 
-  test('inherited object keys are not sample values', () => {
-    expect(previewText('${constructor}', {})).toBe('${constructor}');
+  test('names such as constructor and __proto__ are variables like any other, never inherited values', () => {
+    expect(previewText('${constructor} ${__proto__}', new Map())).toBe('${constructor} ${__proto__}');
+    expect(unfilled(['constructor', '__proto__'], new Map([['__proto__', 'x']]))).toEqual(['constructor']);
+    expect(previewText('${__proto__}', new Map([['__proto__', 'filled']]))).toBe('filled');
   });
 });

@@ -1,0 +1,138 @@
+"""One snapshot format: a snapshot written by the TypeScript client serves in the Python client, and one
+written by the Python client serves in the TypeScript client (run with node and tsx from the repository,
+test/python/support/ts-client.ts), each prompt compiled to the same text by both."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+from typing import Any, Dict, List, Optional
+
+from prompt_retrieval import PromptClient, PromptClientError
+
+from ..support.fake_api import FakeApi, dead_url, version
+
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+DRIVER = os.path.join("test", "python", "support", "ts-client.ts")
+VALUES = {"name": "Ada", "count": 3, "ratio": 0.5, "paid": True}
+#: What each client fetches before it takes its snapshot, and asks for once it serves from one.
+REQUESTS = ["welcome-email", "welcome-email@1.0.0", "welcome-email#production", "summary", "summary#production"]
+
+
+def typescript(command: str, base_url: str, file: str, requests: List[str], key: str) -> None:
+    node = shutil.which("node")
+    if node is None:
+        raise AssertionError("node is not on the PATH: the cross-format test drives the TypeScript client with it")
+    done = subprocess.run(
+        [node, "--import", "tsx", DRIVER, command, base_url, file, *requests],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PROMPTS_API_KEY": key},
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"the TypeScript client exited {done.returncode}: {done.stderr}")
+    if command == "serve":
+        with open(file + ".served.json", "w", encoding="utf-8") as served:
+            served.write(done.stdout)
+
+
+def python_get(client: PromptClient, request: str) -> Dict[str, Any]:
+    target, _, values_text = request.partition("=")
+    prompt_id, _, pinned = target.partition("@")
+    prompt_id, _, label = prompt_id.partition("#")
+    try:
+        prompt = client.get(prompt_id, version=pinned or None, label=label or None)
+    except PromptClientError as error:
+        return {"request": request, "error": error.code}
+    served: Dict[str, Any] = {"request": request, "promptId": prompt.prompt_id, "version": prompt.version, "source": prompt.source}
+    if values_text:
+        messages = prompt.compile(**json.loads(values_text))
+        served["compiled"] = {
+            "systemMessage": next((m["content"] for m in messages if m["role"] == "system"), ""),
+            "userMessage": messages[-1]["content"],
+        }
+    return served
+
+
+class CrossFormat(unittest.TestCase):
+    def setUp(self) -> None:
+        self.api = FakeApi()
+        self.addCleanup(self.api.close)
+        self.api.add(
+            "welcome-email",
+            version("1.0.0", "You write to ${name}.", "Hi ${name}: $${literal}, ${count} seats"),
+            version("1.1.0", "", "Hello ${name}, ratio ${ratio}, paid ${paid}", schema=[{"name": "reply", "type": "string"}]),
+            labels={"production": "1.0.0"},
+        )
+        self.api.add("summary", version("2.0.0", user="Sum up for ${name}", inputData={"__proto__": {"x": 1}}), labels={"production": "2.0.0"})
+        self.folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.folder)
+        self.asked = [f"{request}={json.dumps(self.values_for(request))}" for request in REQUESTS]
+
+    def values_for(self, request: str) -> Dict[str, Any]:
+        prompt_id = request.partition("#")[0].partition("@")[0]
+        if prompt_id == "summary":
+            return {"name": "Ada"}
+        return {"name": "Ada", "count": 3} if "1.0.0" in request or "production" in request else {"name": "Ada", "ratio": 0.5, "paid": True}
+
+    def served_by_typescript(self, snapshot_file: str) -> List[Dict[str, Any]]:
+        typescript("serve", dead_url(), snapshot_file, self.asked, "prs_any_key_the_app_holds_0000")
+        with open(snapshot_file + ".served.json", encoding="utf-8") as file:
+            return json.load(file)
+
+    def served_by_python(self, snapshot: Any) -> List[Dict[str, Any]]:
+        client = PromptClient(dead_url(), "prs_any_key_the_app_holds_0000", timeout_seconds=2, snapshot=snapshot)
+        return [python_get(client, request) for request in self.asked]
+
+    def expected(self, source: Optional[str] = "snapshot") -> List[Dict[str, Any]]:
+        return [
+            {"request": self.asked[0], "promptId": "welcome-email", "version": "1.1.0", "source": source,
+             "compiled": {"systemMessage": "", "userMessage": "Hello Ada, ratio 0.5, paid true"}},
+            {"request": self.asked[1], "promptId": "welcome-email", "version": "1.0.0", "source": source,
+             "compiled": {"systemMessage": "You write to Ada.", "userMessage": "Hi Ada: ${literal}, 3 seats"}},
+            {"request": self.asked[2], "promptId": "welcome-email", "version": "1.0.0", "source": source,
+             "compiled": {"systemMessage": "You write to Ada.", "userMessage": "Hi Ada: ${literal}, 3 seats"}},
+            {"request": self.asked[3], "promptId": "summary", "version": "2.0.0", "source": source,
+             "compiled": {"systemMessage": "System", "userMessage": "Sum up for Ada"}},
+            {"request": self.asked[4], "promptId": "summary", "version": "2.0.0", "source": source,
+             "compiled": {"systemMessage": "System", "userMessage": "Sum up for Ada"}},
+        ]
+
+    def test_a_snapshot_written_by_the_typescript_client_serves_in_the_python_client(self) -> None:
+        written = os.path.join(self.folder, "from-typescript.json")
+        typescript("take", self.api.url, written, REQUESTS, self.api.key())
+
+        self.assertEqual(self.served_by_python(written), self.expected())
+
+    def test_a_snapshot_written_by_the_python_client_serves_in_the_typescript_client(self) -> None:
+        client = PromptClient(self.api.url, self.api.key())
+        for request in REQUESTS:
+            python_get(client, request)
+        written = os.path.join(self.folder, "from-python.json")
+        with open(written, "w", encoding="utf-8") as file:
+            json.dump(client.snapshot(), file)
+
+        self.assertEqual(self.served_by_typescript(written), self.expected())
+
+    def test_both_clients_write_the_same_snapshot_of_the_same_prompts(self) -> None:
+        from_typescript = os.path.join(self.folder, "typescript.json")
+        typescript("take", self.api.url, from_typescript, REQUESTS, self.api.key())
+        client = PromptClient(self.api.url, self.api.key())
+        for request in REQUESTS:
+            python_get(client, request)
+        with open(from_typescript, encoding="utf-8") as file:
+            theirs = json.load(file)
+        ours = client.snapshot()
+
+        self.assertEqual({**ours, "createdAt": None}, {**theirs, "createdAt": None})
+        self.assertEqual(json.dumps(ours, indent=2, ensure_ascii=False).replace(ours["createdAt"], ""), json.dumps(theirs, indent=2, ensure_ascii=False).replace(theirs["createdAt"], ""))
+
+
+if __name__ == "__main__":
+    unittest.main()

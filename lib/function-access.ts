@@ -1,0 +1,146 @@
+import { Operation } from 'aws-cdk-lib/aws-dynamodb';
+import { adminIndexKeys, keys, prefixes } from '../lambda/table/schema';
+
+/**
+ * What each function may do with the table and the user pool: exactly the calls its code makes, and on the
+ * partitions its code addresses. A reviewed table: test/stack/function-access.test.ts reads each function's
+ * calls from its code and holds this table to them, and the synthesized policies to this table, so a
+ * function's role can neither lack a right its code needs nor keep one it no longer uses.
+ */
+
+/** `dynamodb:LeadingKeys` patterns, from the same key builders the code uses. */
+export const LEADING_KEY_PATTERNS = {
+  /** API keys and their usage counters (`APIKEY#<sha256>`). */
+  apiKeyPartitions: keys.apiKey('*').pk,
+  /** Accounts and all they hold: prompts, versions, labels, members, the audit log (`ACCOUNT#<id>`). */
+  accountPartitions: prefixes.accountPartition('*'),
+  /** On the admin index: an account's keys (`ACCOUNT#<id>`). */
+  keysOfAccount: adminIndexKeys.keysOf('*'),
+  /** On the admin index: a person's memberships (`USER#<sub>`). */
+  membershipsOfUser: adminIndexKeys.membershipsOf('*'),
+} as const;
+
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem';
+
+export type UserPoolAction = 'cognito-idp:ListUsers' | 'cognito-idp:AdminGetUser' | 'cognito-idp:AdminCreateUser';
+
+/** One statement of a function's policy on the table, or on its admin index (Query only). */
+export interface TableGrant {
+  readonly sid: string;
+  readonly on: 'table' | 'index';
+  readonly actions: readonly TableAction[];
+  /** The partition keys (the index's, for `index`) the actions may touch: a `ForAllValues:StringLike` condition. */
+  readonly partitions: readonly string[];
+}
+
+export interface FunctionAccess {
+  readonly table: readonly TableGrant[];
+  /** On the stack's user pool; only the function that adds people has any. */
+  readonly userPool: readonly UserPoolAction[];
+}
+
+const { apiKeyPartitions, accountPartitions, keysOfAccount, membershipsOfUser } = LEADING_KEY_PATTERNS;
+
+/**
+ * The read API's three functions (the fallback dispatches to both handlers): single items (keys, accounts,
+ * prompts), queries of an account's partition (lists, labels), and the usage counter on the key's item.
+ * No write of whole items, no delete, no index: the admin index is the operators' and the dashboard's.
+ */
+const READ_API: FunctionAccess = {
+  table: [
+    { sid: 'ReadSingleItems', on: 'table', actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], partitions: [apiKeyPartitions, accountPartitions] },
+    { sid: 'QueryAccountPartitions', on: 'table', actions: ['dynamodb:Query'], partitions: [accountPartitions] },
+    { sid: 'CountUsage', on: 'table', actions: ['dynamodb:UpdateItem'], partitions: [apiKeyPartitions] },
+  ],
+  userPool: [],
+};
+
+/** Keyed by function construct id: lib/prompt-service-stack.ts FUNCTION_IDS and lambda/management-api/routes.ts. */
+export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
+  GetPrompt: READ_API,
+  ListPrompts: READ_API,
+  Fallback: READ_API,
+  // The signed-in person's accounts (their memberships on the index, then the accounts) and an account's settings.
+  ManageAccounts: {
+    table: [
+      {
+        sid: 'AccountItems',
+        on: 'table',
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        partitions: [accountPartitions],
+      },
+      { sid: 'MembershipsOfUser', on: 'index', actions: ['dynamodb:Query'], partitions: [membershipsOfUser] },
+    ],
+    userPool: [],
+  },
+  // Prompts, drafts, labels; a publish or a label move brings the account's keys up to the new prompts revision.
+  ManagePrompts: {
+    table: [
+      {
+        sid: 'PromptItems',
+        on: 'table',
+        actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        partitions: [accountPartitions, apiKeyPartitions],
+      },
+      { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
+    ],
+    userPool: [],
+  },
+  // Keys: made, changed, rotated and revoked on their own items, found through the index.
+  ManageKeys: {
+    table: [
+      {
+        sid: 'KeyItems',
+        on: 'table',
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        partitions: [accountPartitions, apiKeyPartitions],
+      },
+      { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
+    ],
+    userPool: [],
+  },
+  // Members and roles; a new member is found in the pool by email, or created there (Cognito emails the invitation).
+  ManageMembers: {
+    table: [
+      {
+        sid: 'MemberItems',
+        on: 'table',
+        actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        partitions: [accountPartitions],
+      },
+    ],
+    userPool: ['cognito-idp:ListUsers', 'cognito-idp:AdminCreateUser'],
+  },
+  // Usage and the audit log: reads only, so a refused request is not recorded by it (no route of it changes anything).
+  ManageActivity: {
+    table: [
+      {
+        sid: 'ReadActivity',
+        on: 'table',
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+        partitions: [accountPartitions, apiKeyPartitions],
+      },
+      { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
+    ],
+    userPool: [],
+  },
+};
+
+/** A function's reviewed access; a function without one stops the synth instead of deploying with none. */
+export function accessOf(functionId: string): FunctionAccess {
+  const access = Object.hasOwn(FUNCTION_ACCESS, functionId) ? FUNCTION_ACCESS[functionId] : undefined;
+  if (!access) throw new Error(`no reviewed table and user pool access for function ${functionId}: add it to lib/function-access.ts`);
+  return access;
+}
+
+/** The table operations these functions make, as CloudWatch names them: what the throttling alarm watches. */
+export function tableOperationsOf(accesses: readonly FunctionAccess[]): Operation[] {
+  const actions = new Set(accesses.flatMap((access) => access.table.flatMap((grant) => grant.actions)));
+  return Object.values(Operation).filter((operation) => actions.has(`dynamodb:${operation}` as TableAction));
+}
