@@ -26,7 +26,7 @@ import { CONTENT_FIELDS, readContent, readVersionNumber } from './prompt-content
 
 /**
  * The seed file: what `npm start` loads and the admin CLI's `prompts import` takes.
- * `{"accounts":[{"accountId","name","plan","keys":[...],"prompts":[...]}]}`; see README "Seed file format".
+ * `{"accounts":[{"accountId","name","plan","keys":[...],"prompts":[...]}]}`; see docs/cli.md "Seed file format".
  * Keys are plaintext here, for local development only, and become hashes before anything is stored.
  */
 

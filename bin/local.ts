@@ -2,7 +2,7 @@
  * `npm start`: the service on this machine. An embedded DynamoDB-compatible store on DATA_DIR (or
  * DYNAMODB_ENDPOINT), the table, the seed (SEED_FILE), and the real Lambda handlers behind an
  * API Gateway stand-in on http://127.0.0.1:$PORT; the playground; the user pool's stand-in and the
- * dashboard's origin, with the demo user. README "Run it locally" lists the settings.
+ * dashboard's origin, with the demo user. docs/local-stack.md lists the settings.
  */
 import { isAbsolute, relative } from 'node:path';
 import { describeSummary } from '../admin/import-seed';

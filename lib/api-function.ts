@@ -42,7 +42,7 @@ const ESM_REQUIRE_BANNER = [
  * The SDK's credential sources other than the environment, and the STS/SSO clients they use: the SDK
  * imports each only when the ones before it found nothing, and on Lambda (and under `sam local`) the
  * environment always has the credentials. Left out of the bundle, they cost nothing at load, about 13 ms
- * of the 50 ms a cold start may spend importing the bundle (README "Performance"); anywhere without
+ * of the 50 ms a cold start may spend importing the bundle (docs/performance.md); anywhere without
  * credentials in the environment, the first store call fails naming the missing package.
  */
 export const CREDENTIAL_SOURCES_LEFT_OUT = [
@@ -61,7 +61,7 @@ export const CREDENTIAL_SOURCES_LEFT_OUT = [
  * Lambda's own START, END and REPORT lines are not written (system log level WARN, which needs the JSON
  * log format): about 260 bytes a request, over a quarter again on top of the request's own line, for
  * what Lambda reports anyway as metrics of its own (Duration, Errors, Throttles) or the line already says
- * (its latency, cold start and request id). README "Logs" says what goes with them and how to see them again.
+ * (its latency, cold start and request id). docs/operations.md says what goes with them and how to see them again.
  */
 export const API_SYSTEM_LOG_LEVEL = SystemLogLevel.WARN;
 

@@ -3,7 +3,7 @@ import { EXPOSED_HEADERS } from '../lambda/read-api/middleware/cors';
 
 /**
  * What the API Gateway answers itself, before or instead of a function, rewritten into the API's one
- * error format with CORS headers (README "Deploy"): the deployed REST API's gateway responses and the
+ * error format with CORS headers (docs/deploy.md): the deployed REST API's gateway responses and the
  * local gateway's answers are both built from this table.
  */
 export interface GatewayAnswer {

@@ -61,7 +61,7 @@ export const accessLogFormat = (serviceName: string): Record<string, string> => 
  * functions, every other method and path to the fallback, and every answer the gateway gives itself
  * (throttling, a body too large, a function that failed or timed out) rewritten by gateway responses
  * into the API's JSON error with CORS headers. A REST API rather than an HTTP API for that alone: an
- * HTTP API's own answers cannot be changed (README "Deploy" says what it costs). The gateway's CORS
+ * HTTP API's own answers cannot be changed (docs/deploy.md says what it costs). The gateway's CORS
  * support stays off: OPTIONS reaches the fallback, which answers as docs/behaviour-rules.md says.
  */
 export class PromptApi extends Construct {

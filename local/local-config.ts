@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '../lambda/config';
 
-/** Settings of the local stack (`npm start`, `npm run invoke`); README "Run it locally" lists them. */
+/** Settings of the local stack (`npm start`, `npm run invoke`); docs/local-stack.md lists them. */
 export interface LocalConfig {
   /**
    * Where the read API and the playground listen: the loopback address unless the person sets HOST (to reach

@@ -58,8 +58,8 @@ export interface LocalStackOptions {
 const DRAIN_MS = 3_000;
 
 /**
- * Invocations the local stack runs at once, as a deployed function's concurrency would; README.md
- * "Run it locally" says what it absorbs. Each request makes at most three store calls at once (the key
+ * Invocations the local stack runs at once, as a deployed function's concurrency would; docs/local-stack.md
+ * says what it absorbs. Each request makes at most three store calls at once (the key
  * check, a prompt's head and version), so the store clients keep that many connections per invocation:
  * no store call ever waits for a socket with its timeout running.
  */

@@ -1,7 +1,7 @@
 import type { Command } from '../command';
 import { accountOption, labelOption, promptIdOption, versionOption } from '../option-values';
 
-/** Moving labels: what the API serves at `?label=`, changed without a deploy (README "Labels"). */
+/** Moving labels: what the API serves at `?label=`, changed without a deploy (docs/cli.md "Labels"). */
 
 const label: Command = {
   words: ['prompts', 'label'],

@@ -14,7 +14,7 @@ const importCommand: Command = {
   summary: 'Import a seed file, or every .json file of a folder (accounts, keys, prompts, versions)',
   synopsis: '<file-or-folder> [--dry-run]',
   help: [
-    '<file-or-folder>  a file in the seed format (README "Seed file format"), or a folder of them',
+    '<file-or-folder>  a file in the seed format (docs/cli.md "Seed file format"), or a folder of them',
     '--dry-run         check everything and report what would change, without writing',
     'The whole input is checked first (format, then against the store); if anything is refused,',
     'nothing is written. Importing the same input again changes nothing. Published versions never',

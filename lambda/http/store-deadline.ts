@@ -4,7 +4,7 @@ import type { ApiContext } from './api-context';
 
 /**
  * Every request is answered within 5 s of its arrival at the gateway, whatever the store does
- * (README.md "Store faults"). The key check, the count and the prompt reads share the first budget;
+ * (docs/read-api.md "Store faults"). The key check, the count and the prompt reads share the first budget;
  * giving back a unit taken for a request that then failed gets what is left of the second; the rest
  * is for the answer itself.
  */

@@ -16,7 +16,7 @@ import { badRequest, forbidden, invalidBody, notFound, toManagementError, unauth
 import type { Caller, ManagementDependencies, ManagementRequest, RouteSpec } from './management-request';
 import { AccountId, KeyId, Label, PromptId, UserId, Version } from './schemas';
 
-/** Whatever the store or the user pool does, the answer leaves by then (the read API's 5 s, README "Store faults"). */
+/** Whatever the store or the user pool does, the answer leaves by then (the read API's 5 s, docs/read-api.md "Store faults"). */
 export const ANSWER_BUDGET_MS = 4_800;
 
 const PARAMETERS: ReadonlyMap<string, z.ZodType<string>> = new Map([

@@ -61,8 +61,7 @@ type Attempt = Omit<AuditAttempt, 'actor'>;
 
 /**
  * Every change people make to an account, through the management API or the CLI (two doors, one set
- * of operations), each recorded in the audit log before it is made and settled after (README "Data
- * model"). Whether the caller may make it is the door's to decide; an attempt it refuses is recorded
+ * of operations), each recorded in the audit log before it is made and settled after (docs/data-model.md). Whether the caller may make it is the door's to decide; an attempt it refuses is recorded
  * with `refuse`.
  */
 export class AccountOperations {

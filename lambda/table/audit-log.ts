@@ -4,7 +4,7 @@ import { AUDIT_SORT_KEY_PATTERN, auditSortKey, keys, prefixes } from './schema';
 import type { AdminTable } from './admin-table';
 
 /**
- * The audit log (README "Data model"): each change writes its entry first (`pending`), then is made,
+ * The audit log (docs/data-model.md): each change writes its entry first (`pending`), then is made,
  * then the entry gets its outcome; a refused attempt is one entry. Nothing here changes an entry
  * that has an outcome, and nothing deletes one.
  */

@@ -30,7 +30,7 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
   'TimeoutError',
   'RequestTimeout',
   'RequestTimeoutException',
-  // The request's deadline passed (README.md "Store faults"): the store did not answer in time.
+  // The request's deadline passed (docs/read-api.md "Store faults"): the store did not answer in time.
   'AbortError',
 ]);
 

@@ -25,7 +25,7 @@ export interface StoreCall {
 
 export type StoreCallObserver = (call: StoreCall) => void;
 
-/** How one store call is tried: README.md "Store faults" spends the request's 5 s with these. */
+/** How one store call is tried: docs/read-api.md "Store faults" spends the request's 5 s with these. */
 export const STORE_ATTEMPTS = 3;
 export const CONNECTION_TIMEOUT_MS = 1_000;
 /** Wall-clock time one attempt may take once sent; DynamoDB answers in milliseconds when healthy. */

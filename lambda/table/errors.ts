@@ -58,7 +58,7 @@ export class VersionNotPublishedError extends ConflictError {
   }
 }
 
-/** Not a name a label may have (README "Labels"); `latest` is reserved. */
+/** Not a name a label may have (docs/cli.md "Labels"); `latest` is reserved. */
 export class InvalidLabelError extends Error {
   override readonly name: string = 'InvalidLabelError';
   constructor(

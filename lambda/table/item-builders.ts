@@ -73,7 +73,7 @@ export function apiKeyItem(keyHash: string, key: AdminApiKey): WithKeys<ApiKeyIt
 
 /**
  * A new key starts with this month's (empty) day counters, so its first requests are counted by the
- * one ordinary write and not by the month's first-request path (README "Data model"). Only ever for a
+ * one ordinary write and not by the month's first-request path (docs/data-model.md). Only ever for a
  * key item written for the first time: anything else would reset the counts.
  */
 export function withFreshDayCounters(item: WithKeys<ApiKeyItem>, now: string): WithKeys<ApiKeyItem> {

@@ -1,7 +1,7 @@
 import type { PromptConfig, PromptContent } from '../domain/prompt';
 
 /**
- * What the table holds: one interface per item, as README.md "Data model" lists them. schema.ts
+ * What the table holds: one interface per item, as docs/data-model.md lists them. schema.ts
  * builds their keys; the API reads them (read-path/dynamo-store.ts) and the operator tools write them (admin/table/).
  * Each interface is the item's own attributes: its keys and its `type` tag are WithKeys below.
  */
@@ -20,7 +20,7 @@ export interface AccountItem {
   /** Labels only admins and owners may move or remove; absent means the default, `production`. */
   protectedLabels?: string[];
   /**
-   * The owners' user ids: the guard that an account always keeps one (README "Data model"). It never
+   * The owners' user ids: the guard that an account always keeps one (docs/data-model.md). It never
    * names someone who is not an owner; the member items hold the roles.
    */
   owners?: Set<string>;
@@ -159,7 +159,7 @@ export interface PromptLabelItem {
 export interface PromptVersionItem extends StoredContent {
   promptId: string;
   published: boolean;
-  /** The strong ETag of the content: a save or publish is conditional on it (README "Data model"). */
+  /** The strong ETag of the content: a save or publish is conditional on it (docs/data-model.md). */
   etag?: string;
   updatedAt?: string;
   updatedBy?: string;

@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from './errors';
 import type { AdminTable } from './admin-table';
 
 /**
- * People in accounts (README "Data model"): one member item per membership, in the account's partition
+ * People in accounts (docs/data-model.md): one member item per membership, in the account's partition
  * and indexed under the user. The account item's `owners` set guards that an account keeps an owner.
  */
 

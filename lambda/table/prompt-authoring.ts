@@ -13,7 +13,7 @@ import type { AdminTable } from './admin-table';
 /**
  * Authoring through the management API: prompts, drafts with ETags, publishing a draft. Drafts are
  * version items with `published: false`; saving over one, deleting it or publishing it is conditional
- * on the ETag the caller read (README "Data model").
+ * on the ETag the caller read (docs/data-model.md).
  */
 
 export type VersionContent = Omit<PromptContent, 'version'>;

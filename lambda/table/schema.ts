@@ -3,7 +3,7 @@ import { versionSortKey } from '../domain/version';
 
 /**
  * The single table's key design. Every pk/sk the service reads or writes is built here;
- * README.md "Data model" documents the same patterns.
+ * docs/data-model.md documents the same patterns.
  */
 export const PARTITION_KEY = 'pk';
 export const SORT_KEY = 'sk';

@@ -5,7 +5,7 @@ import { fetchApi } from './support/api-fetch';
 import { StackSet, type StackProcess, temporaryFolder } from './support/processes';
 
 /**
- * README "Labels": promoting and rolling back with the admin CLI as a child process, against a running
+ * docs/cli.md "Labels": promoting and rolling back with the admin CLI as a child process, against a running
  * local stack whose API serves `?label=` from the next request.
  */
 

@@ -7,7 +7,7 @@ import { type StackProcess, StackSet, temporaryFolder } from './support/processe
 /**
  * A load test's burst against `npm start` with a healthy store: 1,000 concurrent GETs on one key,
  * mixed as an application would send them. The store is fine, so no answer may be a 503: exactly
- * min(N, limit) succeed and the rest are told 429 (README.md "Run it locally" says what the local
+ * min(N, limit) succeed and the rest are told 429 (docs/local-stack.md says what the local
  * stack absorbs).
  */
 

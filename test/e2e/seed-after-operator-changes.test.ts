@@ -4,7 +4,7 @@ import { fetchApi } from './support/api-fetch';
 import { StackSet, type StackProcess, temporaryFolder } from './support/processes';
 
 /**
- * The README's own example, then a restart: the start-up seed creates what is missing and never fights
+ * docs/cli.md's own example, then a restart: the start-up seed creates what is missing and never fights
  * what an operator did since (a draft published, a key revoked, a prompt deleted), so `npm start` starts.
  */
 

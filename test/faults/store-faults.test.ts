@@ -10,7 +10,7 @@ import { type StoreProcess, startStoreProcess } from '../support/store-process';
 /**
  * `npm start` as a child process (the real handlers behind the REST API stand-in) against a store process
  * that the test stops, continues, kills and restarts by PID, and a proxy for throttling and lost answers.
- * README.md "Store faults" states the rules: an answer within 5 s of arrival, 503 SERVICE_UNAVAILABLE
+ * docs/read-api.md "Store faults" states the rules: an answer within 5 s of arrival, 503 SERVICE_UNAVAILABLE
  * with Retry-After for any store fault, at most one quota unit per request, none for one that never
  * reached the store, and a unit taken for a request that then fails is given back.
  */
@@ -131,7 +131,7 @@ describe('a stalled store (SIGSTOP)', () => {
     const failed = await Promise.all([1, 2, 3].map(() => get(direct, '/prompts/greeting', apiKey)));
     failed.forEach(expectServiceUnavailable);
     store.resume();
-    // A stalled store may still apply the writes it was sent (the one exception README.md states).
+    // A stalled store may still apply the writes it was sent (the one exception docs/read-api.md "Store faults" states).
     expect(await usageOf(apiKey)).toBeLessThanOrEqual(before + failed.length);
     const after = await get(direct, '/prompts/greeting', apiKey);
     expect(after.status).toBe(200);

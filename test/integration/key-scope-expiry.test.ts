@@ -5,7 +5,7 @@ import { FixtureStore } from '../support/fixture-store';
 import { prompt, version } from '../support/fixtures';
 
 /**
- * Keys fit for browsers and rotation (README.md "API keys"): scoped to prompts, expiring at an instant,
+ * Keys fit for browsers and rotation (docs/behaviour-rules.md, "API keys"): scoped to prompts, expiring at an instant,
  * disabled and enabled, rotated with overlap; all decided by the one conditional update every request
  * already makes.
  */

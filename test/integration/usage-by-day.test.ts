@@ -9,7 +9,7 @@ import { createStoreClients } from '../../lambda/table/client';
 import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
 import { prompt, version } from '../support/fixtures';
 
-/** README "Data model": each key counts its requests per UTC day, on the one write that admits them. */
+/** docs/data-model.md: each key counts its requests per UTC day, on the one write that admits them. */
 const api = new ApiHarness();
 
 beforeAll(async () => {

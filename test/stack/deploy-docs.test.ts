@@ -69,7 +69,7 @@ describe('docs/deploy.md', () => {
     const count = NUMBER_WORDS[samIds.length] as string;
     expect(deployDoc).toContain(`${count} Lambda functions of the service`);
     expect(deployDoc).toContain(`for each of the ${count} functions`);
-    expect(readme).toContain(`(${count} Lambda functions)`);
+    expect(readme).toContain(`${count} Lambda functions`);
   });
 
   it('counts the alarms the template has, in the cost table', () => {

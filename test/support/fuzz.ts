@@ -8,7 +8,7 @@ import { loadOpenApiDocument, openApiMismatches, schemaProblems } from './openap
  * query strings, bodies on any method), and the properties every answer must have.
  *
  * Runs are bounded and seeded. A failure names its seed; `FUZZ_SEED=<seed>` replays exactly that run
- * (and `FUZZ_RUNS=<n>` runs more or fewer requests), README.md "Test" says how.
+ * (and `FUZZ_RUNS=<n>` runs more or fewer requests), docs/testing.md says how.
  */
 
 /** Every name an object inherits, and the one that sets what it inherits from. */

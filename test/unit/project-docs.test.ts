@@ -16,20 +16,66 @@ function filesUnder(folder: string): string[] {
 
 const sourceFiles = SOURCE_FOLDERS.flatMap((folder) => filesUnder(join(ROOT, folder))).filter((path) => /\.(ts|js|cjs)$/.test(path));
 
-/** Relative Markdown links, without their #fragment. */
-function relativeLinks(markdown: string): string[] {
-  return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)]
-    .map((match) => (match[1] ?? '').split('#')[0] ?? '')
-    .filter((target) => target !== '' && !/^[a-z]+:/i.test(target));
+/** Every Markdown document of the project: the README, docs/, and each folder's README. */
+const DOCUMENTS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+  ...[...SOURCE_FOLDERS, 'client', 'client-python', 'dashboard']
+    .flatMap((folder) => (existsSync(join(ROOT, folder)) ? filesUnder(join(ROOT, folder)) : []))
+    .filter((path) => path.endsWith('README.md') && !path.includes('node_modules'))
+    .map((path) => relative(ROOT, path)),
+];
+
+/** Markdown outside fenced code blocks, where a link is a link. */
+const prose = (markdown: string): string => markdown.replace(/^```[\s\S]*?^```/gm, '');
+
+/** Relative Markdown links, each as its target file (the document itself for `#x`) and fragment. */
+function relativeLinks(document: string): { file: string; fragment: string | undefined }[] {
+  return [...prose(readFileSync(join(ROOT, document), 'utf8')).matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((match) => match[1] ?? '')
+    .filter((target) => target !== '' && !/^[a-z]+:/i.test(target))
+    .map((target) => {
+      const [path = '', fragment] = target.split('#');
+      return { file: path === '' ? document : relative(ROOT, resolve(ROOT, dirname(document), path)), fragment };
+    });
 }
 
-test.each(['README.md', RULES])('%s links only files of the repository', (document) => {
-  const links = relativeLinks(readFileSync(join(ROOT, document), 'utf8'));
-  const outside = links.filter((link) => {
-    const target = resolve(ROOT, dirname(document), link);
-    return relative(ROOT, target).startsWith('..') || !existsSync(target);
-  });
+/** The anchors GitHub gives a document's headings: lower case, punctuation dropped, spaces as hyphens. */
+function anchorsOf(document: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  for (const match of prose(readFileSync(join(ROOT, document), 'utf8')).matchAll(/^#{1,6} (.+)$/gm)) {
+    const base = (match[1] ?? '')
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\- _]/gu, '')
+      .replaceAll(' ', '-');
+    const count = seen.get(base) ?? 0;
+    seen.set(base, count + 1);
+    anchors.add(count === 0 ? base : `${base}-${count}`);
+  }
+  return anchors;
+}
+
+test.each(DOCUMENTS)('%s links only files of the repository', (document) => {
+  const outside = relativeLinks(document)
+    .map(({ file }) => file)
+    .filter((file) => file.startsWith('..') || !existsSync(join(ROOT, file)));
   expect(outside).toEqual([]);
+});
+
+test.each(DOCUMENTS)("%s links only headings its targets have", (document) => {
+  const broken = relativeLinks(document)
+    .filter(({ file, fragment }) => fragment !== undefined && file.endsWith('.md') && existsSync(join(ROOT, file)))
+    .filter(({ file, fragment }) => !anchorsOf(file).has(fragment as string))
+    .map(({ file, fragment }) => `${file}#${fragment}`);
+  expect(broken).toEqual([]);
+});
+
+test('the documents include every page of docs/ and every folder README', () => {
+  expect(DOCUMENTS).toEqual(expect.arrayContaining(['README.md', 'docs/deploy.md', 'lambda/README.md', 'client-python/README.md']));
 });
 
 test('no code, test or README cites a rules file outside the repository', () => {

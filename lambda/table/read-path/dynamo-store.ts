@@ -87,7 +87,7 @@ export class DynamoStore implements ApiStore {
 
   /**
    * One conditional UpdateItem checks the key and counts the request in its month and day. The day
-   * counters hold this month's days only (README "Data model"), so the first request of a month takes
+   * counters hold this month's days only (docs/data-model.md), so the first request of a month takes
    * a second write that starts them afresh; every other request is the one write.
    */
   async admit(request: AdmissionRequest, deadline: Deadline): Promise<Admission> {

@@ -148,7 +148,7 @@ export function runNpm(args: readonly string[], env: Env): Promise<Exited> {
   return run(spawn(command, [...prefix, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
-/** npx beside that npm (`prompts-admin ...`): the form the README documents for the admin CLI. */
+/** npx beside that npm (`prompts-admin ...`): the form docs/cli.md documents for the admin CLI. */
 export function runNpx(args: readonly string[], env: Env): Promise<Exited> {
   const npmCli = process.env.npm_execpath;
   const [command, prefix]: [string, string[]] = npmCli?.endsWith('npm-cli.js')
