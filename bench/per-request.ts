@@ -9,6 +9,7 @@ export interface Probe {
   readonly url: string;
   readonly method?: string;
   readonly headers?: Record<string, string>;
+  readonly body?: string;
   /** The answer measured; any other (a 503 when the shared machine stalls the store) is sent again. */
   readonly status: number;
   readonly count: number;
@@ -52,7 +53,7 @@ async function quiet(store: CountingStore): Promise<void> {
 export function perRequestMeter(store: CountingStore, logLines: () => ServiceLogTally): PerRequestMeter {
   const records: RequestLogRecord[] = [];
   const send = async (probe: Probe): Promise<number> => {
-    const response = await fetch(probe.url, { method: probe.method ?? 'GET', headers: probe.headers });
+    const response = await fetch(probe.url, { method: probe.method ?? 'GET', headers: probe.headers, body: probe.body });
     await response.arrayBuffer();
     return response.status;
   };

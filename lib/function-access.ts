@@ -66,6 +66,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   GetPrompt: READ_API,
   ListPrompts: READ_API,
   Fallback: READ_API,
+  // MCP's prompts/list, prompts/get and tools/call read what GET does; initialize and ping check the key alone.
+  Mcp: READ_API,
   // The signed-in person's accounts (their memberships on the index, then the accounts) and an account's settings.
   ManageAccounts: {
     table: [

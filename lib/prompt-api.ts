@@ -22,6 +22,8 @@ export interface PromptApiProps {
   readonly listPrompts: IFunction;
   /** Every other method and path: preflight, 405, 404, in the service's own JSON. */
   readonly fallback: IFunction;
+  /** Every method of /mcp: the MCP endpoint, its preflight and its 405s. */
+  readonly mcp: IFunction;
   readonly throttleRateLimit: number;
   readonly throttleBurstLimit: number;
   /** Requests one IP address may make in 5 minutes before WAF blocks it; no WAF when absent. */
@@ -99,6 +101,7 @@ export class PromptApi extends Construct {
       listPrompts: props.listPrompts,
       getPrompt: props.getPrompt,
       fallback: props.fallback,
+      mcp: props.mcp,
     };
     // One integration per function; the test-invoke permissions of the console are left out.
     const integrations = new Map(

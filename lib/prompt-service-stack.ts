@@ -26,10 +26,11 @@ export const FUNCTION_IDS = {
   getPrompt: 'GetPrompt',
   listPrompts: 'ListPrompts',
   fallback: 'Fallback',
+  mcp: 'Mcp',
 } as const;
 
 /**
- * The whole service: the table; the read API (three functions behind a REST API); the user pool and the
+ * The whole service: the table; the read API (four functions behind a REST API: GET, the fallback and MCP); the user pool and the
  * management API (its functions, lambda/management-api/routes.ts) behind the dashboard's CloudFront distribution;
  * alarms and a dashboard for every API and function; and the outputs.
  */
@@ -87,6 +88,8 @@ export class PromptServiceStack extends Stack {
       // It serves preflight, 405 and 404 itself, and dispatches /prompts forms the gateway does not match
       // (e.g. `/prompts/`), so it needs what both handlers need.
       fallback: apiFunction(FUNCTION_IDS.fallback, 'lambda/read-api/fallback.ts', 'Default route: preflight, 404, 405'),
+      // A function of its own, so the GET functions' bundles and cold starts do not carry the MCP SDK.
+      mcp: apiFunction(FUNCTION_IDS.mcp, 'lambda/mcp/mcp-function.ts', 'POST /mcp: the MCP endpoint (and its preflight and 405s)'),
     };
     for (const fn of Object.values(this.functions)) {
       Validations.of(fn.function).acknowledge({
@@ -102,6 +105,7 @@ export class PromptServiceStack extends Stack {
       getPrompt: this.functions.getPrompt.function,
       listPrompts: this.functions.listPrompts.function,
       fallback: this.functions.fallback.function,
+      mcp: this.functions.mcp.function,
       throttleRateLimit: settings.throttleRateLimit,
       throttleBurstLimit: settings.throttleBurstLimit,
       wafRateLimitPer5Min: settings.wafRateLimit,

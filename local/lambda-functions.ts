@@ -1,11 +1,12 @@
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../lambda/read-api/handlers';
 import type { ApiDependencies } from '../lambda/read-api/handlers/api-handler';
+import { createMcpHandler } from '../lambda/mcp/mcp-handler';
 import { productionDependencies } from '../lambda/read-api/runtime';
 import { FALLBACK_RESOURCES, GATEWAY_ROUTES } from '../lib/gateway-routes';
 import type { GatewayRoute, LambdaFunction, LambdaHandler } from './http-gateway';
 import type { LocalConfig } from './local-config';
 
-export const FUNCTION_NAMES = ['getPrompt', 'listPrompts', 'fallback'] as const;
+export const FUNCTION_NAMES = ['getPrompt', 'listPrompts', 'fallback', 'mcp'] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 export type LocalFunctions = Readonly<Record<FunctionName, LambdaFunction>>;
@@ -38,13 +39,18 @@ export function createLocalFunctions(
     getPrompt: fn('getPrompt', createGetPromptHandler(deps)),
     listPrompts: fn('listPrompts', createListPromptsHandler(deps)),
     fallback: fn('fallback', createFallbackHandler(deps)),
+    mcp: fn('mcp', createMcpHandler(deps)),
   };
 }
 
 /** The REST API's methods, as the deployed stack declares them: each route's function, and ANY to the fallback. */
 export function gatewayRoutes(functions: LocalFunctions): GatewayRoute[] {
   return [
-    ...GATEWAY_ROUTES.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: functions[route.function] })),
+    ...GATEWAY_ROUTES.map((route) => ({
+      routeKey: `${route.method} ${route.path}`,
+      function: functions[route.function],
+      readsBody: 'readsBody' in route && route.readsBody,
+    })),
     ...FALLBACK_RESOURCES.map((resource) => ({ routeKey: `ANY ${resource}`, function: functions.fallback })),
   ];
 }

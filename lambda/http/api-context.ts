@@ -40,6 +40,11 @@ export interface ApiContext extends Context {
   /** The SHA-256 hash of the presented key: the key itself is never kept. */
   keyHash?: string;
   keyId?: string;
+  /**
+   * Whether the request reads prompts, and so costs a unit. Every GET does; an MCP message that touches no
+   * prompt (`initialize`, `ping`, `tools/list`, a notification) does not: its key is checked, nothing counted.
+   */
+  readsPrompts?: boolean;
   principal?: Principal;
   /**
    * Settles when the store has verified the key and counted the request; rejects with the 401, 429 or

@@ -67,8 +67,8 @@ export const versionNotFound = (promptId: string, version: string): ApiError =>
 export const labelNotFound = (promptId: string, label: string): ApiError =>
   new ApiError(404, 'LABEL_NOT_FOUND', `Prompt ${promptId} has no label ${label}`);
 
-export const methodNotAllowed = (): ApiError =>
-  new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', { Allow: ALLOWED_METHODS });
+export const methodNotAllowed = (allow: string = ALLOWED_METHODS): ApiError =>
+  new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', { Allow: allow });
 
 export const usageLimitExceeded = (limit: number, upgradeUrl: string, retryAfterSeconds: number): ApiError =>
   new ApiError(

@@ -84,6 +84,12 @@ export function readHttpRequest(event: ApiEvent): HttpRequest {
   };
 }
 
+/** The request's body as text: the REST API sends every body base64-encoded (its binary media types are every type). */
+export function bodyTextOf(event: Pick<ApiEvent, 'body' | 'isBase64Encoded'>): string {
+  if (!event.body) return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
 export function httpMethodOf(event: ApiEvent): string {
   return event.httpMethod.toUpperCase();
 }

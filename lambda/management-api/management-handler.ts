@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type * as z from 'zod';
 import { ApiError, serviceUnavailable } from '../http/api-error';
-import type { ApiEvent, ApiResult } from '../http/http-event';
+import { type ApiEvent, type ApiResult, bodyTextOf } from '../http/http-event';
 import { emptyResponse, jsonResponse } from '../http/responses';
 import type { ApiContext } from '../http/api-context';
 import { errorHandler } from '../http/error-handler';
@@ -150,7 +150,7 @@ const MAX_BODY_DEPTH = 64;
 /** The body as sent, read before anything is refused: a refusal records what was asked for. */
 function bodyOf(event: ApiEvent, route: RouteSpec): SentBody {
   if (!route.body) return {};
-  const text = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
+  const text = bodyTextOf(event);
   if (text === '') return { problem: badRequest('body: a JSON object is required', 'body') };
   if (textNestsDeeperThan(text, MAX_BODY_DEPTH)) return { problem: badRequest(`body: must nest at most ${MAX_BODY_DEPTH} levels deep`, 'body') };
   try {

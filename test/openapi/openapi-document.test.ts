@@ -53,7 +53,9 @@ describe('openapi.yaml, the document', () => {
     expect(documentedStatuses('get', '/prompts')).toEqual(['200', '304', '400', '401', '405', '429', '500', '503'].sort());
     expect(documentedStatuses('options', '/prompts/{promptId}')).toEqual(['204']);
     expect(documentedStatuses('options', '/prompts')).toEqual(['204']);
-    expect(Object.keys(document.paths).sort()).toEqual(['/prompts', '/prompts/{promptId}']);
+    expect(documentedStatuses('post', '/mcp')).toEqual(['200', '202', '400', '401', '406', '415', '429', '500', '503'].sort());
+    expect(documentedStatuses('options', '/mcp')).toEqual(['204']);
+    expect(Object.keys(document.paths).sort()).toEqual(['/mcp', '/prompts', '/prompts/{promptId}']);
   });
 
   test('documents the requests no operation covers: other methods 405, other paths 404, preflight 204', () => {
@@ -97,18 +99,22 @@ describe('openapi.yaml, the document', () => {
     for (const item of Object.values(document.paths)) {
       expect(item.options?.security).toEqual([]);
       expect(item.get?.security).toBeUndefined();
+      expect(item.post?.security).toBeUndefined();
     }
   });
 
   test('fixes the header values docs/behaviour-rules.md fixes', () => {
     const header = (name: string) => resolveReference<HeaderObject>(document.components.headers[name] as HeaderObject).schema;
-    expect(header('Allow')).toMatchObject({ const: 'GET, OPTIONS' });
+    expect(header('Allow')).toMatchObject({ enum: ['GET, OPTIONS', 'POST, OPTIONS'] });
     expect(header('AccessControlAllowOrigin')).toMatchObject({ const: '*' });
     expect(header('AccessControlAllowMethods')).toMatchObject({ const: 'GET, OPTIONS' });
     expect(header('AccessControlAllowHeaders')).toMatchObject({ const: 'Authorization, Content-Type, If-None-Match' });
     expect(header('AccessControlMaxAge')).toMatchObject({ const: 7200 });
     expect(header('AccessControlExposeHeaders')).toMatchObject({
-      const: 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag',
+      enum: [
+        'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag',
+        'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, Mcp-Protocol-Version, Mcp-Session-Id',
+      ],
     });
     expect(header('CacheControlPrompt')).toMatchObject({
       enum: ['private, max-age=31536000, immutable', 'private, no-cache'],

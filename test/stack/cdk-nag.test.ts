@@ -63,6 +63,7 @@ describe('cdk-nag AwsSolutions checks', () => {
       'AwsSolutions-L1 PromptService-test/Management/ManageKeys/Function',
       'AwsSolutions-L1 PromptService-test/Management/ManageMembers/Function',
       'AwsSolutions-L1 PromptService-test/Management/ManagePrompts/Function',
+      'AwsSolutions-L1 PromptService-test/Mcp/Function',
     ]);
     for (const { reason } of acknowledgments) {
       expect(reason.length).toBeGreaterThan(80);

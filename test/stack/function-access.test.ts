@@ -25,6 +25,7 @@ const READ_ENTRIES: Readonly<Record<string, string>> = {
   [FUNCTION_IDS.getPrompt]: 'lambda/read-api/get-prompt.ts',
   [FUNCTION_IDS.listPrompts]: 'lambda/read-api/list-prompts.ts',
   [FUNCTION_IDS.fallback]: 'lambda/read-api/fallback.ts',
+  [FUNCTION_IDS.mcp]: 'lambda/mcp/mcp-function.ts',
 };
 const ENTRIES: Readonly<Record<string, string>> = {
   ...READ_ENTRIES,

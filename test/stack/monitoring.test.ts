@@ -68,8 +68,8 @@ const graphs = (namespace: string, metricName: string, dimension: string, value:
   });
 
 describe('every function', () => {
-  it('is found in the template: the read API\'s three and the management API\'s five', () => {
-    expect(functions).toHaveLength(8);
+  it('is found in the template: the read API\'s four and the management API\'s five', () => {
+    expect(functions).toHaveLength(9);
   });
 
   it.each(functions.map(([id, fn]) => [id, fn.Properties.Timeout as number]))(

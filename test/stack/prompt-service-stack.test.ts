@@ -31,6 +31,7 @@ const functionIds = {
   getPrompt: logicalId(stack.functions.getPrompt.function),
   listPrompts: logicalId(stack.functions.listPrompts.function),
   fallback: logicalId(stack.functions.fallback.function),
+  mcp: logicalId(stack.functions.mcp.function),
 };
 
 const resources = (type: string): Record<string, Resource> => template.findResources(type) as Record<string, Resource>;
@@ -105,7 +106,7 @@ describe('the Lambda functions', () => {
   const isReadFunction = (id: string): boolean => !id.startsWith('Management') && !id.startsWith('CustomCDKBucketDeployment');
   const functions = Object.fromEntries(Object.entries(resources('AWS::Lambda::Function')).filter(([id]) => isReadFunction(id)));
 
-  it('are exactly the three read API functions beside the management API\'s (no log-retention or other helper Lambdas)', () => {
+  it('are exactly the four read API functions (GET twice, the fallback, MCP) beside the management API\'s (no log-retention or other helper Lambdas)', () => {
     expect(Object.keys(functions).sort()).toEqual(Object.values(functionIds).sort());
     expect(Object.keys(template.findResources('Custom::LogRetention'))).toEqual([]);
   });
@@ -284,10 +285,11 @@ describe('the REST API', () => {
     for (const method of Object.values(methods)) expect(method.Properties.HttpMethod).not.toBe('OPTIONS');
   });
 
-  it('sends GET /prompts and GET /prompts/{promptId} to their functions, and every other method and path to the fallback', () => {
+  it('sends GET /prompts and GET /prompts/{promptId} to their functions, any method on /mcp to the MCP function, and every other method and path to the fallback', () => {
     expect(methodTable()).toEqual({
       'GET /prompts': 'listPrompts',
       'GET /prompts/{promptId}': 'getPrompt',
+      'ANY /mcp': 'mcp',
       'ANY /': 'fallback',
       'ANY /{proxy+}': 'fallback',
       'ANY /prompts': 'fallback',
@@ -612,7 +614,7 @@ describe('outputs', () => {
     const named = Object.entries(resources('AWS::Lambda::Function'))
       .filter(([, fn]) => fn.Metadata?.SamResourceId !== undefined)
       .map(([logicalId, fn]) => [`${String(fn.Metadata?.SamResourceId)}Name`, { Ref: logicalId }]);
-    expect(named).toHaveLength(8);
+    expect(named).toHaveLength(9);
     for (const [output, value] of named) expect([output, outputs[output as string]?.Value]).toEqual([output, value]);
   });
 });

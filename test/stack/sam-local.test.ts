@@ -154,6 +154,7 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
       'ManageKeysFunction',
       'ManageMembersFunction',
       'ManagePromptsFunction',
+      'McpFunction',
     ]);
   });
 
@@ -277,6 +278,28 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
     expect(samIdBehindMethod('ANY', event.resource)).toBe('FallbackFunction');
     const result = await invokeBundle('FallbackFunction', event, env());
     expect(result.statusCode).toBe(status);
+  }, 30_000);
+
+  it('McpFunction answers events/mcp.json, a prompts/get over POST /mcp, with the prompt compiled and one unit counted', async () => {
+    const event = readEvent('mcp.json');
+    expect(event).toMatchObject({ httpMethod: 'POST', resource: '/mcp' });
+    expect(samIdBehindMethod('ANY', event.resource)).toBe('McpFunction');
+    const request = JSON.parse(event.body ?? '') as { params: { name: string; arguments: Record<string, string> } };
+    const template = 'Write to ${name} in ${language} about ${product} on the ${plan} plan.';
+    await seedFor(event);
+    await new FixtureStore(store.client, store.tableName).importPrompt(
+      'sam-local',
+      // Above what the other events' tests may have stored under this id: the latest, which prompts/get reads.
+      prompt(request.params.name, [version('9.0.0', { userMessage: template })]),
+    );
+    const result = await invokeBundle('McpFunction', event, env());
+    expect(result.statusCode).toBe(200);
+    const { arguments: given } = request.params;
+    const answer = JSON.parse(result.body ?? '') as { result: { messages: { content: { text: string } }[] } };
+    expect(answer.result.messages.map((message) => message.content.text)).toContain(
+      `Write to ${given.name} in ${given.language} about ${given.product} on the ${given.plan} plan.`,
+    );
+    expect(result.headers).toMatchObject({ 'X-RateLimit-Limit': '5000' });
   }, 30_000);
 
   it('FallbackFunction answers a preflight on any path with 204 and never needs the store', async () => {

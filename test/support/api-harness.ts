@@ -4,6 +4,7 @@ import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/table/read
 import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
 import type { ApiDependencies } from '../../lambda/read-api/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/read-api/handlers';
+import { createMcpHandler } from '../../lambda/mcp/mcp-handler';
 import { type ApiEvent, type ApiResult, readHttpRequest } from '../../lambda/http/http-event';
 import { createTelemetry, type Telemetry } from '../../lambda/telemetry';
 import { type EventOptions, apiEvent, lambdaContext } from './events';
@@ -63,7 +64,7 @@ export function toApiResponse(result: ApiResult): ApiResponse {
 type Handler = (event: ApiEvent, context: ReturnType<typeof lambdaContext>) => Promise<ApiResult>;
 
 /**
- * The three functions behind the methods the REST API is deployed with (lib/gateway-routes.ts): each
+ * The four functions behind the methods the REST API is deployed with (lib/gateway-routes.ts): each
  * route's function, and ANY to the fallback everywhere else.
  */
 export class ApiHarness {
@@ -110,6 +111,7 @@ export class ApiHarness {
       getPrompt: fn('getPrompt', createGetPromptHandler(deps)),
       listPrompts: fn('listPrompts', createListPromptsHandler(deps)),
       fallback: fn('fallback', createFallbackHandler(deps)),
+      mcp: fn('mcp', createMcpHandler(deps)),
     };
     this.routes = gatewayRoutes(this.functions);
   }

@@ -202,12 +202,9 @@ export function documentedResponses(method: string, path: string): DocumentedRes
     responses: { [status]: unmatched[name].response },
   });
   if (verb === 'options') return single('preflight', '204');
-  const documentedMethods = new Set(
-    Object.values(document.paths).flatMap((item) => HTTP_METHODS.filter((candidate) => item[candidate] !== undefined)),
-  );
-  if (!documentedMethods.has(verb as HttpMethod)) return single('otherMethod', '405');
-  if (template === undefined) return single('otherPath', '404');
-  throw new Error(`openapi.yaml documents no ${method.toUpperCase()} on ${template}, and says nothing of it elsewhere`);
+  // Method first: a path the document has, or any method but GET on a path it has not (docs/behaviour-rules.md).
+  if (template !== undefined || verb !== 'get') return single('otherMethod', '405');
+  return single('otherPath', '404');
 }
 
 function responseFor(documented: DocumentedResponses, status: number): { key: string; response: ResponseObject } | undefined {

@@ -1,5 +1,5 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import { LruCache } from '../../table/read-path/lru-cache';
 import type { PromptStore, UsageStore } from '../../table/read-path/api-store';
 import type { ApiEvent, ApiResult } from '../../http/http-event';
@@ -7,7 +7,7 @@ import type { RouteName } from '../routes';
 import type { ApiContext, Principal } from '../../http/api-context';
 import { authenticate } from '../middleware/authenticate';
 import { compression } from '../middleware/compression';
-import { cors } from '../middleware/cors';
+import { type CorsRules, cors } from '../middleware/cors';
 import { errorHandler } from '../../http/error-handler';
 import { type KnownAccount, quota, sameKnownAccount } from '../middleware/quota';
 import { type RequestObserver, requestTelemetry } from '../middleware/request-telemetry';
@@ -27,6 +27,16 @@ export interface ApiDependencies {
   readonly observeRequests?: RequestObserver;
 }
 
+/** What a function adds to the chain beyond its routes (the MCP endpoint, lambda/mcp/). */
+export interface ChainOptions {
+  readonly cors?: CorsRules;
+  /**
+   * Run once the presented key is read and before the store checks it: what must be known of the request to
+   * decide how the key is checked (`context.readsPrompts`), and nothing that may refuse it before that check.
+   */
+  readonly beforeKeyCheck?: MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>;
+}
+
 /**
  * Every function of the API is this chain, differing only in the routes it serves:
  * CORS (and preflight) -> route -> store deadline -> key -> quota -> handler, with one error handler for all of it,
@@ -35,7 +45,7 @@ export interface ApiDependencies {
  * first, then get rate-limit headers (quota), then CORS headers, then the request is logged, its metrics
  * in the same line, on its final response, then Powertools resets the logger.
  */
-export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers) {
+export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers, options: ChainOptions = {}) {
   const keyAccounts = new LruCache<KnownAccount>({ maxEntries: KEY_ACCOUNTS_CACHED });
   const served = Object.keys(handlers) as RouteName[];
   const dispatch = async (_event: ApiEvent, context: ApiContext): Promise<ApiResult> => {
@@ -62,11 +72,12 @@ export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers)
     // logEvent: false overrides POWERTOOLS_LOGGER_LOG_EVENT: the event holds the caller's key.
     .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
     .use(telemetry.middleware)
-    .use(cors())
+    .use(cors(options.cors))
     .use(compression())
     .use(routeGuard(served))
     .use(storeDeadline())
     .use(authenticate())
+    .use(options.beforeKeyCheck ? [options.beforeKeyCheck] : [])
     .use(quota(deps.usage, { upgradeUrl: deps.upgradeUrl, now: deps.now, keyAccounts }))
     .use(errorHandler())
     .handler(dispatch);

@@ -17,6 +17,13 @@ function includeVersionsOf(value: string | undefined): boolean {
 const list = (store: PromptStore, reader: PromptReader, label: string | undefined) =>
   label === undefined ? store.listPrompts(reader) : store.listLabelledPrompts(reader, label);
 
+const visibleTo = <P extends Prompt>(reader: PromptReader, prompts: P[]): P[] =>
+  prompts.filter((prompt) => isInScope(reader.scope, prompt.promptId));
+
+/** What `GET /prompts` lists (without versions): the prompts the key may see, by promptId, at the label if one is given. */
+export const readPromptList = async (store: PromptStore, reader: PromptReader, label: string | undefined): Promise<Prompt[]> =>
+  visibleTo(reader, await list(store, reader, label));
+
 const listWithVersions = (store: PromptStore, reader: PromptReader, label: string | undefined) =>
   label === undefined ? store.listPromptsWithVersions(reader) : store.listLabelledPromptsWithVersions(reader, label);
 
@@ -25,14 +32,13 @@ export const listPrompts =
   async ({ request, reader }) => {
     const includeVersions = includeVersionsOf(request.query.include_versions);
     const label = labelOf(request);
-    const visible = <P extends Prompt>(prompts: P[]) => prompts.filter((prompt) => isInScope(reader.scope, prompt.promptId));
     const body = JSON.stringify(
       includeVersions
-        ? visible(await listWithVersions(store, reader, label)).map((prompt) => ({
+        ? visibleTo(reader, await listWithVersions(store, reader, label)).map((prompt) => ({
             ...toPromptBody(prompt),
             publishedVersions: prompt.publishedVersions,
           }))
-        : visible(await list(store, reader, label)).map(toPromptBody),
+        : (await readPromptList(store, reader, label)).map(toPromptBody),
     );
     // One conditional request revalidates every prompt of the account at once. The tag names the
     // uncompressed text; middleware/compression.ts gives the gzipped one a tag of its own, and

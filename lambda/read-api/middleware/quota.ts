@@ -35,6 +35,8 @@ export function rateLimitHeaders(usage: UsageState): Record<string, string> {
 /**
  * One store operation per request both verifies the key (known, active) and takes one unit of its
  * monthly quota, so a revoked key, a changed plan or a deleted prompt applies on the very next request.
+ * A request that reads no prompt (`context.readsPrompts === false`) takes one read of the key instead,
+ * by the same rule, and counts nothing; its answer still carries the key's rate-limit headers.
  * It starts here and its promise is `context.admission`: when the key's account is already known, the
  * handler reads prompts meanwhile and the dispatcher (api-handler.ts) awaits it before answering; the
  * key and quota still decide first. A unit is given back if the request ends in 5xx (within the refund
@@ -44,7 +46,8 @@ export const quota = (
   store: UsageStore,
   { upgradeUrl, now, keyAccounts }: QuotaOptions,
 ): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => {
-  const decide = (request: ApiRequest, keyHash: string, at: Date, period: QuotaPeriod, admission: Admission): void => {
+  /** `counted`: the answer is admit's (a unit taken, or refused at the limit); else checkKey's, which counts nothing. */
+  const decide = (request: ApiRequest, keyHash: string, at: Date, period: QuotaPeriod, admission: Admission, counted: boolean): void => {
     if (!admission.admitted && admission.reason === 'invalid-key') {
       keyAccounts.delete(keyHash);
       throw invalidApiKey();
@@ -60,8 +63,14 @@ export const quota = (
     keyAccounts.set(keyHash, known);
     request.context.principal = { keyHash, ...known };
     // The spec fixes used == limit when refusing, even if a lowered limit left the count above it.
-    request.context.usage = { month, day, limit, resetsAt, used: Math.min(key.used, limit), charged: admission.admitted };
+    request.context.usage = { month, day, limit, resetsAt, used: Math.min(key.used, limit), charged: counted && admission.admitted };
     if (!admission.admitted) throw usageLimitExceeded(limit, upgradeUrl, secondsUntil(resetsAt, at));
+  };
+
+  /** A request that reads no prompt (docs/behaviour-rules.md, "MCP endpoint") has its key checked, and is never refused for the quota. */
+  const checkOnly = async (keyHash: string, at: Date, period: QuotaPeriod, deadline: AbortSignal): Promise<Admission> => {
+    const key = await store.checkKey({ keyHash, month: period.month, at }, deadline);
+    return key ? { admitted: true, key } : { admitted: false, reason: 'invalid-key' };
   };
 
   const settle = async (request: ApiRequest): Promise<void> => {
@@ -89,9 +98,11 @@ export const quota = (
       }
       const at = now();
       const period = quotaPeriodAt(at);
-      const admission = store
-        .admit({ keyHash, month: period.month, day: period.day, at }, storeDeadline)
-        .then((answer) => decide(request, keyHash, at, period, answer));
+      const counted = request.context.readsPrompts !== false;
+      const answer = counted
+        ? store.admit({ keyHash, month: period.month, day: period.day, at }, storeDeadline)
+        : checkOnly(keyHash, at, period, storeDeadline);
+      const admission = answer.then((result) => decide(request, keyHash, at, period, result, counted));
       const knownAccount = keyAccounts.get(keyHash);
       if (knownAccount === undefined) {
         await admission;

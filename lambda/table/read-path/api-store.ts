@@ -30,6 +30,9 @@ export interface AdmissionRequest {
   readonly at: Date;
 }
 
+/** A key check that counts nothing: which key, whose usage of which month to report, at which instant. */
+export type KeyCheckRequest = Pick<AdmissionRequest, 'keyHash' | 'month' | 'at'>;
+
 /** Where a unit was counted: the month's counter and the day's. */
 export type UsageSlot = Pick<AdmissionRequest, 'month' | 'day'>;
 
@@ -54,6 +57,12 @@ export interface UsageStore {
    * at most one unit.
    */
   admit(request: AdmissionRequest, deadline: Deadline): Promise<Admission>;
+  /**
+   * Verifies the key by the same rule as `admit` (active, not expired at `at`) and counts nothing: for a
+   * request that reads no prompt. One strongly consistent read, so a revocation applies from the very next
+   * request here too. An active key at its limit is valid: only counting requests are refused for that.
+   */
+  checkKey(request: KeyCheckRequest, deadline: Deadline): Promise<AdmittedKey | undefined>;
   /** Gives back a unit taken for a request that failed on our side; sent again on the same terms as admit. */
   returnUsageUnit(keyHash: string, slot: UsageSlot, deadline: Deadline): Promise<void>;
 }

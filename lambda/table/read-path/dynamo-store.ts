@@ -10,6 +10,7 @@ import {
   type AdmittedKey,
   type ApiStore,
   type Deadline,
+  type KeyCheckRequest,
   type PromptLookup,
   type PromptReader,
   StoreUnavailableError,
@@ -178,6 +179,11 @@ export class DynamoStore implements ApiStore {
           : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), deadline),
       }),
     );
+  }
+
+  async checkKey({ keyHash, month, at }: KeyCheckRequest, deadline: Deadline): Promise<AdmittedKey | undefined> {
+    const item = await this.getItem<ApiKeyItem>('checkKey', keys.apiKey(keyHash), deadline);
+    return toAdmittedKey(item, usageAttribute(month), at);
   }
 
   async returnUsageUnit(keyHash: string, { month, day }: UsageSlot, deadline: Deadline): Promise<void> {
