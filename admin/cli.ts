@@ -11,6 +11,7 @@ import { keyCommands } from './commands/keys';
 import { promptLabelCommands } from './commands/prompt-labels';
 import { promptVersionCommands } from './commands/prompt-versions';
 import { promptCommands } from './commands/prompts';
+import { promptFolderCommands } from './commands/prompts-folder';
 import { usageCommands } from './commands/usage';
 import { memberCommands } from './commands/members';
 import { AccountOperations } from '../lambda/operations/account-operations';
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   ...promptCommands,
   ...promptVersionCommands,
   ...promptLabelCommands,
+  ...promptFolderCommands,
   ...usageCommands,
   ...memberCommands,
 ];
@@ -128,7 +130,7 @@ export async function runAdmin(
     };
     const result = await command.run(context, args);
     io.stdout(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
-    return EXIT.ok;
+    return result.exitCode ?? EXIT.ok;
   } catch (error) {
     const failure = describeFailure(error, storeConfig);
     io.stderr(

@@ -43,6 +43,8 @@ export interface CommandContext {
 export interface CommandResult {
   readonly json: unknown;
   readonly text: string;
+  /** Not 0 when the command ran but found what a script must stop on (`prompts diff`: drift). */
+  readonly exitCode?: number;
 }
 
 /** Wrong words, options or values: exit 2 and a one-line reason. */

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import fc from 'fast-check';
+import { formatPromptFile, type PromptFile, PromptFileError, parsePromptFile } from '../../admin/prompt-files/prompt-file';
+
+/** A prompt file (docs/prompts-as-code.md) says exactly what it was written from, whatever the messages hold. */
+
+const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.array(fc.string({ maxLength: 12 }), { maxLength: 6 }).map((lines) => lines.join('\n')));
+const promptFile = fc.record({
+  promptId: fc.constant('welcome-email'),
+  promptName: fc.string({ minLength: 1, maxLength: 60 }).filter((name) => name.trim() !== ''),
+  description: fc.option(fc.string({ minLength: 1, maxLength: 80 }), { nil: null }),
+  tags: fc.uniqueArray(fc.stringMatching(/^[a-z0-9_-]{1,8}$/), { maxLength: 4 }).map((tags) => [...tags].sort()),
+  version: fc.tuple(fc.nat(20), fc.nat(20), fc.nat(20)).map((parts) => parts.join('.')),
+  systemMessage: text,
+  userMessage: text,
+  config: fc.record({
+    model: fc.string({ minLength: 1, maxLength: 20 }).filter((model) => model.trim() !== ''),
+    temperature: fc.constantFrom(0, 0.3, 1, 2),
+    schema: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 2 }),
+    inputData: fc.jsonValue({ maxDepth: 2 }),
+    inputDataRootName: fc.option(fc.string({ maxLength: 10 }), { nil: null }),
+  }),
+  labels: fc.dictionary(fc.stringMatching(/^[a-k][a-z0-9_-]{0,6}$/), fc.constant('1.0.0')).map((labels) =>
+    Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1))),
+  ),
+});
+
+test('a written file reads back as what it was written from, and writing it again gives the same bytes', () => {
+  fc.assert(
+    fc.property(promptFile, (file: PromptFile) => {
+      const written = formatPromptFile(file);
+      const read = parsePromptFile('prompts/welcome-email.prompt.yaml', written);
+      expect(JSON.parse(JSON.stringify(read))).toEqual(JSON.parse(JSON.stringify(file)));
+      expect(formatPromptFile(read)).toBe(written);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('a message of more than one line is written as a block scalar', () => {
+  const written = formatPromptFile({
+    promptId: 'p',
+    promptName: 'P',
+    description: null,
+    tags: [],
+    version: '1.0.0',
+    systemMessage: 'one line',
+    userMessage: 'first line\nsecond line ${name}',
+    config: { model: 'm', temperature: 0.5, schema: [], inputData: null, inputDataRootName: null },
+    labels: {},
+  });
+  expect(written).toMatch(/^userMessage: \|-?\n {2}first line\n {2}second line \$\{name\}$/m);
+});
+
+test.each([
+  ['wrong.yaml', 'the file name must be <promptId>.prompt.yaml'],
+  ['has space.prompt.yaml', 'the file name must be'],
+])('a file named %s is refused', (name, message) => {
+  expect(() => parsePromptFile(name, 'promptName: x\n')).toThrow(PromptFileError);
+  expect(() => parsePromptFile(name, 'promptName: x\n')).toThrow(message);
+});
+
+test('YAML aliases are refused, so a small file cannot expand into a large one', () => {
+  const bomb = 'promptName: &a x\nversion: 1.0.0\nsystemMessage: *a\nuserMessage: *a\nconfig: {model: m, temperature: 1}\n';
+  expect(() => parsePromptFile('p.prompt.yaml', bomb)).toThrow(PromptFileError);
+});
+
+test("docs/prompts-as-code.md's example file is a prompt file, and its CI workflow runs diff on pull requests and push on main", () => {
+  const doc = readFileSync(join(__dirname, '../../docs/prompts-as-code.md'), 'utf8');
+  const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+  expect(parsePromptFile('welcome-email.prompt.yaml', blocks[0] ?? '')).toMatchObject({ version: '1.3.0', labels: { production: '1.2.0' } });
+  const workflow = parse(blocks[1] ?? '') as { on: Record<string, unknown>; jobs: { prompts: { steps: { if?: string; run?: string }[] } } };
+  expect(Object.keys(workflow.on)).toEqual(['pull_request', 'push']);
+  const steps = workflow.jobs.prompts.steps;
+  expect(steps.find((step) => step.if?.includes('pull_request'))?.run).toMatch(/prompts diff --account \S+ --dir /);
+  expect(steps.find((step) => step.if?.includes("'push'"))?.run).toMatch(/prompts push --account \S+ --dir \S+ \\\n\s+--note /);
+});
