@@ -13,6 +13,7 @@ import { createDocumentClient } from '../lambda/table/client';
 import { loadLocalConfig } from '../local/local-config';
 import { startLocalStack } from '../local/local-stack';
 import { measureBundles } from './bundles';
+import { table, units } from './markdown-table';
 import { startCountingStore } from './counting-store';
 import { type Probe, perRequestMeter } from './per-request';
 import { tallyServiceLogLines } from './service-log-lines';
@@ -23,9 +24,6 @@ const PROMPTS = 10;
 const STORE_LATENCY_MS = 3;
 const READ_FUNCTIONS = ['GetPromptFunction', 'ListPromptsFunction', 'FallbackFunction', 'McpFunction'];
 
-const units = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
-const table = (rows: readonly (readonly string[])[], header: readonly string[]) =>
-  [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 
 function probes(apiUrl: string, apiKey: string): Probe[] {
   const bearer = { authorization: `Bearer ${apiKey}` };

@@ -18,6 +18,7 @@ import { startLocalStack } from '../local/local-stack';
 import { startBaselineServer } from './baseline-server';
 import { type AfterChange, measureAfterChange } from './after-change';
 import { type BundleReport, measureBundles, median } from './bundles';
+import { table, units } from './markdown-table';
 import { measureClient } from './client';
 import { type CountingStore, startCountingStore } from './counting-store';
 import { LOG_LINES_BEFORE, LOG_LINES_BEFORE_SOURCE } from './log-lines-before';
@@ -95,11 +96,6 @@ async function run(scenario: Scenario, seconds: number, store: CountingStore): P
     p50: result.latency.p50,
     p99: result.latency.p99,
   };
-}
-
-function table(rows: Array<[string, ...string[]]>, header: string[]): string {
-  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
 interface PassResult {
@@ -310,7 +306,6 @@ function probes(apiUrl: string, keys: { sizedKey: string; overQuotaKey: string; 
 
 const usd = (value: number) => `$${value.toFixed(2)}`;
 const whole = (value: number) => Math.round(value).toLocaleString('en');
-const units = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
 
 function logRows(measured: readonly PerRequest[]): Array<[string, ...string[]]> {
   return measured.map((each) => {

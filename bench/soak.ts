@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { table } from './markdown-table';
 import { signIn } from '../test/support/oauth-sign-in';
 
 /** Each run stops at SOAK_REQUESTS answers, or at SOAK_SECONDS if that comes first (a slow machine). */
@@ -265,11 +266,6 @@ function row(result: SoakResult): string[] {
     Number.isNaN(slope) ? '–' : slope.toFixed(2),
     Number.isNaN(slope) ? 'too few requests' : Math.abs(slope) < FLAT_MB_PER_1000 ? 'flat' : 'GROWING',
   ];
-}
-
-function table(rows: string[][], header: string[]): string {
-  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
 async function main(): Promise<void> {

@@ -104,7 +104,7 @@ function planOne(file: PromptFile, served: ServedPrompt | undefined): PromptPlan
   for (const [label, version] of Object.entries(served?.labels ?? {})) {
     if (labelledVersion(file.labels, label) === undefined) labels.push({ label, from: version, to: null });
   }
-  const details = served ? detailsChange(latest, file) : detailsChange(undefined, file);
+  const details = detailsChange(latest, file);
   return {
     promptId: file.promptId,
     create: served === undefined,

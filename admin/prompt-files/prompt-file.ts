@@ -120,8 +120,12 @@ function readLabels(object: Json): Record<string, string> {
     if (typeof version !== 'string' || !isValidVersion(version)) fail(at('labels', label), 'must be a version MAJOR.MINOR.PATCH');
     read[label] = version;
   }
-  return Object.fromEntries(Object.entries(read).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return sortedLabels(read);
 }
+
+/** Labels in name order: how a file writes them, so the same labels always give the same bytes. */
+export const sortedLabels = (labels: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 /** A message as a block scalar when it has more than one line, so a pull request shows a line diff. */
 function text(value: string): Scalar {

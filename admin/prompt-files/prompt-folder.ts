@@ -4,7 +4,7 @@ import type { AdminTable } from '../../lambda/table/admin-table';
 import { listPromptSummaries } from '../../lambda/table/prompts';
 import { listPrompts, readVersion } from '../../lambda/table/prompt-authoring';
 import type { ServedPrompt } from './folder-plan';
-import { formatPromptFile, PROMPT_FILE_SUFFIX, type PromptFile, PromptFileError, parsePromptFile, promptIdOfFile } from './prompt-file';
+import { formatPromptFile, PROMPT_FILE_SUFFIX, type PromptFile, PromptFileError, parsePromptFile, promptIdOfFile, sortedLabels } from './prompt-file';
 
 /** A folder of prompt files, read and written; and an account's prompts, read as files would hold them. */
 
@@ -64,7 +64,7 @@ export async function readServedPrompts(table: AdminTable, accountId: string): P
           systemMessage: stored.systemMessage,
           userMessage: stored.userMessage,
           config: stored.config,
-          labels: Object.fromEntries(Object.entries(summary.labels).sort(([a], [b]) => (a < b ? -1 : 1))),
+          labels: sortedLabels(summary.labels),
         },
       };
     }),
