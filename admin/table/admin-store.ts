@@ -10,8 +10,8 @@ import * as labels from '../../lambda/table/labels';
 import * as prompts from '../../lambda/table/prompts';
 import { AdminTable } from '../../lambda/table/admin-table';
 import type { Actor } from '../../lambda/table/item-types';
-import { auditedChange } from '../../lambda/table/audit-log';
-import { publicKeyFields, reasonOf } from '../../lambda/operations/account-operations';
+import { commitChange, type PlannedChange } from '../../lambda/table/change';
+import { AccountOperations, reasonOf } from '../../lambda/operations/account-operations';
 
 const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...summary });
 
@@ -38,7 +38,8 @@ export class AdminStore {
     this.table = new AdminTable(client, tableName, now);
   }
 
-  private audited<T>(
+  /** A bulk change (an account, a plan, an import): recorded as one entry of its own once it is done. */
+  private async audited<T>(
     accountId: string,
     action: string,
     target: Record<string, string>,
@@ -46,15 +47,14 @@ export class AdminStore {
     after?: (result: T) => Record<string, unknown>,
   ): Promise<T> {
     if (!this.actor) return change();
-    return auditedChange(
-      this.table,
-      { accountId, actor: this.actor, action, target },
-      async () => {
-        const result = await change();
-        return { result, ...(after ? { after: after(result) } : {}) };
-      },
-      { reasonOf },
-    );
+    const result = await change();
+    const recorded = async (): Promise<PlannedChange<T>> => ({ writes: [], result, ...(after ? { after: after(result) } : {}) });
+    return commitChange(this.table, { accountId, actor: this.actor, action, target }, recorded, { reasonOf });
+  }
+
+  /** People's changes go through the operations every door uses. */
+  private get ops(): AccountOperations {
+    return new AccountOperations({ table: this.table, actor: this.actor ?? { type: 'cli', operator: 'local' } });
   }
 
   createAccount(account: accounts.NewAccount): Promise<AdminAccount> {
@@ -74,7 +74,7 @@ export class AdminStore {
   }
 
   createApiKey(key: apiKeys.NewApiKey): Promise<AdminApiKey> {
-    return this.audited(key.accountId, 'key.create', { keyId: key.keyId }, () => apiKeys.createApiKey(this.table, key), publicKeyFields);
+    return this.audited(key.accountId, 'key.create', { keyId: key.keyId }, () => apiKeys.createApiKey(this.table, key));
   }
 
   listApiKeys(accountId: string): Promise<AdminApiKey[]> {
@@ -82,7 +82,7 @@ export class AdminStore {
   }
 
   updateApiKey(accountId: string, keyId: string, change: apiKeys.ApiKeyChange): Promise<AdminApiKey> {
-    return this.audited(accountId, 'key.update', { keyId }, () => apiKeys.updateApiKey(this.table, accountId, keyId, change), publicKeyFields);
+    return this.ops.updateKey(accountId, keyId, change);
   }
 
   rotateApiKey(
@@ -91,17 +91,12 @@ export class AdminStore {
     replacement: Pick<apiKeys.NewApiKey, 'keyHash' | 'keyId' | 'displayPrefix'>,
     graceMs: number,
   ): Promise<{ created: AdminApiKey; retired: AdminApiKey }> {
-    return this.audited(
-      accountId,
-      'key.rotate',
-      { keyId },
-      () => apiKeys.rotateApiKey(this.table, accountId, keyId, replacement, graceMs),
-      ({ created }) => ({ newKeyId: created.keyId, graceMs }),
-    );
+    return commitChange(this.table, { accountId, actor: this.actor ?? { type: 'cli', operator: 'local' }, action: 'key.rotate', target: { keyId } }, () =>
+      apiKeys.planRotateApiKey(this.table, accountId, keyId, replacement, graceMs), { reasonOf });
   }
 
   revokeApiKeyById(accountId: string, keyId: string): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
-    return this.audited(accountId, 'key.revoke', { keyId }, () => apiKeys.revokeApiKeyById(this.table, accountId, keyId), () => ({ status: 'revoked' }));
+    return this.ops.revokeKey(accountId, keyId);
   }
 
   keyUsage(accountId: string, keyId: string, month: string): Promise<apiKeys.KeyUsage> {
@@ -135,11 +130,11 @@ export class AdminStore {
   }
 
   deletePrompt(accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {
-    return this.audited(accountId, 'prompt.delete', { promptId }, () => prompts.deletePrompt(this.table, accountId, promptId), () => ({ deleted: true }));
+    return this.ops.deletePrompt(accountId, promptId);
   }
 
   restorePrompt(accountId: string, promptId: string): Promise<{ alreadyVisible: boolean }> {
-    return this.audited(accountId, 'prompt.restore', { promptId }, () => prompts.restorePrompt(this.table, accountId, promptId), () => ({ deleted: false }));
+    return this.ops.restorePrompt(accountId, promptId);
   }
 
   listPromptSummaries(accountId: string): Promise<prompts.AdminPromptSummary[]> {

@@ -87,7 +87,7 @@ export const AuditQuery = z.object({
   actor: z.string().trim().min(1, { error: 'must not be empty' }).max(320, { error: 'must be at most 320 characters' }).optional(),
   prompt: PromptId.optional(),
   action: z.string().regex(/^[a-z]+(\.[a-z-]+)+$/, { error: 'must be an action such as label.set or version.publish' }).max(64).optional(),
-  outcome: z.enum(['succeeded', 'failed', 'refused', 'pending'], { error: 'must be succeeded, failed, refused or pending' }).optional(),
+  outcome: z.enum(['succeeded', 'failed', 'refused'], { error: 'must be succeeded, failed or refused' }).optional(),
   from: AuditBound('from').optional(),
   to: AuditBound('to').optional(),
 });

@@ -1,29 +1,29 @@
 import type { Actor, AuditEntryItem, Role } from '../table/item-types';
 import { StoreUnavailableError } from '../table/read-path/api-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../domain/api-key';
-import { type AccountSettings, updateAccountSettings } from '../table/accounts';
-import { type AuditAttempt, auditedChange, recordRefusal } from '../table/audit-log';
+import { type AccountSettings, planUpdateAccountSettings } from '../table/accounts';
+import { type AuditAttempt, recordRefusal } from '../table/audit-log';
+import { commitChange, type PlannedChange } from '../table/change';
 import { ConflictError, ImmutableVersionError, InvalidLabelError, NotFoundError, VersionNotPublishedError } from '../table/errors';
 import type { AdminApiKey } from '../table/item-builders';
-import { createApiKey, revokeApiKeyById, rotateApiKey, updateApiKey, type ApiKeyChange } from '../table/keys';
+import { type ApiKeyChange, planCreateApiKey, planRevokeApiKeyById, planRotateApiKey, planUpdateApiKey } from '../table/keys';
 import type { PromptDetails, PromptDetailsChange } from '../domain/prompt-details';
-import { type LabelChange, removeLabel, setLabel, syncLabelCopies } from '../table/labels';
-import { addMember, LastOwnerError, type Member, removeMember, setMemberRole } from '../table/members';
+import { type LabelChange, planRemoveLabel, planSetLabel } from '../table/labels';
+import { LastOwnerError, type Member, planAddMember, planRemoveMember, planSetMemberRole } from '../table/members';
 import {
-  createDraft,
-  createPrompt,
-  deleteDraft,
-  publishDraft,
+  planCreateDraft,
+  planCreatePrompt,
+  planDeleteDraft,
+  planPublishDraft,
   type PromptListEntry,
-  replaceDraft,
+  planReplaceDraft,
   StaleDraftError,
   type StoredVersionContent,
   type VersionContent,
   type VersionSummary,
 } from '../table/prompt-authoring';
-import { updatePromptDetails } from '../table/prompt-heads';
-import { deletePrompt, restorePrompt } from '../table/prompts';
-import { bumpPromptsRevision } from '../table/propagation';
+import { planUpdatePromptDetails } from '../table/prompt-heads';
+import { planDeletePrompt, planRestorePrompt } from '../table/prompts';
 import type { AdminTable } from '../table/admin-table';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
@@ -33,8 +33,13 @@ export const DISPLAY_PREFIX_LENGTH = 8;
 export interface OperationsDependencies {
   /** The table, bound by the request's deadline when there is one. */
   readonly table: AdminTable;
-  /** Where audit entries are settled: a later deadline, so a change that used its time still gets its outcome. */
+  /**
+   * Where refusals are recorded and a committed change is copied to the account's keys: a later deadline,
+   * so a change that used its time still gets its record and its copies.
+   */
   readonly auditTable?: AdminTable;
+  /** A committed change whose copy to the keys failed: it stands, and the next change copies again; the door logs it. */
+  readonly onCopyFailed?: (accountId: string, error: unknown) => void;
   readonly actor: Actor;
   /** Needed to add members: finds people by email, creates those who are not users yet. */
   readonly directory?: UserDirectory;
@@ -84,25 +89,37 @@ export class AccountOperations {
     return recordRefusal(this.table, { ...attempt, actor: this.actor }, reason);
   }
 
-  private audited<T>(attempt: Attempt, change: () => Promise<{ result: T; after?: Record<string, unknown> }>): Promise<T> {
-    return auditedChange(this.table, { ...attempt, actor: this.actor }, change, { settleTable: this.auditTable, reasonOf });
+  /** One change: planned from what it reads, then committed with its audit entry in one transaction (table/change.ts). */
+  private audited<T>(attempt: Attempt, plan: () => Promise<PlannedChange<T>>): Promise<T> {
+    return commitChange(this.table, { ...attempt, actor: this.actor }, plan, {
+      reasonOf,
+      followUpTable: this.auditTable,
+      ...(this.deps.onCopyFailed ? { onCopyFailed: this.deps.onCopyFailed } : {}),
+    });
   }
 
   // Members
 
+  /**
+   * Finding or creating the person in the user pool cannot be in the store's transaction: a user created for
+   * a membership that then fails stays a user (with no account), and the entry says `failed`.
+   */
   async addMember(accountId: string, input: { email: string; role: Role }): Promise<{ member: Member; temporaryPassword?: string }> {
     const email = normalizeEmail(input.email);
     const directory = this.deps.directory;
     if (!directory) throw new Error('adding members needs the user directory (USER_POOL_ID)');
+    let created: Awaited<ReturnType<UserDirectory['createUser']>> | undefined;
     return this.audited({ accountId, action: 'member.add', target: { email }, requested: { email, role: input.role } }, async () => {
       const found = await directory.findByEmail(email);
-      const created = found ? undefined : await directory.createUser(email);
+      created = found ? undefined : (created ?? (await directory.createUser(email)));
       const user = found ?? created?.user;
       if (!user) throw new Error('the user directory returned no user');
-      const member = await addMember(this.table, accountId, { userId: user.userId, email: user.email, role: input.role }, this.by);
+      const planned = planAddMember(this.table, accountId, { userId: user.userId, email: user.email, role: input.role }, this.by);
+      const temporaryPassword = created?.temporaryPassword;
       return {
-        result: { member, ...(created?.temporaryPassword ? { temporaryPassword: created.temporaryPassword } : {}) },
-        after: { userId: member.userId, role: member.role, userCreated: created !== undefined },
+        ...planned,
+        result: { member: planned.result, ...(temporaryPassword ? { temporaryPassword } : {}) },
+        after: { userId: user.userId, role: input.role, userCreated: created !== undefined },
       };
     });
   }
@@ -110,111 +127,85 @@ export class AccountOperations {
   setMemberRole(accountId: string, userId: string, role: Role, before?: Member): Promise<Member> {
     return this.audited(
       { accountId, action: 'member.set-role', target: { userId }, requested: { role }, ...(before ? { before: { role: before.role } } : {}) },
-      async () => {
-        const { after } = await setMemberRole(this.table, accountId, userId, role);
-        return { result: after, after: { role: after.role } };
-      },
+      () => planSetMemberRole(this.table, accountId, userId, role),
     );
   }
 
   removeMember(accountId: string, userId: string, before?: Member): Promise<Member> {
     return this.audited(
       { accountId, action: 'member.remove', target: { userId }, ...(before ? { before: { role: before.role, email: before.email } } : {}) },
-      async () => ({ result: await removeMember(this.table, accountId, userId) }),
+      () => planRemoveMember(this.table, accountId, userId),
     );
   }
 
   // The account
 
   updateSettings(accountId: string, change: { name?: string; protectedLabels?: string[] }): Promise<AccountSettings> {
-    return this.audited({ accountId, action: 'account.update', target: { accountId }, requested: change }, async () => {
-      const { before, after } = await updateAccountSettings(this.table, accountId, change);
-      return {
-        result: after,
-        after: { name: after.name, protectedLabels: after.protectedLabels, was: { name: before.name, protectedLabels: before.protectedLabels } },
-      };
-    });
+    return this.audited({ accountId, action: 'account.update', target: { accountId }, requested: change }, () =>
+      planUpdateAccountSettings(this.table, accountId, change),
+    );
   }
 
   // Prompts, drafts, labels
 
   createPrompt(accountId: string, prompt: { promptId: string; promptName: string }): Promise<PromptListEntry> {
-    return this.audited({ accountId, action: 'prompt.create', target: { promptId: prompt.promptId }, requested: prompt }, async () => ({
-      result: await createPrompt(this.table, accountId, prompt, this.by),
-      after: { promptName: prompt.promptName },
-    }));
+    return this.audited({ accountId, action: 'prompt.create', target: { promptId: prompt.promptId }, requested: prompt }, () =>
+      planCreatePrompt(this.table, accountId, prompt, this.by),
+    );
   }
 
   createDraft(accountId: string, promptId: string, version: string, content: VersionContent): Promise<StoredVersionContent> {
-    return this.audited({ accountId, action: 'draft.create', target: { promptId, version }, requested: content }, async () => {
-      const draft = await createDraft(this.table, accountId, promptId, version, content, this.by);
-      return { result: draft, after: { etag: draft.etag } };
-    });
+    return this.audited({ accountId, action: 'draft.create', target: { promptId, version }, requested: content }, () =>
+      planCreateDraft(this.table, accountId, promptId, version, content, this.by),
+    );
   }
 
   replaceDraft(accountId: string, promptId: string, version: string, content: VersionContent, ifMatch: string): Promise<StoredVersionContent> {
-    return this.audited({ accountId, action: 'draft.save', target: { promptId, version }, requested: content, before: { etag: ifMatch } }, async () => {
-      const { after } = await replaceDraft(this.table, accountId, promptId, version, content, ifMatch, this.by);
-      return { result: after, after: { etag: after.etag } };
-    });
+    return this.audited({ accountId, action: 'draft.save', target: { promptId, version }, requested: content, before: { etag: ifMatch } }, () =>
+      planReplaceDraft(this.table, accountId, promptId, version, content, ifMatch, this.by),
+    );
   }
 
   deleteDraft(accountId: string, promptId: string, version: string, ifMatch: string): Promise<void> {
-    return this.audited({ accountId, action: 'draft.delete', target: { promptId, version }, before: { etag: ifMatch } }, async () => ({
-      result: await deleteDraft(this.table, accountId, promptId, version, ifMatch, this.by),
-    }));
+    return this.audited({ accountId, action: 'draft.delete', target: { promptId, version }, before: { etag: ifMatch } }, () =>
+      planDeleteDraft(this.table, accountId, promptId, version, ifMatch, this.by),
+    );
   }
 
   publish(accountId: string, promptId: string, version: string, ifMatch: string, note: string): Promise<VersionSummary> {
-    return this.audited({ accountId, action: 'version.publish', target: { promptId, version }, requested: { note }, before: { etag: ifMatch } }, async () => ({
-      result: await publishDraft(this.table, accountId, promptId, version, ifMatch, note, this.by),
-      after: { published: true, note },
-    }));
+    return this.audited({ accountId, action: 'version.publish', target: { promptId, version }, requested: { note }, before: { etag: ifMatch } }, () =>
+      planPublishDraft(this.table, accountId, promptId, version, ifMatch, note, this.by),
+    );
   }
 
   setLabel(accountId: string, promptId: string, label: string, version: string): Promise<LabelChange> {
-    return this.audited({ accountId, action: 'label.set', target: { promptId, label }, requested: { version } }, async () => {
-      const result = await setLabel(this.table, accountId, promptId, label, version);
-      return { result, after: { version, was: result.previousVersion ?? null } };
-    });
+    return this.audited({ accountId, action: 'label.set', target: { promptId, label }, requested: { version } }, () =>
+      planSetLabel(this.table, accountId, promptId, label, version),
+    );
   }
 
   removeLabel(accountId: string, promptId: string, label: string): Promise<LabelChange> {
     return this.audited({ accountId, action: 'label.remove', target: { promptId, label } }, async () => {
-      const result = await removeLabel(this.table, accountId, promptId, label);
+      const planned = await planRemoveLabel(this.table, accountId, promptId, label);
       // The CLI's unlabel is a no-op on a missing label; a person removing one that is not there is told so.
-      if (!result.changed) throw new NotFoundError(`prompt ${promptId} has no label ${label}`);
-      return { result, after: { was: result.previousVersion ?? null } };
+      if (!planned.result.changed) throw new NotFoundError(`prompt ${promptId} has no label ${label}`);
+      return planned;
     });
   }
 
-  /**
-   * A new name, description or tags. A new name is what the read API serves from the next request: the label
-   * items carry copies of it, and the account's prompt revision moves, as for every change the read API shows.
-   */
+  /** A new name, description or tags; a new name is what the read API serves from the next request. */
   updatePromptDetails(accountId: string, promptId: string, change: PromptDetailsChange): Promise<PromptDetails> {
-    return this.audited({ accountId, action: 'prompt.update', target: { promptId }, requested: change }, async () => {
-      const { before, after } = await updatePromptDetails(this.table, accountId, promptId, change, this.by);
-      if (after.promptName !== before.promptName) {
-        await syncLabelCopies(this.table, accountId, promptId);
-        await bumpPromptsRevision(this.table, accountId);
-      }
-      return { result: after, after: { ...after } };
-    });
+    return this.audited({ accountId, action: 'prompt.update', target: { promptId }, requested: change }, () =>
+      planUpdatePromptDetails(this.table, accountId, promptId, change, this.by),
+    );
   }
 
   deletePrompt(accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {
-    return this.audited({ accountId, action: 'prompt.delete', target: { promptId } }, async () => ({
-      result: await deletePrompt(this.table, accountId, promptId),
-      after: { deleted: true },
-    }));
+    return this.audited({ accountId, action: 'prompt.delete', target: { promptId } }, () => planDeletePrompt(this.table, accountId, promptId));
   }
 
   restorePrompt(accountId: string, promptId: string): Promise<{ alreadyVisible: boolean }> {
-    return this.audited({ accountId, action: 'prompt.restore', target: { promptId } }, async () => ({
-      result: await restorePrompt(this.table, accountId, promptId),
-      after: { deleted: false },
-    }));
+    return this.audited({ accountId, action: 'prompt.restore', target: { promptId } }, () => planRestorePrompt(this.table, accountId, promptId));
   }
 
   // Keys: the key itself is returned to the caller once and goes nowhere else (not the audit log).
@@ -223,10 +214,10 @@ export class AccountOperations {
     accountId: string,
     settings: { name: string; monthlyLimit?: number; scope?: string[]; expiresAt?: number },
   ): Promise<{ key: AdminApiKey; apiKey: string }> {
+    const apiKey = generateApiKey();
+    const keyHash = hashApiKey(apiKey);
     return this.audited({ accountId, action: 'key.create', target: { name: settings.name }, requested: requestedKeySettings(settings) }, async () => {
-      const apiKey = generateApiKey();
-      const keyHash = hashApiKey(apiKey);
-      const key = await createApiKey(this.table, {
+      const planned = await planCreateApiKey(this.table, {
         keyHash,
         keyId: keyIdFromHash(keyHash),
         accountId,
@@ -234,37 +225,34 @@ export class AccountOperations {
         createdBy: this.by,
         ...settings,
       });
-      return { result: { key, apiKey }, after: publicKeyFields(key) };
+      return { ...planned, result: { key: planned.result, apiKey }, after: publicKeyFields(planned.result) };
     });
   }
 
   updateKey(accountId: string, keyId: string, change: ApiKeyChange): Promise<AdminApiKey> {
     return this.audited({ accountId, action: 'key.update', target: { keyId }, requested: requestedKeySettings(change) }, async () => {
-      const key = await updateApiKey(this.table, accountId, keyId, change);
-      return { result: key, after: publicKeyFields(key) };
+      const planned = await planUpdateApiKey(this.table, accountId, keyId, change);
+      return { ...planned, after: publicKeyFields(planned.result) };
     });
   }
 
   rotateKey(accountId: string, keyId: string, graceMs: number): Promise<{ created: AdminApiKey; retired: AdminApiKey; apiKey: string }> {
+    const apiKey = generateApiKey();
+    const keyHash = hashApiKey(apiKey);
     return this.audited({ accountId, action: 'key.rotate', target: { keyId }, requested: { graceSeconds: graceMs / 1000 } }, async () => {
-      const apiKey = generateApiKey();
-      const keyHash = hashApiKey(apiKey);
-      const { created, retired } = await rotateApiKey(
+      const planned = await planRotateApiKey(
         this.table,
         accountId,
         keyId,
         { keyHash, keyId: keyIdFromHash(keyHash), displayPrefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH), createdBy: this.by },
         graceMs,
       );
-      return { result: { created, retired, apiKey }, after: { newKeyId: created.keyId, graceMs } };
+      return { ...planned, result: { ...planned.result, apiKey }, after: { newKeyId: planned.result.created.keyId, graceMs } };
     });
   }
 
   revokeKey(accountId: string, keyId: string): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
-    return this.audited({ accountId, action: 'key.revoke', target: { keyId } }, async () => {
-      const result = await revokeApiKeyById(this.table, accountId, keyId);
-      return { result, after: { status: 'revoked' } };
-    });
+    return this.audited({ accountId, action: 'key.revoke', target: { keyId } }, () => planRevokeApiKeyById(this.table, accountId, keyId));
   }
 }
 

@@ -6,6 +6,8 @@ import { ConflictError, NotFoundError } from './errors';
 import { accountItem, type AdminAccount, toAccount } from './item-builders';
 import { copyPlanToKeys } from './propagation';
 import type { AdminTable } from './admin-table';
+import type { PlannedChange } from './change';
+import { buildUpdate } from './update-expression';
 
 export interface NewAccount {
   accountId: string;
@@ -65,23 +67,35 @@ export async function getAccountSettings(table: AdminTable, accountId: string): 
 }
 
 /** The owners' settings: the name and the protected labels (the plan is the operator's). */
-export async function updateAccountSettings(
+export async function planUpdateAccountSettings(
   table: AdminTable,
   accountId: string,
   change: { name?: string; protectedLabels?: string[] },
-): Promise<{ before: AccountSettings; after: AccountSettings }> {
+): Promise<PlannedChange<AccountSettings>> {
   const before = await getAccountSettings(table, accountId);
-  const fields: Record<string, unknown> = {};
-  if (change.name !== undefined) fields.name = change.name;
-  if (change.protectedLabels !== undefined) fields.protectedLabels = [...new Set(change.protectedLabels)];
-  if (Object.keys(fields).length === 0) return { before, after: before };
-  const result = await table.setOnExisting('updateAccountSettings', keys.account(accountId), fields, {
-    returnValues: 'ALL_NEW',
-    onMissing: () => {
-      throw new NotFoundError(`account ${accountId} does not exist`);
-    },
-  });
-  return { before, after: toSettings(result.Attributes as AccountItem) };
+  const after: AccountSettings = {
+    ...before,
+    ...(change.name === undefined ? {} : { name: change.name }),
+    ...(change.protectedLabels === undefined ? {} : { protectedLabels: [...new Set(change.protectedLabels)] }),
+  };
+  const audit = { name: after.name, protectedLabels: after.protectedLabels, was: { name: before.name, protectedLabels: before.protectedLabels } };
+  if (change.name === undefined && change.protectedLabels === undefined) return { writes: [], result: before, after: audit };
+  return {
+    writes: [
+      {
+        Update: {
+          Key: keys.account(accountId),
+          ...buildUpdate({
+            set: { name: change.name, protectedLabels: change.protectedLabels === undefined ? undefined : after.protectedLabels },
+            condition: (e) => `attribute_exists(${e.name('pk')})`,
+          }),
+        },
+      },
+    ],
+    result: after,
+    after: audit,
+    refused: () => new NotFoundError(`account ${accountId} does not exist`),
+  };
 }
 
 function toSettings(item: AccountItem): AccountSettings {

@@ -21,6 +21,7 @@ import {
   queryAll,
 } from './calls';
 import { batchGet } from './batch-io';
+import { type TransactionWrite, transact } from './transaction';
 
 type WithoutTable<T> = Omit<T, 'TableName'>;
 
@@ -148,6 +149,17 @@ export class AdminTable {
       },
       options.onMissing,
     );
+  }
+
+  /**
+   * One transaction (transaction.ts): all of the writes or none. Sent through the reading client, which
+   * retries any unanswered call: the transaction's token makes a retry apply it once.
+   */
+  transact(operation: string, writes: readonly TransactionWrite[], options: { proof?: Record<string, string> } = {}): Promise<void> {
+    return transact(this.client, this.tableName, operation, writes, {
+      ...options,
+      ...(this.options.abortSignal ? { abortSignal: this.options.abortSignal } : {}),
+    });
   }
 
   private write<T, R>(operation: string, call: () => Promise<T>, onRefusal: OnRefusal<R> | undefined): Promise<T | R> {

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { AuditEntryItem, AuditOutcome, WithKeys } from './item-types';
 import { AUDIT_SORT_KEY_PATTERN, auditSortKey, keys, prefixes } from './schema';
 import type { AdminTable } from './admin-table';
+import type { TransactionWrite } from './transaction';
 
 /**
- * The audit log (docs/data-model.md): each change writes its entry first (`pending`), then is made,
- * then the entry gets its outcome; a refused attempt is one entry. Nothing here changes an entry
- * that has an outcome, and nothing deletes one.
+ * The audit log (docs/data-model.md): a change's entry is written in the change's own transaction, so it
+ * exists exactly when the change happened; a refused attempt is one entry of its own. Nothing here changes
+ * an entry, and nothing deletes one.
  */
 
 export type AuditAttempt = Pick<AuditEntryItem, 'accountId' | 'actor' | 'action' | 'target' | 'before'> & {
@@ -15,12 +16,6 @@ export type AuditAttempt = Pick<AuditEntryItem, 'accountId' | 'actor' | 'action'
 };
 
 export type AuditEntry = Omit<AuditEntryItem, 'accountId' | 'requested'> & { entryId: string; requested?: unknown };
-
-/** An entry written ahead of its change: settle it with the change's outcome. */
-export interface PendingAudit {
-  readonly accountId: string;
-  readonly sortKey: string;
-}
 
 export const AUDIT_PAGE_SIZE = 50;
 
@@ -74,75 +69,37 @@ function newEntry(table: AdminTable, attempt: AuditAttempt, outcome: AuditOutcom
   return { sortKey, item };
 }
 
-/** Written before the change; a change whose entry could not be written is not made. */
-export async function beginAudit(table: AdminTable, attempt: AuditAttempt): Promise<PendingAudit> {
-  const { sortKey, item } = newEntry(table, attempt, 'pending');
-  await table.put('beginAudit', { Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
-  return { accountId: attempt.accountId, sortKey };
-}
-
-/** The change's outcome, once: an entry already settled stays as it is. */
-export async function settleAudit(
+/**
+ * The entry of a change, as one write of the change's own transaction (change.ts): it exists exactly when
+ * the change happened. Its key is new, so it is also the proof that the transaction committed.
+ */
+export function auditEntryWrite(
   table: AdminTable,
-  pending: PendingAudit,
-  outcome: Exclude<AuditOutcome, 'pending' | 'refused'>,
-  details: Pick<AuditEntryItem, 'after' | 'reason'> = {},
-): Promise<void> {
-  const names: Record<string, string> = { '#outcome': 'outcome', '#settledAt': 'settledAt' };
-  const values: Record<string, unknown> = { ':outcome': outcome, ':pending': 'pending', ':at': table.timestamp() };
-  const sets = ['#outcome = :outcome', '#settledAt = :at'];
-  for (const field of ['after', 'reason'] as const) {
-    if (details[field] === undefined) continue;
-    names[`#${field}`] = field;
-    values[`:${field}`] = details[field];
-    sets.push(`#${field} = :${field}`);
-  }
-  await table.update(
-    'settleAudit',
-    {
-      Key: keys.auditEntry(pending.accountId, pending.sortKey),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: '#outcome = :pending',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    },
-    () => undefined,
-  );
+  attempt: AuditAttempt,
+  outcome: Extract<AuditOutcome, 'succeeded'>,
+  after?: Record<string, unknown>,
+): { write: TransactionWrite; key: Record<string, string> } {
+  const { sortKey, item } = newEntry(table, attempt, outcome, after ? { after } : {});
+  return {
+    write: { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+    key: keys.auditEntry(attempt.accountId, sortKey),
+  };
 }
 
 /** Why a change failed, as the audit log says it: a code and a message, never an error's internals. */
 export type FailureReason = (error: unknown) => NonNullable<AuditEntryItem['reason']>;
 
 /**
- * A change and its record: the entry is written first (no entry, no change), the change made, then the
- * entry settled with its outcome; a settle the store refuses leaves it `pending`, never the change undone.
+ * An attempt refused (a role that does not allow it, a request that is not valid, a condition the store
+ * holds), or one that failed where the transaction could not reach: one entry, and no change.
  */
-export async function auditedChange<T>(
-  table: AdminTable,
-  attempt: AuditAttempt,
-  change: () => Promise<{ result: T; after?: Record<string, unknown> }>,
-  options: { settleTable?: AdminTable; reasonOf: FailureReason },
-): Promise<T> {
-  const settleTable = options.settleTable ?? table;
-  const pending = await beginAudit(table, attempt);
-  let outcome: { result: T; after?: Record<string, unknown> };
-  try {
-    outcome = await change();
-  } catch (error) {
-    await settleAudit(settleTable, pending, 'failed', { reason: options.reasonOf(error) }).catch(() => undefined);
-    throw error;
-  }
-  await settleAudit(settleTable, pending, 'succeeded', outcome.after ? { after: outcome.after } : {}).catch(() => undefined);
-  return outcome.result;
-}
-
-/** An attempt refused before any change (a role that does not allow it, a request that is not valid). */
 export async function recordRefusal(
   table: AdminTable,
   attempt: AuditAttempt,
   reason: NonNullable<AuditEntryItem['reason']>,
+  outcome: Extract<AuditOutcome, 'refused' | 'failed'> = 'refused',
 ): Promise<void> {
-  const { item } = newEntry(table, attempt, 'refused', { reason, settledAt: table.timestamp() });
+  const { item } = newEntry(table, attempt, outcome, { reason, settledAt: table.timestamp() });
   await table.put('recordRefusal', { Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
 }
 

@@ -44,9 +44,13 @@ export interface MemberItem {
 /** Who made a change: a signed-in user, or an operator through the CLI. */
 export type Actor = { type: 'user'; userId: string; email: string } | { type: 'cli'; operator: string };
 
-export type AuditOutcome = 'pending' | 'succeeded' | 'failed' | 'refused';
+/**
+ * `succeeded`: written in the change's own transaction; `refused`: nothing changed; `failed`: a step outside
+ * the store's transaction (the user pool) went wrong. Entries of releases before transactions may say `pending`.
+ */
+export type AuditOutcome = 'succeeded' | 'failed' | 'refused';
 
-/** One attempt at a change, written before the change and settled after it; never changed otherwise. */
+/** One attempt at a change: written with the change (or alone, when refused); never changed afterwards. */
 export interface AuditEntryItem {
   accountId: string;
   at: string;

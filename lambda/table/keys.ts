@@ -1,10 +1,13 @@
-import type { ApiKeyItem, WithKeys } from './item-types';
+import type { AccountItem, ApiKeyItem, WithKeys } from './item-types';
 import { ADMIN_INDEX, adminIndexKeys, keys, usageAttribute } from './schema';
 import { requireAccount } from './accounts';
 import { ConflictError, NotFoundError } from './errors';
 import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey, withFreshDayCounters } from './item-builders';
-import { catchUpKeys, indexedKeysOf } from './propagation';
+import { indexedKeysOf } from './propagation';
 import type { AdminTable } from './admin-table';
+import { commitUnaudited, type PlannedChange } from './change';
+import type { TransactionWrite } from './transaction';
+import { buildUpdate } from './update-expression';
 
 export interface NewApiKey {
   keyHash: string;
@@ -39,18 +42,64 @@ export interface KeyUsage {
   used: number;
 }
 
-export async function createApiKey(table: AdminTable, key: NewApiKey): Promise<AdminApiKey> {
-  const account = await requireAccount(table, key.accountId);
+/**
+ * A new key, at its account's prompt revision and registered on the account item (`newKeys`) in the same
+ * transaction, conditional on that revision being unchanged (propagation.ts says why): a change that raced it
+ * makes it read again.
+ */
+export async function planCreateApiKey(table: AdminTable, key: NewApiKey): Promise<PlannedChange<AdminApiKey>> {
+  const account = await requireAccountItem(table, key.accountId);
   const record = newKeyRecord(table, key, account.plan);
-  await table.put(
-    'createApiKey',
-    { Item: withFreshDayCounters(apiKeyItem(key.keyHash, record), table.timestamp()), ConditionExpression: 'attribute_not_exists(pk)' },
-    () => {
-      throw new ConflictError(`API key ${key.keyId} already exists`);
+  return {
+    writes: newKeyWrites(table, key.keyHash, record, account),
+    result: record,
+    refused: (error) => (error.failedAt(0) ? new ConflictError(`API key ${key.keyId} already exists`) : 'again'),
+  };
+}
+
+/** The account item itself, with its prompt revision, read strongly consistent. */
+async function requireAccountItem(table: AdminTable, accountId: string): Promise<AccountItem> {
+  const item = await table.get<AccountItem>('requireAccount', keys.account(accountId));
+  if (!item) throw new NotFoundError(`account ${accountId} does not exist`);
+  return item;
+}
+
+/** A key's item and its registration on the account, as two writes of one transaction. */
+function newKeyWrites(table: AdminTable, keyHash: string, record: AdminApiKey, account: Pick<AccountItem, 'promptsRevision'>): TransactionWrite[] {
+  const revision = account.promptsRevision;
+  const item = { ...withFreshDayCounters(apiKeyItem(keyHash, record), table.timestamp()), ...(revision === undefined ? {} : { promptsRevision: revision }) };
+  return [
+    { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Update: {
+        Key: keys.account(record.accountId),
+        ...buildUpdate({
+          add: { newKeys: new Set([keyHash]) },
+          condition: (e) =>
+            `attribute_exists(${e.name('pk')}) AND ${
+              revision === undefined ? `attribute_not_exists(${e.name('promptsRevision')})` : `${e.name('promptsRevision')} = ${e.value(revision)}`
+            }`,
+        }),
+      },
     },
-  );
-  await catchUpKeys(table, [key]);
-  return record;
+  ];
+}
+
+/** For bulk paths (the CLI's imports, the tests' fixtures): a key written without an audit entry of its own. */
+export function createApiKey(table: AdminTable, key: NewApiKey): Promise<AdminApiKey> {
+  return commitUnaudited(table, 'createApiKey', () => planCreateApiKey(table, key));
+}
+
+/** For bulk paths (the tests' fixtures): a key revoked by its hash, without an audit entry of its own. */
+export async function revokeApiKey(table: AdminTable, keyHash: string): Promise<void> {
+  const item = await table.get<ApiKeyItem>('revokeApiKey', keys.apiKey(keyHash));
+  if (!item) throw new NotFoundError('No such API key');
+  await table.transact('revokeApiKey', revocation(table, keyHash, toApiKey(item)).writes);
+}
+
+/** For bulk paths: a key revoked without an audit entry of its own. */
+export async function revokeApiKeyById(table: AdminTable, accountId: string, keyId: string): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
+  return commitUnaudited(table, 'revokeApiKey', () => planRevokeApiKeyById(table, accountId, keyId));
 }
 
 /**
@@ -66,127 +115,117 @@ export async function listApiKeys(table: AdminTable, accountId: string): Promise
 }
 
 /** Scope, expiry, disabled or enabled: applies from the key's next request. A revoked key stays as it is. */
-export async function updateApiKey(
-  table: AdminTable,
-  accountId: string,
-  keyId: string,
-  change: ApiKeyChange,
-): Promise<AdminApiKey> {
-  const { keyHash, key: stored } = await requireApiKey(table, accountId, keyId);
-  const sets: string[] = [];
-  const removes: string[] = [];
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = { ':revoked': 'revoked' };
-  const field = (name: 'scope' | 'expiresAt', value: unknown) => {
-    if (value === undefined) return;
-    names[`#${name}`] = name;
-    if (value === null) removes.push(`#${name}`);
-    else {
-      sets.push(`#${name} = :${name}`);
-      values[`:${name}`] = value;
-    }
-  };
-  field('scope', change.scope === undefined || change.scope === null ? change.scope : [...change.scope]);
-  field('expiresAt', change.expiresAt);
-  if (change.name !== undefined) {
-    names['#name'] = 'name';
-    sets.push('#name = :name');
-    values[':name'] = change.name;
-  }
-  if (change.monthlyLimit !== undefined) {
-    // The limit in force follows the key's own limit, else its plan's.
-    const own = change.monthlyLimit ?? undefined;
-    names['#monthlyLimit'] = 'monthlyLimit';
-    names['#limit'] = 'limit';
-    if (own === undefined) removes.push('#monthlyLimit');
-    else {
-      sets.push('#monthlyLimit = :monthlyLimit');
-      values[':monthlyLimit'] = own;
-    }
-    sets.push('#limit = :limit');
-    values[':limit'] = limitInForce(stored.plan, own);
-  }
-  if (change.enabled !== undefined) {
-    sets.push('#status = :status');
-    values[':status'] = change.enabled ? 'active' : 'disabled';
-  }
-  if (sets.length + removes.length === 0) return (await requireApiKey(table, accountId, keyId)).key;
-  const result = await table.update(
-    'updateApiKey',
-    {
-      Key: keys.apiKey(keyHash),
-      UpdateExpression: [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '']
-        .join(' ')
-        .trim(),
-      ConditionExpression: 'attribute_exists(pk) AND #status <> :revoked',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ReturnValues: 'ALL_NEW',
-    },
-    () => {
-      throw new ConflictError(`API key ${keyId} of account ${accountId} is revoked, and revocation is final`);
-    },
-  );
-  return toApiKey((result.Attributes ?? {}) as ApiKeyItem);
+export async function planUpdateApiKey(table: AdminTable, accountId: string, keyId: string, change: ApiKeyChange): Promise<PlannedChange<AdminApiKey>> {
+  const { keyHash, key } = await requireApiKey(table, accountId, keyId);
+  return { ...keyChange(keyHash, key, change, accountId), refused: () => revokedError(accountId, keyId) };
 }
+
+function keyChange(keyHash: string, stored: AdminApiKey, change: ApiKeyChange, accountId: string): { writes: TransactionWrite[]; result: AdminApiKey } {
+  const scope = change.scope === undefined || change.scope === null ? change.scope : [...change.scope];
+  // The limit in force follows the key's own limit, else its plan's.
+  const own = change.monthlyLimit === undefined ? undefined : (change.monthlyLimit ?? undefined);
+  const set: Record<string, unknown> = {
+    ...(scope ? { scope } : {}),
+    ...(typeof change.expiresAt === 'number' ? { expiresAt: change.expiresAt } : {}),
+    ...(change.name === undefined ? {} : { name: change.name }),
+    ...(own === undefined ? {} : { monthlyLimit: own }),
+    ...(change.monthlyLimit === undefined ? {} : { limit: limitInForce(stored.plan, own) }),
+    ...(change.enabled === undefined ? {} : { status: change.enabled ? 'active' : 'disabled' }),
+  };
+  const remove = [
+    ...(change.scope === null ? ['scope'] : []),
+    ...(change.expiresAt === null ? ['expiresAt'] : []),
+    ...(change.monthlyLimit === null ? ['monthlyLimit'] : []),
+  ];
+  const { scope: _scope, expiresAt: _expiresAt, monthlyLimit: _limit, ...kept } = stored;
+  const result: AdminApiKey = {
+    ...kept,
+    ...(remove.includes('scope') ? {} : scope ? { scope } : stored.scope ? { scope: stored.scope } : {}),
+    ...(remove.includes('expiresAt') ? {} : typeof change.expiresAt === 'number' ? { expiresAt: change.expiresAt } : stored.expiresAt === undefined ? {} : { expiresAt: stored.expiresAt }),
+    ...(remove.includes('monthlyLimit') ? {} : own !== undefined ? { monthlyLimit: own } : stored.monthlyLimit === undefined ? {} : { monthlyLimit: stored.monthlyLimit }),
+    ...(change.name === undefined ? {} : { name: change.name }),
+    ...(change.enabled === undefined ? {} : { status: change.enabled ? 'active' : 'disabled' }),
+  };
+  if (Object.keys(set).length + remove.length === 0) return { writes: [], result: stored };
+  return {
+    writes: [
+      {
+        Update: {
+          Key: keys.apiKey(keyHash),
+          ...buildUpdate({ set, remove, condition: (e) => `attribute_exists(${e.name('pk')}) AND ${e.name('status')} <> ${e.value('revoked')}` }),
+        },
+      },
+    ],
+    result: { ...result, accountId },
+  };
+}
+
+const revokedError = (accountId: string, keyId: string) => new ConflictError(`API key ${keyId} of account ${accountId} is revoked, and revocation is final`);
 
 /**
  * A new key for the same account, with the same limit and scope (and a count of its own, as every
  * key has); the old key keeps working for `graceMs`, then expires (an earlier expiry it had stays).
- * A grace of 0 revokes it at once.
+ * A grace of 0 revokes it at once. One transaction: the new key, its registration and the old key's end.
  */
-export async function rotateApiKey(
+export async function planRotateApiKey(
   table: AdminTable,
   accountId: string,
   keyId: string,
   replacement: Pick<NewApiKey, 'keyHash' | 'keyId' | 'displayPrefix' | 'createdBy'>,
   graceMs: number,
-): Promise<{ created: AdminApiKey; retired: AdminApiKey }> {
-  const { key: old } = await requireApiKey(table, accountId, keyId);
-  if (old.status === 'revoked') {
-    throw new ConflictError(`API key ${keyId} of account ${accountId} is revoked: create a new key instead`);
-  }
-  const created = await createApiKey(table, {
-    ...replacement,
-    accountId,
-    ...(old.monthlyLimit === undefined ? {} : { monthlyLimit: old.monthlyLimit }),
-    ...(old.scope === undefined ? {} : { scope: old.scope }),
-    ...(old.name === undefined ? {} : { name: old.name }),
-  });
-  if (graceMs === 0) {
-    const { key } = await revokeApiKeyById(table, accountId, keyId);
-    return { created, retired: { ...key, status: 'revoked' } };
-  }
-  const expiresAt = Math.min(table.now().getTime() + graceMs, old.expiresAt ?? Number.POSITIVE_INFINITY);
-  return { created, retired: await updateApiKey(table, accountId, keyId, { expiresAt }) };
+): Promise<PlannedChange<{ created: AdminApiKey; retired: AdminApiKey }>> {
+  const [{ keyHash: oldHash, key: old }, account] = await Promise.all([requireApiKey(table, accountId, keyId), requireAccountItem(table, accountId)]);
+  if (old.status === 'revoked') throw new ConflictError(`API key ${keyId} of account ${accountId} is revoked: create a new key instead`);
+  const created = newKeyRecord(
+    table,
+    {
+      ...replacement,
+      accountId,
+      ...(old.monthlyLimit === undefined ? {} : { monthlyLimit: old.monthlyLimit }),
+      ...(old.scope === undefined ? {} : { scope: old.scope }),
+      ...(old.name === undefined ? {} : { name: old.name }),
+    },
+    account.plan,
+  );
+  const retirement =
+    graceMs === 0
+      ? revocation(table, oldHash, old)
+      : keyChange(oldHash, old, { expiresAt: Math.min(table.now().getTime() + graceMs, old.expiresAt ?? Number.POSITIVE_INFINITY) }, accountId);
+  return {
+    writes: [...newKeyWrites(table, replacement.keyHash, created, account), ...retirement.writes],
+    result: { created, retired: retirement.result },
+    refused: (error) => (error.failedAt(0) ? new ConflictError(`API key ${replacement.keyId} already exists`) : 'again'),
+  };
 }
 
-export async function revokeApiKey(table: AdminTable, keyHash: string): Promise<void> {
-  await table.update(
-    'revokeApiKey',
-    {
-      Key: keys.apiKey(keyHash),
-      UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :at)',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':revoked': 'revoked', ':at': table.timestamp() },
-    },
-    () => {
-      throw new NotFoundError('No such API key');
-    },
-  );
+function revocation(table: AdminTable, keyHash: string, key: AdminApiKey): { writes: TransactionWrite[]; result: AdminApiKey } {
+  const at = table.timestamp();
+  return {
+    writes: [
+      {
+        Update: {
+          Key: keys.apiKey(keyHash),
+          UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :at)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at },
+        },
+      },
+    ],
+    result: { ...key, status: 'revoked', revokedAt: key.revokedAt ?? at },
+  };
 }
 
 /** Revokes by the key's public id. Revoking twice is not an error: the key stays revoked. */
-export async function revokeApiKeyById(
+export async function planRevokeApiKeyById(
   table: AdminTable,
   accountId: string,
   keyId: string,
-): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
+): Promise<PlannedChange<{ key: AdminApiKey; alreadyRevoked: boolean }>> {
   const { keyHash, key } = await requireApiKey(table, accountId, keyId);
-  if (key.status === 'revoked') return { key, alreadyRevoked: true };
-  await revokeApiKey(table, keyHash);
-  return { key: { ...key, status: 'revoked', revokedAt: table.timestamp() }, alreadyRevoked: false };
+  if (key.status === 'revoked') return { writes: [], result: { key, alreadyRevoked: true }, after: { status: 'revoked' } };
+  const { writes, result } = revocation(table, keyHash, key);
+  return { writes, result: { key: result, alreadyRevoked: false }, after: { status: 'revoked' } };
 }
 
 /** The key's count for the month: the counter on its item. */

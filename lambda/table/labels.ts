@@ -3,8 +3,10 @@ import { fromStoredContent, toStoredContent } from './stored-content';
 import { keys } from './schema';
 import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
 import { InvalidLabelError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from './errors';
-import { bumpPromptsRevision } from './propagation';
 import type { AdminTable } from './admin-table';
+import { commitUnaudited, type PlannedChange } from './change';
+import type { TransactionWrite } from './transaction';
+import { buildUpdate, type ExpressionNames } from './update-expression';
 
 /**
  * Labels: names such as `production` that point at one published version of a prompt, moved by people
@@ -12,10 +14,9 @@ import type { AdminTable } from './admin-table';
  *
  * What is stored: the head's `labels` map (label -> version) names every label of the prompt, and one
  * label item per label holds a copy of the labelled version's content and of the head's name and deleted
- * flag, so the API reads a label as it reads latest. Every change is conditional on the head's
- * `labelsRevision`, and a label item is only ever replaced by one written under a higher revision, so
- * racing moves end with the head and the item agreeing. Each change then raises the account's prompt
- * revision (propagation.ts), which every request reads: the move applies from the very next request.
+ * flag, so the API reads a label as it reads latest. A change writes the head (conditional on its
+ * `labelsRevision`) and the item in one transaction (change.ts), with the account's raised prompt revision,
+ * which every request reads: the move applies from the very next request.
  */
 
 export interface LabelChange {
@@ -30,93 +31,68 @@ export interface LabelChange {
   readonly changed: boolean;
 }
 
-export interface LabelWriteOptions {
-  /**
-   * Whether the account's prompt revision is raised once the label is written (default true). An import
-   * that writes many labels raises it once at the end instead.
-   */
-  readonly raiseRevision?: boolean;
-}
-
-/** A write refused because the head changed since it was read: read again and redo, a few times. */
-const ATTEMPTS = 5;
-
-/** Points the label at a published version of the prompt: sets it, or moves it. Running it again changes nothing. */
-export async function setLabel(
+/**
+ * Points the label at a published version of the prompt: sets it, or moves it, as one transaction (the head's
+ * label map under its `labelsRevision`, and the label item). Already there: nothing to write.
+ */
+export async function planSetLabel(
   table: AdminTable,
   accountId: string,
   promptId: string,
   label: string,
   version: string,
-  options: LabelWriteOptions = {},
-): Promise<LabelChange> {
+): Promise<PlannedChange<LabelChange>> {
   requireSettable(label);
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
-    const [head, stored, item] = await Promise.all([
-      table.get<PromptHeadItem>('setLabel', keys.promptHead(accountId, promptId)),
-      table.get<PromptVersionItem>('setLabel', keys.promptVersion(accountId, promptId, version)),
-      table.get<PromptLabelItem>('setLabel', keys.promptLabel(accountId, label, promptId)),
-    ]);
-    if (!head) throw new PromptMissingError(accountId, promptId);
-    if (head.deleted === true) throw new PromptDeletedError(accountId, promptId);
-    if (stored?.published !== true) throw new VersionNotPublishedError(accountId, promptId, version, stored !== undefined);
-    const previousVersion = labelledVersion(head.labels, label);
-    const unchanged = { accountId, promptId, label, version, changed: false, ...optional(previousVersion) };
-    if (previousVersion === version && inStep(item, head, version)) return unchanged;
-
-    const revision = await writeHeadLabels(table, accountId, head, { ...head.labels, [label]: version });
-    if (revision === undefined) continue;
-    await table.put(
-      'setLabel',
-      {
-        Item: labelItem(accountId, head, label, toStoredContent(fromStoredContent(stored)), revision),
-        ConditionExpression: 'attribute_not_exists(pk) OR #revision < :revision',
-        ExpressionAttributeNames: { '#revision': 'labelsRevision' },
-        ExpressionAttributeValues: { ':revision': revision },
-      },
-      // A move made after this one has put its own item already.
-      () => undefined,
-    );
-    // A delete that landed after the head was read could not see this item yet: make it hide this one too.
-    await syncLabelCopies(table, accountId, promptId);
-    if (options.raiseRevision !== false) await bumpPromptsRevision(table, accountId);
-    return { ...unchanged, changed: previousVersion !== version };
-  }
-  throw new Error(`setLabel: the head of prompt ${promptId} kept changing; try again`);
+  const [head, stored, item] = await Promise.all([
+    table.get<PromptHeadItem>('setLabel', keys.promptHead(accountId, promptId)),
+    table.get<PromptVersionItem>('setLabel', keys.promptVersion(accountId, promptId, version)),
+    table.get<PromptLabelItem>('setLabel', keys.promptLabel(accountId, label, promptId)),
+  ]);
+  if (!head) throw new PromptMissingError(accountId, promptId);
+  if (head.deleted === true) throw new PromptDeletedError(accountId, promptId);
+  if (stored?.published !== true) throw new VersionNotPublishedError(accountId, promptId, version, stored !== undefined);
+  const previousVersion = labelledVersion(head.labels, label);
+  const result = { accountId, promptId, label, version, changed: previousVersion !== version, ...optional(previousVersion) };
+  const after = { version, was: previousVersion ?? null };
+  if (previousVersion === version && inStep(item, head, version)) return { writes: [], result, after };
+  const revision = (head.labelsRevision ?? 0) + 1;
+  return {
+    writes: [
+      headLabelsWrite(accountId, head, { ...head.labels, [label]: version }, revision),
+      // Published versions never change, and are never deleted: the copy is the version.
+      { Put: { Item: labelItem(accountId, head, label, toStoredContent(fromStoredContent(stored)), revision) } },
+    ],
+    result,
+    after,
+    visible: true,
+  };
 }
 
-/** Takes the label off the prompt. A prompt without it is left as it is; a deleted prompt's labels can be removed too. */
-export async function removeLabel(
+/**
+ * Takes the label off the prompt (a deleted prompt's too), as one transaction: the head's map and the label
+ * item. A prompt without it has nothing to write (`changed: false`).
+ */
+export async function planRemoveLabel(
   table: AdminTable,
   accountId: string,
   promptId: string,
   label: string,
-  options: LabelWriteOptions = {},
-): Promise<LabelChange> {
+): Promise<PlannedChange<LabelChange>> {
   requireSettable(label);
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
-    const head = await table.get<PromptHeadItem>('removeLabel', keys.promptHead(accountId, promptId));
-    if (!head) throw new PromptMissingError(accountId, promptId);
-    const previousVersion = labelledVersion(head.labels, label);
-    if (previousVersion === undefined) return { accountId, promptId, label, changed: false };
-    // The item goes first: the head's map must name every label item there is.
-    await table.delete(
-      'removeLabel',
-      {
-        Key: keys.promptLabel(accountId, label, promptId),
-        ConditionExpression: 'attribute_not_exists(#revision) OR #revision <= :revision',
-        ExpressionAttributeNames: { '#revision': 'labelsRevision' },
-        ExpressionAttributeValues: { ':revision': head.labelsRevision ?? 0 },
-      },
-      // A move made after this read has put its item: the head's condition below fails too, and the loop reads again.
-      () => undefined,
-    );
-    const { [label]: _removed, ...rest } = head.labels ?? {};
-    if ((await writeHeadLabels(table, accountId, head, rest)) === undefined) continue;
-    if (options.raiseRevision !== false) await bumpPromptsRevision(table, accountId);
-    return { accountId, promptId, label, previousVersion, changed: true };
-  }
-  throw new Error(`removeLabel: the head of prompt ${promptId} kept changing; try again`);
+  const head = await table.get<PromptHeadItem>('removeLabel', keys.promptHead(accountId, promptId));
+  if (!head) throw new PromptMissingError(accountId, promptId);
+  const previousVersion = labelledVersion(head.labels, label);
+  if (previousVersion === undefined) return { writes: [], result: { accountId, promptId, label, changed: false } };
+  const { [label]: _removed, ...rest } = head.labels ?? {};
+  return {
+    writes: [
+      headLabelsWrite(accountId, head, rest, (head.labelsRevision ?? 0) + 1),
+      { Delete: { Key: keys.promptLabel(accountId, label, promptId) } },
+    ],
+    result: { accountId, promptId, label, previousVersion, changed: true },
+    after: { was: previousVersion },
+    visible: true,
+  };
 }
 
 /** The prompt's labels, label -> version, deleted prompts' included. */
@@ -127,29 +103,60 @@ export async function listLabels(table: AdminTable, accountId: string, promptId:
 }
 
 /**
- * Brings every label item's copies of the head's name and deleted flag in step with the head: after a
- * delete, a restore or a rename. Running it again completes one that was interrupted.
+ * The writes that bring every label item's copies of the head's name and deleted flag in step with a head
+ * about to be written (a delete, a restore, a rename), for the same transaction, which is conditional on the
+ * head's `labelsRevision`: the label items read here are the ones there are.
  */
+export async function labelCopyWrites(
+  table: AdminTable,
+  accountId: string,
+  head: Pick<PromptHeadItem, 'promptId' | 'labels'>,
+  copies: Pick<PromptLabelItem, 'promptName' | 'deleted'>,
+): Promise<TransactionWrite[]> {
+  const labels = Object.keys(head.labels ?? {});
+  if (labels.length === 0) return [];
+  const items = await table.batchGet<PromptLabelItem>(labels.map((label) => keys.promptLabel(accountId, label, head.promptId)));
+  return items
+    .filter((item) => item.promptName !== copies.promptName || item.deleted !== copies.deleted)
+    .map((item) => ({
+      Update: {
+        Key: keys.promptLabel(accountId, item.label, head.promptId),
+        ...buildUpdate({ set: { promptName: copies.promptName, deleted: copies.deleted }, condition: (e) => `attribute_exists(${e.name('pk')})` }),
+      },
+    }));
+}
+
+/** The head's label map unchanged since it was read: the condition of a change that rewrites its label items. */
+export function labelsUnchanged(e: ExpressionNames, head: Pick<PromptHeadItem, 'labelsRevision'>): string {
+  return head.labelsRevision === undefined
+    ? `attribute_not_exists(${e.name('labelsRevision')})`
+    : `${e.name('labelsRevision')} = ${e.value(head.labelsRevision)}`;
+}
+
+/** A label set by a bulk path (no audit entry of its own); an import raises the revision once, at its end. */
+export function setLabel(
+  table: AdminTable,
+  accountId: string,
+  promptId: string,
+  label: string,
+  version: string,
+  options: { raiseRevision?: boolean } = {},
+): Promise<LabelChange> {
+  return commitUnaudited(table, 'setLabel', () => planSetLabel(table, accountId, promptId, label, version), {
+    ...(options.raiseRevision === false ? {} : { raiseRevisionOf: accountId }),
+  });
+}
+
+/** A label removed by a bulk path (no audit entry of its own), the revision raised. */
+export function removeLabel(table: AdminTable, accountId: string, promptId: string, label: string): Promise<LabelChange> {
+  return commitUnaudited(table, 'removeLabel', () => planRemoveLabel(table, accountId, promptId, label), { raiseRevisionOf: accountId });
+}
+
+/** The label items' copies brought in step with the head, after a bulk import renamed or (un)deleted it. */
 export async function syncLabelCopies(table: AdminTable, accountId: string, promptId: string): Promise<void> {
   const head = await table.get<PromptHeadItem>('syncLabelCopies', keys.promptHead(accountId, promptId));
   if (!head) return;
-  const deleted = head.deleted === true;
-  await Promise.all(
-    Object.keys(head.labels ?? {}).map((label) =>
-      table.update(
-        'syncLabelCopies',
-        {
-          Key: keys.promptLabel(accountId, label, promptId),
-          UpdateExpression: 'SET #promptName = :promptName, #deleted = :deleted',
-          ConditionExpression: 'attribute_exists(pk) AND (#promptName <> :promptName OR #deleted <> :deleted)',
-          ExpressionAttributeNames: { '#promptName': 'promptName', '#deleted': 'deleted' },
-          ExpressionAttributeValues: { ':promptName': head.promptName, ':deleted': deleted },
-        },
-        // In step already, or its item is not written yet (whoever writes it copies the head as it is then).
-        () => undefined,
-      ),
-    ),
-  );
+  await table.transact('syncLabelCopies', await labelCopyWrites(table, accountId, head, { promptName: head.promptName, deleted: head.deleted === true }));
 }
 
 function requireSettable(label: string): void {
@@ -162,37 +169,26 @@ function inStep(item: PromptLabelItem | undefined, head: PromptHeadItem, version
 }
 
 /**
- * Replaces the head's label map if nothing changed it since `head` was read (and the prompt is not
- * deleted, when a label is added); the new labelsRevision, or undefined when refused.
+ * The head's label map replaced, if nothing changed it since `head` was read (and the prompt is not
+ * deleted, when a label is added or moved).
  */
-async function writeHeadLabels(
-  table: AdminTable,
-  accountId: string,
-  head: PromptHeadItem,
-  labels: Record<string, string>,
-): Promise<number | undefined> {
-  const seen = head.labelsRevision;
-  const next = (seen ?? 0) + 1;
+function headLabelsWrite(accountId: string, head: PromptHeadItem, labels: Record<string, string>, revision: number): TransactionWrite {
   const adds = Object.entries(labels).some(([label, version]) => labelledVersion(head.labels, label) !== version);
-  const conditions = [seen === undefined ? 'attribute_not_exists(#revision)' : '#revision = :seen', ...(adds ? ['#deleted = :false'] : [])];
-  const result = await table.update(
-    'writeHeadLabels',
-    {
+  return {
+    Update: {
       Key: keys.promptHead(accountId, head.promptId),
-      UpdateExpression: 'SET #labels = :labels, #revision = :next',
-      ConditionExpression: `attribute_exists(pk) AND ${conditions.join(' AND ')}`,
-      ExpressionAttributeNames: { '#labels': 'labels', '#revision': 'labelsRevision', ...(adds ? { '#deleted': 'deleted' } : {}) },
-      ExpressionAttributeValues: {
+      ...buildUpdate({
         // A Map: the SDK marshals a plain object with an own `constructor` (a label like any other) as a class instance, and refuses it.
-        ':labels': new Map(Object.entries(labels)),
-        ':next': next,
-        ...(seen === undefined ? {} : { ':seen': seen }),
-        ...(adds ? { ':false': false } : {}),
-      },
+        set: { labels: new Map(Object.entries(labels)), labelsRevision: revision },
+        condition: (e) =>
+          [
+            `attribute_exists(${e.name('pk')})`,
+            labelsUnchanged(e, head),
+            ...(adds ? [`(attribute_not_exists(${e.name('deleted')}) OR ${e.name('deleted')} = ${e.value(false)})`] : []),
+          ].join(' AND '),
+      }),
     },
-    () => 'refused' as const,
-  );
-  return result === 'refused' ? undefined : next;
+  };
 }
 
 function labelItem(

@@ -2,10 +2,14 @@ import type { AccountItem, MemberItem, Role, WithKeys } from './item-types';
 import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from './schema';
 import { ConflictError, NotFoundError } from './errors';
 import type { AdminTable } from './admin-table';
+import { commitUnaudited, type PlannedChange } from './change';
+import type { TransactionRefusedError, TransactionWrite } from './transaction';
+import { buildCondition, buildUpdate } from './update-expression';
 
 /**
  * People in accounts (docs/data-model.md): one member item per membership, in the account's partition
- * and indexed under the user. The account item's `owners` set guards that an account keeps an owner.
+ * and indexed under the user. The account item's `owners` set guards that an account keeps an owner: it
+ * changes in the same transaction as the member item.
  */
 
 export type Member = Pick<MemberItem, 'userId' | 'email' | 'role' | 'addedAt' | 'addedBy'>;
@@ -59,13 +63,13 @@ export async function membershipsOf(table: AdminTable, userId: string): Promise<
     .sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
 }
 
-/** A new member; 409 if the user is one already. An owner is added to the account's `owners` after the member item. */
-export async function addMember(
+/** A new member; 409 if the user is one already. An owner joins the account's `owners` in the same transaction. */
+export function planAddMember(
   table: AdminTable,
   accountId: string,
   member: Pick<MemberItem, 'userId' | 'email' | 'role'>,
   addedBy: string,
-): Promise<Member> {
+): PlannedChange<Member> {
   const item: WithKeys<MemberItem> = {
     ...keys.member(accountId, member.userId),
     ...adminIndexKeys.member(member.userId, accountId),
@@ -77,66 +81,48 @@ export async function addMember(
     addedAt: table.timestamp(),
     addedBy,
   };
-  await table.put('addMember', { Item: item, ConditionExpression: 'attribute_not_exists(pk)' }, () => {
-    throw new ConflictError(`${member.email} is a member of account ${accountId} already`);
-  });
-  if (member.role === 'owner') await addOwner(table, accountId, member.userId);
-  return toMember(item);
+  return {
+    writes: [{ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, ...(member.role === 'owner' ? [addOwnerWrite(accountId, member.userId)] : [])],
+    result: toMember(item),
+    refused: (error) =>
+      error.failedAt(0) ? new ConflictError(`${member.email} is a member of account ${accountId} already`) : new NotFoundError(`account ${accountId} does not exist`),
+  };
 }
 
 /**
- * A new role, from the next request on. Demoting an owner takes them out of `owners` first, on the
- * condition that another owner stays; promoting adds them after the member item is written.
+ * A new role, from the next request on, in one transaction with the account's `owners`: demoting an owner
+ * is conditional on another owner staying, so two owners demoting each other cannot both succeed.
  */
-export async function setMemberRole(
-  table: AdminTable,
-  accountId: string,
-  userId: string,
-  role: Role,
-): Promise<{ before: Member; after: Member }> {
+export async function planSetMemberRole(table: AdminTable, accountId: string, userId: string, role: Role): Promise<PlannedChange<Member>> {
   const before = await requireMember(table, accountId, userId);
-  if (before.role === role) return { before, after: before };
-  if (before.role === 'owner') await removeOwner(table, accountId, userId);
-  try {
-    await table.update(
-      'setMemberRole',
+  if (before.role === role) return { writes: [], result: before, after: { role } };
+  return {
+    writes: [
       {
-        Key: keys.member(accountId, userId),
-        UpdateExpression: 'SET #role = :role',
-        ConditionExpression: '#role = :before',
-        ExpressionAttributeNames: { '#role': 'role' },
-        ExpressionAttributeValues: { ':role': role, ':before': before.role },
+        Update: {
+          Key: keys.member(accountId, userId),
+          ...buildUpdate({ set: { role }, condition: (e) => `${e.name('role')} = ${e.value(before.role)}` }),
+        },
       },
-      () => {
-        throw new ConflictError(`the role of ${before.email} changed meanwhile: read it again`);
-      },
-    );
-  } catch (error) {
-    if (before.role === 'owner') await addOwner(table, accountId, userId);
-    throw error;
-  }
-  if (role === 'owner') await addOwner(table, accountId, userId);
-  return { before, after: { ...before, role } };
+      ...ownersWrites(accountId, userId, before.role, role),
+    ],
+    result: { ...before, role },
+    after: { role },
+    refused: (error) => lastOwnerOr(error, accountId, `the role of ${before.email} changed meanwhile: read it again`),
+  };
 }
 
 /** Out of the account from the next request on; the last owner stays. */
-export async function removeMember(table: AdminTable, accountId: string, userId: string): Promise<Member> {
+export async function planRemoveMember(table: AdminTable, accountId: string, userId: string): Promise<PlannedChange<Member>> {
   const before = await requireMember(table, accountId, userId);
-  if (before.role === 'owner') await removeOwner(table, accountId, userId);
-  try {
-    await table.delete('removeMember', {
-      Key: keys.member(accountId, userId),
-      ConditionExpression: '#role = :before',
-      ExpressionAttributeNames: { '#role': 'role' },
-      ExpressionAttributeValues: { ':before': before.role },
-    }, () => {
-      throw new ConflictError(`the role of ${before.email} changed meanwhile: read it again`);
-    });
-  } catch (error) {
-    if (before.role === 'owner') await addOwner(table, accountId, userId);
-    throw error;
-  }
-  return before;
+  return {
+    writes: [
+      { Delete: { Key: keys.member(accountId, userId), ...buildCondition((e) => `${e.name('role')} = ${e.value(before.role)}`) } },
+      ...ownersWrites(accountId, userId, before.role, undefined),
+    ],
+    result: before,
+    refused: (error) => lastOwnerOr(error, accountId, `the role of ${before.email} changed meanwhile: read it again`),
+  };
 }
 
 export async function requireMember(table: AdminTable, accountId: string, userId: string): Promise<Member> {
@@ -145,28 +131,46 @@ export async function requireMember(table: AdminTable, accountId: string, userId
   return member;
 }
 
-async function addOwner(table: AdminTable, accountId: string, userId: string): Promise<void> {
-  await table.update('addOwner', {
-    Key: keys.account(accountId),
-    UpdateExpression: 'ADD #owners :user',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeNames: { '#owners': 'owners' },
-    ExpressionAttributeValues: { ':user': new Set([userId]) },
-  });
+/** How the account's `owners` follow a member going from one role to another (or out: `undefined`). */
+function ownersWrites(accountId: string, userId: string, from: Role, to: Role | undefined): TransactionWrite[] {
+  if (from === 'owner' && to !== 'owner') return [removeOwnerWrite(accountId, userId)];
+  if (from !== 'owner' && to === 'owner') return [addOwnerWrite(accountId, userId)];
+  return [];
 }
 
-async function removeOwner(table: AdminTable, accountId: string, userId: string): Promise<void> {
-  await table.update(
-    'removeOwner',
-    {
+function addOwnerWrite(accountId: string, userId: string): TransactionWrite {
+  return {
+    Update: {
       Key: keys.account(accountId),
-      UpdateExpression: 'DELETE #owners :user',
-      ConditionExpression: 'contains(#owners, :userId) AND size(#owners) > :one',
-      ExpressionAttributeNames: { '#owners': 'owners' },
-      ExpressionAttributeValues: { ':user': new Set([userId]), ':userId': userId, ':one': 1 },
+      ...buildUpdate({ add: { owners: new Set([userId]) }, condition: (e) => `attribute_exists(${e.name('pk')})` }),
     },
-    () => {
-      throw new LastOwnerError(`account ${accountId} must keep at least one owner: make someone else an owner first`);
+  };
+}
+
+function removeOwnerWrite(accountId: string, userId: string): TransactionWrite {
+  return {
+    Update: {
+      Key: keys.account(accountId),
+      ...buildUpdate({
+        delete: { owners: new Set([userId]) },
+        condition: (e) => `contains(${e.name('owners')}, ${e.value(userId)}) AND size(${e.name('owners')}) > ${e.value(1)}`,
+      }),
     },
-  );
+  };
+}
+
+/** The owners' condition is the second write of a role change or a removal; the member's own is the first. */
+function lastOwnerOr(error: TransactionRefusedError, accountId: string, raced: string): Error {
+  if (error.failedAt(1)) return new LastOwnerError(`account ${accountId} must keep at least one owner: make someone else an owner first`);
+  return new ConflictError(raced);
+}
+
+/** For bulk paths (fixtures, the local demo): a member added without an audit entry of its own. */
+export function addMember(table: AdminTable, accountId: string, member: Pick<MemberItem, 'userId' | 'email' | 'role'>, addedBy: string): Promise<Member> {
+  return commitUnaudited(table, 'addMember', async () => planAddMember(table, accountId, member, addedBy));
+}
+
+/** For bulk paths: a role set without an audit entry of its own. */
+export function setMemberRole(table: AdminTable, accountId: string, userId: string, role: Role): Promise<Member> {
+  return commitUnaudited(table, 'setMemberRole', () => planSetMemberRole(table, accountId, userId, role));
 }

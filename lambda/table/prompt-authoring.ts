@@ -1,14 +1,15 @@
 import type { PromptHeadItem, PromptVersionItem, WithKeys } from './item-types';
 import { keys, prefixes } from './schema';
 import type { PromptConfig, PromptContent } from '../domain/prompt';
-import { compareVersions } from '../domain/version';
+import { compareVersions, versionSortKey } from '../domain/version';
 import { ConflictError, ImmutableVersionError, NotFoundError } from './errors';
 import { deletedPromptMessage } from './import-plan';
-import { writeHead } from './prompt-heads';
 import { contentEtag, contentOf, versionItem } from './item-builders';
-import { bumpPromptsRevision } from './propagation';
-import { fromStoredContent } from './stored-content';
+import { fromStoredContent, toStoredContent } from './stored-content';
 import type { AdminTable } from './admin-table';
+import type { PlannedChange } from './change';
+import type { TransactionWrite } from './transaction';
+import { buildCondition, buildUpdate, type ExpressionNames } from './update-expression';
 
 /**
  * Authoring through the management API: prompts, drafts with ETags, publishing a draft. Drafts are
@@ -67,26 +68,28 @@ export interface StoredVersionContent {
   updatedBy: string | null;
 }
 
-export async function createPrompt(
+/** A new prompt: its head, nothing published yet. */
+export async function planCreatePrompt(
   table: AdminTable,
   accountId: string,
   prompt: { promptId: string; promptName: string },
   by: string,
-): Promise<PromptListEntry> {
-  const at = table.timestamp();
+): Promise<PlannedChange<PromptListEntry>> {
   const item: WithKeys<PromptHeadItem> = {
     ...keys.promptHead(accountId, prompt.promptId),
     type: 'prompt',
     promptId: prompt.promptId,
     promptName: prompt.promptName,
     deleted: false,
-    updatedAt: at,
+    updatedAt: table.timestamp(),
     updatedBy: by,
   };
-  await table.put('createPrompt', { Item: item, ConditionExpression: 'attribute_not_exists(pk)' }, () => {
-    throw new ConflictError(`prompt ${prompt.promptId} exists already (deleted or not)`);
-  });
-  return toListEntry(item, []);
+  return {
+    writes: [{ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }],
+    result: toListEntry(item, []),
+    after: { promptName: prompt.promptName },
+    refused: () => new ConflictError(`prompt ${prompt.promptId} exists already (deleted or not)`),
+  };
 }
 
 /** Every prompt of the account, drafts-only and deleted ones included, by promptId. */
@@ -152,31 +155,32 @@ export async function readVersion(table: AdminTable, accountId: string, promptId
 }
 
 /** A new draft: refused if the version exists (409 when it is published, 412 when it is a draft). */
-export async function createDraft(
+export async function planCreateDraft(
   table: AdminTable,
   accountId: string,
   promptId: string,
   version: string,
   content: VersionContent,
   by: string,
-): Promise<StoredVersionContent> {
+): Promise<PlannedChange<StoredVersionContent>> {
   await requireHead(table, accountId, promptId);
-  const item: WithKeys<PromptVersionItem> = {
-    ...versionItem(accountId, promptId, { version, ...content, published: false }),
-    updatedAt: table.timestamp(),
-    updatedBy: by,
+  const at = table.timestamp();
+  const item: WithKeys<PromptVersionItem> = { ...versionItem(accountId, promptId, { version, ...content, published: false }), updatedAt: at, updatedBy: by };
+  return {
+    writes: [{ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, touchHeadWrite(accountId, promptId, at, by)],
+    result: { ...contentOf(fromStoredContent(item)), version, published: false, etag: String(item.etag), updatedAt: at, updatedBy: by },
+    after: { etag: item.etag },
+    refused: async (error) => {
+      if (!error.failedAt(0)) return new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
+      const stored = await table.get<PromptVersionItem>('createDraft', keys.promptVersion(accountId, promptId, version));
+      if (stored?.published) return publishedError(promptId, version);
+      return new StaleDraftError(`version ${version} of prompt ${promptId} exists already as a draft`, stored && currentOf(stored));
+    },
   };
-  await table.put('createDraft', { Item: item, ConditionExpression: 'attribute_not_exists(pk)' }, async () => {
-    const stored = await table.get<PromptVersionItem>('createDraft', keys.promptVersion(accountId, promptId, version));
-    if (stored?.published) throw publishedError(promptId, version);
-    throw new StaleDraftError(`version ${version} of prompt ${promptId} exists already as a draft`, stored && currentOf(stored));
-  });
-  await touchHead(table, accountId, promptId, by);
-  return { ...contentOf(fromStoredContent(item)), version, published: false, etag: String(item.etag), updatedAt: item.updatedAt ?? null, updatedBy: by };
 }
 
 /** Saves over a draft the caller read with `ifMatch`; someone's save in between is a StaleDraftError, and nothing is lost. */
-export async function replaceDraft(
+export async function planReplaceDraft(
   table: AdminTable,
   accountId: string,
   promptId: string,
@@ -184,57 +188,54 @@ export async function replaceDraft(
   content: VersionContent,
   ifMatch: string,
   by: string,
-): Promise<{ before: string; after: StoredVersionContent }> {
+): Promise<PlannedChange<StoredVersionContent>> {
   const stored = await requireDraftMatching(table, accountId, promptId, version, ifMatch);
   const next = versionItem(accountId, promptId, { version, ...content, published: false });
   const at = table.timestamp();
-  await table.update(
-    'replaceDraft',
-    {
-      Key: keys.promptVersion(accountId, promptId, version),
-      UpdateExpression:
-        'SET systemMessage = :systemMessage, userMessage = :userMessage, #config = :config, #etag = :etag, updatedAt = :at, updatedBy = :by',
-      ...draftCondition(stored),
-      ExpressionAttributeNames: { '#config': 'config', ...draftCondition(stored).ExpressionAttributeNames },
-      ExpressionAttributeValues: {
-        ':systemMessage': next.systemMessage,
-        ':userMessage': next.userMessage,
-        ':config': next.config,
-        ':etag': next.etag,
-        ':at': at,
-        ':by': by,
-        ...draftCondition(stored).ExpressionAttributeValues,
-      },
-    },
-    () => changedMeanwhile(table, accountId, promptId, version),
-  );
-  await touchHead(table, accountId, promptId, by);
   return {
-    before: storedTag(stored),
-    after: { ...contentOf(fromStoredContent(next)), version, published: false, etag: String(next.etag), updatedAt: at, updatedBy: by },
+    writes: [
+      {
+        Update: {
+          Key: keys.promptVersion(accountId, promptId, version),
+          ...buildUpdate({
+            set: { systemMessage: next.systemMessage, userMessage: next.userMessage, config: next.config, etag: next.etag, updatedAt: at, updatedBy: by },
+            condition: (e) => draftCondition(e, stored),
+          }),
+        },
+      },
+      touchHeadWrite(accountId, promptId, at, by),
+    ],
+    result: { ...contentOf(fromStoredContent(next)), version, published: false, etag: String(next.etag), updatedAt: at, updatedBy: by },
+    after: { etag: next.etag },
+    refused: () => changedMeanwhile(table, accountId, promptId, version),
   };
 }
 
-export async function deleteDraft(
+export async function planDeleteDraft(
   table: AdminTable,
   accountId: string,
   promptId: string,
   version: string,
   ifMatch: string,
   by: string,
-): Promise<void> {
+): Promise<PlannedChange<void>> {
   const stored = await requireDraftMatching(table, accountId, promptId, version, ifMatch);
-  await table.delete('deleteDraft', { Key: keys.promptVersion(accountId, promptId, version), ...draftCondition(stored) }, () =>
-    changedMeanwhile(table, accountId, promptId, version),
-  );
-  await touchHead(table, accountId, promptId, by);
+  return {
+    writes: [
+      { Delete: { Key: keys.promptVersion(accountId, promptId, version), ...buildCondition((e) => draftCondition(e, stored)) } },
+      touchHeadWrite(accountId, promptId, table.timestamp(), by),
+    ],
+    result: undefined,
+    refused: () => changedMeanwhile(table, accountId, promptId, version),
+  };
 }
 
 /**
- * The draft the caller read becomes an immutable published version; the head's latest then moves up
- * to it if it is the highest (only ever up, however many publishes race).
+ * The draft the caller read becomes an immutable published version, and the head's latest moves up to it
+ * if it is the highest, in one transaction conditional on the draft's ETag and on the head's latest as read
+ * (a racing publish makes it read again, so latest only ever moves up).
  */
-export async function publishDraft(
+export async function planPublishDraft(
   table: AdminTable,
   accountId: string,
   promptId: string,
@@ -242,33 +243,44 @@ export async function publishDraft(
   ifMatch: string,
   note: string,
   by: string,
-): Promise<VersionSummary> {
+): Promise<PlannedChange<VersionSummary>> {
   const head = await requireHead(table, accountId, promptId);
   if (head.deleted) throw new ConflictError(deletedPromptMessage(accountId, promptId));
   const stored = await requireDraftMatching(table, accountId, promptId, version, ifMatch);
   const at = table.timestamp();
-  const condition = draftCondition(stored);
-  await table.update(
-    'publishDraft',
-    {
-      Key: keys.promptVersion(accountId, promptId, version),
-      UpdateExpression: 'SET #published = :true, publishedAt = :at, publishedBy = :by, note = :note',
-      ConditionExpression: condition.ConditionExpression,
-      ExpressionAttributeNames: condition.ExpressionAttributeNames,
-      ExpressionAttributeValues: { ...condition.ExpressionAttributeValues, ':true': true, ':at': at, ':by': by, ':note': note },
-    },
-    () => changedMeanwhile(table, accountId, promptId, version),
-  );
-  await writeHead(table, {
-    accountId,
-    promptId,
-    latest: contentOf(fromStoredContent(stored)),
-    ...(head.latest ? { seenLatestVersion: head.latest.version } : {}),
-  });
-  await touchHead(table, accountId, promptId, by);
-  // Latest, the lists and publishedVersions change: functions keep them in memory under the revision.
-  await bumpPromptsRevision(table, accountId);
-  return { version, published: true, publishedAt: at, publishedBy: by, note, updatedAt: stored.updatedAt ?? null, updatedBy: stored.updatedBy ?? null };
+  const content = contentOf(fromStoredContent(stored));
+  const becomesLatest = head.latest === undefined || compareVersions(version, head.latest.version) > 0;
+  return {
+    writes: [
+      {
+        Update: {
+          Key: keys.promptVersion(accountId, promptId, version),
+          ...buildUpdate({ set: { published: true, publishedAt: at, publishedBy: by, note }, condition: (e) => draftCondition(e, stored) }),
+        },
+      },
+      {
+        Update: {
+          Key: keys.promptHead(accountId, promptId),
+          ...buildUpdate({
+            set: {
+              updatedAt: at,
+              updatedBy: by,
+              ...(becomesLatest ? { latest: toStoredContent(content), latestKey: versionSortKey(version) } : {}),
+            },
+            condition: (e) =>
+              `attribute_exists(${e.name('pk')}) AND (attribute_not_exists(${e.name('deleted')}) OR ${e.name('deleted')} = ${e.value(false)}) AND ${
+                head.latest === undefined ? `attribute_not_exists(${e.name('latest')})` : `${e.name('latest.version')} = ${e.value(head.latest.version)}`
+              }`,
+          }),
+        },
+      },
+    ],
+    result: { version, published: true, publishedAt: at, publishedBy: by, note, updatedAt: stored.updatedAt ?? null, updatedBy: stored.updatedBy ?? null },
+    after: { published: true, note },
+    // Latest, the lists and publishedVersions change: functions keep them in memory under the revision.
+    visible: true,
+    refused: (error) => (error.failedAt(0) ? changedMeanwhile(table, accountId, promptId, version) : 'again'),
+  };
 }
 
 /** A ProjectionExpression naming every attribute by placeholder, so no reserved word can trip it. */
@@ -292,11 +304,14 @@ export async function requireHead(table: AdminTable, accountId: string, promptId
   return head;
 }
 
-/** Who changed the prompt last, for its listing. */
-export async function touchHead(table: AdminTable, accountId: string, promptId: string, by: string): Promise<void> {
-  await table.setOnExisting('touchHead', keys.promptHead(accountId, promptId), { updatedAt: table.timestamp(), updatedBy: by }, {
-    onMissing: () => undefined,
-  });
+/** Who changed the prompt last, for its listing: one write of the change's transaction. */
+export function touchHeadWrite(accountId: string, promptId: string, at: string, by: string): TransactionWrite {
+  return {
+    Update: {
+      Key: keys.promptHead(accountId, promptId),
+      ...buildUpdate({ set: { updatedAt: at, updatedBy: by }, condition: (e) => `attribute_exists(${e.name('pk')})` }),
+    },
+  };
 }
 
 async function requireDraftMatching(
@@ -319,18 +334,9 @@ async function requireDraftMatching(
 const storedTag = (stored: PromptVersionItem): string => stored.etag ?? contentEtag(fromStoredContent(stored));
 
 /** Still a draft, with the tag that was read (drafts written before tags were stored have none). */
-function draftCondition(stored: PromptVersionItem) {
-  return stored.etag === undefined
-    ? {
-        ConditionExpression: '#published = :false AND attribute_not_exists(#etag)',
-        ExpressionAttributeNames: { '#published': 'published', '#etag': 'etag' },
-        ExpressionAttributeValues: { ':false': false } as Record<string, unknown>,
-      }
-    : {
-        ConditionExpression: '#published = :false AND #etag = :seen',
-        ExpressionAttributeNames: { '#published': 'published', '#etag': 'etag' },
-        ExpressionAttributeValues: { ':false': false, ':seen': stored.etag } as Record<string, unknown>,
-      };
+function draftCondition(e: ExpressionNames, stored: PromptVersionItem): string {
+  const tag = stored.etag === undefined ? `attribute_not_exists(${e.name('etag')})` : `${e.name('etag')} = ${e.value(stored.etag)}`;
+  return `${e.name('published')} = ${e.value(false)} AND ${tag}`;
 }
 
 async function changedMeanwhile(table: AdminTable, accountId: string, promptId: string, version: string): Promise<never> {

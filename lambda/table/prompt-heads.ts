@@ -1,4 +1,7 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { PlannedChange } from './change';
+import { labelCopyWrites, labelsUnchanged } from './labels';
+import { buildUpdate } from './update-expression';
 import type { PromptDetails, PromptDetailsChange } from '../domain/prompt-details';
 import { versionSortKey } from '../domain/version';
 import type { AdminTable } from './admin-table';
@@ -65,61 +68,48 @@ export function detailsOf(head: Pick<PromptHeadItem, 'promptName' | 'description
 
 /**
  * Sets the prompt's name, description and tags (each field given; an empty description or tag list removes it)
- * in one update of its head, deleted or not; what they were before and are now.
+ * on its head, deleted or not. A new name is what the read API serves: the label items' copies of it change in
+ * the same transaction, and the account's prompt revision is raised with them.
  */
-export async function updatePromptDetails(
+export async function planUpdatePromptDetails(
   table: AdminTable,
   accountId: string,
   promptId: string,
   change: PromptDetailsChange,
   by: string,
-): Promise<{ before: PromptDetails; after: PromptDetails }> {
-  const sets = ['#updatedAt = :at', '#updatedBy = :by'];
-  const removes: string[] = [];
-  const names: Record<string, string> = { '#updatedAt': 'updatedAt', '#updatedBy': 'updatedBy' };
-  const values: Record<string, unknown> = { ':at': table.timestamp(), ':by': by };
-  if (change.promptName !== undefined) {
-    sets.push('#promptName = :promptName');
-    names['#promptName'] = 'promptName';
-    values[':promptName'] = change.promptName;
-  }
-  if (change.description !== undefined) {
-    names['#description'] = 'description';
-    if (change.description === null || change.description === '') removes.push('#description');
-    else {
-      sets.push('#description = :description');
-      values[':description'] = change.description;
-    }
-  }
-  if (change.tags !== undefined) {
-    names['#tags'] = 'tags';
-    if (change.tags.length === 0) removes.push('#tags');
-    else {
-      sets.push('#tags = :tags');
-      values[':tags'] = [...new Set(change.tags)];
-    }
-  }
-  const result = await table.update(
-    'updatePromptDetails',
-    {
-      Key: keys.promptHead(accountId, promptId),
-      UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ReturnValues: 'ALL_OLD',
-    },
-    () => {
-      throw new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
-    },
-  );
-  const before = detailsOf(result.Attributes as PromptHeadItem);
+): Promise<PlannedChange<PromptDetails>> {
+  const head = await table.get<PromptHeadItem>('updatePromptDetails', keys.promptHead(accountId, promptId));
+  if (!head) throw new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
+  const before = detailsOf(head);
+  const after: PromptDetails = {
+    promptName: change.promptName ?? before.promptName,
+    description: change.description === undefined ? before.description : change.description || null,
+    tags: change.tags === undefined ? before.tags : [...new Set(change.tags)],
+  };
+  const renamed = after.promptName !== before.promptName;
+  const copies = renamed ? await labelCopyWrites(table, accountId, head, { promptName: after.promptName, deleted: head.deleted === true }) : [];
   return {
-    before,
-    after: {
-      promptName: change.promptName ?? before.promptName,
-      description: change.description === undefined ? before.description : change.description || null,
-      tags: change.tags === undefined ? before.tags : [...new Set(change.tags)],
-    },
+    writes: [
+      {
+        Update: {
+          Key: keys.promptHead(accountId, promptId),
+          ...buildUpdate({
+            set: {
+              updatedAt: table.timestamp(),
+              updatedBy: by,
+              promptName: change.promptName,
+              ...(after.description === null ? {} : { description: after.description }),
+              ...(after.tags.length === 0 ? {} : { tags: after.tags }),
+            },
+            remove: [...(after.description === null ? ['description'] : []), ...(after.tags.length === 0 ? ['tags'] : [])],
+            condition: (e) => `attribute_exists(${e.name('pk')}) AND ${labelsUnchanged(e, head)}`,
+          }),
+        },
+      },
+      ...copies,
+    ],
+    result: after,
+    after: { ...after },
+    visible: renamed,
   };
 }

@@ -3,9 +3,10 @@ import { keys, prefixes } from './schema';
 import { compareVersions } from '../domain/version';
 import { requireAccount } from './accounts';
 import { NotFoundError } from './errors';
-import { syncLabelCopies } from './labels';
-import { bumpPromptsRevision } from './propagation';
+import { labelCopyWrites, labelsUnchanged } from './labels';
 import type { AdminTable } from './admin-table';
+import { commitUnaudited, type PlannedChange } from './change';
+import { buildUpdate } from './update-expression';
 
 export interface AdminPromptSummary {
   promptId: string;
@@ -21,47 +22,46 @@ export interface AdminPromptSummary {
 
 /**
  * Hides the prompt from the API, at latest, at every version and under every label; its versions and
- * labels stay stored. Deleting twice is not an error, and completes a delete that was interrupted. The
- * account's prompt revision then changes on the account and on every key, which every request already
- * reads: copies of the prompt that containers keep in memory are not served again, from the very next
- * request.
+ * labels stay stored. One transaction: the head's flag and every label item's copy of it, with the
+ * account's raised prompt revision, so copies of the prompt that containers keep in memory are not served
+ * again from the very next request. Deleting a deleted prompt writes nothing.
  */
-export async function deletePrompt(
+export function planDeletePrompt(table: AdminTable, accountId: string, promptId: string): Promise<PlannedChange<{ alreadyDeleted: boolean }>> {
+  return planDeleted(table, accountId, promptId, true, (was) => ({ alreadyDeleted: was }));
+}
+
+/** Makes a deleted prompt visible again, with every version it had published and every label it carried; as a delete. */
+export function planRestorePrompt(table: AdminTable, accountId: string, promptId: string): Promise<PlannedChange<{ alreadyVisible: boolean }>> {
+  return planDeleted(table, accountId, promptId, false, (was) => ({ alreadyVisible: !was }));
+}
+
+async function planDeleted<T>(
   table: AdminTable,
   accountId: string,
   promptId: string,
-): Promise<{ alreadyDeleted: boolean }> {
-  const wasDeleted = await setDeleted(table, accountId, promptId, true);
-  await syncLabelCopies(table, accountId, promptId);
-  await bumpPromptsRevision(table, accountId);
-  return { alreadyDeleted: wasDeleted };
-}
-
-/**
- * Makes a deleted prompt visible again, with every version it had published and every label it carried.
- * Restoring twice is not an error. The revision changes too, as for a delete: whatever a container keeps
- * of the account (issue 21 may keep more than pinned versions) is read again.
- */
-export async function restorePrompt(
-  table: AdminTable,
-  accountId: string,
-  promptId: string,
-): Promise<{ alreadyVisible: boolean }> {
-  const wasDeleted = await setDeleted(table, accountId, promptId, false);
-  await syncLabelCopies(table, accountId, promptId);
-  if (wasDeleted) await bumpPromptsRevision(table, accountId);
-  return { alreadyVisible: !wasDeleted };
-}
-
-/** Sets the head's `deleted` flag; says whether it was set before. */
-async function setDeleted(table: AdminTable, accountId: string, promptId: string, deleted: boolean): Promise<boolean> {
-  const result = await table.setOnExisting('setDeleted', keys.promptHead(accountId, promptId), { deleted }, {
-    returnValues: 'ALL_OLD',
-    onMissing: () => {
-      throw new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
-    },
-  });
-  return result.Attributes?.deleted === true;
+  deleted: boolean,
+  resultOf: (wasDeleted: boolean) => T,
+): Promise<PlannedChange<T>> {
+  const head = await table.get<PromptHeadItem>('setDeleted', keys.promptHead(accountId, promptId));
+  if (!head) throw new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
+  const wasDeleted = head.deleted === true;
+  const after = { deleted };
+  const copies = await labelCopyWrites(table, accountId, head, { promptName: head.promptName, deleted });
+  if (wasDeleted === deleted && copies.length === 0) return { writes: [], result: resultOf(wasDeleted), after };
+  return {
+    writes: [
+      {
+        Update: {
+          Key: keys.promptHead(accountId, promptId),
+          ...buildUpdate({ set: { deleted }, condition: (e) => `attribute_exists(${e.name('pk')}) AND ${labelsUnchanged(e, head)}` }),
+        },
+      },
+      ...copies,
+    ],
+    result: resultOf(wasDeleted),
+    after,
+    visible: true,
+  };
 }
 
 /** The operator's view of an account's prompts: deleted ones and drafts included, ordered by promptId. */
@@ -90,4 +90,14 @@ export async function listPromptSummaries(table: AdminTable, accountId: string):
     versions: (versionsOf.get(head.promptId) ?? []).sort((a, b) => compareVersions(a.version, b.version)),
     labels: { ...head.labels },
   }));
+}
+
+/** For bulk paths (fixtures): a delete without an audit entry of its own, the revision raised. */
+export function deletePrompt(table: AdminTable, accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {
+  return commitUnaudited(table, 'deletePrompt', () => planDeletePrompt(table, accountId, promptId), { raiseRevisionOf: accountId });
+}
+
+/** For bulk paths (fixtures): a restore without an audit entry of its own, the revision raised. */
+export function restorePrompt(table: AdminTable, accountId: string, promptId: string): Promise<{ alreadyVisible: boolean }> {
+  return commitUnaudited(table, 'restorePrompt', () => planRestorePrompt(table, accountId, promptId), { raiseRevisionOf: accountId });
 }

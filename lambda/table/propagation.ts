@@ -3,6 +3,8 @@ import { ADMIN_INDEX, adminIndexKeys, keys } from './schema';
 import { inBatches } from './batch-io';
 import { keyHashOf, limitInForce } from './item-builders';
 import type { AdminTable } from './admin-table';
+import type { TransactionWrite } from './transaction';
+import { buildUpdate } from './update-expression';
 
 /**
  * What every key carries a copy of, so that the API admits a request with one read of the key alone:
@@ -31,44 +33,60 @@ export async function copyPlanToKeys(table: AdminTable, accountId: string, plan:
 }
 
 /**
- * A new revision on the account item, then copied to each of its keys (which only ever take a higher one):
- * the keys the admin index lists, and the keys registered on the account item as created recently.
- *
- * Why both: the index is eventually consistent, so a key written just before this change may be missing
- * from it. Every key's writer registers the key on the account item after writing it (catchUpKeys),
- * and both that registration and this raise are single atomic updates of the one account item, so one of
- * them comes first. If the raise comes first, the registration returns the new revision and the writer
- * raises its key itself. If the registration comes first, the raise returns the key among `newKeys` and
- * raises it here, whatever the index says. Either way the key carries the new revision before this change
- * returns, or before the key's creation returns, whichever is later. Registered keys that the index lists
- * are then dropped from `newKeys`, which so only holds keys created since the last raise.
+ * The account's prompt revision raised, as one write of a change's transaction (change.ts): the change and
+ * the new revision commit together. copyRevisionToKeys then gives it to the account's keys.
  */
+export function raiseRevisionWrite(accountId: string): TransactionWrite {
+  return {
+    Update: {
+      Key: keys.account(accountId),
+      ...buildUpdate({ add: { promptsRevision: 1 }, condition: (e) => `attribute_exists(${e.name('pk')})` }),
+    },
+  };
+}
+
+/** A new revision on the account item (outside any transaction: imports), then copied to each of its keys. */
 export async function bumpPromptsRevision(table: AdminTable, accountId: string): Promise<void> {
   const result = await table.update('bumpPromptsRevision', {
     Key: keys.account(accountId),
-    UpdateExpression: 'ADD #revision :one',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeNames: { '#revision': 'promptsRevision' },
-    ExpressionAttributeValues: { ':one': 1 },
+    ...buildUpdate({ add: { promptsRevision: 1 }, condition: (e) => `attribute_exists(${e.name('pk')})` }),
     ReturnValues: 'ALL_NEW',
   });
-  const account = result.Attributes as Partial<AccountItem> | undefined;
-  const revision = Number(account?.promptsRevision);
-  const registered = [...(account?.newKeys ?? [])];
-  const indexed = (await indexedKeysOf(table, 'bumpPromptsRevision', accountId)).map(keyHashOf);
+  await copyToKeys(table, accountId, result.Attributes as Partial<AccountItem> | undefined);
+}
+
+/** The account's revision, as it stands, copied to each of its keys: after a change's transaction commits. */
+export async function copyRevisionToKeys(table: AdminTable, accountId: string): Promise<void> {
+  await copyToKeys(table, accountId, await table.get<AccountItem>('copyRevisionToKeys', keys.account(accountId)));
+}
+
+/**
+ * Copies the account's revision to each of its keys (which only ever take a higher one): the keys the admin
+ * index lists, and the keys registered on the account item as created recently.
+ *
+ * Why both: the index is eventually consistent, so a key written just before this change may be missing
+ * from it. Every key's writer registers the key on the account item (`newKeys`) in the transaction that
+ * writes the key, conditional on the account's revision being the one it gave the key (keys.ts); this
+ * reads the account item after the change's transaction raised it. Whichever of the two committed first,
+ * the key carries the new revision: a key written first is in `newKeys` here; a key written after carries
+ * the new revision itself (its writer's condition failed on the old one, and it read again). Registered keys
+ * that the index lists are then dropped from `newKeys`, which so only holds keys created since.
+ */
+async function copyToKeys(table: AdminTable, accountId: string, account: Partial<AccountItem> | undefined): Promise<void> {
+  if (!account) return;
+  const revision = Number(account.promptsRevision ?? 0);
+  const registered = [...(account.newKeys ?? [])];
+  const indexed = (await indexedKeysOf(table, 'copyRevisionToKeys', accountId)).map(keyHashOf);
   const keyHashes = [...new Set([...indexed, ...registered])];
   const ahead = await raiseKeyRevisions(table, keyHashes, revision);
   // A key ahead of its account (an import replaced the account item, and its revision, before imports
   // updated accounts field by field): the account moves past it, or its keys would never change again.
   if (ahead !== undefined) {
     await table.update(
-      'bumpPromptsRevision',
+      'copyRevisionToKeys',
       {
         Key: keys.account(accountId),
-        UpdateExpression: 'SET #revision = :revision',
-        ConditionExpression: '#revision < :revision',
-        ExpressionAttributeNames: { '#revision': 'promptsRevision' },
-        ExpressionAttributeValues: { ':revision': ahead + 1 },
+        ...buildUpdate({ set: { promptsRevision: ahead + 1 }, condition: (e) => `${e.name('promptsRevision')} < ${e.value(ahead + 1)}` }),
       },
       () => undefined,
     );
@@ -76,12 +94,7 @@ export async function bumpPromptsRevision(table: AdminTable, accountId: string):
   }
   const listed = registered.filter((keyHash) => indexed.includes(keyHash));
   if (listed.length > 0) {
-    await table.update('bumpPromptsRevision', {
-      Key: keys.account(accountId),
-      UpdateExpression: 'DELETE #newKeys :listed',
-      ExpressionAttributeNames: { '#newKeys': 'newKeys' },
-      ExpressionAttributeValues: { ':listed': new Set(listed) },
-    });
+    await table.update('copyRevisionToKeys', { Key: keys.account(accountId), ...buildUpdate({ delete: { newKeys: new Set(listed) } }) });
   }
 }
 

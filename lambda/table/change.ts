@@ -1,0 +1,115 @@
+import type { AdminTable } from './admin-table';
+import { type AuditAttempt, auditEntryWrite, type FailureReason, recordRefusal } from './audit-log';
+import { ConflictError } from './errors';
+import { copyRevisionToKeys, raiseRevisionWrite } from './propagation';
+import { StoreUnavailableError } from './read-path/api-store';
+import { TransactionRefusedError, type TransactionWrite } from './transaction';
+
+/**
+ * How a person's change is written (docs/data-model.md "One change, one transaction"): read what it
+ * depends on, plan its writes, and commit them with its audit entry (and, when the read API can see the
+ * change, the account's raised prompt revision) as one transaction. It is whole or absent, and its audit
+ * entry exists exactly when it happened.
+ */
+export interface PlannedChange<T> {
+  /** The change's items, each with the condition that what the plan read still holds. */
+  readonly writes: readonly TransactionWrite[];
+  /** What the caller is answered once it committed. */
+  readonly result: T;
+  /** What the audit entry says the change made. */
+  readonly after?: Record<string, unknown>;
+  /** The read API serves what changed: the account's prompt revision is raised with it, then copied to its keys. */
+  readonly visible?: boolean;
+  /**
+   * What a failed condition means. `again` (the default): something the plan read changed meanwhile, so it
+   * is read and planned anew; or the error to answer with (recorded as a refusal).
+   */
+  readonly refused?: (error: TransactionRefusedError) => Promise<Error | 'again'> | Error | 'again';
+}
+
+export interface ChangeOptions {
+  readonly reasonOf: FailureReason;
+  /** Where refusals are recorded and a committed change is copied to keys: a later deadline than the change's. */
+  readonly followUpTable?: AdminTable;
+  /** A copy to the keys that failed after the change committed: the change stands (the next change copies again). */
+  readonly onCopyFailed?: (accountId: string, error: unknown) => void;
+}
+
+/** How many times a change is planned again when another change raced it. */
+const PLAN_ATTEMPTS = 5;
+
+/** Another change kept landing between this one's read and its write: a conflict the caller can try again. */
+export class ChangeKeptRacingError extends ConflictError {
+  override readonly name: string = 'ChangeKeptRacingError';
+}
+
+/**
+ * Plans and commits one change; an error thrown by the plan (the change is not allowed as things stand)
+ * is recorded as a refusal and thrown on. A store that cannot answer records nothing: nothing changed.
+ */
+export async function commitChange<T>(
+  table: AdminTable,
+  attempt: AuditAttempt,
+  plan: () => Promise<PlannedChange<T>>,
+  options: ChangeOptions,
+): Promise<T> {
+  const followUp = options.followUpTable ?? table;
+  try {
+    for (let round = 1; round <= PLAN_ATTEMPTS; round += 1) {
+      const planned = await plan();
+      const entry = auditEntryWrite(table, attempt, 'succeeded', planned.after);
+      const writes = [...planned.writes, ...(planned.visible ? [raiseRevisionWrite(attempt.accountId)] : []), entry.write];
+      try {
+        await table.transact(attempt.action, writes, { proof: entry.key });
+      } catch (error) {
+        if (!(error instanceof TransactionRefusedError)) throw error;
+        const meaning = planned.refused ? await planned.refused(error) : 'again';
+        if (meaning === 'again') continue;
+        throw meaning;
+      }
+      if (planned.visible) {
+        await copyRevisionToKeys(followUp, attempt.accountId).catch((error: unknown) => options.onCopyFailed?.(attempt.accountId, error));
+      }
+      return planned.result;
+    }
+    throw new ChangeKeptRacingError(`${attempt.action}: what it changes kept changing; try again`);
+  } catch (error) {
+    if (!(error instanceof StoreUnavailableError)) {
+      const reason = options.reasonOf(error);
+      const outcome = reason.code === 'INTERNAL_ERROR' ? 'failed' : 'refused';
+      // A refusal the store cannot record is still answered as one.
+      await recordRefusal(followUp, attempt, reason, outcome).catch(() => undefined);
+    }
+    throw error;
+  }
+}
+
+/**
+ * A change without an audit entry, for the bulk paths that record one entry for the whole of their work (a
+ * seed import, the benchmark's and the tests' fixtures): the same plan and transaction, planned again when
+ * raced. With `raiseRevisionOf`, a change the read API can see raises that account's revision and copies it
+ * to its keys, as commitChange does; an import raises it once at its end instead.
+ */
+export async function commitUnaudited<T>(
+  table: AdminTable,
+  operation: string,
+  plan: () => Promise<PlannedChange<T>>,
+  options: { raiseRevisionOf?: string } = {},
+): Promise<T> {
+  const accountId = options.raiseRevisionOf;
+  for (let round = 1; round <= PLAN_ATTEMPTS; round += 1) {
+    const planned = await plan();
+    const raises = accountId !== undefined && planned.visible === true && planned.writes.length > 0;
+    try {
+      await table.transact(operation, [...planned.writes, ...(raises ? [raiseRevisionWrite(accountId)] : [])]);
+    } catch (error) {
+      if (!(error instanceof TransactionRefusedError)) throw error;
+      const meaning = planned.refused ? await planned.refused(error) : 'again';
+      if (meaning === 'again') continue;
+      throw meaning;
+    }
+    if (raises) await copyRevisionToKeys(table, accountId);
+    return planned.result;
+  }
+  throw new ChangeKeptRacingError(`${operation}: what it changes kept changing; try again`);
+}
