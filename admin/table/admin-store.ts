@@ -11,7 +11,7 @@ import * as prompts from '../../lambda/table/prompts';
 import { AdminTable } from '../../lambda/table/admin-table';
 import type { Actor } from '../../lambda/table/item-types';
 import { commitChange, type PlannedChange } from '../../lambda/table/change';
-import { AccountOperations, reasonOf } from '../../lambda/operations/account-operations';
+import { AccountOperations, publicKeyFields, reasonOf } from '../../lambda/operations/account-operations';
 
 const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...summary });
 
@@ -74,7 +74,7 @@ export class AdminStore {
   }
 
   createApiKey(key: apiKeys.NewApiKey): Promise<AdminApiKey> {
-    return this.audited(key.accountId, 'key.create', { keyId: key.keyId }, () => apiKeys.createApiKey(this.table, key));
+    return this.audited(key.accountId, 'key.create', { keyId: key.keyId }, () => apiKeys.createApiKey(this.table, key), publicKeyFields);
   }
 
   listApiKeys(accountId: string): Promise<AdminApiKey[]> {

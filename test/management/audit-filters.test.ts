@@ -71,14 +71,14 @@ test('actor: only what that person did, newest first, every entry reachable over
 test('prompt: only the changes of that prompt', async () => {
   const entries = await all('?prompt=owned');
   expect(entries.map((entry) => [entry.actor.email, entry.outcome])).toEqual([
-    ['editor@acme.test', 'failed'],
+    ['editor@acme.test', 'refused'],
     ['owner@acme.test', 'succeeded'],
   ]);
 });
 
-test('action and outcome: the refused attempt, and the failed one', async () => {
+test('action and outcome: the attempt refused by role, and the one refused by the store\'s condition', async () => {
   expect((await all('?outcome=refused')).map((entry) => [entry.action, entry.target.promptId])).toContainEqual(['prompt.create', 'sneaky']);
-  expect((await all('?action=prompt.create&outcome=failed')).map((entry) => entry.target.promptId)).toEqual(['owned']);
+  expect((await all('?action=prompt.create&outcome=refused')).map((entry) => entry.target.promptId).sort()).toEqual(['owned', 'sneaky']);
 });
 
 test('from and to: a day or an instant, both included; a range with nothing in it is an empty page', async () => {

@@ -126,7 +126,7 @@ describe('the audit log', () => {
     const [invalid, conflict, refused, created] = await auditOf('acme', viewer);
     expect(created).toMatchObject({ action: 'prompt.create', target: { promptId: 'audited' }, outcome: 'succeeded', after: { promptName: 'A' }, actor: { type: 'user', email: 'editor@acme.test' } });
     expect(refused).toMatchObject({ action: 'prompt.create', outcome: 'refused', reason: { code: 'FORBIDDEN' }, actor: { email: 'viewer@acme.test' } });
-    expect(conflict).toMatchObject({ action: 'prompt.create', outcome: 'failed', reason: { code: 'CONFLICT' } });
+    expect(conflict).toMatchObject({ action: 'prompt.create', outcome: 'refused', reason: { code: 'CONFLICT' } });
     expect(invalid).toMatchObject({ action: 'prompt.create', outcome: 'refused', reason: { code: 'BAD_REQUEST' } });
     for (const entry of [invalid, conflict, refused, created]) expect(entry).toMatchObject({ at: expect.any(String), entryId: expect.any(String) });
   });
@@ -197,7 +197,7 @@ describe('the CLI and the API: two doors, the same stored items', () => {
     const audit = await api.send('GET', '/api/accounts/cli-keys/audit', { as: keysOwner });
     expect(audit.rawBody).not.toContain(apiKey);
     expect((audit.body as { entries: unknown[] }).entries).toEqual([
-      expect.objectContaining({ action: 'key.revoke', target: { keyId: 'key_0000000000000000' }, outcome: 'failed', reason: expect.objectContaining({ code: 'NOT_FOUND' }) }),
+      expect.objectContaining({ action: 'key.revoke', target: { keyId: 'key_0000000000000000' }, outcome: 'refused', reason: expect.objectContaining({ code: 'NOT_FOUND' }) }),
       expect.objectContaining({ action: 'key.revoke', target: { keyId }, outcome: 'succeeded', actor: { type: 'cli', operator: 'ci-bot' } }),
       expect.objectContaining({ action: 'key.create', target: { keyId }, outcome: 'succeeded', after: expect.objectContaining({ keyId, status: 'active' }) }),
     ]);

@@ -50,7 +50,7 @@ describe('label names', () => {
     expect(await labelsOf('welcome')).toEqual({});
   });
 
-  test('removing a label named constructor that the prompt does not carry: 404 as for any absent label, audited as failed, nothing changed', async () => {
+  test('removing a label named constructor that the prompt does not carry: 404 as for any absent label, audited as refused, nothing changed', async () => {
     // A prompt that carries some label: its labels map exists, and inherits from nothing.
     expect((await api.send('PUT', `${P}/welcome/labels/staging`, { as: editor, body: { version: '1.0.0' } })).status).toBe(200);
     const before = await labelsOf('welcome');
@@ -59,7 +59,7 @@ describe('label names', () => {
       const response = await api.send('DELETE', `${P}/welcome/labels/${label}`, { as: editor });
       expect(response).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
       const [entry] = await audit();
-      expect(entry).toMatchObject({ action: 'label.remove', target: { promptId: 'welcome', label }, outcome: 'failed', reason: { code: 'NOT_FOUND' } });
+      expect(entry).toMatchObject({ action: 'label.remove', target: { promptId: 'welcome', label }, outcome: 'refused', reason: { code: 'NOT_FOUND' } });
     }
     expect(await labelsOf('welcome')).toEqual(before);
   });

@@ -68,18 +68,18 @@ test.each([
   ['removing a label the prompt does not carry (404)', 'editor', 'DELETE', `${P}/welcome/labels/absent`, undefined, {}, 404, { action: 'label.remove', target: { promptId: 'welcome', label: 'absent' } }],
   ['adding a member twice (409)', 'admin', 'POST', `${A}/members`, { email: 'editor@acme.test', role: 'viewer' }, {}, 409, { action: 'member.add', target: { email: 'editor@acme.test' }, requested: { email: 'editor@acme.test', role: 'viewer' } }],
   ['saving over a draft someone saved since (412)', 'editor', 'PUT', `${P}/welcome/versions/1.1.0`, { systemMessage: 'mine', userMessage: 'u', config: { model: 'm', temperature: 1 } }, { 'If-Match': '"stale"' }, 412, { action: 'draft.save', target: { promptId: 'welcome', version: '1.1.0' }, requested: { systemMessage: 'mine', userMessage: 'u' }, before: { etag: 'stale' } }],
-] as const)('%s: failed, with its target and what was asked', async (_name, role, method, path, body, headers, status, expected) => {
+] as const)('%s: refused, with its target and what was asked', async (_name, role, method, path, body, headers, status, expected) => {
   const response = await api.send(method, path, { as: people[role], headers, ...(body === undefined ? {} : { body }) });
   expect(response.status).toBe(status);
-  expect(await lastEntry()).toMatchObject({ ...expected, outcome: 'failed', reason: { code: (response.body as { code: string }).code } });
+  expect(await lastEntry()).toMatchObject({ ...expected, outcome: 'refused', reason: { code: (response.body as { code: string }).code } });
 });
 
-test('changing a revoked key (409): failed, with the key and the change asked for in the API\'s words', async () => {
+test('changing a revoked key (409): refused, with the key and the change asked for in the API\'s words', async () => {
   const response = await api.send('PATCH', `${A}/keys/${keyId}`, { as: people.admin, body: { name: 'back', expiresAt: '2031-01-01T00:00:00Z', disabled: false } });
   expect(response.status).toBe(409);
   expect(await lastEntry()).toMatchObject({
     action: 'key.update',
-    outcome: 'failed',
+    outcome: 'refused',
     target: { keyId },
     requested: { name: 'back', expiresAt: '2031-01-01T00:00:00.000Z', disabled: false },
     reason: { code: 'CONFLICT' },
