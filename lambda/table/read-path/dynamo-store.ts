@@ -173,7 +173,8 @@ export class DynamoStore implements ApiStore {
         return { admission: key ? { admitted: true, key } : { admitted: false, reason: 'invalid-key' } };
       },
       async (refused): Promise<CountResult> => ({
-        // DynamoDB returns the item as it stood; stores without ReturnValuesOnConditionCheckFailure (dynalite) do not.
+        // DynamoDB (and the embedded store, patches/) return the item as it stood; a store without
+        // ReturnValuesOnConditionCheckFailure does not, and the item is read back.
         refused: refused.Item
           ? (unmarshall(refused.Item) as ApiKeyItem)
           : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), deadline),
