@@ -94,11 +94,7 @@ const push: Command = {
     const lines = [
       `Pushed ${dir} to account ${accountId}:`,
       ...outcomes.map((outcome) =>
-        outcome.outcome === 'changed'
-          ? `  changed ${outcome.promptId}`
-          : outcome.outcome === 'unchanged'
-            ? `  NOT changed ${outcome.promptId}: ${outcome.reason}`
-            : `  UNFINISHED ${outcome.promptId}: ${outcome.reason}; left to do: ${outcome.left} (push again to finish)`,
+        outcome.outcome === 'changed' ? `  changed ${outcome.promptId}` : `  NOT changed ${outcome.promptId}: ${outcome.reason}`,
       ),
       ...(plan.unchanged.length > 0 ? [`  nothing to do: ${plan.unchanged.join(', ')}`] : []),
       ...(plan.orphans.length > 0 ? [`  served but not in the folder (left alone): ${plan.orphans.join(', ')}`] : []),

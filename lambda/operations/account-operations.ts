@@ -24,6 +24,7 @@ import {
 } from '../table/prompt-authoring';
 import { planUpdatePromptDetails } from '../table/prompt-heads';
 import { planDeletePrompt, planRestorePrompt } from '../table/prompts';
+import { planPromptRelease, type PromptRelease, releaseSteps } from '../table/prompt-release';
 import type { AdminTable } from '../table/admin-table';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
@@ -198,6 +199,17 @@ export class AccountOperations {
     return this.audited({ accountId, action: 'prompt.update', target: { promptId }, requested: change }, () =>
       planUpdatePromptDetails(this.table, accountId, promptId, change, this.by),
     );
+  }
+
+  /**
+   * One prompt of a `prompts push`: created, published, labelled and described in one transaction, each step
+   * with its own audit entry, so the prompt is as the file says or as it was.
+   */
+  releasePrompt(accountId: string, release: PromptRelease): Promise<{ steps: number }> {
+    const [first] = releaseSteps(release, { was: new Map(), promptName: '', description: null, tags: [] });
+    if (!first) return Promise.resolve({ steps: 0 });
+    const { after: _after, ...step } = first;
+    return this.audited({ accountId, ...step }, () => planPromptRelease(this.table, accountId, release, this.by));
   }
 
   deletePrompt(accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {

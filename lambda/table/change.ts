@@ -18,6 +18,11 @@ export interface PlannedChange<T> {
   readonly result: T;
   /** What the audit entry says the change made. */
   readonly after?: Record<string, unknown>;
+  /**
+   * More entries for the same transaction, when one change makes several that the log names apart (one
+   * prompt of a push: created, published, labelled); each is written with the change, as its first is.
+   */
+  readonly alsoRecords?: readonly RecordedStep[];
   /** The read API serves what changed: the account's prompt revision is raised with it, then copied to its keys. */
   readonly visible?: boolean;
   /**
@@ -26,6 +31,9 @@ export interface PlannedChange<T> {
    */
   readonly refused?: (error: TransactionRefusedError) => Promise<Error | 'again'> | Error | 'again';
 }
+
+/** One more step of a change, as its audit entry names it (the actor and the account are the change's). */
+export type RecordedStep = Omit<AuditAttempt, 'accountId' | 'actor'> & { readonly after?: Record<string, unknown> };
 
 export interface ChangeOptions {
   readonly reasonOf: FailureReason;
@@ -58,7 +66,8 @@ export async function commitChange<T>(
     for (let round = 1; round <= PLAN_ATTEMPTS; round += 1) {
       const planned = await plan();
       const entry = auditEntryWrite(table, attempt, 'succeeded', planned.after);
-      const writes = [...planned.writes, ...(planned.visible ? [raiseRevisionWrite(attempt.accountId)] : []), entry.write];
+      const steps = (planned.alsoRecords ?? []).map(({ after, ...step }) => auditEntryWrite(table, { accountId: attempt.accountId, actor: attempt.actor, ...step }, 'succeeded', after).write);
+      const writes = [...planned.writes, ...(planned.visible ? [raiseRevisionWrite(attempt.accountId)] : []), entry.write, ...steps];
       try {
         await table.transact(attempt.action, writes, { proof: entry.key });
       } catch (error) {

@@ -191,9 +191,9 @@ function headLabelsWrite(accountId: string, head: PromptHeadItem, labels: Record
   };
 }
 
-function labelItem(
+export function labelItem(
   accountId: string,
-  head: PromptHeadItem,
+  head: Pick<PromptHeadItem, 'promptId' | 'promptName' | 'deleted'>,
   label: string,
   labelled: PromptLabelItem['labelled'],
   labelsRevision: number,

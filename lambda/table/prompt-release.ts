@@ -1,0 +1,181 @@
+import type { PromptDetailsChange } from '../domain/prompt-details';
+import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
+import { compareVersions, versionSortKey } from '../domain/version';
+import type { AdminTable } from './admin-table';
+import type { PlannedChange, RecordedStep } from './change';
+import { ConflictError, InvalidLabelError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from './errors';
+import { contentOf, versionItem } from './item-builders';
+import type { PromptHeadItem, PromptVersionItem, WithKeys } from './item-types';
+import { labelCopyWrites, labelItem, labelsUnchanged } from './labels';
+import type { VersionContent } from './prompt-authoring';
+import { keys } from './schema';
+import { fromStoredContent, toStoredContent } from './stored-content';
+import type { TransactionWrite } from './transaction';
+import { buildUpdate } from './update-expression';
+
+/**
+ * Everything one prompt of a `prompts push` changes, as one transaction (docs/prompts-as-code.md): the prompt
+ * created, the file's version published, its labels moved or removed, its details set. Each step keeps its own
+ * audit entry (the names the log and its filters use), all written with the change: the prompt is as the file
+ * says, or as it was.
+ */
+export interface PromptRelease {
+  readonly promptId: string;
+  /** A new prompt, with this name. */
+  readonly create?: { readonly promptName: string };
+  /** A new version, published at once (a published version never changes, so it is written whole). */
+  readonly publish?: { readonly version: string; readonly content: VersionContent; readonly note: string };
+  /** `to: null` takes the label off. */
+  readonly labels: readonly { readonly label: string; readonly to: string | null }[];
+  readonly details?: PromptDetailsChange;
+}
+
+export async function planPromptRelease(
+  table: AdminTable,
+  accountId: string,
+  release: PromptRelease,
+  by: string,
+): Promise<PlannedChange<{ steps: number }>> {
+  const { promptId } = release;
+  for (const { label } of release.labels) if (!isSettableLabel(label)) throw new InvalidLabelError(label, LABEL_RULE);
+  const head = release.create ? undefined : await table.get<PromptHeadItem>('releasePrompt', keys.promptHead(accountId, promptId));
+  if (!release.create && !head) throw new PromptMissingError(accountId, promptId);
+  const adds = release.labels.filter((move): move is { label: string; to: string } => move.to !== null);
+  if (head?.deleted === true && (release.publish || adds.length > 0)) throw new PromptDeletedError(accountId, promptId);
+
+  const at = table.timestamp();
+  const published = release.publish
+    ? { ...contentOf({ version: release.publish.version, ...release.publish.content }) }
+    : undefined;
+  // Versions the labels point at, other than the one published here: published, and read for their copies.
+  const others = [...new Set(adds.map(({ to }) => to).filter((version) => version !== published?.version))];
+  const stored = await Promise.all(others.map((version) => table.get<PromptVersionItem>('releasePrompt', keys.promptVersion(accountId, promptId, version))));
+  const contentAt = new Map<string, ReturnType<typeof toStoredContent>>();
+  for (const [index, version] of others.entries()) {
+    const item = stored[index];
+    if (item?.published !== true) throw new VersionNotPublishedError(accountId, promptId, version, item !== undefined);
+    contentAt.set(version, toStoredContent(fromStoredContent(item)));
+  }
+  if (published) contentAt.set(published.version, toStoredContent(published));
+
+  const labels: Record<string, string> = { ...head?.labels };
+  const was = new Map<string, string | null>();
+  for (const { label, to } of release.labels) {
+    was.set(label, labelledVersion(head?.labels, label) ?? null);
+    if (to === null) delete labels[label];
+    else labels[label] = to;
+  }
+  const labelsChange = release.labels.length > 0;
+  const revision = (head?.labelsRevision ?? 0) + 1;
+  const promptName = release.details?.promptName ?? release.create?.promptName ?? head?.promptName ?? promptId;
+  const description = release.details?.description === undefined ? head?.description : release.details.description || undefined;
+  const tags = release.details?.tags === undefined ? head?.tags : release.details.tags.length > 0 ? [...new Set(release.details.tags)] : undefined;
+  const becomesLatest = published !== undefined && (head?.latest === undefined || compareVersions(published.version, head.latest.version) > 0);
+  const finalHead = { promptId, promptName, deleted: head?.deleted === true };
+
+  const writes: TransactionWrite[] = [];
+  if (!head) {
+    // The head's labels as a Map (a label named `constructor` is a name like any other): written as it is stored.
+    const item = {
+      ...keys.promptHead(accountId, promptId),
+      type: 'prompt',
+      promptId,
+      promptName,
+      deleted: false,
+      updatedAt: at,
+      updatedBy: by,
+      ...(description ? { description } : {}),
+      ...(tags ? { tags } : {}),
+      ...(published ? { latest: toStoredContent(published), latestKey: versionSortKey(published.version) } : {}),
+      ...(labelsChange ? { labels: new Map(Object.entries(labels)), labelsRevision: revision } : {}),
+    };
+    writes.push({ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
+  } else {
+    const emptied = [...(release.details?.description !== undefined && !description ? ['description'] : []), ...(release.details?.tags !== undefined && !tags ? ['tags'] : [])];
+    writes.push({
+      Update: {
+        Key: keys.promptHead(accountId, promptId),
+        ...buildUpdate({
+          set: {
+            updatedAt: at,
+            updatedBy: by,
+            ...(release.details?.promptName === undefined ? {} : { promptName }),
+            ...(release.details?.description && description ? { description } : {}),
+            ...(release.details?.tags && tags ? { tags } : {}),
+            ...(becomesLatest && published ? { latest: toStoredContent(published), latestKey: versionSortKey(published.version) } : {}),
+            // A Map: a label named `constructor` is a name like any other.
+            ...(labelsChange ? { labels: new Map(Object.entries(labels)), labelsRevision: revision } : {}),
+          },
+          ...(emptied.length > 0 ? { remove: emptied } : {}),
+          condition: (e) =>
+            [
+              `attribute_exists(${e.name('pk')})`,
+              labelsUnchanged(e, head),
+              head.latest === undefined ? `attribute_not_exists(${e.name('latest')})` : `${e.name('latest.version')} = ${e.value(head.latest.version)}`,
+              ...(published || adds.length > 0 ? [`(attribute_not_exists(${e.name('deleted')}) OR ${e.name('deleted')} = ${e.value(false)})`] : []),
+            ].join(' AND '),
+        }),
+      },
+    });
+  }
+  if (published && release.publish) {
+    const item: WithKeys<PromptVersionItem> = {
+      ...versionItem(accountId, promptId, { ...published, published: true }),
+      publishedAt: at,
+      publishedBy: by,
+      note: release.publish.note,
+      updatedAt: at,
+      updatedBy: by,
+    };
+    writes.push({ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
+  }
+  for (const { label, to } of release.labels) {
+    const labelled = to === null ? undefined : contentAt.get(to);
+    writes.push(
+      labelled
+        ? { Put: { Item: labelItem(accountId, finalHead, label, labelled, revision) } }
+        : { Delete: { Key: keys.promptLabel(accountId, label, promptId) } },
+    );
+  }
+  if (head && release.details?.promptName !== undefined && release.details.promptName !== head.promptName) {
+    const untouched = { ...head, labels: Object.fromEntries(Object.entries(head.labels ?? {}).filter(([label]) => !was.has(label))) };
+    writes.push(...(await labelCopyWrites(table, accountId, untouched, { promptName, deleted: head.deleted === true })));
+  }
+
+  const steps = releaseSteps(release, { was, promptName, description: description ?? null, tags: tags ?? [] });
+  return {
+    writes,
+    result: { steps: steps.length },
+    alsoRecords: steps.slice(1),
+    ...(steps[0]?.after ? { after: steps[0].after } : {}),
+    visible: published !== undefined || labelsChange || release.details?.promptName !== undefined,
+    refused: async (error) => {
+      if (!error.failedAt(0) && release.publish) {
+        return new ConflictError(`version ${release.publish.version} of prompt ${promptId} exists already: pull, then push again`);
+      }
+      return release.create && error.failedAt(0) ? new ConflictError(`prompt ${promptId} exists already (deleted or not): pull, then push again`) : 'again';
+    },
+  };
+}
+
+/** What one release records, step by step, as the audit log names them; the first is the change's own entry. */
+export function releaseSteps(
+  release: PromptRelease,
+  outcome: { was: ReadonlyMap<string, string | null>; promptName: string; description: string | null; tags: readonly string[] },
+): (RecordedStep & { readonly after?: Record<string, unknown> })[] {
+  const { promptId } = release;
+  return [
+    ...(release.create ? [{ action: 'prompt.create', target: { promptId }, requested: { promptId, promptName: release.create.promptName }, after: { promptName: outcome.promptName } }] : []),
+    ...(release.publish
+      ? [{ action: 'version.publish', target: { promptId, version: release.publish.version }, requested: { note: release.publish.note }, after: { published: true, note: release.publish.note } }]
+      : []),
+    ...release.labels.map(({ label, to }) =>
+      to === null
+        ? { action: 'label.remove', target: { promptId, label }, after: { was: outcome.was.get(label) ?? null } }
+        : { action: 'label.set', target: { promptId, label }, requested: { version: to }, after: { version: to, was: outcome.was.get(label) ?? null } },
+    ),
+    ...(release.details
+      ? [{ action: 'prompt.update', target: { promptId }, requested: release.details, after: { promptName: outcome.promptName, description: outcome.description, tags: [...outcome.tags] } }]
+      : []),
+  ];
+}
