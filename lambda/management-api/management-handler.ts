@@ -69,6 +69,9 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
     const ops = new AccountOperations({
       table,
       auditTable: deps.table.withDeadline(deadlineAfter(arrivedAt, REFUND_BUDGET_MS)),
+      // The change stands; its keys keep the old revision until the account's next change (docs/data-model.md).
+      onCopyFailed: (accountId, error) =>
+        deps.telemetry.logger.error({ message: 'revision copy failed', accountId, error: error instanceof Error ? { name: error.name, message: error.message } : String(error) }),
       actor: { type: 'user', userId: caller.userId, email: caller.email },
       directory: deps.directory,
     });
