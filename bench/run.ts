@@ -8,7 +8,7 @@ import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { AdminStore } from '../admin/table/admin-store';
-import type { AccountImport } from '../lambda/table/import-plan';
+import type { AccountImport } from '../admin/table/import-plan';
 import { createDocumentClient } from '../lambda/table/client';
 import { ensureTable } from '../admin/table/ensure-table';
 import { keys } from '../lambda/table/schema';

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../../lambda/domain/plans';
 import * as accounts from '../../lambda/table/accounts';
-import type { AccountImport, ImportMode, ImportSummary } from '../../lambda/table/import-plan';
+import type { AccountImport, ImportMode, ImportSummary } from './import-plan';
 import * as imports from './imports';
 import * as publishing from './publish';
 import type { AdminAccount, AdminApiKey } from '../../lambda/table/item-builders';

@@ -3,8 +3,7 @@ import type { PromptHeadItem, PromptVersionItem } from '../../lambda/table/item-
 import { keys } from '../../lambda/table/schema';
 import type { PromptContent } from '../../lambda/domain/prompt';
 import { requireAccount } from '../../lambda/table/accounts';
-import { ConflictError, NotFoundError } from '../../lambda/table/errors';
-import { deletedPromptMessage } from '../../lambda/table/import-plan';
+import { ConflictError, deletedPromptMessage, NotFoundError } from '../../lambda/table/errors';
 import type { AdminTable } from '../../lambda/table/admin-table';
 import { importAccounts } from './imports';
 

@@ -2,7 +2,7 @@ import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { AdminStore } from '../../admin/table/admin-store';
 import { ensureTable, TableSchemaError } from '../../admin/table/ensure-table';
 import { ConflictError, NotFoundError } from '../../lambda/table/errors';
-import type { AccountImport, ImportSummary, PromptImport } from '../../lambda/table/import-plan';
+import type { AccountImport, ImportSummary, PromptImport } from '../../admin/table/import-plan';
 import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
 import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { version } from '../support/fixtures';

@@ -6,7 +6,7 @@ import {
   PromptMissingError,
   VersionNotPublishedError,
 } from '../../lambda/table/errors';
-import type { PromptImport } from '../../lambda/table/import-plan';
+import type { PromptImport } from '../../admin/table/import-plan';
 import { importSeed } from '../../admin/import-seed';
 import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
 import type { PromptHeadItem, PromptLabelItem } from '../../lambda/table/item-types';

@@ -1,6 +1,6 @@
 import { requireAccount, type NewAccount } from '../../lambda/table/accounts';
 import { AdminStore } from '../../admin/table/admin-store';
-import type { PromptImport } from '../../lambda/table/import-plan';
+import type { PromptImport } from '../../admin/table/import-plan';
 import { accountItem, apiKeyItem, withFreshDayCounters } from '../../lambda/table/item-builders';
 import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/table/keys';
 import { catchUpKeys } from '../../lambda/table/propagation';
