@@ -3,6 +3,7 @@ import type { AdminStore } from './table/admin-store';
 import type { PromptStore } from '../lambda/table/read-path/api-store';
 import type { VersionReader } from './table/version-reader';
 import type { AccountOperations } from '../lambda/operations/account-operations';
+import type { OperatorOperations } from '../lambda/operations/operator-operations';
 import type { AdminTable } from '../lambda/table/admin-table';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */
@@ -36,6 +37,8 @@ export interface CommandContext {
   table(): AdminTable;
   /** The operations the management API makes too, recorded in the audit log as `cli` with the operator's name. */
   operations(): AccountOperations;
+  /** What only an operator changes (an account's creation, its plan), recorded the same way. */
+  operator(): OperatorOperations;
   now(): Date;
 }
 
