@@ -3,6 +3,7 @@ import type { AdminStore } from './table/admin-store';
 import type { PromptStore } from '../lambda/table/read-path/api-store';
 import type { VersionReader } from './table/version-reader';
 import type { AccountOperations } from '../lambda/operations/account-operations';
+import { requireAccount } from '../lambda/table/accounts';
 import type { OperatorOperations } from '../lambda/operations/operator-operations';
 import type { AdminTable } from '../lambda/table/admin-table';
 
@@ -40,6 +41,15 @@ export interface CommandContext {
   /** What only an operator changes (an account's creation, its plan), recorded the same way. */
   operator(): OperatorOperations;
   now(): Date;
+}
+
+/**
+ * The operations, for a change to an account: the CLI's check at the door, as membership is the management API's.
+ * An account that does not exist is refused (exit 1) before anything is written, its audit log included.
+ */
+export async function operationsOn(context: CommandContext, accountId: string): Promise<AccountOperations> {
+  await requireAccount(context.table(), accountId);
+  return context.operations();
 }
 
 /** What a command tells: `json` for --json (scripts), `text` for people. */

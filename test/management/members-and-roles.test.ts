@@ -199,7 +199,7 @@ describe('the CLI and the API: two doors, the same stored items', () => {
     expect((audit.body as { entries: unknown[] }).entries).toEqual([
       expect.objectContaining({ action: 'key.revoke', target: { keyId: 'key_0000000000000000' }, outcome: 'failed', reason: expect.objectContaining({ code: 'NOT_FOUND' }) }),
       expect.objectContaining({ action: 'key.revoke', target: { keyId }, outcome: 'succeeded', actor: { type: 'cli', operator: 'ci-bot' } }),
-      expect.objectContaining({ action: 'key.create', target: { keyId }, outcome: 'succeeded', after: expect.objectContaining({ keyId, status: 'active' }) }),
+      expect.objectContaining({ action: 'key.create', target: { name: 'CLI key' }, outcome: 'succeeded', after: expect.objectContaining({ keyId, status: 'active' }) }),
     ]);
   });
 
