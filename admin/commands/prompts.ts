@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { PromptContent } from '../../lambda/domain/prompt';
-import { type Command, type CommandArgs, stringOption, table, UsageError } from '../command';
+import { type Command, type CommandArgs, operationsOn, stringOption, table, UsageError } from '../command';
 import { describeSummary, importSeed } from '../import-seed';
 import { InputError, readObject } from '../input-reader';
 import { JsonSyntaxError, parseJsonText } from '../json-text';
@@ -174,7 +174,7 @@ const deleteCommand: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const promptId = promptIdOption(args);
-    const { alreadyDeleted } = await context.admin().deletePrompt(accountId, promptId);
+    const { alreadyDeleted } = await (await operationsOn(context, accountId)).deletePrompt(accountId, promptId);
     return {
       json: { accountId, promptId, deleted: true, alreadyDeleted },
       text: alreadyDeleted ? `Prompt ${promptId} was already deleted` : `Deleted prompt ${promptId} of account ${accountId}`,
@@ -192,7 +192,7 @@ const restore: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const promptId = promptIdOption(args);
-    const { alreadyVisible } = await context.admin().restorePrompt(accountId, promptId);
+    const { alreadyVisible } = await (await operationsOn(context, accountId)).restorePrompt(accountId, promptId);
     return {
       json: { accountId, promptId, deleted: false, alreadyVisible },
       text: alreadyVisible ? `Prompt ${promptId} was not deleted` : `Restored prompt ${promptId} of account ${accountId}`,
