@@ -1,4 +1,5 @@
 import type { AccountOperations } from '../../lambda/operations/account-operations';
+import { publishNewVersion } from '../publish-version';
 import type { PromptFile } from './prompt-file';
 import type { PromptPlan } from './folder-plan';
 
@@ -28,15 +29,9 @@ export async function pushPrompt(
   try {
     if (plan.create) await ops.createPrompt(accountId, { promptId, promptName: file.promptName });
     if (plan.publish) {
+      // Not served until the publish: a failure up to it takes the draft back, and the prompt is as it was.
       const content = { systemMessage: file.systemMessage, userMessage: file.userMessage, config: file.config };
-      const draft = await ops.createDraft(accountId, promptId, plan.publish.version, content);
-      try {
-        await ops.publish(accountId, promptId, plan.publish.version, draft.etag, note);
-      } catch (error) {
-        // Not served yet: the draft goes, and the prompt is as it was.
-        await ops.deleteDraft(accountId, promptId, plan.publish.version, draft.etag).catch(() => undefined);
-        throw error;
-      }
+      await publishNewVersion(ops, accountId, promptId, plan.publish.version, content, note);
     }
   } catch (error) {
     return { promptId, outcome: 'unchanged', reason: reasonOf(error) };

@@ -3,7 +3,6 @@ import type { Plan } from '../../lambda/domain/plans';
 import * as accounts from '../../lambda/table/accounts';
 import type { AccountImport, ImportMode, ImportSummary } from './import-plan';
 import * as imports from './imports';
-import * as publishing from './publish';
 import type { AdminAccount, AdminApiKey } from '../../lambda/table/item-builders';
 import * as apiKeys from '../../lambda/table/keys';
 import * as labels from '../../lambda/table/labels';
@@ -122,16 +121,6 @@ export class AdminStore {
       return this.audited(next.accountId, 'import', { accountId: next.accountId }, () => nest(after), summaryOf);
     };
     return first ? this.audited(first.accountId, 'import', { accountId: first.accountId }, () => nest(others), summaryOf) : run();
-  }
-
-  publishVersion(accountId: string, request: publishing.PublishRequest): Promise<'published' | 'already-published'> {
-    return this.audited(
-      accountId,
-      'version.publish',
-      { promptId: request.promptId, version: request.version },
-      () => publishing.publishVersion(this.table, accountId, request),
-      (result) => ({ published: true, result }),
-    );
   }
 
   deletePrompt(accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {

@@ -1,6 +1,7 @@
 import { requireAccount, type NewAccount } from '../../lambda/table/accounts';
 import { AdminStore } from '../../admin/table/admin-store';
 import type { PromptImport } from '../../admin/table/import-plan';
+import type { VersionContent } from '../../lambda/table/prompt-authoring';
 import { accountItem, apiKeyItem, withFreshDayCounters } from '../../lambda/table/item-builders';
 import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/table/keys';
 import { catchUpKeys } from '../../lambda/table/propagation';
@@ -42,6 +43,20 @@ export class FixtureStore extends AdminStore {
   /** One prompt and its versions; see importAccounts for what is refused. */
   async importPrompt(accountId: string, prompt: PromptInput): Promise<void> {
     await this.importAccounts([{ accountId, keys: [], prompts: [prompt] }]);
+  }
+
+  /**
+   * One published version, as a one-version import: a fixture, unaudited like the rest of this store. The CLI and
+   * the management API publish through the operations (admin/publish-version.ts, lambda/operations/).
+   */
+  async publishVersion(
+    accountId: string,
+    request: { promptId: string; version: string; content: VersionContent; promptName?: string },
+  ): Promise<void> {
+    const { promptId, version, content, promptName } = request;
+    await this.importAccounts([
+      { accountId, keys: [], prompts: [{ promptId, ...(promptName === undefined ? {} : { promptName }), versions: [{ version, ...content, published: true }] }] },
+    ]);
   }
 
   revokeApiKey(keyHash: string): Promise<void> {
