@@ -99,7 +99,7 @@ export async function runAdmin(
     // Every change the CLI makes is recorded in the account's audit log, as `cli` with the operator's name.
     const operator = () => ({ type: 'cli' as const, operator: cliOperator(env) });
     const context: CommandContext = {
-      admin: () => {
+      importer: () => {
         const store = connect();
         return new AdminStore(store.client, store.tableName, now, operator());
       },

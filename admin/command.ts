@@ -28,11 +28,14 @@ export interface CommandArgs {
 }
 
 export interface CommandContext {
-  /** Connected on first use, so --help and bad input never need a store. */
-  admin(): AdminStore;
+  /**
+   * The bulk import (`prompts import`), audited in each account it names; every other change goes through
+   * operations() or operator(). Like the rest, connected on first use, so --help and bad input never need a store.
+   */
+  importer(): AdminStore;
   /** The same store read as the API reads it: published, visible prompts only. */
   promptReader(): PromptStore;
-  /** One stored version's content, drafts included; same store, same connection as admin(). */
+  /** One stored version's content, drafts included; same store, same connection as table(). */
   versions(): VersionReader;
   /** The table as the shared operations use it (lambda/table/). */
   table(): AdminTable;

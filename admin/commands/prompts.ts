@@ -31,7 +31,7 @@ const importCommand: Command = {
   async run(context, args) {
     const path = args.positionals[0] ?? '';
     const dryRun = args.values['dry-run'] === true;
-    const { seed, summary, sources } = await importSeed(context.admin(), path, { dryRun });
+    const { seed, summary, sources } = await importSeed(context.importer(), path, { dryRun });
     const counts = seedCounts(seed);
     return {
       json: { path, dryRun, summary, files: sources },
