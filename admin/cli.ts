@@ -15,7 +15,6 @@ import { promptFolderCommands } from './commands/prompts-folder';
 import { usageCommands } from './commands/usage';
 import { memberCommands } from './commands/members';
 import { AccountOperations } from '../lambda/operations/account-operations';
-import { OperatorOperations } from '../lambda/operations/operator-operations';
 import { AdminTable } from '../lambda/table/admin-table';
 import { directoryFor } from '../lambda/users/directory-from-config';
 import type { UserDirectory } from '../lambda/users/user-directory';
@@ -97,11 +96,11 @@ export async function runAdmin(
       return { client, tableName: storeConfig.tableName };
     };
     // Every change the CLI makes is recorded in the account's audit log, as `cli` with the operator's name.
-    const operator = () => ({ type: 'cli' as const, operator: cliOperator(env) });
+    const actor = () => ({ type: 'cli' as const, operator: cliOperator(env) });
     const context: CommandContext = {
       importer: () => {
         const store = connect();
-        return new AdminStore(store.client, store.tableName, now, operator());
+        return new AdminStore(store.client, store.tableName, now, actor());
       },
       versions: () => {
         const store = connect();
@@ -115,16 +114,12 @@ export async function runAdmin(
         const store = connect();
         return new AccountOperations({
           table: new AdminTable(store.client, store.tableName, now),
-          actor: operator(),
+          actor: actor(),
           // Read only when a command adds someone: the other commands need no user pool.
           get directory() {
             return services.directory ?? directoryFor(loadUserPoolConfig(env));
           },
         });
-      },
-      operator: () => {
-        const store = connect();
-        return new OperatorOperations({ table: new AdminTable(store.client, store.tableName, now), actor: operator() });
       },
       promptReader: () => {
         storeConfig ??= loadStoreConfig(env);

@@ -4,7 +4,6 @@ import type { PromptStore } from '../lambda/table/read-path/api-store';
 import type { VersionReader } from './table/version-reader';
 import type { AccountOperations } from '../lambda/operations/account-operations';
 import { requireAccount } from '../lambda/table/accounts';
-import type { OperatorOperations } from '../lambda/operations/operator-operations';
 import type { AdminTable } from '../lambda/table/admin-table';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */
@@ -30,7 +29,7 @@ export interface CommandArgs {
 export interface CommandContext {
   /**
    * The bulk import (`prompts import`), audited in each account it names; every other change goes through
-   * operations() or operator(). Like the rest, connected on first use, so --help and bad input never need a store.
+   * operations(). Like the rest, connected on first use, so --help and bad input never need a store.
    */
   importer(): AdminStore;
   /** The same store read as the API reads it: published, visible prompts only. */
@@ -41,8 +40,6 @@ export interface CommandContext {
   table(): AdminTable;
   /** The operations the management API makes too, recorded in the audit log as `cli` with the operator's name. */
   operations(): AccountOperations;
-  /** What only an operator changes (an account's creation, its plan), recorded the same way. */
-  operator(): OperatorOperations;
   now(): Date;
 }
 

@@ -1,11 +1,12 @@
 import type { Actor, AuditEntryItem, Role } from '../table/item-types';
 import { StoreUnavailableError } from '../table/read-path/api-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../domain/api-key';
-import { type AccountSettings, updateAccountSettings } from '../table/accounts';
+import { type AccountSettings, createAccount, type NewAccount, requireAccount, setAccountPlan, updateAccountSettings } from '../table/accounts';
 import { type AuditAttempt, auditedChange, recordRefusal } from '../table/audit-log';
 import { ConflictError, ImmutableVersionError, InvalidLabelError, NotFoundError, VersionNotPublishedError } from '../table/errors';
-import type { AdminApiKey } from '../table/item-builders';
+import type { AdminAccount, AdminApiKey } from '../table/item-builders';
 import { createApiKey, revokeApiKeyById, rotateApiKey, updateApiKey, type ApiKeyChange } from '../table/keys';
+import type { Plan } from '../domain/plans';
 import type { PromptDetails, PromptDetailsChange } from '../domain/prompt-details';
 import { type LabelChange, removeLabel, setLabel, syncLabelCopies } from '../table/labels';
 import { addMember, LastOwnerError, type Member, removeMember, setMemberRole } from '../table/members';
@@ -264,6 +265,25 @@ export class AccountOperations {
     return this.audited({ accountId, action: 'key.revoke', target: { keyId } }, async () => {
       const result = await revokeApiKeyById(this.table, accountId, keyId);
       return { result, after: { status: 'revoked' } };
+    });
+  }
+
+  // What only an operator changes: the management API has no route to these (the CLI's accounts commands call them).
+
+  createAccount(account: NewAccount): Promise<AdminAccount> {
+    const { accountId, name, plan } = account;
+    return this.audited({ accountId, action: 'account.create', target: { accountId }, requested: { name, plan } }, async () => {
+      const created = await createAccount(this.table, account);
+      return { result: created, after: { name: created.name, plan: created.plan } };
+    });
+  }
+
+  /** From each key's next request. An account that does not exist is refused before anything is written: it has no log. */
+  async setAccountPlan(accountId: string, plan: Plan): Promise<void> {
+    const before = await requireAccount(this.table, accountId);
+    await this.audited({ accountId, action: 'account.set-plan', target: { accountId }, requested: { plan }, before: { plan: before.plan } }, async () => {
+      await setAccountPlan(this.table, accountId, plan);
+      return { result: undefined, after: { plan } };
     });
   }
 }

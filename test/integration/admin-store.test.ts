@@ -2,7 +2,6 @@ import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { AdminStore } from '../../admin/table/admin-store';
 import { publishVersion } from '../../admin/publish-version';
 import { AccountOperations } from '../../lambda/operations/account-operations';
-import { OperatorOperations } from '../../lambda/operations/operator-operations';
 import { findAccount, listAccounts } from '../../lambda/table/accounts';
 import { AdminTable } from '../../lambda/table/admin-table';
 import { listAudit } from '../../lambda/table/audit-log';
@@ -26,7 +25,6 @@ let local: LocalStore;
 let admin: AdminStore;
 let table: AdminTable;
 let ops: AccountOperations;
-let operator: OperatorOperations;
 let api: DynamoStore;
 const ACTOR = { type: 'cli', operator: 'admin-store-test' } as const;
 
@@ -36,7 +34,6 @@ beforeAll(async () => {
   admin = new AdminStore(local.client, local.tableName, now);
   table = new AdminTable(local.client, local.tableName, now);
   ops = new AccountOperations({ table, actor: ACTOR });
-  operator = new OperatorOperations({ table, actor: ACTOR });
   api = new DynamoStore(local.clients, local.tableName);
 });
 
@@ -110,15 +107,15 @@ describe('importAccounts', () => {
   });
 });
 
-describe('accounts (OperatorOperations)', () => {
+describe('accounts (AccountOperations, as the CLI calls them)', () => {
   it('are created once, listed, and change plan, each change audited as the operator', async () => {
-    await operator.createAccount({ accountId: 'acme', name: 'Acme', plan: 'free' });
-    await expect(operator.createAccount({ accountId: 'acme', name: 'Other', plan: 'pro' })).rejects.toThrow(ConflictError);
+    await ops.createAccount({ accountId: 'acme', name: 'Acme', plan: 'free' });
+    await expect(ops.createAccount({ accountId: 'acme', name: 'Other', plan: 'pro' })).rejects.toThrow(ConflictError);
 
-    await operator.setAccountPlan('acme', 'pro');
+    await ops.setAccountPlan('acme', 'pro');
 
     expect(await listAccounts(table)).toContainEqual({ accountId: 'acme', name: 'Acme', plan: 'pro', createdAt: '2026-11-15T12:00:00.000Z' });
-    await expect(operator.setAccountPlan('nobody', 'pro')).rejects.toThrow(NotFoundError);
+    await expect(ops.setAccountPlan('nobody', 'pro')).rejects.toThrow(NotFoundError);
     expect((await listAudit(table, 'nobody')).entries).toEqual([]);
     const { entries } = await listAudit(table, 'acme');
     expect(entries).toEqual(
@@ -132,12 +129,12 @@ describe('accounts (OperatorOperations)', () => {
   });
 });
 
-describe('API keys (AccountOperations)', () => {
+describe('API keys (AccountOperations, as the CLI calls them)', () => {
   let apiKey: string;
   let keyId: string;
 
   beforeAll(async () => {
-    await operator.createAccount({ accountId: 'keyed', name: 'Keyed', plan: 'free' });
+    await ops.createAccount({ accountId: 'keyed', name: 'Keyed', plan: 'free' });
     ({ apiKey, key: { keyId } } = await ops.createKey('keyed', { name: 'Keyed key', monthlyLimit: 10 }));
   });
 
