@@ -95,11 +95,12 @@ export async function runAdmin(
       client ??= createDocumentClient({ region: storeConfig.region, endpoint: storeConfig.storeEndpoint });
       return { client, tableName: storeConfig.tableName };
     };
+    // Every change the CLI makes is recorded in the account's audit log, as `cli` with the operator's name.
+    const actor = () => ({ type: 'cli' as const, operator: cliOperator(env) });
     const context: CommandContext = {
-      admin: () => {
+      importer: () => {
         const store = connect();
-        // Every change the CLI makes is recorded in the account's audit log, as `cli` with the operator's name.
-        return new AdminStore(store.client, store.tableName, now, { type: 'cli', operator: cliOperator(env) });
+        return new AdminStore(store.client, store.tableName, now, actor());
       },
       versions: () => {
         const store = connect();
@@ -113,7 +114,7 @@ export async function runAdmin(
         const store = connect();
         return new AccountOperations({
           table: new AdminTable(store.client, store.tableName, now),
-          actor: { type: 'cli', operator: cliOperator(env) },
+          actor: actor(),
           // Read only when a command adds someone: the other commands need no user pool.
           get directory() {
             return services.directory ?? directoryFor(loadUserPoolConfig(env));

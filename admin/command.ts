@@ -3,6 +3,7 @@ import type { AdminStore } from './table/admin-store';
 import type { PromptStore } from '../lambda/table/read-path/api-store';
 import type { VersionReader } from './table/version-reader';
 import type { AccountOperations } from '../lambda/operations/account-operations';
+import { requireAccount } from '../lambda/table/accounts';
 import type { AdminTable } from '../lambda/table/admin-table';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */
@@ -26,17 +27,29 @@ export interface CommandArgs {
 }
 
 export interface CommandContext {
-  /** Connected on first use, so --help and bad input never need a store. */
-  admin(): AdminStore;
+  /**
+   * The bulk import (`prompts import`), audited in each account it names; every other change goes through
+   * operations(). Like the rest, connected on first use, so --help and bad input never need a store.
+   */
+  importer(): AdminStore;
   /** The same store read as the API reads it: published, visible prompts only. */
   promptReader(): PromptStore;
-  /** One stored version's content, drafts included; same store, same connection as admin(). */
+  /** One stored version's content, drafts included; same store, same connection as table(). */
   versions(): VersionReader;
   /** The table as the shared operations use it (lambda/table/). */
   table(): AdminTable;
   /** The operations the management API makes too, recorded in the audit log as `cli` with the operator's name. */
   operations(): AccountOperations;
   now(): Date;
+}
+
+/**
+ * The operations, for a change to an account: the CLI's check at the door, as membership is the management API's.
+ * An account that does not exist is refused (exit 1) before anything is written, its audit log included.
+ */
+export async function operationsOn(context: CommandContext, accountId: string): Promise<AccountOperations> {
+  await requireAccount(context.table(), accountId);
+  return context.operations();
 }
 
 /** What a command tells: `json` for --json (scripts), `text` for people. */

@@ -1,5 +1,5 @@
 import type { AdminStore } from './table/admin-store';
-import type { ImportMode, ImportSummary } from '../lambda/table/import-plan';
+import type { ImportMode, ImportSummary } from './table/import-plan';
 import { readSeedFiles, type Seed, type SeedSources, toAccountImports } from './seed-file';
 
 /**

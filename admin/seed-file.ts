@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AccountImport, PromptImport, PromptVersionInput } from '../lambda/table/import-plan';
+import type { AccountImport, PromptImport, PromptVersionInput } from './table/import-plan';
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../lambda/domain/api-key';
 import { isPlan, type Plan, PLANS } from '../lambda/domain/plans';
 import { isValidPromptId } from '../lambda/domain/prompt';

@@ -8,7 +8,7 @@ import type { ManagementDependencies } from '../lambda/management-api/management
 import { managementDependencies } from '../lambda/management-api/runtime';
 import { AdminStore } from '../admin/table/admin-store';
 import { ConflictError } from '../lambda/table/errors';
-import type { ImportSummary } from '../lambda/table/import-plan';
+import type { ImportSummary } from '../admin/table/import-plan';
 import { ensureTable } from '../admin/table/ensure-table';
 import { isStoreUnavailable } from '../lambda/table/calls';
 import { StoreUnavailableError } from '../lambda/table/read-path/api-store';

@@ -1,4 +1,5 @@
 import { generateAccountId } from '../../lambda/domain/account-id';
+import { listAccounts } from '../../lambda/table/accounts';
 import { type Command, requiredOption, stringOption, table, UsageError } from '../command';
 import { accountOption, planOption } from '../option-values';
 
@@ -18,7 +19,7 @@ const create: Command = {
     if (name === '' || name.length > 256) throw new UsageError('--name must be 1 to 256 characters');
     const plan = planOption(args);
     const accountId = stringOption(args, 'id') === undefined ? generateAccountId() : accountOption(args, 'id');
-    const account = await context.admin().createAccount({ accountId, name, plan });
+    const account = await context.operations().createAccount({ accountId, name, plan });
     return { json: account, text: `Created account ${account.accountId} (${account.name}, plan ${account.plan})` };
   },
 };
@@ -36,7 +37,7 @@ const setPlan: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const plan = planOption(args);
-    await context.admin().setAccountPlan(accountId, plan);
+    await context.operations().setAccountPlan(accountId, plan);
     return { json: { accountId, plan }, text: `Account ${accountId} is now on plan ${plan}` };
   },
 };
@@ -49,7 +50,7 @@ const list: Command = {
   examples: ['accounts list', 'accounts list --json'],
   options: {},
   async run(context) {
-    const accounts = await context.admin().listAccounts();
+    const accounts = await listAccounts(context.table());
     const rows = accounts.map((account) => [account.accountId, account.plan, account.createdAt ?? '', account.name]);
     return {
       json: accounts,

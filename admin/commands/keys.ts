@@ -1,19 +1,20 @@
 import type { AdminApiKey } from '../../lambda/table/item-builders';
-import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
+import { listApiKeys } from '../../lambda/table/keys';
 import { isPlan, monthlyLimitFor } from '../../lambda/domain/plans';
-import { type Command, table, UsageError } from '../command';
+import { type Command, operationsOn, stringOption, table, UsageError } from '../command';
 import { DEFAULT_GRACE, describeScope, expiresOption, graceOption, keyState, scopeOption } from '../key-settings';
 import { accountOption, countOption, keyIdOption } from '../option-values';
 
-/** Enough of the key to recognise it in a listing (`prs_` and four more), nothing to use it with. */
-const DISPLAY_PREFIX_LENGTH = 8;
+/** What a key is called when `keys create` is given no --name (the management API asks people for one). */
+export const DEFAULT_KEY_NAME = 'CLI key';
 
 const create: Command = {
   words: ['keys', 'create'],
   summary: 'Create an API key for an account; the key is shown once',
-  synopsis: '--account <accountId> [--monthly-limit <n>] [--scope <ids>] [--expires <when>]',
+  synopsis: '--account <accountId> [--name <name>] [--monthly-limit <n>] [--scope <ids>] [--expires <when>]',
   help: [
     '--account <accountId>  the account the key belongs to (required)',
+    `--name <name>          what the key is called in listings and the dashboard, 1 to 100 characters (default "${DEFAULT_KEY_NAME}")`,
     "--monthly-limit <n>    the key's own monthly request limit, overriding the account's plan",
     '--scope <ids>          only these prompts: ids and prefixes ending in *, comma-separated (e.g. welcome-email,web.*);',
     '                       any other prompt answers 404 as if it did not exist. Default: the whole account',
@@ -22,29 +23,28 @@ const create: Command = {
   ],
   examples: [
     'keys create --account acme',
-    'keys create --account acme --monthly-limit 100 --json',
+    'keys create --account acme --name "Billing service" --monthly-limit 100 --json',
     "keys create --account acme --scope 'web.*' --expires 90d",
   ],
   options: {
     account: { type: 'string' },
+    name: { type: 'string' },
     'monthly-limit': { type: 'string' },
     scope: { type: 'string' },
     expires: { type: 'string' },
   },
   async run(context, args) {
     const accountId = accountOption(args);
+    const name = (stringOption(args, 'name') ?? DEFAULT_KEY_NAME).trim();
+    if (name === '' || name.length > 100) throw new UsageError('--name must be 1 to 100 characters');
     const monthlyLimit = countOption(args, 'monthly-limit');
     const scope = scopeOption(args, { clearable: false }) ?? undefined;
     const expiresAt = expiresOption(args, context.now(), { clearable: false }) ?? undefined;
-    const apiKey = generateApiKey();
-    const keyHash = hashApiKey(apiKey);
-    const key = await context.admin().createApiKey({
-      keyHash,
-      keyId: keyIdFromHash(keyHash),
-      accountId,
-      displayPrefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH),
+    // The operation makes the key, keeps its hash, and hands the key back once.
+    const { key, apiKey } = await (await operationsOn(context, accountId)).createKey(accountId, {
+      name,
       ...(monthlyLimit === undefined ? {} : { monthlyLimit }),
-      ...(scope === undefined ? {} : { scope }),
+      ...(scope === undefined ? {} : { scope: [...scope] }),
       ...(expiresAt === undefined ? {} : { expiresAt }),
     });
     return {
@@ -69,7 +69,7 @@ const list: Command = {
   options: { account: { type: 'string' } },
   async run(context, args) {
     const accountId = accountOption(args);
-    const keys = await context.admin().listApiKeys(accountId);
+    const keys = await listApiKeys(context.table(), accountId);
     return {
       json: keys.map((key) => ({ ...key, limit: limitInForce(key), state: keyState(key, context.now()) })),
       text:
@@ -138,7 +138,7 @@ const set: Command = {
     if (scope === undefined && expiresAt === undefined && enabled === undefined) {
       throw new UsageError('nothing to change: give --scope, --expires, --disable or --enable');
     }
-    const key = await context.admin().updateApiKey(accountId, keyId, {
+    const key = await (await operationsOn(context, accountId)).updateKey(accountId, keyId, {
       ...(scope === undefined ? {} : { scope }),
       ...(expiresAt === undefined ? {} : { expiresAt }),
       ...(enabled === undefined ? {} : { enabled }),
@@ -167,11 +167,7 @@ const rotate: Command = {
     const accountId = accountOption(args);
     const keyId = keyIdOption(args);
     const graceMs = graceOption(args);
-    const apiKey = generateApiKey();
-    const keyHash = hashApiKey(apiKey);
-    const { created, retired } = await context
-      .admin()
-      .rotateApiKey(accountId, keyId, { keyHash, keyId: keyIdFromHash(keyHash), displayPrefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH) }, graceMs);
+    const { created, retired, apiKey } = await (await operationsOn(context, accountId)).rotateKey(accountId, keyId, graceMs);
     const until =
       retired.status === 'revoked' ? 'revoked now' : `works until ${new Date(retired.expiresAt ?? 0).toISOString()}`;
     return {
@@ -201,7 +197,7 @@ const revoke: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const keyId = keyIdOption(args);
-    const { key, alreadyRevoked } = await context.admin().revokeApiKeyById(accountId, keyId);
+    const { key, alreadyRevoked } = await (await operationsOn(context, accountId)).revokeKey(accountId, keyId);
     return {
       json: { ...key, alreadyRevoked },
       text: alreadyRevoked ? `Key ${keyId} was already revoked` : `Revoked key ${keyId} of account ${accountId}`,

@@ -1,7 +1,12 @@
-import type { Command } from '../command';
+import { NotFoundError } from '../../lambda/table/errors';
+import { type LabelChange, listLabels } from '../../lambda/table/labels';
+import { type Command, operationsOn } from '../command';
 import { accountOption, labelOption, promptIdOption, versionOption } from '../option-values';
 
-/** Moving labels: what the API serves at `?label=`, changed without a deploy (docs/cli.md "Labels"). */
+/**
+ * Moving labels: what the API serves at `?label=`, changed without a deploy (docs/cli.md "Labels"), through the
+ * operations the management API's label routes make: audited as label.set and label.remove.
+ */
 
 const label: Command = {
   words: ['prompts', 'label'],
@@ -26,7 +31,7 @@ const label: Command = {
     const promptId = promptIdOption(args);
     const name = labelOption(args);
     const version = versionOption(args);
-    const change = await context.admin().setLabel(accountId, promptId, name, version);
+    const change = await (await operationsOn(context, accountId)).setLabel(accountId, promptId, name, version);
     const text = !change.changed
       ? `Label ${name} of prompt ${promptId} already points at ${version}: nothing changed`
       : change.previousVersion === undefined
@@ -52,7 +57,17 @@ const unlabel: Command = {
     const accountId = accountOption(args);
     const promptId = promptIdOption(args);
     const name = labelOption(args);
-    const change = await context.admin().removeLabel(accountId, promptId, name);
+    const ops = await operationsOn(context, accountId);
+    let change: LabelChange;
+    try {
+      change = await ops.removeLabel(accountId, promptId, name);
+    } catch (error) {
+      // The operation refuses a label the prompt does not carry (the API answers 404, and the attempt is in the
+      // audit log as failed, as the API's is); the CLI's unlabel then changes nothing, as it always has. A prompt
+      // that does not exist (listLabels says so) or a label that is there after all is the error it was.
+      if (!(error instanceof NotFoundError) || (await listLabels(context.table(), accountId, promptId))[name] !== undefined) throw error;
+      change = { accountId, promptId, label: name, changed: false };
+    }
     const text = change.changed
       ? `Removed label ${name} (was ${change.previousVersion}) from prompt ${promptId} of account ${accountId}`
       : `Prompt ${promptId} has no label ${name}: nothing changed`;

@@ -1,16 +1,17 @@
 import { ConflictError, NotFoundError } from '../../lambda/table/errors';
-import type { AdminPromptSummary } from '../../lambda/table/prompts';
+import { type AdminPromptSummary, listPromptSummaries } from '../../lambda/table/prompts';
 import { labelledVersion } from '../../lambda/domain/label';
 import { toConfigBody } from '../../lambda/domain/prompt';
-import { type Command, type CommandContext, stringOption, UsageError } from '../command';
+import { type Command, type CommandContext, operationsOn, stringOption, UsageError } from '../command';
 import { accountOption, labelOption, promptIdOption, versionOption } from '../option-values';
 import type { StoredVersion } from '../table/version-reader';
+import { publishVersion } from '../publish-version';
 import { describeLabels } from './prompts';
 
 /** Reading a prompt's versions back, and moving latest back to an earlier one without rewriting history. */
 
 async function promptSummary(context: CommandContext, accountId: string, promptId: string): Promise<AdminPromptSummary> {
-  const prompt = (await context.admin().listPromptSummaries(accountId)).find((summary) => summary.promptId === promptId);
+  const prompt = (await listPromptSummaries(context.table(), accountId)).find((summary) => summary.promptId === promptId);
   if (!prompt) throw new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
   return prompt;
 }
@@ -142,7 +143,12 @@ const rollback: Command = {
     }
     const version = nextPatch(latest, prompt.versions.map((stored) => stored.version));
     const { systemMessage, userMessage, config } = target;
-    await context.admin().publishVersion(accountId, { promptId, version, content: { systemMessage, userMessage, config } });
+    await publishVersion(await operationsOn(context, accountId), context.table(), accountId, {
+      promptId,
+      version,
+      content: { systemMessage, userMessage, config },
+      note: `Rollback: the content of ${to}, published again`,
+    });
     return {
       json: { accountId, promptId, to, previousLatest: latest, published: version, outcome: 'published' },
       text:

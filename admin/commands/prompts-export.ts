@@ -1,7 +1,8 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { createSnapshot } from '../../client/src/snapshot';
-import { NotFoundError } from '../../lambda/table/errors';
+import { requireAccount } from '../../lambda/table/accounts';
+import { listPromptSummaries } from '../../lambda/table/prompts';
 import { type Prompt, toPromptBody } from '../../lambda/domain/prompt';
 import { type Command, requiredOption } from '../command';
 import { accountOption } from '../option-values';
@@ -28,8 +29,8 @@ export const exportCommand: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const out = requiredOption(args, 'out');
-    if (!(await context.admin().findAccount(accountId))) throw new NotFoundError(`account ${accountId} does not exist`);
-    const summaries = await context.admin().listPromptSummaries(accountId);
+    await requireAccount(context.table(), accountId);
+    const summaries = await listPromptSummaries(context.table(), accountId);
     const store = context.promptReader();
     // Off the request path: no deadline but the operator client's own timeouts, and no cached copies.
     const reader = { accountId, promptsRevision: 0, deadline: new AbortController().signal };

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../lambda/table/errors';
+import { requireAccount } from '../../lambda/table/accounts';
 import { type Command, type CommandContext, requiredOption, UsageError } from '../command';
 import { accountOption } from '../option-values';
 import { describePlan, type FolderPlan, planFolder } from '../prompt-files/folder-plan';
@@ -11,13 +11,9 @@ import { type PushOutcome, pushPrompt } from '../prompt-files/push';
 const FOLDER_OPTIONS = { account: { type: 'string' }, dir: { type: 'string' } } as const;
 const FOLDER_HELP = ['--account <accountId>  the account (required)', '--dir <folder>         the folder of <promptId>.prompt.yaml files (required)'];
 
-async function requireAccount(context: CommandContext, accountId: string): Promise<void> {
-  if (!(await context.admin().findAccount(accountId))) throw new NotFoundError(`account ${accountId} does not exist`);
-}
-
 async function compare(context: CommandContext, accountId: string, dir: string): Promise<{ plan: FolderPlan; files: PromptFile[] }> {
   const files = await readPromptFolder(dir);
-  await requireAccount(context, accountId);
+  await requireAccount(context.table(), accountId);
   return { plan: planFolder(files, await readServedPrompts(context.table(), accountId)), files };
 }
 
@@ -36,7 +32,7 @@ const pull: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const dir = requiredOption(args, 'dir');
-    await requireAccount(context, accountId);
+    await requireAccount(context.table(), accountId);
     const served = (await readServedPrompts(context.table(), accountId)).filter((prompt) => !prompt.deleted && prompt.latest);
     const written = await writePromptFolder(
       dir,

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { PromptContent } from '../../lambda/domain/prompt';
-import { type Command, type CommandArgs, stringOption, table, UsageError } from '../command';
+import { type Command, type CommandArgs, operationsOn, stringOption, table, UsageError } from '../command';
 import { describeSummary, importSeed } from '../import-seed';
 import { InputError, readObject } from '../input-reader';
 import { JsonSyntaxError, parseJsonText } from '../json-text';
@@ -8,6 +8,11 @@ import { accountOption, jsonOption, promptIdOption, versionOption } from '../opt
 import { CONTENT_FIELDS, readContent } from '../prompt-content';
 import { seedCounts, type SeedSources } from '../seed-file';
 import { exportCommand } from './prompts-export';
+import { publishVersion } from '../publish-version';
+import { listPromptSummaries } from '../../lambda/table/prompts';
+
+/** The release note of a version published without --note (the management API asks people for one). */
+export const CLI_PUBLISH_NOTE = 'Published with the admin CLI';
 
 const importCommand: Command = {
   words: ['prompts', 'import'],
@@ -26,7 +31,7 @@ const importCommand: Command = {
   async run(context, args) {
     const path = args.positionals[0] ?? '';
     const dryRun = args.values['dry-run'] === true;
-    const { seed, summary, sources } = await importSeed(context.admin(), path, { dryRun });
+    const { seed, summary, sources } = await importSeed(context.importer(), path, { dryRun });
     const counts = seedCounts(seed);
     return {
       json: { path, dryRun, summary, files: sources },
@@ -52,7 +57,7 @@ const publish: Command = {
   words: ['prompts', 'publish'],
   summary: 'Publish a version of a prompt: a new one, or an existing draft',
   synopsis:
-    '--account <accountId> --prompt <promptId> --version <x.y.z> [--name <promptName>] ' +
+    '--account <accountId> --prompt <promptId> --version <x.y.z> [--name <promptName>] [--note <text>] ' +
     '[--file <content.json> | --system-message <text> --user-message <text> --model <model> --temperature <0-2> ' +
     '[--schema <json>] [--input-data <json>] [--input-data-root-name <name>]]',
   help: [
@@ -60,16 +65,18 @@ const publish: Command = {
     '--prompt <promptId>           the prompt (required); created when it does not exist (then --name is required)',
     '--version <x.y.z>             the version to publish (required)',
     '--name <promptName>           the prompt\'s name: required for a new prompt, renames an existing one',
+    `--note <text>                 the version's release note, 1 to 500 characters (default "${CLI_PUBLISH_NOTE}")`,
     '--file <content.json>         the version\'s content: {"systemMessage","userMessage","config":{...}}',
     '--system-message, --user-message, --model, --temperature, --schema, --input-data, --input-data-root-name',
     '                              the same content as options, instead of --file',
     'Without --file or content options, the stored draft of that version is published.',
     'A published version never changes: publishing it again with other content is refused, with the',
     'same content it is a no-op. The highest published version becomes what the API serves as latest.',
+    'Made as the management API makes it (a draft, then its publish), each step in the audit log as yours.',
   ],
   examples: [
     'prompts publish --account acme --prompt welcome-email --version 1.2.0',
-    'prompts publish --account acme --prompt welcome-email --version 2.0.0 --file welcome-2.0.0.json',
+    'prompts publish --account acme --prompt welcome-email --version 2.0.0 --file welcome-2.0.0.json --note "Shorter greeting"',
     'prompts publish --account acme --prompt greet --name "Greeting" --version 1.0.0 \\\n' +
       "      --system-message 'You are kind.' --user-message 'Greet ${name}.' --model gpt-4o-mini --temperature 0.7",
   ],
@@ -78,6 +85,7 @@ const publish: Command = {
     prompt: { type: 'string' },
     version: { type: 'string' },
     name: { type: 'string' },
+    note: { type: 'string' },
     file: { type: 'string' },
     'system-message': { type: 'string' },
     'user-message': { type: 'string' },
@@ -93,10 +101,13 @@ const publish: Command = {
     const version = versionOption(args);
     const name = stringOption(args, 'name');
     if (name !== undefined && (name.trim() === '' || name.length > 256)) throw new UsageError('--name must be 1 to 256 characters');
+    const note = (stringOption(args, 'note') ?? CLI_PUBLISH_NOTE).trim();
+    if (note === '' || note.length > 500) throw new UsageError('--note must be 1 to 500 characters');
     const content = await contentOf(args);
-    const outcome = await context.admin().publishVersion(accountId, {
+    const outcome = await publishVersion(await operationsOn(context, accountId), context.table(), accountId, {
       promptId,
       version,
+      note,
       ...(content ? { content } : {}),
       ...(name === undefined ? {} : { promptName: name }),
     });
@@ -174,7 +185,7 @@ const deleteCommand: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const promptId = promptIdOption(args);
-    const { alreadyDeleted } = await context.admin().deletePrompt(accountId, promptId);
+    const { alreadyDeleted } = await (await operationsOn(context, accountId)).deletePrompt(accountId, promptId);
     return {
       json: { accountId, promptId, deleted: true, alreadyDeleted },
       text: alreadyDeleted ? `Prompt ${promptId} was already deleted` : `Deleted prompt ${promptId} of account ${accountId}`,
@@ -192,7 +203,7 @@ const restore: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const promptId = promptIdOption(args);
-    const { alreadyVisible } = await context.admin().restorePrompt(accountId, promptId);
+    const { alreadyVisible } = await (await operationsOn(context, accountId)).restorePrompt(accountId, promptId);
     return {
       json: { accountId, promptId, deleted: false, alreadyVisible },
       text: alreadyVisible ? `Prompt ${promptId} was not deleted` : `Restored prompt ${promptId} of account ${accountId}`,
@@ -209,7 +220,7 @@ const list: Command = {
   options: { account: { type: 'string' } },
   async run(context, args) {
     const accountId = accountOption(args);
-    const prompts = await context.admin().listPromptSummaries(accountId);
+    const prompts = await listPromptSummaries(context.table(), accountId);
     const rows = prompts.map((prompt) => [
       prompt.promptId,
       prompt.deleted ? 'deleted' : prompt.latestVersion ? 'live' : 'draft only',

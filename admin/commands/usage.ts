@@ -1,4 +1,5 @@
 import type { AdminApiKey } from '../../lambda/table/item-builders';
+import { keyUsage, listApiKeys } from '../../lambda/table/keys';
 import { isPlan, monthlyLimitFor } from '../../lambda/domain/plans';
 import { quotaPeriodAt } from '../../lambda/domain/quota-period';
 import { type Command, type CommandContext, stringOption, table } from '../command';
@@ -16,7 +17,7 @@ interface KeyMonth {
 }
 
 async function keyMonth(context: CommandContext, accountId: string, keyId: string, month: string): Promise<KeyMonth> {
-  const { key, plan, used } = await context.admin().keyUsage(accountId, keyId, month);
+  const { key, plan, used } = await keyUsage(context.table(), accountId, keyId, month);
   if (!isPlan(plan)) throw new Error(`account ${accountId} has an unknown plan "${plan}"`);
   const limit = monthlyLimitFor(plan, key.monthlyLimit);
   return { keyId, status: key.status, used, limit, remaining: Math.max(0, limit - used) };
@@ -56,7 +57,7 @@ const usage: Command = {
         text: `Key ${one.keyId} (${one.status}) used ${one.used} of ${one.limit} requests in ${month}`,
       };
     }
-    const keys = await context.admin().listApiKeys(accountId);
+    const keys = await listApiKeys(context.table(), accountId);
     const months = await inBatches(keys, READ_CONCURRENCY, (key) => keyMonth(context, accountId, key.keyId, month));
     const rows = months.map((row) => [row.keyId, row.status, String(row.used), String(row.limit), String(row.remaining)]);
     return {

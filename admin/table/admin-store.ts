@@ -1,33 +1,28 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Plan } from '../../lambda/domain/plans';
-import * as accounts from '../../lambda/table/accounts';
-import type { AccountImport, ImportMode, ImportSummary } from '../../lambda/table/import-plan';
+import type { AccountImport, ImportMode, ImportSummary } from './import-plan';
 import * as imports from './imports';
-import * as publishing from './publish';
-import type { AdminAccount, AdminApiKey } from '../../lambda/table/item-builders';
-import * as apiKeys from '../../lambda/table/keys';
-import * as labels from '../../lambda/table/labels';
-import * as prompts from '../../lambda/table/prompts';
 import { AdminTable } from '../../lambda/table/admin-table';
 import type { Actor } from '../../lambda/table/item-types';
-import { commitChange, type PlannedChange } from '../../lambda/table/change';
-import { AccountOperations, publicKeyFields, reasonOf } from '../../lambda/operations/account-operations';
+import { recordRefusal } from '../../lambda/table/audit-log';
+import { commitChange } from '../../lambda/table/change';
+import { reasonOf } from '../../lambda/operations/account-operations';
 
 const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...summary });
 
 /**
- * What operators do to the store (the admin CLI, the local stack's seed, the benchmark), as one object
- * over the modules beside it, one per concern: accounts, keys, prompts, labels, imports, and the copies an
- * account's keys carry (propagation.ts). The read API writes only usage (lambda/table/read-path/); the management API
- * changes the rest through lambda/operations/, as the CLI's members commands do.
+ * The operators' one bulk path: an import of accounts, keys, prompts, versions and labels, checked whole before
+ * anything is written (imports.ts, import-plan.ts), for the CLI's `prompts import`, the local stack's seed and the
+ * benchmark. Every other change the CLI makes goes through the operations the management API makes
+ * (lambda/operations/); the CLI reads through the table modules (lambda/table/), as the API's read-only routes do.
  */
 export class AdminStore {
   protected readonly table: AdminTable;
 
   /**
-   * With an `actor` (the CLI passes `cli` and the operator's name), every change is recorded in the
-   * account's audit log before it is made and settled after, as the management API's are; without one
-   * (the local seed, the benchmark, tests), nothing is recorded.
+   * With an `actor` (the CLI passes `cli` and the operator's name), an import is recorded in the audit log of
+   * each account it names, as one entry per account, once it is done: `succeeded` with what it changed, or
+   * `failed` with why (an import is many transactions, so a failure part-way leaves what the next import
+   * completes). Without one (the local seed, the benchmark, tests), nothing is recorded.
    */
   constructor(
     client: DynamoDBDocumentClient,
@@ -38,118 +33,26 @@ export class AdminStore {
     this.table = new AdminTable(client, tableName, now);
   }
 
-  /** A bulk change (an account, a plan, an import): recorded as one entry of its own once it is done. */
-  private async audited<T>(
-    accountId: string,
-    action: string,
-    target: Record<string, string>,
-    change: () => Promise<T>,
-    after?: (result: T) => Record<string, unknown>,
-  ): Promise<T> {
-    if (!this.actor) return change();
-    const result = await change();
-    const recorded = async (): Promise<PlannedChange<T>> => ({ writes: [], result, ...(after ? { after: after(result) } : {}) });
-    return commitChange(this.table, { accountId, actor: this.actor, action, target }, recorded, { reasonOf });
-  }
-
-  /** People's changes go through the operations every door uses. */
-  private get ops(): AccountOperations {
-    return new AccountOperations({ table: this.table, actor: this.actor ?? { type: 'cli', operator: 'local' } });
-  }
-
-  createAccount(account: accounts.NewAccount): Promise<AdminAccount> {
-    return this.audited(account.accountId, 'account.create', { accountId: account.accountId }, () => accounts.createAccount(this.table, account), (created) => ({ name: created.name, plan: created.plan }));
-  }
-
-  findAccount(accountId: string): Promise<AdminAccount | undefined> {
-    return accounts.findAccount(this.table, accountId);
-  }
-
-  listAccounts(): Promise<AdminAccount[]> {
-    return accounts.listAccounts(this.table);
-  }
-
-  setAccountPlan(accountId: string, plan: Plan): Promise<void> {
-    return this.audited(accountId, 'account.set-plan', { accountId }, () => accounts.setAccountPlan(this.table, accountId, plan), () => ({ plan }));
-  }
-
-  createApiKey(key: apiKeys.NewApiKey): Promise<AdminApiKey> {
-    return this.audited(key.accountId, 'key.create', { keyId: key.keyId }, () => apiKeys.createApiKey(this.table, key), publicKeyFields);
-  }
-
-  listApiKeys(accountId: string): Promise<AdminApiKey[]> {
-    return apiKeys.listApiKeys(this.table, accountId);
-  }
-
-  updateApiKey(accountId: string, keyId: string, change: apiKeys.ApiKeyChange): Promise<AdminApiKey> {
-    return this.ops.updateKey(accountId, keyId, change);
-  }
-
-  rotateApiKey(
-    accountId: string,
-    keyId: string,
-    replacement: Pick<apiKeys.NewApiKey, 'keyHash' | 'keyId' | 'displayPrefix'>,
-    graceMs: number,
-  ): Promise<{ created: AdminApiKey; retired: AdminApiKey }> {
-    return commitChange(this.table, { accountId, actor: this.actor ?? { type: 'cli', operator: 'local' }, action: 'key.rotate', target: { keyId } }, () =>
-      apiKeys.planRotateApiKey(this.table, accountId, keyId, replacement, graceMs), { reasonOf });
-  }
-
-  revokeApiKeyById(accountId: string, keyId: string): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
-    return this.ops.revokeKey(accountId, keyId);
-  }
-
-  keyUsage(accountId: string, keyId: string, month: string): Promise<apiKeys.KeyUsage> {
-    return apiKeys.keyUsage(this.table, accountId, keyId, month);
-  }
-
-  importAccounts(
+  async importAccounts(
     input: readonly AccountImport[],
     options: { dryRun?: boolean; mode?: ImportMode } = {},
   ): Promise<ImportSummary> {
     const run = () => imports.importAccounts(this.table, input, options);
-    if (options.dryRun || input.length === 0) return run();
-    // One import, all or nothing, recorded in each account it names.
-    const [first, ...others] = input;
-    const nest = (rest: readonly AccountImport[]): Promise<ImportSummary> => {
-      const [next, ...after] = rest;
-      if (!next) return run();
-      return this.audited(next.accountId, 'import', { accountId: next.accountId }, () => nest(after), summaryOf);
-    };
-    return first ? this.audited(first.accountId, 'import', { accountId: first.accountId }, () => nest(others), summaryOf) : run();
-  }
-
-  publishVersion(accountId: string, request: publishing.PublishRequest): Promise<'published' | 'already-published'> {
-    return this.audited(
-      accountId,
-      'version.publish',
-      { promptId: request.promptId, version: request.version },
-      () => publishing.publishVersion(this.table, accountId, request),
-      (result) => ({ published: true, result }),
-    );
-  }
-
-  deletePrompt(accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {
-    return this.ops.deletePrompt(accountId, promptId);
-  }
-
-  restorePrompt(accountId: string, promptId: string): Promise<{ alreadyVisible: boolean }> {
-    return this.ops.restorePrompt(accountId, promptId);
-  }
-
-  listPromptSummaries(accountId: string): Promise<prompts.AdminPromptSummary[]> {
-    return prompts.listPromptSummaries(this.table, accountId);
-  }
-
-  setLabel(accountId: string, promptId: string, label: string, version: string): Promise<labels.LabelChange> {
-    return labels.setLabel(this.table, accountId, promptId, label, version);
-  }
-
-  removeLabel(accountId: string, promptId: string, label: string): Promise<labels.LabelChange> {
-    return labels.removeLabel(this.table, accountId, promptId, label);
-  }
-
-  listLabels(accountId: string, promptId: string): Promise<Record<string, string>> {
-    return labels.listLabels(this.table, accountId, promptId);
+    const actor = this.actor;
+    if (!actor || options.dryRun || input.length === 0) return run();
+    const accountIds = [...new Set(input.map((account) => account.accountId))];
+    const attempt = (accountId: string) => ({ accountId, actor, action: 'import', target: { accountId } });
+    let summary: ImportSummary;
+    try {
+      summary = await run();
+    } catch (error) {
+      await Promise.all(accountIds.map((accountId) => recordRefusal(this.table, attempt(accountId), reasonOf(error), 'failed').catch(() => undefined)));
+      throw error;
+    }
+    const done = summary;
+    for (const accountId of accountIds) {
+      await commitChange(this.table, attempt(accountId), async () => ({ writes: [], result: done, after: summaryOf(done) }), { reasonOf });
+    }
+    return summary;
   }
 }

@@ -1,7 +1,7 @@
 import { keys } from '../../lambda/table/schema';
 import { batchPut, inBatches } from '../../lambda/table/batch-io';
 import { ConflictError, ImmutableVersionError } from '../../lambda/table/errors';
-import { type AccountImport, type ImportMode, type ImportSummary, type LabelWrite, planImport, promptRef } from '../../lambda/table/import-plan';
+import { type AccountImport, type ImportMode, type ImportSummary, type LabelWrite, planImport, promptRef } from './import-plan';
 import { keyHashOf } from '../../lambda/table/item-builders';
 import { upsertApiKey } from '../../lambda/table/keys';
 import { writeHead } from '../../lambda/table/prompt-heads';

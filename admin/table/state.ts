@@ -1,7 +1,7 @@
 import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from '../../lambda/table/item-types';
 import { keys, prefixes } from '../../lambda/table/schema';
 import { batchGet } from '../../lambda/table/batch-io';
-import { type AccountImport, labelRef, promptRef, type StoredState } from '../../lambda/table/import-plan';
+import { type AccountImport, labelRef, promptRef, type StoredState } from './import-plan';
 import { keyHashOf, toAccount, toApiKey } from '../../lambda/table/item-builders';
 import type { AdminTable } from '../../lambda/table/admin-table';
 

@@ -9,8 +9,8 @@ import type { PromptContent } from '../../lambda/domain/prompt';
 export type StoredVersion = PromptContent & { readonly published: boolean };
 
 /**
- * Reads one version of a prompt, published or draft, for `prompts show` and `prompts rollback`. The admin
- * store writes versions; reading one back for an operator is all this adds, with one consistent GetItem.
+ * Reads one version of a prompt, published or draft, for `prompts show` and `prompts rollback`, with one
+ * consistent GetItem. Versions are written by the operations (lambda/operations/) and by imports.
  */
 export class VersionReader {
   constructor(

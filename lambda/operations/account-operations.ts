@@ -1,12 +1,13 @@
 import type { Actor, AuditEntryItem, Role } from '../table/item-types';
 import { StoreUnavailableError } from '../table/read-path/api-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../domain/api-key';
-import { type AccountSettings, planUpdateAccountSettings } from '../table/accounts';
+import { type AccountSettings, type NewAccount, planCreateAccount, planSetAccountPlan, planUpdateAccountSettings, requireAccount } from '../table/accounts';
 import { type AuditAttempt, recordRefusal } from '../table/audit-log';
 import { commitChange, type PlannedChange } from '../table/change';
 import { ConflictError, ImmutableVersionError, InvalidLabelError, NotFoundError, VersionNotPublishedError } from '../table/errors';
-import type { AdminApiKey } from '../table/item-builders';
+import type { AdminAccount, AdminApiKey } from '../table/item-builders';
 import { type ApiKeyChange, planCreateApiKey, planRevokeApiKeyById, planRotateApiKey, planUpdateApiKey } from '../table/keys';
+import type { Plan } from '../domain/plans';
 import type { PromptDetails, PromptDetailsChange } from '../domain/prompt-details';
 import { type LabelChange, planRemoveLabel, planSetLabel } from '../table/labels';
 import { LastOwnerError, type Member, planAddMember, planRemoveMember, planSetMemberRole } from '../table/members';
@@ -265,6 +266,23 @@ export class AccountOperations {
 
   revokeKey(accountId: string, keyId: string): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
     return this.audited({ accountId, action: 'key.revoke', target: { keyId } }, () => planRevokeApiKeyById(this.table, accountId, keyId));
+  }
+
+  // What only an operator changes: the management API has no route to these (the CLI's accounts commands call them).
+
+  createAccount(account: NewAccount): Promise<AdminAccount> {
+    const { accountId, name, plan } = account;
+    return this.audited({ accountId, action: 'account.create', target: { accountId }, requested: { name, plan } }, async () =>
+      planCreateAccount(this.table, account),
+    );
+  }
+
+  /** From each key's next request. An account that does not exist is refused before anything is written: it has no log. */
+  async setAccountPlan(accountId: string, plan: Plan): Promise<void> {
+    const before = await requireAccount(this.table, accountId);
+    await this.audited({ accountId, action: 'account.set-plan', target: { accountId }, requested: { plan }, before: { plan: before.plan } }, async () =>
+      planSetAccountPlan(accountId, plan),
+    );
   }
 }
 

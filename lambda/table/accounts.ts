@@ -23,6 +23,17 @@ export async function createAccount(table: AdminTable, account: NewAccount): Pro
   return toAccount(item);
 }
 
+/** A new account, created by an operator. */
+export function planCreateAccount(table: AdminTable, account: NewAccount): PlannedChange<AdminAccount> {
+  const item = accountItem(account.accountId, account.name, account.plan, table.timestamp());
+  return {
+    writes: [{ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }],
+    result: toAccount(item),
+    after: { name: item.name, plan: item.plan },
+    refused: () => new ConflictError(`account ${account.accountId} already exists`),
+  };
+}
+
 export async function findAccount(table: AdminTable, accountId: string): Promise<AdminAccount | undefined> {
   const item = await table.get<AccountItem>('findAccount', keys.account(accountId));
   return item ? toAccount(item) : undefined;
@@ -51,6 +62,17 @@ export async function setAccountPlan(table: AdminTable, accountId: string, plan:
     },
   });
   await copyPlanToKeys(table, accountId, plan);
+}
+
+/** The account's plan, from each key's next request: its keys' copies follow once it committed. */
+export function planSetAccountPlan(accountId: string, plan: Plan): PlannedChange<void> {
+  return {
+    writes: [{ Update: { Key: keys.account(accountId), ...buildUpdate({ set: { plan }, condition: (e) => `attribute_exists(${e.name('pk')})` }) } }],
+    result: undefined,
+    after: { plan },
+    followUp: (followUpTable) => copyPlanToKeys(followUpTable, accountId, plan),
+    refused: () => new NotFoundError(`account ${accountId} does not exist`),
+  };
 }
 
 export interface AccountSettings {

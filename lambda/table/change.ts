@@ -25,6 +25,8 @@ export interface PlannedChange<T> {
   readonly alsoRecords?: readonly RecordedStep[];
   /** The read API serves what changed: the account's prompt revision is raised with it, then copied to its keys. */
   readonly visible?: boolean;
+  /** More to do once it committed, outside the transaction (copies on other items); a failure leaves the change standing. */
+  readonly followUp?: (table: AdminTable) => Promise<void>;
   /**
    * What a failed condition means. `again` (the default): something the plan read changed meanwhile, so it
    * is read and planned anew; or the error to answer with (recorded as a refusal).
@@ -76,9 +78,9 @@ export async function commitChange<T>(
         if (meaning === 'again') continue;
         throw meaning;
       }
-      if (planned.visible) {
-        await copyRevisionToKeys(followUp, attempt.accountId).catch((error: unknown) => options.onCopyFailed?.(attempt.accountId, error));
-      }
+      const report = (error: unknown) => options.onCopyFailed?.(attempt.accountId, error);
+      if (planned.visible) await copyRevisionToKeys(followUp, attempt.accountId).catch(report);
+      if (planned.followUp) await planned.followUp(followUp).catch(report);
       return planned.result;
     }
     throw new ChangeKeptRacingError(`${attempt.action}: what it changes kept changing; try again`);

@@ -1,4 +1,10 @@
-import type { Conflict } from './import-plan';
+/** One reason an import (or a publish through it) is refused; an import refused for several carries them all. */
+export type Conflict = { kind: 'immutable' | 'conflict' | 'missing'; message: string };
+
+/** Publishing to (or labelling) a deleted prompt is refused, naming the way back. */
+export function deletedPromptMessage(accountId: string, promptId: string): string {
+  return `prompt ${promptId} of account ${accountId} is deleted: restore it first (prompts restore --account ${accountId} --prompt ${promptId})`;
+}
 
 /** The request contradicts what is stored (an existing id, a published version, a final revocation). */
 export class ConflictError extends Error {
@@ -37,7 +43,7 @@ export class PromptDeletedError extends ConflictError {
     readonly accountId: string,
     readonly promptId: string,
   ) {
-    super(`prompt ${promptId} of account ${accountId} is deleted: restore it first (prompts restore --account ${accountId} --prompt ${promptId})`);
+    super(deletedPromptMessage(accountId, promptId));
   }
 }
 

@@ -321,3 +321,19 @@ export async function listKeyUsage(table: AdminTable, accountId: string, month: 
     }))
     .sort((a, b) => (a.key.keyId < b.key.keyId ? -1 : a.key.keyId > b.key.keyId ? 1 : 0));
 }
+
+/** For bulk paths (the tests' fixtures): a key changed without an audit entry of its own. */
+export function updateApiKey(table: AdminTable, accountId: string, keyId: string, change: ApiKeyChange): Promise<AdminApiKey> {
+  return commitUnaudited(table, 'updateApiKey', () => planUpdateApiKey(table, accountId, keyId, change));
+}
+
+/** For bulk paths (the tests' fixtures): a key rotated without an audit entry of its own. */
+export function rotateApiKey(
+  table: AdminTable,
+  accountId: string,
+  keyId: string,
+  replacement: Pick<NewApiKey, 'keyHash' | 'keyId' | 'displayPrefix' | 'createdBy'>,
+  graceMs: number,
+): Promise<{ created: AdminApiKey; retired: AdminApiKey }> {
+  return commitUnaudited(table, 'rotateApiKey', () => planRotateApiKey(table, accountId, keyId, replacement, graceMs));
+}

@@ -2,14 +2,29 @@ import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PlannedChange } from './change';
 import { labelCopyWrites, labelsUnchanged } from './labels';
 import { buildUpdate } from './update-expression';
+import type { PromptContent } from '../domain/prompt';
 import type { PromptDetails, PromptDetailsChange } from '../domain/prompt-details';
 import { versionSortKey } from '../domain/version';
 import type { AdminTable } from './admin-table';
 import { NotFoundError } from './errors';
-import type { HeadWrite } from './import-plan';
 import type { PromptHeadItem } from './item-types';
 import { keys } from './schema';
 import { toStoredContent } from './stored-content';
+
+/**
+ * What an import or a publish changes on a prompt's head, field by field: only what it asks to change, so
+ * that a delete, a restore or a publish made since the store was read is not undone. `latest` only ever
+ * moves up (see writeHead below): two publishes racing each other both land, the higher one as latest.
+ */
+export interface HeadWrite {
+  readonly accountId: string;
+  readonly promptId: string;
+  readonly promptName?: string;
+  readonly deleted?: boolean;
+  readonly latest?: PromptContent;
+  /** The latest version the plan was made against, for heads written before `latestKey` existed. */
+  readonly seenLatestVersion?: string;
+}
 
 /**
  * Writes what an import changes on a head. `latest` is set only if it moves up (or the head predates

@@ -159,5 +159,5 @@ it('refuses a malformed seed file with exit 2 and the path of the bad field', as
 it('answers --help on a command with its usage and exit 0, without a store', async () => {
   const result = await runAdmin(['keys', 'create', '--help'], {});
   expect(result.code).toBe(0);
-  expect(result.stdout).toMatch(/^Usage: npx prompts-admin keys create --account <accountId> \[--monthly-limit <n>\] \[--scope <ids>\] \[--expires <when>\] \[--json\]/);
+  expect(result.stdout).toMatch(/^Usage: npx prompts-admin keys create --account <accountId> \[--name <name>\] \[--monthly-limit <n>\] \[--scope <ids>\] \[--expires <when>\] \[--json\]/);
 }, 60_000);

@@ -1,23 +1,39 @@
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { AdminStore } from '../../admin/table/admin-store';
+import { publishVersion } from '../../admin/publish-version';
+import { AccountOperations } from '../../lambda/operations/account-operations';
+import { findAccount, listAccounts } from '../../lambda/table/accounts';
+import { AdminTable } from '../../lambda/table/admin-table';
+import { listAudit } from '../../lambda/table/audit-log';
 import { ensureTable, TableSchemaError } from '../../admin/table/ensure-table';
 import { ConflictError, NotFoundError } from '../../lambda/table/errors';
-import type { AccountImport, ImportSummary, PromptImport } from '../../lambda/table/import-plan';
+import type { AccountImport, ImportSummary, PromptImport } from '../../admin/table/import-plan';
+import { keyUsage, listApiKeys } from '../../lambda/table/keys';
+import { listPromptSummaries } from '../../lambda/table/prompts';
 import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
-import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
+import { hashApiKey } from '../../lambda/domain/api-key';
 import { version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import { noDeadline, readerOf } from '../support/readers';
 
-/** The operator's write path against a real DynamoDB-compatible store (dynalite). */
+/**
+ * The operators' bulk import (AdminStore), and the operations the CLI changes everything else through (accounts,
+ * keys, deletes), against a real DynamoDB-compatible store (dynalite).
+ */
 
 let local: LocalStore;
 let admin: AdminStore;
+let table: AdminTable;
+let ops: AccountOperations;
 let api: DynamoStore;
+const ACTOR = { type: 'cli', operator: 'admin-store-test' } as const;
 
 beforeAll(async () => {
   local = await startLocalStore('admin-store-test');
-  admin = new AdminStore(local.client, local.tableName, () => new Date('2026-11-15T12:00:00Z'));
+  const now = () => new Date('2026-11-15T12:00:00Z');
+  admin = new AdminStore(local.client, local.tableName, now);
+  table = new AdminTable(local.client, local.tableName, now);
+  ops = new AccountOperations({ table, actor: ACTOR });
   api = new DynamoStore(local.clients, local.tableName);
 });
 
@@ -51,7 +67,7 @@ describe('importAccounts', () => {
     const summary = await admin.importAccounts(input, { dryRun: true });
 
     expect(summary.prompts.created).toBe(2);
-    expect(await admin.findAccount('dry')).toBeUndefined();
+    expect(await findAccount(table, 'dry')).toBeUndefined();
   });
 
   it('refuses the whole import when one version of one prompt would change, in either read path', async () => {
@@ -66,66 +82,95 @@ describe('importAccounts', () => {
       await expect(
         admin.importAccounts([{ accountId, keys: [], prompts: [added, ...changed] }]),
       ).rejects.toThrow(`version 1.0.0 of prompt ${accountId}-${String(count - 1).padStart(3, '0')} of account ${accountId} is published and cannot change`);
-      expect(await admin.listPromptSummaries(accountId)).toHaveLength(count);
+      expect(await listPromptSummaries(table, accountId)).toHaveLength(count);
     }
   });
-});
 
-describe('accounts', () => {
-  it('are created once, listed, and change plan', async () => {
-    await admin.createAccount({ accountId: 'acme', name: 'Acme', plan: 'free' });
-    await expect(admin.createAccount({ accountId: 'acme', name: 'Other', plan: 'pro' })).rejects.toThrow(ConflictError);
+  it("with the CLI's actor, is one entry in each account it names, settled with what the whole import changed", async () => {
+    const audited = new AdminStore(local.client, local.tableName, () => new Date(), ACTOR);
+    const input = (accountId: string) => ({ accountId, name: accountId, plan: 'free' as const, keys: [], prompts: prompts(1, accountId) });
+    await audited.importAccounts([input('audited-a'), input('audited-b')], { dryRun: true });
+    expect((await listAudit(table, 'audited-a')).entries).toEqual([]);
 
-    await admin.setAccountPlan('acme', 'pro');
+    await audited.importAccounts([input('audited-a'), input('audited-b')]);
+    const changed = { promptId: 'audited-a-000', versions: [version('1.0.0', { userMessage: 'changed' })] };
+    await expect(audited.importAccounts([{ accountId: 'audited-a', keys: [], prompts: [changed] }])).rejects.toThrow(ConflictError);
 
-    expect(await admin.listAccounts()).toContainEqual({ accountId: 'acme', name: 'Acme', plan: 'pro', createdAt: '2026-11-15T12:00:00.000Z' });
-    await expect(admin.setAccountPlan('nobody', 'pro')).rejects.toThrow(NotFoundError);
+    for (const accountId of ['audited-a', 'audited-b']) {
+      const { entries } = await listAudit(table, accountId);
+      expect(entries.filter((entry) => String(entry.outcome) === 'pending')).toEqual([]);
+      expect(entries.filter((entry) => entry.outcome === 'succeeded')).toEqual([
+        expect.objectContaining({ action: 'import', actor: ACTOR, target: { accountId }, after: expect.objectContaining({ accounts: { created: 2, updated: 0, unchanged: 0 } }) }),
+      ]);
+    }
+    expect((await listAudit(table, 'audited-a')).entries[0]).toMatchObject({ action: 'import', outcome: 'failed', reason: { code: 'CONFLICT' } });
   });
 });
 
-describe('API keys', () => {
-  const apiKey = 'prs_admin_store_test_key_0001';
-  const keyHash = hashApiKey(apiKey);
-  const keyId = keyIdFromHash(keyHash);
+describe('accounts (AccountOperations, as the CLI calls them)', () => {
+  it('are created once, listed, and change plan, each change audited as the operator', async () => {
+    await ops.createAccount({ accountId: 'acme', name: 'Acme', plan: 'free' });
+    await expect(ops.createAccount({ accountId: 'acme', name: 'Other', plan: 'pro' })).rejects.toThrow(ConflictError);
+
+    await ops.setAccountPlan('acme', 'pro');
+
+    expect(await listAccounts(table)).toContainEqual({ accountId: 'acme', name: 'Acme', plan: 'pro', createdAt: '2026-11-15T12:00:00.000Z' });
+    await expect(ops.setAccountPlan('nobody', 'pro')).rejects.toThrow(NotFoundError);
+    expect((await listAudit(table, 'nobody')).entries).toEqual([]);
+    const { entries } = await listAudit(table, 'acme');
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ action: 'account.create', actor: ACTOR, target: { accountId: 'acme' }, requested: { name: 'Acme', plan: 'free' }, outcome: 'succeeded' }),
+        expect.objectContaining({ action: 'account.create', requested: { name: 'Other', plan: 'pro' }, outcome: 'failed', reason: expect.objectContaining({ code: 'CONFLICT' }) }),
+        expect.objectContaining({ action: 'account.set-plan', actor: ACTOR, before: { plan: 'free' }, after: { plan: 'pro' }, outcome: 'succeeded' }),
+      ]),
+    );
+    expect(entries).toHaveLength(3);
+  });
+});
+
+describe('API keys (AccountOperations, as the CLI calls them)', () => {
+  let apiKey: string;
+  let keyId: string;
 
   beforeAll(async () => {
-    await admin.createAccount({ accountId: 'keyed', name: 'Keyed', plan: 'free' });
-    await admin.createApiKey({ keyHash, keyId, accountId: 'keyed', displayPrefix: 'prs_admi', monthlyLimit: 10 });
+    await ops.createAccount({ accountId: 'keyed', name: 'Keyed', plan: 'free' });
+    ({ apiKey, key: { keyId } } = await ops.createKey('keyed', { name: 'Keyed key', monthlyLimit: 10 }));
   });
 
   it('need an existing account', async () => {
-    await expect(
-      admin.createApiKey({ keyHash: hashApiKey('prs_x_0123456789abcdef'), keyId: 'key_x', accountId: 'nobody', displayPrefix: 'prs_x' }),
-    ).rejects.toThrow(NotFoundError);
+    await expect(ops.createKey('nobody', { name: 'x' })).rejects.toThrow(NotFoundError);
   });
 
   it('are listed by id through the admin index, without the key or its hash', async () => {
-    const keys = await admin.listApiKeys('keyed');
+    const keys = await listApiKeys(table, 'keyed');
     expect(keys).toEqual([
       {
         keyId,
         accountId: 'keyed',
         plan: 'free',
-        displayPrefix: 'prs_admi',
+        name: 'Keyed key',
+        displayPrefix: apiKey.slice(0, 8),
         status: 'active',
         monthlyLimit: 10,
         createdAt: '2026-11-15T12:00:00.000Z',
+        createdBy: 'cli:admin-store-test',
       },
     ]);
-    expect(JSON.stringify(keys)).not.toContain(keyHash);
+    expect(JSON.stringify(keys)).not.toContain(hashApiKey(apiKey));
   });
 
   it('report their usage for a month', async () => {
-    await api.admit({ keyHash: keyHash, month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
-    expect(await admin.keyUsage('keyed', keyId, '2026-11')).toMatchObject({ used: 1, plan: 'free', month: '2026-11' });
-    expect(await admin.keyUsage('keyed', keyId, '2026-10')).toMatchObject({ used: 0 });
+    await api.admit({ keyHash: hashApiKey(apiKey), month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
+    expect(await keyUsage(table, 'keyed', keyId, '2026-11')).toMatchObject({ used: 1, plan: 'free', month: '2026-11' });
+    expect(await keyUsage(table, 'keyed', keyId, '2026-10')).toMatchObject({ used: 0 });
   });
 
   it('are revoked by id, once', async () => {
-    expect((await admin.revokeApiKeyById('keyed', keyId)).alreadyRevoked).toBe(false);
-    expect((await admin.revokeApiKeyById('keyed', keyId)).alreadyRevoked).toBe(true);
-    expect(await api.admit({ keyHash: keyHash, month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline)).toEqual({ admitted: false, reason: 'invalid-key' });
-    await expect(admin.revokeApiKeyById('other', keyId)).rejects.toThrow(NotFoundError);
+    expect((await ops.revokeKey('keyed', keyId)).alreadyRevoked).toBe(false);
+    expect((await ops.revokeKey('keyed', keyId)).alreadyRevoked).toBe(true);
+    expect(await api.admit({ keyHash: hashApiKey(apiKey), month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline)).toEqual({ admitted: false, reason: 'invalid-key' });
+    await expect(ops.revokeKey('other', keyId)).rejects.toThrow(NotFoundError);
   });
 });
 
@@ -142,32 +187,17 @@ describe('publishing and deleting', () => {
     ]);
   });
 
-  it('publishes a stored draft, which becomes the latest', async () => {
-    expect(await admin.publishVersion('pub', { promptId: 'p', version: '1.1.0' })).toBe('published');
-    expect(await admin.publishVersion('pub', { promptId: 'p', version: '1.1.0' })).toBe('already-published');
-    expect(await api.findLatestPrompt(readerOf('pub'), 'p')).toMatchObject({ found: true, prompt: { version: '1.1.0' } });
-  });
-
-  it('refuses a version that is not stored, without content', async () => {
-    await expect(admin.publishVersion('pub', { promptId: 'p', version: '9.0.0' })).rejects.toThrow(NotFoundError);
-  });
-
   it('lists drafts and deleted prompts to the operator', async () => {
-    await admin.publishVersion('pub', {
-      promptId: 'q',
-      promptName: 'Q',
-      version: '0.1.0',
-      content: { systemMessage: 's', userMessage: 'u', config: version('0.1.0').config },
-    });
-    expect((await admin.deletePrompt('pub', 'q')).alreadyDeleted).toBe(false);
+    await admin.importAccounts([{ accountId: 'pub', keys: [], prompts: [{ promptId: 'q', promptName: 'Q', versions: [version('0.1.0')] }] }]);
+    expect((await ops.deletePrompt('pub', 'q')).alreadyDeleted).toBe(false);
 
-    expect(await admin.listPromptSummaries('pub')).toEqual([
+    expect(await listPromptSummaries(table, 'pub')).toEqual([
       {
         promptId: 'p',
         promptName: 'P',
         deleted: false,
-        latestVersion: '1.1.0',
-        versions: [{ version: '1.0.0', published: true }, { version: '1.1.0', published: true }],
+        latestVersion: '1.0.0',
+        versions: [{ version: '1.0.0', published: true }, { version: '1.1.0', published: false }],
         labels: {},
       },
       { promptId: 'q', promptName: 'Q', deleted: true, latestVersion: '0.1.0', versions: [{ version: '0.1.0', published: true }], labels: {} },
@@ -198,58 +228,12 @@ describe('ensureTable', () => {
   });
 });
 
-describe('publishing under concurrency', () => {
-  it('lands every one of many versions published at once, and latest ends as the highest', async () => {
-    await admin.importAccounts([{ accountId: 'race', name: 'Race', plan: 'free', keys: [], prompts: [] }]);
-    await admin.publishVersion('race', {
-      promptId: 'r',
-      promptName: 'R',
-      version: '1.0.0',
-      content: { systemMessage: 's', userMessage: 'u', config: version('1.0.0').config },
-    });
-    const versions = Array.from({ length: 12 }, (_, i) => `1.${i + 1}.0`);
-    await Promise.all(
-      versions.map((v) =>
-        admin.publishVersion('race', {
-          promptId: 'r',
-          version: v,
-          content: { systemMessage: `s ${v}`, userMessage: `u ${v}`, config: version(v).config },
-        }),
-      ),
-    );
-    const [summary] = await admin.listPromptSummaries('race');
-    expect(summary?.versions).toEqual(['1.0.0', ...versions].map((v) => ({ version: v, published: true })));
-    expect(await api.findLatestPrompt(readerOf('race'), 'r')).toMatchObject({
-      found: true,
-      prompt: { version: '1.12.0', userMessage: 'u 1.12.0' },
-    });
-  });
-
-  it('never moves latest down: a lower version published after a higher one stays a pinned version', async () => {
-    const content = (v: string) => ({ systemMessage: 's', userMessage: `u ${v}`, config: version(v).config });
-    await admin.publishVersion('race', { promptId: 'low', promptName: 'Low', version: '2.0.0', content: content('2.0.0') });
-    await admin.publishVersion('race', { promptId: 'low', version: '1.9.0', content: content('1.9.0') });
-    expect(await api.findLatestPrompt(readerOf('race'), 'low')).toMatchObject({ prompt: { version: '2.0.0' } });
-    expect(await api.findPromptVersion(readerOf('race'), 'low', '1.9.0')).toMatchObject({ found: true });
-  });
-});
-
 describe('deleted prompts', () => {
-  const content = { systemMessage: 's', userMessage: 'u', config: version('1.0.0').config };
-
   beforeAll(async () => {
-    await admin.importAccounts([{ accountId: 'gone', name: 'Gone', plan: 'free', keys: [], prompts: [] }]);
-    await admin.publishVersion('gone', { promptId: 'greet', promptName: 'Greet', version: '1.0.0', content });
-    await admin.deletePrompt('gone', 'greet');
-  });
-
-  it('refuse a publish, naming the way back', async () => {
-    const refused = admin.publishVersion('gone', { promptId: 'greet', version: '3.0.0', content });
-    await expect(refused).rejects.toThrow(ConflictError);
-    await expect(refused).rejects.toThrow(
-      'prompt greet of account gone is deleted: restore it first (prompts restore --account gone --prompt greet)',
-    );
-    expect((await admin.listPromptSummaries('gone'))[0]?.versions).toEqual([{ version: '1.0.0', published: true }]);
+    await admin.importAccounts([
+      { accountId: 'gone', name: 'Gone', plan: 'free', keys: [], prompts: [{ promptId: 'greet', promptName: 'Greet', versions: [version('1.0.0')] }] },
+    ]);
+    await ops.deletePrompt('gone', 'greet');
   });
 
   it('refuse an import that publishes to them, unless it restores them', async () => {
@@ -261,17 +245,16 @@ describe('deleted prompts', () => {
   });
 
   it('come back with restore, with every version they had published', async () => {
-    expect(await admin.restorePrompt('gone', 'greet')).toEqual({ alreadyVisible: false });
-    expect(await admin.restorePrompt('gone', 'greet')).toEqual({ alreadyVisible: true });
+    expect(await ops.restorePrompt('gone', 'greet')).toEqual({ alreadyVisible: false });
+    expect(await ops.restorePrompt('gone', 'greet')).toEqual({ alreadyVisible: true });
     expect(await api.findLatestPrompt(readerOf('gone'), 'greet')).toMatchObject({ prompt: { version: '1.0.0' } });
-    await expect(admin.restorePrompt('gone', 'never-was')).rejects.toThrow(NotFoundError);
+    await expect(ops.restorePrompt('gone', 'never-was')).rejects.toThrow(NotFoundError);
   });
 
   it('change the prompt revision that every key of the account carries', async () => {
-    const keyHash = 'c'.repeat(64);
-    await admin.createApiKey({ keyHash, keyId: 'key_gone', accountId: 'gone', displayPrefix: 'prs_gone' });
+    const keyHash = hashApiKey((await ops.createKey('gone', { name: 'gone' })).apiKey);
     const before = await api.admit({ keyHash: keyHash, month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
-    await admin.deletePrompt('gone', 'greet');
+    await ops.deletePrompt('gone', 'greet');
     const after = await api.admit({ keyHash: keyHash, month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
     expect(before.admitted && after.admitted).toBe(true);
     if (before.admitted && after.admitted) expect(after.key.promptsRevision).toBeGreaterThan(before.key.promptsRevision);
@@ -292,9 +275,9 @@ describe('the start-up seed (create-missing)', () => {
 
   it('leaves what an operator did since: a published draft, a revoked key, a deleted prompt', async () => {
     await admin.importAccounts([seedAccount()], { mode: 'create-missing' });
-    await admin.publishVersion('seeded', { promptId: 'w', version: '1.2.0' });
-    await admin.revokeApiKeyById('seeded', 'key_seeded');
-    await admin.deletePrompt('seeded', 'x');
+    await publishVersion(ops, table, 'seeded', { promptId: 'w', version: '1.2.0', note: 'published by an operator' });
+    await ops.revokeKey('seeded', 'key_seeded');
+    await ops.deletePrompt('seeded', 'x');
 
     const again = await admin.importAccounts([seedAccount()], { mode: 'create-missing' });
 

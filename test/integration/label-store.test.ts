@@ -1,12 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { AdminStore } from '../../admin/table/admin-store';
+import { FixtureStore } from '../support/fixture-store';
 import {
   InvalidLabelError,
   PromptDeletedError,
   PromptMissingError,
   VersionNotPublishedError,
 } from '../../lambda/table/errors';
-import type { PromptImport } from '../../lambda/table/import-plan';
+import type { PromptImport } from '../../admin/table/import-plan';
 import { importSeed } from '../../admin/import-seed';
 import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
 import type { PromptHeadItem, PromptLabelItem } from '../../lambda/table/item-types';
@@ -21,13 +21,13 @@ import { join } from 'node:path';
 /** lambda/table/labels.ts and label imports, against a real DynamoDB-compatible store (dynalite). */
 
 let local: LocalStore;
-let admin: AdminStore;
+let admin: FixtureStore;
 let api: DynamoStore;
 const NOW = new Date('2026-11-15T12:00:00Z');
 
 beforeAll(async () => {
   local = await startLocalStore('label-store-test');
-  admin = new AdminStore(local.client, local.tableName, () => NOW);
+  admin = new FixtureStore(local.client, local.tableName, () => NOW);
   api = new DynamoStore(local.clients, local.tableName);
   await admin.importAccounts([
     {

@@ -1,4 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { prompt, version } from '../support/fixtures';
 import { registerApiKey } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
@@ -185,6 +186,60 @@ describe('the CLI and the API: two doors, the same stored items', () => {
     expect(Items).toEqual([expect.objectContaining({ action: 'member.add', outcome: 'succeeded', actor: { type: 'cli', operator: 'ci-bot' } })]);
   });
 
+  /** Every item of an account's partition a change may write (not the account, its members or its log), with the account's id taken out. */
+  const promptItems = async (accountId: string) => {
+    const { Items = [] } = await api.local.client.send(
+      new QueryCommand({ TableName: api.local.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}` } }),
+    );
+    return Items.filter((item) => !['account', 'member', 'audit'].includes(String(item.type))).map((item) =>
+      JSON.parse(JSON.stringify(item, (name, value) => (name.endsWith('At') ? undefined : value)).replaceAll(accountId, '<account>')),
+    );
+  };
+
+  test('a label moved through each door writes the same items, and the same audit entries but for who made them', async () => {
+    const byCli = 'cli-labels';
+    const byApi = 'api-labels';
+    for (const accountId of [byCli, byApi]) {
+      await api.fixtures.account(accountId, 'free');
+      await api.fixtures.prompts(accountId, prompt('greet', [version('1.0.0'), version('1.1.0')], { labels: { production: '1.0.0' } }));
+    }
+    const apiOwner = await api.person('owner@api-labels.test', byApi, 'owner');
+    const label = (name: string) => `/api/accounts/${byApi}/prompts/greet/labels/${name}`;
+
+    for (const [name, version] of [['production', '1.1.0'], ['staging', '1.1.0'], ['staging', '1.0.0']] as const) {
+      expect((await cli('prompts', 'label', '--account', byCli, '--prompt', 'greet', '--label', name, '--version', version)).code).toBe(0);
+      expect((await api.send('PUT', label(name), { as: apiOwner, body: { version } })).status).toBe(200);
+    }
+    expect((await cli('prompts', 'unlabel', '--account', byCli, '--prompt', 'greet', '--label', 'production')).code).toBe(0);
+    expect((await api.send('DELETE', label('production'), { as: apiOwner })).status).toBe(204);
+
+    const items = await promptItems(byCli);
+    expect(items.map((item) => item.type).sort()).toEqual(['prompt', 'promptLabel', 'promptVersion', 'promptVersion']);
+    expect(items.find((item) => item.type === 'prompt')?.labels).toEqual({ staging: '1.0.0' });
+    expect(items).toEqual(await promptItems(byApi));
+    const revisionOf = async (accountId: string) =>
+      (await api.local.client.send(new GetCommand({ TableName: api.local.tableName, Key: { pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' } }))).Item?.promptsRevision;
+    expect(await revisionOf(byCli)).toBe(await revisionOf(byApi));
+
+    const logOf = async (accountId: string) => {
+      const { Items = [] } = await api.local.client.send(
+        new QueryCommand({
+          TableName: api.local.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
+          ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}`, ':audit': 'AUDIT#' },
+        }),
+      );
+      return Items.map(({ action, target, requested, before, after, outcome, reason, actor }) => ({ action, target, requested, before, after, outcome, reason, actor }));
+    };
+    const [fromCli, fromApi] = [await logOf(byCli), await logOf(byApi)];
+    expect(fromCli.map(({ actor: _actor, ...entry }) => entry)).toEqual(fromApi.map(({ actor: _actor, ...entry }) => entry));
+    expect(fromCli.map((entry) => entry.action)).toEqual(['label.set', 'label.set', 'label.set', 'label.remove']);
+    expect(new Set(fromCli.map((entry) => JSON.stringify(entry.actor)))).toEqual(new Set([JSON.stringify({ type: 'cli', operator: 'ci-bot' })]));
+    expect(new Set(fromApi.map((entry) => JSON.stringify(entry.actor)))).toEqual(
+      new Set([JSON.stringify({ type: 'user', userId: apiOwner.userId, email: 'owner@api-labels.test' })]),
+    );
+  });
+
   test("the CLI's other changes are recorded too, as cli, and a key it prints never reaches the log", async () => {
     await api.fixtures.account('cli-keys', 'free');
     const keysOwner = await api.person('owner@cli-keys.test', 'cli-keys', 'owner');
@@ -199,7 +254,7 @@ describe('the CLI and the API: two doors, the same stored items', () => {
     expect((audit.body as { entries: unknown[] }).entries).toEqual([
       expect.objectContaining({ action: 'key.revoke', target: { keyId: 'key_0000000000000000' }, outcome: 'refused', reason: expect.objectContaining({ code: 'NOT_FOUND' }) }),
       expect.objectContaining({ action: 'key.revoke', target: { keyId }, outcome: 'succeeded', actor: { type: 'cli', operator: 'ci-bot' } }),
-      expect.objectContaining({ action: 'key.create', target: { keyId }, outcome: 'succeeded', after: expect.objectContaining({ keyId, status: 'active' }) }),
+      expect.objectContaining({ action: 'key.create', target: { name: 'CLI key' }, outcome: 'succeeded', after: expect.objectContaining({ keyId, status: 'active' }) }),
     ]);
   });
 

@@ -1,12 +1,20 @@
+import * as accounts from '../../lambda/table/accounts';
 import { requireAccount, type NewAccount } from '../../lambda/table/accounts';
 import { AdminStore } from '../../admin/table/admin-store';
-import type { PromptImport } from '../../lambda/table/import-plan';
+import type { PromptImport } from '../../admin/table/import-plan';
+import type { VersionContent } from '../../lambda/table/prompt-authoring';
 import { accountItem, apiKeyItem, withFreshDayCounters } from '../../lambda/table/item-builders';
+import * as apiKeys from '../../lambda/table/keys';
 import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/table/keys';
+import * as labels from '../../lambda/table/labels';
+import * as prompts from '../../lambda/table/prompts';
 import { catchUpKeys } from '../../lambda/table/propagation';
 import { addMember } from '../../lambda/table/members';
 import type { MemberItem } from '../../lambda/table/item-types';
 import { keys } from '../../lambda/table/schema';
+
+/** A table module's arguments after the table. */
+type Tail<T extends readonly unknown[]> = T extends readonly [unknown, ...infer Rest] ? Rest : never;
 
 /** A prompt with its versions, named: what the fixtures give. */
 export interface PromptInput extends PromptImport {
@@ -14,8 +22,10 @@ export interface PromptInput extends PromptImport {
 }
 
 /**
- * The operator store, and what only tests do with it: write an account or a key as given, whatever was
- * there; import one prompt; revoke a key by its hash; read a key's count by its hash.
+ * The bulk import, and what only tests do with the table: write an account or a key as given, whatever was
+ * there; import one prompt; revoke a key by its hash; read a key's count by its hash; and the changes the read
+ * API's tests make around it (labels, deletes, key settings, plans), straight through the table modules and
+ * unaudited. People's changes go through lambda/operations/ (the management API, the CLI); these are fixtures.
  */
 export class FixtureStore extends AdminStore {
   /** Operators use createAccount or an import. */
@@ -42,6 +52,68 @@ export class FixtureStore extends AdminStore {
   /** One prompt and its versions; see importAccounts for what is refused. */
   async importPrompt(accountId: string, prompt: PromptInput): Promise<void> {
     await this.importAccounts([{ accountId, keys: [], prompts: [prompt] }]);
+  }
+
+  /**
+   * One published version, as a one-version import: a fixture, unaudited like the rest of this store. The CLI and
+   * the management API publish through the operations (admin/publish-version.ts, lambda/operations/).
+   */
+  async publishVersion(
+    accountId: string,
+    request: { promptId: string; version: string; content: VersionContent; promptName?: string },
+  ): Promise<void> {
+    const { promptId, version, content, promptName } = request;
+    await this.importAccounts([
+      { accountId, keys: [], prompts: [{ promptId, ...(promptName === undefined ? {} : { promptName }), versions: [{ version, ...content, published: true }] }] },
+    ]);
+  }
+
+  findAccount(accountId: string) {
+    return accounts.findAccount(this.table, accountId);
+  }
+
+  setAccountPlan(...args: Tail<Parameters<typeof accounts.setAccountPlan>>) {
+    return accounts.setAccountPlan(this.table, ...args);
+  }
+
+  createApiKey(...args: Tail<Parameters<typeof apiKeys.createApiKey>>) {
+    return apiKeys.createApiKey(this.table, ...args);
+  }
+
+  updateApiKey(...args: Tail<Parameters<typeof apiKeys.updateApiKey>>) {
+    return apiKeys.updateApiKey(this.table, ...args);
+  }
+
+  rotateApiKey(...args: Tail<Parameters<typeof apiKeys.rotateApiKey>>) {
+    return apiKeys.rotateApiKey(this.table, ...args);
+  }
+
+  revokeApiKeyById(...args: Tail<Parameters<typeof apiKeys.revokeApiKeyById>>) {
+    return apiKeys.revokeApiKeyById(this.table, ...args);
+  }
+
+  deletePrompt(...args: Tail<Parameters<typeof prompts.deletePrompt>>) {
+    return prompts.deletePrompt(this.table, ...args);
+  }
+
+  restorePrompt(...args: Tail<Parameters<typeof prompts.restorePrompt>>) {
+    return prompts.restorePrompt(this.table, ...args);
+  }
+
+  listPromptSummaries(accountId: string) {
+    return prompts.listPromptSummaries(this.table, accountId);
+  }
+
+  setLabel(...args: Tail<Parameters<typeof labels.setLabel>>) {
+    return labels.setLabel(this.table, ...args);
+  }
+
+  removeLabel(...args: Tail<Parameters<typeof labels.removeLabel>>) {
+    return labels.removeLabel(this.table, ...args);
+  }
+
+  listLabels(accountId: string, promptId: string) {
+    return labels.listLabels(this.table, accountId, promptId);
   }
 
   revokeApiKey(keyHash: string): Promise<void> {

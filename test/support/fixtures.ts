@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../../lambda/domain/plans';
-import type { PromptVersionInput } from '../../lambda/table/import-plan';
+import type { PromptVersionInput } from '../../admin/table/import-plan';
 import type { NewApiKey } from '../../lambda/table/keys';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import type { PromptConfig } from '../../lambda/domain/prompt';

@@ -6,7 +6,7 @@ import {
   promptRef,
   type PromptVersionInput,
   type StoredState,
-} from '../../lambda/table/import-plan';
+} from '../../admin/table/import-plan';
 import type { AdminApiKey } from '../../lambda/table/item-builders';
 
 /** What an import may change of what is stored, decided before any write. */

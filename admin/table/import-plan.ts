@@ -1,11 +1,21 @@
-import { fromStoredContent } from './stored-content';
-import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from './item-types';
-import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
-import type { PromptContent } from '../domain/prompt';
-import { canonicalJson } from '../domain/canonical-json';
-import { compareVersions } from '../domain/version';
-import type { Plan } from '../domain/plans';
-import { type AdminAccount, type AdminApiKey, accountItem, apiKeyItem, contentOf, versionItem, withFreshDayCounters } from './item-builders';
+import { fromStoredContent } from '../../lambda/table/stored-content';
+import type { AccountItem, ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from '../../lambda/table/item-types';
+import { isSettableLabel, LABEL_RULE, labelledVersion } from '../../lambda/domain/label';
+import type { PromptContent } from '../../lambda/domain/prompt';
+import { canonicalJson } from '../../lambda/domain/canonical-json';
+import { compareVersions } from '../../lambda/domain/version';
+import type { Plan } from '../../lambda/domain/plans';
+import { type Conflict, deletedPromptMessage } from '../../lambda/table/errors';
+import type { HeadWrite } from '../../lambda/table/prompt-heads';
+import {
+  type AdminAccount,
+  type AdminApiKey,
+  accountItem,
+  apiKeyItem,
+  contentOf,
+  versionItem,
+  withFreshDayCounters,
+} from '../../lambda/table/item-builders';
 
 /**
  * What an import asks for, and what it takes to get there from what is stored: a pure function,
@@ -75,23 +85,6 @@ export interface ImportSummary {
   prompts: ChangeCount;
   versions: ChangeCount;
   labels: ChangeCount;
-}
-
-export type Conflict = { kind: 'immutable' | 'conflict' | 'missing'; message: string };
-
-/**
- * What an import changes on a prompt's head, field by field: only what the import asks to change, so
- * that a delete, a restore or a publish made since the store was read is not undone. `latest` only ever
- * moves up (see writeHead in imports.ts): two publishes racing each other both land, the higher one as latest.
- */
-export interface HeadWrite {
-  readonly accountId: string;
-  readonly promptId: string;
-  readonly promptName?: string;
-  readonly deleted?: boolean;
-  readonly latest?: PromptContent;
-  /** The latest version the plan was made against, for heads written before `latestKey` existed. */
-  readonly seenLatestVersion?: string;
 }
 
 /**
@@ -427,11 +420,6 @@ function planLabels(
     }
   }
   return { conflicts, planned };
-}
-
-/** Publishing to a deleted prompt is refused, naming the way back. */
-export function deletedPromptMessage(accountId: string, promptId: string): string {
-  return `prompt ${promptId} of account ${accountId} is deleted: restore it first (prompts restore --account ${accountId} --prompt ${promptId})`;
 }
 
 export function sameContent(a: PromptContent, b: PromptContent): boolean {
