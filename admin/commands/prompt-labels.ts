@@ -63,7 +63,7 @@ const unlabel: Command = {
       change = await ops.removeLabel(accountId, promptId, name);
     } catch (error) {
       // The operation refuses a label the prompt does not carry (the API answers 404, and the attempt is in the
-      // audit log as failed, as the API's is); the CLI's unlabel then changes nothing, as it always has. A prompt
+      // audit log as refused, as the API's is); the CLI's unlabel then changes nothing, as it always has. A prompt
       // that does not exist (listLabels says so) or a label that is there after all is the error it was.
       if (!(error instanceof NotFoundError) || (await listLabels(context.table(), accountId, promptId))[name] !== undefined) throw error;
       change = { accountId, promptId, label: name, changed: false };

@@ -231,8 +231,8 @@ export async function planDeleteDraft(
 
 /**
  * The draft the caller read becomes an immutable published version, and the head's latest moves up to it
- * if it is the highest, in one transaction conditional on the draft's ETag and on the head's latest as read
- * (a racing publish makes it read again, so latest only ever moves up).
+ * if it is the highest, in one transaction conditional on the draft's ETag and, when it moves latest, on latest
+ * still being lower (a racing publish of a higher version makes it read again, so latest only ever moves up).
  */
 export async function planPublishDraft(
   table: AdminTable,
@@ -267,9 +267,11 @@ export async function planPublishDraft(
               ...(becomesLatest ? { latest: toStoredContent(content), latestKey: versionSortKey(version) } : {}),
             },
             condition: (e) =>
-              `attribute_exists(${e.name('pk')}) AND (attribute_not_exists(${e.name('deleted')}) OR ${e.name('deleted')} = ${e.value(false)}) AND ${
-                head.latest === undefined ? `attribute_not_exists(${e.name('latest')})` : `${e.name('latest.version')} = ${e.value(head.latest.version)}`
-              }`,
+              [
+                `attribute_exists(${e.name('pk')})`,
+                `(attribute_not_exists(${e.name('deleted')}) OR ${e.name('deleted')} = ${e.value(false)})`,
+                ...(becomesLatest ? [latestBelow(e, version, head)] : []),
+              ].join(' AND '),
           }),
         },
       },
@@ -301,6 +303,15 @@ export async function requireHead(table: AdminTable, accountId: string, promptId
   const head = await table.get<PromptHeadItem>('requireHead', keys.promptHead(accountId, promptId));
   if (!head) throw new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
   return head;
+}
+
+/**
+ * The head's latest is still below `version` (a racing publish of a higher one makes this one read again, and
+ * leave latest alone): by `latestKey`, or, on a head written before it existed, by the latest version it shows.
+ */
+export function latestBelow(e: ExpressionNames, version: string, head: Pick<PromptHeadItem, 'latest'>): string {
+  const legacy = head.latest ? ` OR attribute_not_exists(${e.name('latestKey')}) AND ${e.name('latest.version')} = ${e.value(head.latest.version)}` : '';
+  return `(attribute_not_exists(${e.name('latest')}) OR ${e.name('latestKey')} < ${e.value(versionSortKey(version))}${legacy})`;
 }
 
 /** Who changed the prompt last, for its listing: one write of the change's transaction. */

@@ -7,7 +7,7 @@ import { ConflictError, InvalidLabelError, PromptDeletedError, PromptMissingErro
 import { contentOf, versionItem } from './item-builders';
 import type { PromptHeadItem, PromptVersionItem, WithKeys } from './item-types';
 import { labelCopyWrites, labelItem, labelsUnchanged } from './labels';
-import type { VersionContent } from './prompt-authoring';
+import { latestBelow, type VersionContent } from './prompt-authoring';
 import { keys } from './schema';
 import { fromStoredContent, toStoredContent } from './stored-content';
 import type { TransactionWrite } from './transaction';
@@ -111,7 +111,7 @@ export async function planPromptRelease(
             [
               `attribute_exists(${e.name('pk')})`,
               labelsUnchanged(e, head),
-              head.latest === undefined ? `attribute_not_exists(${e.name('latest')})` : `${e.name('latest.version')} = ${e.value(head.latest.version)}`,
+              ...(becomesLatest && published ? [latestBelow(e, published.version, head)] : []),
               ...(published || adds.length > 0 ? [`(attribute_not_exists(${e.name('deleted')}) OR ${e.name('deleted')} = ${e.value(false)})`] : []),
             ].join(' AND '),
         }),

@@ -139,7 +139,7 @@ test('prompts label and unlabel, an unlabel of a label the prompt does not carry
       again = await cli('prompts', 'unlabel', ...greet, '--label', 'production');
     }),
   ).toEqual([
-    expect.objectContaining({ action: 'label.remove', actor: ACTOR, outcome: 'failed', reason: expect.objectContaining({ code: 'NOT_FOUND' }) }),
+    expect.objectContaining({ action: 'label.remove', actor: ACTOR, outcome: 'refused', reason: expect.objectContaining({ code: 'NOT_FOUND' }) }),
   ]);
   expect(again?.stdout).toBe('Prompt greet has no label production: nothing changed\n');
 });
