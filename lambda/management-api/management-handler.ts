@@ -4,7 +4,7 @@ import type * as z from 'zod';
 import { ApiError, serviceUnavailable } from '../http/api-error';
 import { type ApiEvent, type ApiResult, bodyTextOf } from '../http/http-event';
 import { emptyResponse, jsonResponse } from '../http/responses';
-import type { ApiContext } from '../http/api-context';
+import type { HttpContext } from '../http/api-context';
 import { errorHandler } from '../http/error-handler';
 import { deadlineAfter, REFUND_BUDGET_MS, storeDeadline } from '../http/store-deadline';
 import { AccountOperations } from '../operations/account-operations';
@@ -30,7 +30,7 @@ const PARAMETERS: ReadonlyMap<string, z.ZodType<string>> = new Map([
 /** Names from a request (headers, query, path) are data: a table of them inherits nothing, `constructor` included. */
 const nameTable = (): Record<string, string> => Object.create(null) as Record<string, string>;
 
-export interface ManagementContext extends ApiContext {
+export interface ManagementContext extends HttpContext {
   caller?: Caller;
   accountId?: string;
 }
@@ -129,8 +129,8 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
     // logEvent: false, whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event holds the caller's token.
     .use(injectLambdaContext(deps.telemetry.logger, { logEvent: false, resetKeys: true }))
     .use(requestLog(deps))
-    .use(storeDeadline() as MiddlewareObj<ApiEvent, ApiResult, Error, ManagementContext>)
-    .use(errorHandler() as MiddlewareObj<ApiEvent, ApiResult, Error, ManagementContext>)
+    .use(storeDeadline())
+    .use(errorHandler())
     .handler(dispatch);
 }
 
