@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import * as z from 'zod';
 import { ALL_ROUTES } from '../lambda/management-api/all-routes';
-import type { RouteSpec } from '../lambda/management-api/management-request';
+import type { ManagementRoute } from '../lambda/management-api/route';
 import { MANAGEMENT_FUNCTIONS } from '../lambda/management-api/routes';
 import { REQUEST_BODIES } from '../lambda/management-api/schemas';
 
@@ -263,7 +263,7 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'The store or the user pool could not answer in time: retry',
 };
 
-function operationFor(route: RouteSpec): Record<string, unknown> {
+function operationFor(route: ManagementRoute): Record<string, unknown> {
   const operation = OPERATIONS[`${route.method} ${route.path}`];
   if (!operation) throw new Error(`no documentation for ${route.method} ${route.path}`);
   const changes = route.action !== undefined;

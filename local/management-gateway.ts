@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { routesOf } from '../lambda/management-api/all-routes';
-import { createManagementHandler } from '../lambda/management-api/management-handler';
-import type { ManagementDependencies } from '../lambda/management-api/management-request';
+import { createManagementHandler, type ManagementDependencies } from '../lambda/management-api/management-handler';
 import { MANAGEMENT_FUNCTIONS } from '../lambda/management-api/routes';
 import { managementDependencies } from '../lambda/management-api/runtime';
 import { managementAnswerBody, managementAnswerHeaders, managementGatewayAnswer } from '../lib/management-gateway-responses';

@@ -1,5 +1,5 @@
 import type { ApiEvent } from '../http/http-event';
-import type { Caller } from './management-request';
+import type { Caller } from './route';
 
 /**
  * The caller, from what the REST API's Cognito user-pool authorizer put in the event (its claims, as

@@ -10,10 +10,13 @@ import { deadlineAfter, REFUND_BUDGET_MS, storeDeadline } from '../http/store-de
 import { AccountOperations } from '../operations/account-operations';
 import { textNestsDeeperThan } from '../domain/content-rules';
 import { atLeast } from '../domain/roles';
-import { findMember } from '../table/members';
+import type { AdminTable } from '../table/admin-table';
+import { findMember, type Member } from '../table/members';
+import type { Telemetry } from '../telemetry';
+import type { UserDirectory } from '../users/user-directory';
 import { callerOf } from './caller';
 import { badRequest, forbidden, invalidBody, notFound, toManagementError, unauthorized } from './management-errors';
-import type { Caller, ManagementDependencies, ManagementRequest, RouteSpec } from './management-request';
+import type { BoundHandler, Caller, ManagementRoute } from './route';
 import { AccountId, KeyId, Label, PromptId, UserId, Version } from './schemas';
 
 /** Whatever the store or the user pool does, the answer leaves by then (the read API's 5 s, docs/read-api.md "Store faults"). */
@@ -30,6 +33,13 @@ const PARAMETERS: ReadonlyMap<string, z.ZodType<string>> = new Map([
 /** Names from a request (headers, query, path) are data: a table of them inherits nothing, `constructor` included. */
 const nameTable = (): Record<string, string> => Object.create(null) as Record<string, string>;
 
+export interface ManagementDependencies {
+  /** The table with the functions' clients; each request binds it to its own deadline. */
+  readonly table: AdminTable;
+  readonly directory: UserDirectory;
+  readonly telemetry: Telemetry;
+}
+
 export interface ManagementContext extends HttpContext {
   caller?: Caller;
   accountId?: string;
@@ -42,7 +52,7 @@ type ManagementMiddyRequest = Request<ApiEvent, ApiResult, Error, ManagementCont
  * claims -> caller (401) -> route -> membership and role (404, 403) -> body (400, 413) -> handler ->
  * shared operations. Every refused attempt to change something is recorded in the audit log.
  */
-export function createManagementHandler(deps: ManagementDependencies, routes: readonly RouteSpec[]) {
+export function createManagementHandler(deps: ManagementDependencies, routes: readonly ManagementRoute[]) {
   const byKey = new Map(routes.map((route) => [`${route.method} ${route.path}`, route]));
   const dispatch = async (event: ApiEvent, context: ManagementContext): Promise<ApiResult> => {
     const arrivedAt = context.arrivedAt ?? Date.now();
@@ -75,7 +85,7 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
     const raw = event.pathParameters ?? {};
     const accountId = raw.accountId;
     const params = nameTable();
-    let member: ManagementRequest['member'];
+    let member: Member | undefined;
     if (accountId !== undefined) {
       // Not a member, or no such account: the same 404, and nothing recorded in an account the caller is not in.
       if (!AccountId.safeParse(accountId).success) throw notFound();
@@ -104,13 +114,12 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
       if (route.access !== 'signed-in' && (!member || !atLeast(member.role, route.access))) {
         throw forbidden(`your role in this account (${member?.role ?? 'none'}) does not allow this: it needs ${route.access}`);
       }
-      const body = validBody(route, sent);
-      const reply = await route.handle({
+      const handle = validBody(route, sent);
+      const reply = await handle({
         caller,
         params,
         query: queryOf(event),
         headers: headersOf(event),
-        body,
         member,
         table,
         ops,
@@ -148,7 +157,7 @@ interface SentBody {
 const MAX_BODY_DEPTH = 64;
 
 /** The body as sent, read before anything is refused: a refusal records what was asked for. */
-function bodyOf(event: ApiEvent, route: RouteSpec): SentBody {
+function bodyOf(event: ApiEvent, route: ManagementRoute): SentBody {
   if (!route.body) return {};
   const text = bodyTextOf(event);
   if (text === '') return { problem: badRequest('body: a JSON object is required', 'body') };
@@ -160,12 +169,12 @@ function bodyOf(event: ApiEvent, route: RouteSpec): SentBody {
   }
 }
 
-function validBody(route: RouteSpec, sent: SentBody): unknown {
-  if (!route.body) return undefined;
+/** The route's handler with the body its schema read: 400 for a body that is no JSON or does not fit. */
+function validBody(route: ManagementRoute, sent: SentBody): BoundHandler {
   if (sent.problem) throw sent.problem;
-  const parsed = route.body.safeParse(sent.json);
-  if (!parsed.success) throw invalidBody(parsed.error);
-  return parsed.data;
+  const bound = route.bindBody(sent.json);
+  if ('invalid' in bound) throw invalidBody(bound.invalid);
+  return bound.handle;
 }
 
 /**
@@ -173,7 +182,7 @@ function validBody(route: RouteSpec, sent: SentBody): unknown {
  * or not), for a route that creates something the body's name for it, and the account itself when
  * nothing in it is named (as the operations name their targets).
  */
-function targetOf(route: RouteSpec, accountId: string, path: Readonly<Record<string, string | undefined>>, json: unknown): Record<string, string> {
+function targetOf(route: ManagementRoute, accountId: string, path: Readonly<Record<string, string | undefined>>, json: unknown): Record<string, string> {
   const target = nameTable();
   for (const [name, value] of Object.entries(path)) if (name !== 'accountId' && value !== undefined) target[name] = value;
   for (const name of route.bodyTarget ?? []) {

@@ -4,7 +4,7 @@ import type { CfnElement } from 'aws-cdk-lib';
 import ts from 'typescript';
 import { adminIndexKeys, keys, prefixes } from '../../lambda/table/schema';
 import { ALL_ROUTES, routesOf } from '../../lambda/management-api/all-routes';
-import type { RouteSpec } from '../../lambda/management-api/management-request';
+import type { ManagementRoute } from '../../lambda/management-api/route';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { listAudit } from '../../lambda/table/audit-log';
 import { FUNCTION_ACCESS, type FunctionAccess } from '../../lib/function-access';
@@ -60,8 +60,8 @@ const NOT_PARTITIONS = [
 const analysis = new CodeAnalysis(Object.values(ENTRIES));
 
 /** Each route of the handler files, found in the array literal that holds it (`keyRoutes[2]`, ...). */
-function routeNodes(): Map<RouteSpec, ts.Node> {
-  const nodes = new Map<RouteSpec, ts.Node>();
+function routeNodes(): Map<ManagementRoute, ts.Node> {
+  const nodes = new Map<ManagementRoute, ts.Node>();
   const dir = 'lambda/management-api/handlers';
   for (const name of readdirSync(path.join(ROOT, dir))) {
     const file = `${dir}/${name}`;
@@ -72,7 +72,7 @@ function routeNodes(): Map<RouteSpec, ts.Node> {
       if (!ts.isArrayLiteralExpression(literal) || literal.elements.length !== value.length) {
         throw new Error(`${file} ${exported}: not an array literal of its routes, one element each`);
       }
-      for (const [index, route] of (value as RouteSpec[]).entries()) nodes.set(route, literal.elements[index] as ts.Node);
+      for (const [index, route] of (value as ManagementRoute[]).entries()) nodes.set(route, literal.elements[index] as ts.Node);
     }
   }
   return nodes;
