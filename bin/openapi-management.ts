@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import * as z from 'zod';
+import { roleFor } from '../lambda/domain/roles';
 import { ALL_ROUTES } from '../lambda/management-api/all-routes';
 import type { ManagementRoute } from '../lambda/management-api/route';
 import { MANAGEMENT_FUNCTIONS } from '../lambda/management-api/routes';
@@ -292,7 +293,7 @@ function operationFor(route: ManagementRoute): Record<string, unknown> {
   return {
     summary: operation.summary,
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').split('/').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('')}`,
-    description: `Needs: ${route.access === 'signed-in' ? 'any signed-in user' : `a member with the role ${route.access} or above`}.${changes ? ` Recorded in the audit log as \`${route.action}\`, refusals included.` : ''}`,
+    description: `Needs: ${route.access === 'signed-in' ? 'any signed-in user' : `a member with the role ${roleFor(route.access)} or above`}.${changes ? ` Recorded in the audit log as \`${route.action}\`, refusals included.` : ''}`,
     ...(headerParams.length > 0 ? { parameters: headerParams } : {}),
     ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(operation.body) } } } } : {}),
     responses,

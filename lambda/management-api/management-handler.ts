@@ -9,7 +9,7 @@ import { errorHandler } from '../http/error-handler';
 import { deadlineAfter, REFUND_BUDGET_MS, storeDeadline } from '../http/store-deadline';
 import { AccountOperations } from '../operations/account-operations';
 import { textNestsDeeperThan } from '../domain/content-rules';
-import { atLeast } from '../domain/roles';
+import { may, roleFor } from '../domain/roles';
 import type { AdminTable } from '../table/admin-table';
 import { findMember, type Member } from '../table/members';
 import type { Telemetry } from '../telemetry';
@@ -111,8 +111,8 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
         if (parsed && !parsed.success) throw invalidBody(parsed.error, name);
         params[name] = value;
       }
-      if (route.access !== 'signed-in' && (!member || !atLeast(member.role, route.access))) {
-        throw forbidden(`your role in this account (${member?.role ?? 'none'}) does not allow this: it needs ${route.access}`);
+      if (route.access !== 'signed-in' && (!member || !may(member.role, route.access))) {
+        throw forbidden(`your role in this account (${member?.role ?? 'none'}) does not allow this: it needs ${roleFor(route.access)}`);
       }
       const handle = validBody(route, sent);
       const reply = await handle({

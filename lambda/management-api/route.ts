@@ -1,20 +1,21 @@
 import type * as z from 'zod';
-import type { Role } from '../domain/roles';
+import type { Capability } from '../domain/roles';
 import type { AccountOperations } from '../operations/account-operations';
 import type { AdminTable } from '../table/admin-table';
 import type { Member } from '../table/members';
 import type { UserDirectory } from '../users/user-directory';
 
 /**
- * A management route, declared once (handlers/*-routes.ts): its method and path, who may call it, what
+ * A management route, declared once (handlers/*-routes.ts): its method and path, who may call it (what it
+ * lets a member do, whose least role lambda/domain/roles.ts gives, and the dashboard explains), what
  * the audit log calls it, the zod schema of its body and its handler, whose request is typed by the other
  * four: `request.body` is what the schema reads, `request.params` has the names of the path's `{...}`.
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Any signed-in person, or members of the path's account with at least this role. */
-export type Access = 'signed-in' | Role;
+/** Any signed-in person, or members of the path's account whose role may do this (domain/roles.ts CAPABILITIES). */
+export type Access = 'signed-in' | Capability;
 
 /** The signed-in person, as the gateway's Cognito authorizer (or the local gateway) vouches for them. */
 export interface Caller {

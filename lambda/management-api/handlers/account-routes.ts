@@ -15,7 +15,7 @@ export const accountRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'GET',
     path: '/api/accounts/{accountId}',
-    access: 'viewer',
+    access: 'read the account',
     async handle(request) {
       return { status: 200, body: { ...(await getAccountSettings(request.table, request.params.accountId)), role: request.member?.role } };
     },
@@ -23,7 +23,7 @@ export const accountRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'PATCH',
     path: '/api/accounts/{accountId}',
-    access: 'owner',
+    access: 'change account settings',
     action: 'account.update',
     body: AccountPatchBody,
     async handle(request) {

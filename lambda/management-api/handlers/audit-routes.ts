@@ -8,7 +8,7 @@ export const auditRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'GET',
     path: '/api/accounts/{accountId}/audit',
-    access: 'viewer',
+    access: 'read the account',
     async handle(request) {
       const parsed = AuditQuery.safeParse(request.query);
       if (!parsed.success) {

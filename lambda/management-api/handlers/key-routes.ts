@@ -51,7 +51,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'GET',
     path: '/api/accounts/{accountId}/keys',
-    access: 'viewer',
+    access: 'read the account',
     async handle(request) {
       const usage = await listKeyUsage(request.table, request.params.accountId, quotaPeriodAt(request.now).month);
       return {
@@ -63,7 +63,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'POST',
     path: '/api/accounts/{accountId}/keys',
-    access: 'admin',
+    access: 'manage keys',
     action: 'key.create',
     bodyTarget: ['name'],
     body: KeyCreateBody,
@@ -83,7 +83,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'PATCH',
     path: '/api/accounts/{accountId}/keys/{keyId}',
-    access: 'admin',
+    access: 'manage keys',
     action: 'key.update',
     body: KeyPatchBody,
     async handle(request) {
@@ -103,7 +103,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'POST',
     path: '/api/accounts/{accountId}/keys/{keyId}/rotate',
-    access: 'admin',
+    access: 'manage keys',
     action: 'key.rotate',
     body: RotateBody,
     async handle(request) {
@@ -115,7 +115,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'POST',
     path: '/api/accounts/{accountId}/keys/{keyId}/revoke',
-    access: 'admin',
+    access: 'manage keys',
     action: 'key.revoke',
     async handle(request) {
       const { key } = await request.ops.revokeKey(request.params.accountId, request.params.keyId);

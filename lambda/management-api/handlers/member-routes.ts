@@ -1,4 +1,4 @@
-import { atLeast, mayManageMember } from '../../domain/roles';
+import { may, mayManageMember } from '../../domain/roles';
 import type { AdminTable } from '../../table/admin-table';
 import { findMember, listMembers, type Member } from '../../table/members';
 import { forbidden, notFound } from '../management-errors';
@@ -21,7 +21,7 @@ export const memberRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'GET',
     path: '/api/accounts/{accountId}/members',
-    access: 'viewer',
+    access: 'read the account',
     async handle(request) {
       return { status: 200, body: { members: await listMembers(request.table, request.params.accountId) } };
     },
@@ -29,7 +29,7 @@ export const memberRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'POST',
     path: '/api/accounts/{accountId}/members',
-    access: 'admin',
+    access: 'manage members',
     action: 'member.add',
     bodyTarget: ['email'],
     body: MemberAddBody,
@@ -44,7 +44,7 @@ export const memberRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'PATCH',
     path: '/api/accounts/{accountId}/members/{userId}',
-    access: 'admin',
+    access: 'manage members',
     action: 'member.set-role',
     body: MemberPatchBody,
     async handle(request) {
@@ -59,12 +59,12 @@ export const memberRoutes: readonly ManagementRoute[] = [
     method: 'DELETE',
     path: '/api/accounts/{accountId}/members/{userId}',
     // Anyone may leave an account (the last owner excepted, 409); removing someone else needs an admin.
-    access: 'viewer',
+    access: 'leave the account',
     action: 'member.remove',
     async handle(request) {
       const target = await requireTarget(request.table, request.params);
       if (target.userId !== request.caller.userId) {
-        if (!request.member || !atLeast(request.member.role, 'admin')) throw forbidden(`a ${request.member?.role ?? 'viewer'} may leave the account, but only admins remove other members`);
+        if (!request.member || !may(request.member.role, 'manage members')) throw forbidden(`a ${request.member?.role ?? 'viewer'} may leave the account, but only admins remove other members`);
         requireMayManage(request.member, target.role, undefined);
       }
       await request.ops.removeMember(request.params.accountId, target.userId, target);

@@ -38,7 +38,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'GET',
     path: '/api/accounts/{accountId}/prompts',
-    access: 'viewer',
+    access: 'read the account',
     async handle(request) {
       return { status: 200, body: { prompts: await listPrompts(request.table, request.params.accountId) } };
     },
@@ -46,7 +46,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'POST',
     path: '/api/accounts/{accountId}/prompts',
-    access: 'editor',
+    access: 'create prompts',
     action: 'prompt.create',
     bodyTarget: ['promptId'],
     body: CreatePromptBody,
@@ -57,7 +57,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'GET',
     path: '/api/accounts/{accountId}/prompts/{promptId}',
-    access: 'viewer',
+    access: 'read the account',
     async handle(request) {
       return { status: 200, body: await getPromptDetail(request.table, request.params.accountId, request.params.promptId) };
     },
@@ -65,7 +65,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'PATCH',
     path: '/api/accounts/{accountId}/prompts/{promptId}',
-    access: 'editor',
+    access: 'edit prompt details',
     action: 'prompt.update',
     body: PromptPatchBody,
     async handle(request) {
@@ -77,7 +77,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'GET',
     path: '/api/accounts/{accountId}/prompts/{promptId}/versions/{version}',
-    access: 'viewer',
+    access: 'read the account',
     async handle(request) {
       const { accountId, promptId, version } = request.params;
       return versionReply(200, await readVersion(request.table, accountId, promptId, version));
@@ -86,7 +86,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'PUT',
     path: '/api/accounts/{accountId}/prompts/{promptId}/versions/{version}',
-    access: 'editor',
+    access: 'edit drafts',
     action: 'draft.save',
     body: VersionContentBody,
     async handle(request) {
@@ -108,7 +108,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'DELETE',
     path: '/api/accounts/{accountId}/prompts/{promptId}/versions/{version}',
-    access: 'editor',
+    access: 'edit drafts',
     action: 'draft.delete',
     async handle(request) {
       const ifMatch = ifMatchOf(request.headers);
@@ -120,7 +120,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'POST',
     path: '/api/accounts/{accountId}/prompts/{promptId}/versions/{version}/publish',
-    access: 'editor',
+    access: 'publish versions',
     action: 'version.publish',
     body: PublishBody,
     async handle(request) {
@@ -134,7 +134,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'PUT',
     path: '/api/accounts/{accountId}/prompts/{promptId}/labels/{label}',
-    access: 'editor',
+    access: 'move labels',
     action: 'label.set',
     body: LabelBody,
     async handle(request) {
@@ -148,7 +148,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'DELETE',
     path: '/api/accounts/{accountId}/prompts/{promptId}/labels/{label}',
-    access: 'editor',
+    access: 'move labels',
     action: 'label.remove',
     async handle(request) {
       await requireLabelRole(request, request.params);
@@ -160,7 +160,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'POST',
     path: '/api/accounts/{accountId}/prompts/{promptId}/delete',
-    access: 'admin',
+    access: 'delete and restore prompts',
     action: 'prompt.delete',
     async handle(request) {
       const { accountId, promptId } = request.params;
@@ -171,7 +171,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'POST',
     path: '/api/accounts/{accountId}/prompts/{promptId}/restore',
-    access: 'admin',
+    access: 'delete and restore prompts',
     action: 'prompt.restore',
     async handle(request) {
       const { accountId, promptId } = request.params;

@@ -8,7 +8,7 @@ export const usageRoutes: readonly ManagementRoute[] = [
   defineRoute({
     method: 'GET',
     path: '/api/accounts/{accountId}/usage',
-    access: 'viewer',
+    access: 'read the account',
     async handle(request) {
       const month = request.query.month ?? quotaPeriodAt(request.now).month;
       if (!Month.safeParse(month).success) throw badRequest('month: must be YYYY-MM, e.g. 2026-11', 'month');
