@@ -79,22 +79,22 @@ function routeNodes(): Map<ManagementRoute, ts.Node> {
 }
 const ROUTE_NODES = routeNodes();
 
-/** The `refuse` closure of the management handler: it records a refused attempt, for routes that have an `action`. */
+/** The `refuse` step of the management chain's refusal audit: it records a refused attempt, for routes that have an `action`. */
 function refusalRecorder(): ts.Node {
   let found: ts.Node | undefined;
   const search = (node: ts.Node): void => {
     if (ts.isVariableDeclaration(node) && node.name.getText() === 'refuse' && node.initializer) found = node.initializer;
     ts.forEachChild(node, search);
   };
-  search(analysis.sourceFile('lambda/management-api/management-handler.ts'));
-  if (!found) throw new Error('management-handler.ts has no `refuse`: the analysis of ManageActivity must be revisited');
+  search(analysis.sourceFile('lambda/management-api/middleware/refusal-audit.ts'));
+  if (!found) throw new Error('middleware/refusal-audit.ts has no `refuse`: the analysis of ManageActivity must be revisited');
   return found;
 }
 
 /**
  * A read function runs its entry file. A management function runs its entry file and the handlers of its
  * own routes: ALL_ROUTES, which every management bundle holds, is where the others are, and is not followed.
- * A function none of whose routes changes anything never records a refusal (the `refuse` closure, which
+ * A function none of whose routes changes anything never records a refusal (the `refuse` step, which
  * the last test here checks by running it).
  */
 function reachOf(functionId: string): CodeReach {
