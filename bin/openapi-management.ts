@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import * as z from 'zod';
 import { roleFor } from '../lambda/domain/roles';
-import { ALL_ROUTES } from '../lambda/management-api/all-routes';
 import type { ManagementRoute } from '../lambda/management-api/route';
-import { MANAGEMENT_FUNCTIONS } from '../lambda/management-api/routes';
+import { ALL_ROUTES } from '../lambda/management-api/routes';
 import { REQUEST_BODIES } from '../lambda/management-api/schemas';
 
 /**
@@ -311,9 +310,8 @@ const PATH_PARAMETERS: Record<string, Schema> = {
 
 export function managementOpenApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const { method, path } of MANAGEMENT_FUNCTIONS.flatMap((fn) => fn.routes)) {
-    const route = ALL_ROUTES.find((candidate) => candidate.method === method && candidate.path === path);
-    if (!route) throw new Error(`no handler for ${method} ${path}`);
+  for (const route of ALL_ROUTES) {
+    const { method, path } = route;
     const item = paths[path] ?? {
       parameters: [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: PATH_PARAMETERS[name as string] })),
     };
