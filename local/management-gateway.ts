@@ -46,7 +46,7 @@ const writeManagementAnswer: GatewayAnswerWriter = (response: ServerResponse, ty
 export function createManagementGateway(options: ManagementGatewayOptions): (request: IncomingMessage, response: ServerResponse) => void {
   const deps = options.dependencies ?? managementDependencies({ ...process.env, ...options.environment });
   const routes: GatewayRoute[] = MANAGEMENT_FUNCTIONS.flatMap((fn) => {
-    const handler = createManagementHandler(deps, fn.routes) as unknown as LambdaHandler;
+    const handler: LambdaHandler = createManagementHandler(deps, fn.routes);
     // Bodies are read once the token is checked, never before (http-gateway.ts).
     return fn.routes.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: { name: fn.id, handler }, readsBody: true }));
   });

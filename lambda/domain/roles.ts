@@ -9,7 +9,7 @@ export const ROLES = ['viewer', 'editor', 'admin', 'owner'] as const;
 
 export type Role = (typeof ROLES)[number];
 
-export const isRole = (value: unknown): value is Role => typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+export const isRole = (value: unknown): value is Role => typeof value === 'string' && ROLES.some((role) => role === value);
 
 export const atLeast = (role: Role, needed: Role): boolean => ROLES.indexOf(role) >= ROLES.indexOf(needed);
 

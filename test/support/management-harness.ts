@@ -80,7 +80,7 @@ export class ManagementHarness {
     this.functions = MANAGEMENT_FUNCTIONS.map((fn) => ({
       name: fn.id,
       routes: [...fn.routes],
-      handler: createManagementHandler(deps, fn.routes) as unknown as Handler,
+      handler: createManagementHandler(deps, fn.routes),
     }));
   }
 
