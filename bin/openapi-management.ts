@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import * as z from 'zod';
-import { ALL_ROUTES } from '../lambda/management-api/all-routes';
-import type { RouteSpec } from '../lambda/management-api/management-request';
-import { MANAGEMENT_FUNCTIONS } from '../lambda/management-api/routes';
+import { roleFor } from '../lambda/domain/roles';
+import type { ManagementRoute } from '../lambda/management-api/route';
+import { ALL_ROUTES } from '../lambda/management-api/routes';
 import { REQUEST_BODIES } from '../lambda/management-api/schemas';
 
 /**
@@ -263,7 +263,7 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'The store or the user pool could not answer in time: retry',
 };
 
-function operationFor(route: RouteSpec): Record<string, unknown> {
+function operationFor(route: ManagementRoute): Record<string, unknown> {
   const operation = OPERATIONS[`${route.method} ${route.path}`];
   if (!operation) throw new Error(`no documentation for ${route.method} ${route.path}`);
   const changes = route.action !== undefined;
@@ -292,7 +292,7 @@ function operationFor(route: RouteSpec): Record<string, unknown> {
   return {
     summary: operation.summary,
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').split('/').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('')}`,
-    description: `Needs: ${route.access === 'signed-in' ? 'any signed-in user' : `a member with the role ${route.access} or above`}.${changes ? ` Recorded in the audit log as \`${route.action}\`, refusals included.` : ''}`,
+    description: `Needs: ${route.access === 'signed-in' ? 'any signed-in user' : `a member with the role ${roleFor(route.access)} or above`}.${changes ? ` Recorded in the audit log as \`${route.action}\`, refusals included.` : ''}`,
     ...(headerParams.length > 0 ? { parameters: headerParams } : {}),
     ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(operation.body) } } } } : {}),
     responses,
@@ -310,9 +310,8 @@ const PATH_PARAMETERS: Record<string, Schema> = {
 
 export function managementOpenApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const { method, path } of MANAGEMENT_FUNCTIONS.flatMap((fn) => fn.routes)) {
-    const route = ALL_ROUTES.find((candidate) => candidate.method === method && candidate.path === path);
-    if (!route) throw new Error(`no handler for ${method} ${path}`);
+  for (const route of ALL_ROUTES) {
+    const { method, path } = route;
     const item = paths[path] ?? {
       parameters: [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: PATH_PARAMETERS[name as string] })),
     };

@@ -12,8 +12,14 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { FALLBACK_RESOURCES, GATEWAY_ROUTES, type RoutedFunction } from './gateway-routes';
-import { GATEWAY_ANSWERS, gatewayAnswerBody, gatewayAnswerHeaders } from './gateway-responses';
+import {
+  FALLBACK_RESOURCES,
+  GATEWAY_ANSWERS,
+  GATEWAY_ROUTES,
+  gatewayAnswerBody,
+  gatewayAnswerHeaders,
+  type RoutedFunction,
+} from '../lambda/read-api/routes';
 import { acknowledgeLogGroupRules, acknowledgeRestApiRules } from './policy-checks';
 
 export interface PromptApiProps {

@@ -8,7 +8,7 @@ import {
   gatewayAnswer,
   gatewayAnswerBody,
   gatewayAnswerHeaders,
-} from '../lib/gateway-responses';
+} from '../lambda/read-api/routes';
 import { InvocationSlots } from './invocation-slots';
 import { lambdaContext } from './lambda-context';
 import {

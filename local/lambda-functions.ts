@@ -2,7 +2,7 @@ import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler
 import type { ApiDependencies } from '../lambda/read-api/handlers/api-handler';
 import { createMcpHandler } from '../lambda/mcp/mcp-handler';
 import { productionDependencies } from '../lambda/read-api/runtime';
-import { FALLBACK_RESOURCES, GATEWAY_ROUTES } from '../lib/gateway-routes';
+import { FALLBACK_RESOURCES, GATEWAY_ROUTES } from '../lambda/read-api/routes';
 import type { GatewayRoute, LambdaFunction, LambdaHandler } from './http-gateway';
 import type { LocalConfig } from './local-config';
 

@@ -4,7 +4,7 @@ import { type Seed, SeedError } from '../admin/seed-file';
 import { createDocumentClient } from '../lambda/table/client';
 import { AccountOperations } from '../lambda/operations/account-operations';
 import { findMember } from '../lambda/table/members';
-import type { ManagementDependencies } from '../lambda/management-api/management-request';
+import type { ManagementDependencies } from '../lambda/management-api/management-handler';
 import { managementDependencies } from '../lambda/management-api/runtime';
 import { AdminStore } from '../admin/table/admin-store';
 import { ConflictError } from '../lambda/table/errors';

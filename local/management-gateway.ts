@@ -1,10 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { routesOf } from '../lambda/management-api/all-routes';
-import { createManagementHandler } from '../lambda/management-api/management-handler';
-import type { ManagementDependencies } from '../lambda/management-api/management-request';
-import { MANAGEMENT_FUNCTIONS } from '../lambda/management-api/routes';
+import { createManagementHandler, type ManagementDependencies } from '../lambda/management-api/management-handler';
+import { MANAGEMENT_FUNCTIONS, managementAnswerBody, managementAnswerHeaders, managementGatewayAnswer } from '../lambda/management-api/routes';
 import { managementDependencies } from '../lambda/management-api/runtime';
-import { managementAnswerBody, managementAnswerHeaders, managementGatewayAnswer } from '../lib/management-gateway-responses';
 import { createGatewayListener, type GatewayAnswerWriter, type GatewayRoute, type LambdaHandler } from './http-gateway';
 
 /** What the identity stand-in's verifier says of a token: the claims, as strings, or undefined when it is not valid. */
@@ -49,7 +46,7 @@ const writeManagementAnswer: GatewayAnswerWriter = (response: ServerResponse, ty
 export function createManagementGateway(options: ManagementGatewayOptions): (request: IncomingMessage, response: ServerResponse) => void {
   const deps = options.dependencies ?? managementDependencies({ ...process.env, ...options.environment });
   const routes: GatewayRoute[] = MANAGEMENT_FUNCTIONS.flatMap((fn) => {
-    const handler = createManagementHandler(deps, routesOf(fn.id)) as unknown as LambdaHandler;
+    const handler: LambdaHandler = createManagementHandler(deps, fn.routes);
     // Bodies are read once the token is checked, never before (http-gateway.ts).
     return fn.routes.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: { name: fn.id, handler }, readsBody: true }));
   });

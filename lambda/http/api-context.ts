@@ -29,12 +29,21 @@ export interface UsageState {
   returnFailure?: string;
 }
 
-/** What the middleware learns about a request, in the order it learns it. */
-export interface ApiContext extends Context {
+/**
+ * What the middleware both APIs share learns about a request (store-deadline.ts, error-handler.ts); each
+ * API's context adds its own (ApiContext below, the management API's ManagementContext).
+ */
+export interface HttpContext extends Context {
   /** When the gateway received the request (epoch ms): the 5 s the answer is due in count from here. */
   arrivedAt?: number;
   /** Aborts when the request's store calls must give up (see store-deadline.ts). */
   storeDeadline?: AbortSignal;
+  /** The error the request was answered with, as the error handler rendered it (the cause stays in `request.error`). */
+  apiError?: ApiError;
+}
+
+/** What the read API's middleware learns about a request, in the order it learns it. */
+export interface ApiContext extends HttpContext {
   httpRequest?: HttpRequest;
   route?: Route;
   /** The SHA-256 hash of the presented key: the key itself is never kept. */
@@ -52,6 +61,4 @@ export interface ApiContext extends Context {
    */
   admission?: Promise<void>;
   usage?: UsageState;
-  /** The error the request was answered with, as the error handler rendered it (the cause stays in `request.error`). */
-  apiError?: ApiError;
 }

@@ -12,7 +12,7 @@ export type ErrorCode =
   | 'USAGE_LIMIT_EXCEEDED'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR'
-  // Answered by the gateway itself, never by a function (lib/gateway-responses.ts).
+  // Answered by the gateway itself, never by a function (read-api/routes.ts GATEWAY_ANSWERS).
   | 'RATE_LIMITED'
   | 'PAYLOAD_TOO_LARGE';
 

@@ -3,7 +3,7 @@ import { StoreUnavailableError } from '../table/read-path/api-store';
 import { ApiError, internalError, serviceUnavailable } from './api-error';
 import type { ApiEvent, ApiResult } from './http-event';
 import { jsonResponse } from './responses';
-import type { ApiContext } from './api-context';
+import type { HttpContext } from './api-context';
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
@@ -16,7 +16,7 @@ export function toApiError(error: unknown): ApiError {
  * error object itself. What it answered stays on the context and the cause in `request.error`, for the
  * request's log line and metrics.
  */
-export const errorHandler = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
+export const errorHandler = (): MiddlewareObj<ApiEvent, ApiResult, Error, HttpContext> => ({
   onError: (request) => {
     if (request.response !== undefined) return;
     const error = toApiError(request.error);

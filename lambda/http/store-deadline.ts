@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { ApiEvent, ApiResult } from './http-event';
-import type { ApiContext } from './api-context';
+import type { HttpContext } from './api-context';
 
 /**
  * Every request is answered within 5 s of its arrival at the gateway, whatever the store does
@@ -28,7 +28,7 @@ export function deadlineAfter(arrivedAt: number, budgetMs: number, now: number =
 }
 
 /** Sets the request's store deadline before anything can call the store. */
-export const storeDeadline = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
+export const storeDeadline = (): MiddlewareObj<ApiEvent, ApiResult, Error, HttpContext> => ({
   before: (request) => {
     const now = Date.now();
     const arrivedAt = arrivalOf(request.event, now);

@@ -1,84 +1,114 @@
+import type { ErrorCode, ManagementErrorCode } from '../http/api-error';
+import { accountRoutes } from './handlers/account-routes';
+import { auditRoutes } from './handlers/audit-routes';
+import { keyRoutes } from './handlers/key-routes';
+import { memberRoutes } from './handlers/member-routes';
+import { promptRoutes } from './handlers/prompt-routes';
+import { usageRoutes } from './handlers/usage-routes';
+import type { ManagementRoute } from './route';
+
 /**
- * The management API's functions and the REST API methods each serves: the deployed stack
- * (lib/management-api.ts), the local gateway (local/management-gateway.ts) and the tests build theirs
- * from this table. Every method has the Cognito authorizer. Paths start at `/api`, as CloudFront
- * forwards them.
+ * The management API's route table: its functions, the routes each serves (as the handler files declare
+ * them, method, path, access, body and handler together) and what its gateway answers itself. The deployed
+ * stack (lib/management-api.ts), the local gateway (local/management-gateway.ts), the OpenAPI document
+ * (bin/openapi-management.ts) and the tests build theirs from this table. Every method has the Cognito
+ * authorizer. Paths start at `/api`, as CloudFront forwards them.
  */
-export type ManagementMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface ManagementFunction {
   readonly id: string;
   /** The Lambda entry file, exporting `handler`. */
   readonly entry: string;
   readonly description: string;
-  readonly routes: readonly { readonly method: ManagementMethod; readonly path: string }[];
+  readonly routes: readonly ManagementRoute[];
 }
-
-const ACCOUNT = '/api/accounts/{accountId}';
-const PROMPT = `${ACCOUNT}/prompts/{promptId}`;
-const VERSION = `${PROMPT}/versions/{version}`;
-const KEY = `${ACCOUNT}/keys/{keyId}`;
 
 export const MANAGEMENT_FUNCTIONS: readonly ManagementFunction[] = [
   {
     id: 'ManageAccounts',
     entry: 'lambda/management-api/accounts-function.ts',
     description: 'Management API: the signed-in user and their accounts',
-    routes: [
-      { method: 'GET', path: '/api/me' },
-      { method: 'GET', path: ACCOUNT },
-      { method: 'PATCH', path: ACCOUNT },
-    ],
+    routes: accountRoutes,
   },
   {
     id: 'ManagePrompts',
     entry: 'lambda/management-api/prompts-function.ts',
     description: 'Management API: prompts, drafts, publishing and labels',
-    routes: [
-      { method: 'GET', path: `${ACCOUNT}/prompts` },
-      { method: 'POST', path: `${ACCOUNT}/prompts` },
-      { method: 'GET', path: PROMPT },
-      { method: 'PATCH', path: PROMPT },
-      { method: 'GET', path: VERSION },
-      { method: 'PUT', path: VERSION },
-      { method: 'DELETE', path: VERSION },
-      { method: 'POST', path: `${VERSION}/publish` },
-      { method: 'PUT', path: `${PROMPT}/labels/{label}` },
-      { method: 'DELETE', path: `${PROMPT}/labels/{label}` },
-      { method: 'POST', path: `${PROMPT}/delete` },
-      { method: 'POST', path: `${PROMPT}/restore` },
-    ],
+    routes: promptRoutes,
   },
   {
     id: 'ManageKeys',
     entry: 'lambda/management-api/keys-function.ts',
     description: 'Management API: API keys',
-    routes: [
-      { method: 'GET', path: `${ACCOUNT}/keys` },
-      { method: 'POST', path: `${ACCOUNT}/keys` },
-      { method: 'PATCH', path: KEY },
-      { method: 'POST', path: `${KEY}/rotate` },
-      { method: 'POST', path: `${KEY}/revoke` },
-    ],
+    routes: keyRoutes,
   },
   {
     id: 'ManageMembers',
     entry: 'lambda/management-api/members-function.ts',
     description: 'Management API: members and roles',
-    routes: [
-      { method: 'GET', path: `${ACCOUNT}/members` },
-      { method: 'POST', path: `${ACCOUNT}/members` },
-      { method: 'PATCH', path: `${ACCOUNT}/members/{userId}` },
-      { method: 'DELETE', path: `${ACCOUNT}/members/{userId}` },
-    ],
+    routes: memberRoutes,
   },
   {
     id: 'ManageActivity',
     entry: 'lambda/management-api/activity-function.ts',
     description: 'Management API: usage by day and the audit log',
-    routes: [
-      { method: 'GET', path: `${ACCOUNT}/usage` },
-      { method: 'GET', path: `${ACCOUNT}/audit` },
-    ],
+    routes: [...usageRoutes, ...auditRoutes],
   },
 ];
+
+export const ALL_ROUTES: readonly ManagementRoute[] = MANAGEMENT_FUNCTIONS.flatMap((fn) => fn.routes);
+
+/** One function's routes; an unknown function stops it at cold start. */
+export function routesOf(functionId: string): readonly ManagementRoute[] {
+  const fn = MANAGEMENT_FUNCTIONS.find((candidate) => candidate.id === functionId);
+  if (!fn) throw new Error(`no management function ${functionId}`);
+  return fn.routes;
+}
+
+/**
+ * What the management API's gateway answers itself, before or instead of a function: the service's JSON
+ * errors, without CORS (the dashboard calls it on its own origin). The deployed REST API's gateway
+ * responses (lib/management-api.ts) and the local gateway's answers (local/management-gateway.ts) are both
+ * built from this table.
+ */
+export interface ManagementGatewayAnswer {
+  readonly type: 'UNAUTHORIZED' | 'MISSING_AUTHENTICATION_TOKEN' | 'THROTTLED' | 'REQUEST_TOO_LARGE' | 'INTEGRATION_TIMEOUT' | 'DEFAULT_4XX' | 'DEFAULT_5XX';
+  /** The status the client sees; absent keeps the gateway's own. */
+  readonly statusCode?: number;
+  readonly code: ErrorCode | ManagementErrorCode;
+  readonly message: string;
+  readonly retryAfterSeconds?: number;
+}
+
+export const MANAGEMENT_GATEWAY_ANSWERS: readonly ManagementGatewayAnswer[] = [
+  // The Cognito authorizer's answer to no, malformed, expired or foreign token.
+  { type: 'UNAUTHORIZED', statusCode: 401, code: 'UNAUTHORIZED', message: 'Sign in again: no valid identity on the request' },
+  { type: 'MISSING_AUTHENTICATION_TOKEN', statusCode: 404, code: 'NOT_FOUND', message: 'Not found' },
+  { type: 'THROTTLED', statusCode: 429, code: 'RATE_LIMITED', message: 'Too many requests. Please retry shortly.', retryAfterSeconds: 1 },
+  { type: 'REQUEST_TOO_LARGE', statusCode: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request is too large.' },
+  {
+    type: 'INTEGRATION_TIMEOUT',
+    statusCode: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'The service is temporarily unavailable. Please retry shortly.',
+    retryAfterSeconds: 1,
+  },
+  { type: 'DEFAULT_4XX', code: 'BAD_REQUEST', message: 'The request was refused.' },
+  { type: 'DEFAULT_5XX', code: 'INTERNAL_ERROR', message: 'Internal server error' },
+];
+
+export const managementAnswerBody = (answer: ManagementGatewayAnswer): string => JSON.stringify({ error: answer.message, code: answer.code });
+
+export function managementAnswerHeaders(answer: Pick<ManagementGatewayAnswer, 'retryAfterSeconds'>): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-store',
+    ...(answer.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(answer.retryAfterSeconds) }),
+  };
+}
+
+export function managementGatewayAnswer(type: ManagementGatewayAnswer['type']): ManagementGatewayAnswer {
+  const answer = MANAGEMENT_GATEWAY_ANSWERS.find((candidate) => candidate.type === type);
+  if (!answer) throw new Error(`no management gateway answer for ${type}`);
+  return answer;
+}

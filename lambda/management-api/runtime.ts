@@ -3,9 +3,8 @@ import { createStoreClients } from '../table/client';
 import { AdminTable } from '../table/admin-table';
 import { createTelemetry, storeCallRecorder } from '../telemetry';
 import { directoryFor } from '../users/directory-from-config';
-import { routesOf } from './all-routes';
-import { createManagementHandler } from './management-handler';
-import type { ManagementDependencies } from './management-request';
+import { createManagementHandler, type ManagementDependencies } from './management-handler';
+import { routesOf } from './routes';
 
 /** Built once per cold start: configuration, the store's clients (the read API's timeouts), the user pool's client. */
 export function managementDependencies(

@@ -27,7 +27,7 @@ export const Label = z.string().regex(LABEL_PATTERN, { error: LABEL_ERROR }).ref
 export const KeyId = z.string().regex(/^key_[0-9a-f]{16}$/, { error: 'must be a key id: key_ and 16 hex digits' });
 export const UserId = z.string().regex(/^[A-Za-z0-9_.:@+-]{1,128}$/, { error: 'must be a user id, as the members list shows it' });
 export const Month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'must be YYYY-MM, e.g. 2026-11' });
-export const Role = z.enum(ROLES as readonly ['viewer', 'editor', 'admin', 'owner'], { error: `must be one of ${ROLES.join(', ')}` });
+export const Role = z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` });
 
 const Name = (max: number) =>
   z.string().trim().min(1, { error: 'must not be empty' }).max(max, { error: `must be at most ${max} characters` });

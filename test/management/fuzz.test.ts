@@ -1,4 +1,4 @@
-import { ALL_ROUTES } from '../../lambda/management-api/all-routes';
+import { ALL_ROUTES } from '../../lambda/management-api/routes';
 import type { Role } from '../../lambda/domain/roles';
 import { prompt, version } from '../support/fixtures';
 import { assertFuzz, fuzzRuns } from '../support/fuzz';

@@ -5,7 +5,7 @@ import { type PromptLookup, StoreUnavailableError } from '../../lambda/table/rea
 import type { ApiDependencies } from '../../lambda/read-api/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/read-api/handlers';
 import type { ApiResult } from '../../lambda/http/http-event';
-import { GATEWAY_ANSWERS, gatewayAnswer, gatewayAnswerBody } from '../../lib/gateway-responses';
+import { GATEWAY_ANSWERS, gatewayAnswer, gatewayAnswerBody } from '../../lambda/read-api/routes';
 import { testTelemetry } from '../support/api-harness';
 import { apiEvent, lambdaContext } from '../support/events';
 import { Fixtures, prompt, version } from '../support/fixtures';
@@ -65,7 +65,7 @@ describe('openapi.yaml, the document', () => {
     expect(unmatched.preflight.response).toEqual({ $ref: '#/components/responses/Preflight' });
   });
 
-  test("documents the gateway's own answers with the codes and texts lib/gateway-responses.ts deploys", () => {
+  test("documents the gateway's own answers with the codes and texts lambda/read-api/routes.ts deploys", () => {
     const raw = document as OpenApiDocument & {
       'x-gateway-responses': Record<string, { response?: { $ref: string } }>;
       components: { responses: Record<string, { content: Record<string, { examples: Record<string, { value: unknown }> }> }> };

@@ -3,9 +3,8 @@ import * as path from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
 import ts from 'typescript';
 import { adminIndexKeys, keys, prefixes } from '../../lambda/table/schema';
-import { ALL_ROUTES, routesOf } from '../../lambda/management-api/all-routes';
-import type { RouteSpec } from '../../lambda/management-api/management-request';
-import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
+import type { ManagementRoute } from '../../lambda/management-api/route';
+import { ALL_ROUTES, MANAGEMENT_FUNCTIONS, routesOf } from '../../lambda/management-api/routes';
 import { listAudit } from '../../lambda/table/audit-log';
 import { FUNCTION_ACCESS, type FunctionAccess } from '../../lib/function-access';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
@@ -60,8 +59,8 @@ const NOT_PARTITIONS = [
 const analysis = new CodeAnalysis(Object.values(ENTRIES));
 
 /** Each route of the handler files, found in the array literal that holds it (`keyRoutes[2]`, ...). */
-function routeNodes(): Map<RouteSpec, ts.Node> {
-  const nodes = new Map<RouteSpec, ts.Node>();
+function routeNodes(): Map<ManagementRoute, ts.Node> {
+  const nodes = new Map<ManagementRoute, ts.Node>();
   const dir = 'lambda/management-api/handlers';
   for (const name of readdirSync(path.join(ROOT, dir))) {
     const file = `${dir}/${name}`;
@@ -72,29 +71,29 @@ function routeNodes(): Map<RouteSpec, ts.Node> {
       if (!ts.isArrayLiteralExpression(literal) || literal.elements.length !== value.length) {
         throw new Error(`${file} ${exported}: not an array literal of its routes, one element each`);
       }
-      for (const [index, route] of (value as RouteSpec[]).entries()) nodes.set(route, literal.elements[index] as ts.Node);
+      for (const [index, route] of (value as ManagementRoute[]).entries()) nodes.set(route, literal.elements[index] as ts.Node);
     }
   }
   return nodes;
 }
 const ROUTE_NODES = routeNodes();
 
-/** The `refuse` closure of the management handler: it records a refused attempt, for routes that have an `action`. */
+/** The `refuse` step of the management chain's refusal audit: it records a refused attempt, for routes that have an `action`. */
 function refusalRecorder(): ts.Node {
   let found: ts.Node | undefined;
   const search = (node: ts.Node): void => {
     if (ts.isVariableDeclaration(node) && node.name.getText() === 'refuse' && node.initializer) found = node.initializer;
     ts.forEachChild(node, search);
   };
-  search(analysis.sourceFile('lambda/management-api/management-handler.ts'));
-  if (!found) throw new Error('management-handler.ts has no `refuse`: the analysis of ManageActivity must be revisited');
+  search(analysis.sourceFile('lambda/management-api/middleware/refusal-audit.ts'));
+  if (!found) throw new Error('middleware/refusal-audit.ts has no `refuse`: the analysis of ManageActivity must be revisited');
   return found;
 }
 
 /**
  * A read function runs its entry file. A management function runs its entry file and the handlers of its
- * own routes: ALL_ROUTES, which every management bundle holds, is where the others are, and is not followed.
- * A function none of whose routes changes anything never records a refusal (the `refuse` closure, which
+ * own routes: MANAGEMENT_FUNCTIONS, which every management bundle holds, is where the others are, and is not followed.
+ * A function none of whose routes changes anything never records a refusal (the `refuse` step, which
  * the last test here checks by running it).
  */
 function reachOf(functionId: string): CodeReach {
@@ -107,7 +106,7 @@ function reachOf(functionId: string): CodeReach {
     if (!node) throw new Error(`${route.method} ${route.path} is not in a handlers/*Routes array`);
     return node;
   });
-  const barriers: ts.Node[] = [analysis.constInitializer('lambda/management-api/all-routes.ts', 'ALL_ROUTES')];
+  const barriers: ts.Node[] = [analysis.constInitializer('lambda/management-api/routes.ts', 'MANAGEMENT_FUNCTIONS')];
   if (!routes.some((route) => route.action)) barriers.push(refusalRecorder());
   return analysis.reach({ files: [entry], nodes, barriers });
 }

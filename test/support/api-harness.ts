@@ -64,7 +64,7 @@ export function toApiResponse(result: ApiResult): ApiResponse {
 type Handler = (event: ApiEvent, context: ReturnType<typeof lambdaContext>) => Promise<ApiResult>;
 
 /**
- * The four functions behind the methods the REST API is deployed with (lib/gateway-routes.ts): each
+ * The four functions behind the methods the REST API is deployed with (lambda/read-api/routes.ts): each
  * route's function, and ANY to the fallback everywhere else.
  */
 export class ApiHarness {

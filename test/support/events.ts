@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { FALLBACK_RESOURCES, GATEWAY_ROUTES, PROXY_RESOURCE } from '../../lib/gateway-routes';
+import { FALLBACK_RESOURCES, GATEWAY_ROUTES, PROXY_RESOURCE } from '../../lambda/read-api/routes';
 import { gatewayRouteFor, type LambdaFunction, restEvent } from '../../local/http-gateway';
 import { registerApiKey } from './log-capture';
 

@@ -1,9 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { runAdmin } from '../../admin/cli';
 import type { ApiResult } from '../../lambda/http/http-event';
-import { routesOf } from '../../lambda/management-api/all-routes';
-import { createManagementHandler } from '../../lambda/management-api/management-handler';
-import type { ManagementDependencies } from '../../lambda/management-api/management-request';
+import { createManagementHandler, type ManagementDependencies } from '../../lambda/management-api/management-handler';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { AccountOperations } from '../../lambda/operations/account-operations';
 import type { Actor, Role } from '../../lambda/table/item-types';
@@ -82,7 +80,7 @@ export class ManagementHarness {
     this.functions = MANAGEMENT_FUNCTIONS.map((fn) => ({
       name: fn.id,
       routes: [...fn.routes],
-      handler: createManagementHandler(deps, routesOf(fn.id)) as unknown as Handler,
+      handler: createManagementHandler(deps, fn.routes),
     }));
   }
 

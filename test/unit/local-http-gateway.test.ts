@@ -1,7 +1,7 @@
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { FALLBACK_RESOURCES } from '../../lib/gateway-routes';
+import { FALLBACK_RESOURCES } from '../../lambda/read-api/routes';
 import { createHttpGateway, KEEP_ALIVE_TIMEOUT_MS, type LambdaFunction } from '../../local/http-gateway';
 import { CONNECTION_TIMEOUTS } from '../../local/request-limits';
 import { RawConnection, sendRaw } from '../support/raw-http';

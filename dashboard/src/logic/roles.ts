@@ -1,42 +1,21 @@
+import { atLeast, type Capability, mayManageMember, ROLES, type Role, roleFor, roleForLabel } from '../../../lambda/domain/roles';
+
 /**
- * What each role may do (shared/spec management-api.md "Roles"), so the page can grey out what a
- * person may not change and say why before they try. The API decides; this only explains.
+ * What each role may do, in words for the person, so the page can grey out what they may not change and
+ * say why before they try. The roles and who may do what are the management API's own
+ * (lambda/domain/roles.ts, which its routes' `access` names): the API decides; this only explains.
  */
-export type Role = 'viewer' | 'editor' | 'admin' | 'owner';
+export { ROLES, type Role };
 
-export const ROLES: readonly Role[] = ['viewer', 'editor', 'admin', 'owner'];
-
-export const isRole = (value: unknown): value is Role => typeof value === 'string' && (ROLES as readonly string[]).includes(value);
-
-export const atLeast = (role: Role, needed: Role): boolean => ROLES.indexOf(role) >= ROLES.indexOf(needed);
-
-export type Action =
-  | 'create prompts'
-  | 'edit drafts'
-  | 'publish versions'
-  | 'move labels'
-  | 'delete and restore prompts'
-  | 'manage keys'
-  | 'manage members'
-  | 'change account settings';
-
-const NEEDED: Readonly<Record<Action, Role>> = {
-  'create prompts': 'editor',
-  'edit drafts': 'editor',
-  'publish versions': 'editor',
-  'move labels': 'editor',
-  'delete and restore prompts': 'admin',
-  'manage keys': 'admin',
-  'manage members': 'admin',
-  'change account settings': 'owner',
-};
+/** What a person does, as a route's `access` names it. */
+export type Action = Capability;
 
 const article = (role: Role) => (role === 'admin' || role === 'owner' || role === 'editor' ? 'an' : 'a');
 const plural = (role: Role) => `${role[0]?.toUpperCase()}${role.slice(1)}s`;
 
 /** Why `role` may not do `action`, in words for the person; undefined when it may. */
 export function denial(role: Role, action: Action): string | undefined {
-  const needed = NEEDED[action];
+  const needed = roleFor(action);
   if (atLeast(role, needed)) return undefined;
   return `${plural(role)} cannot ${action}: that needs ${article(needed)} ${needed} of this account.`;
 }
@@ -44,7 +23,7 @@ export function denial(role: Role, action: Action): string | undefined {
 /** Moving or removing a label: editors for ordinary labels, admins for the account's protected ones. */
 export function labelDenial(role: Role, label: string, protectedLabels: readonly string[]): string | undefined {
   if (!protectedLabels.includes(label)) return denial(role, 'move labels');
-  if (atLeast(role, 'admin')) return undefined;
+  if (atLeast(role, roleForLabel(label, protectedLabels))) return undefined;
   return `${label} is a protected label: only admins and owners can move or remove it.`;
 }
 
@@ -52,9 +31,8 @@ export function labelDenial(role: Role, label: string, protectedLabels: readonly
 export function memberDenial(caller: Role, from: Role | undefined, to: Role | undefined): string | undefined {
   const general = denial(caller, 'manage members');
   if (general) return general;
-  if (caller === 'owner') return undefined;
-  if (from === 'owner' || to === 'owner') return 'Only owners can add, change or remove owners.';
-  return undefined;
+  if (mayManageMember(caller, from, to)) return undefined;
+  return 'Only owners can add, change or remove owners.';
 }
 
 /** The roles `caller` may hand out. */

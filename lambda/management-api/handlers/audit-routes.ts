@@ -1,16 +1,14 @@
 import { decodeCursor, listAudit } from '../../table/audit-log';
 import { badRequest } from '../management-errors';
-import type { ManagementRequest, RouteSpec } from '../management-request';
+import { defineRoute, type ManagementRoute } from '../route';
 import { AuditQuery } from '../schemas';
 
-const param = (request: ManagementRequest, name: string): string => request.params[name] as string;
-
 /** The audit log is read here and nowhere written: entries are never changed or deleted through the API. */
-export const auditRoutes: readonly RouteSpec[] = [
-  {
+export const auditRoutes: readonly ManagementRoute[] = [
+  defineRoute({
     method: 'GET',
     path: '/api/accounts/{accountId}/audit',
-    access: 'viewer',
+    access: 'read the account',
     async handle(request) {
       const parsed = AuditQuery.safeParse(request.query);
       if (!parsed.success) {
@@ -30,8 +28,8 @@ export const auditRoutes: readonly RouteSpec[] = [
         ...(from === undefined ? {} : { from }),
         ...(to === undefined ? {} : { to }),
       };
-      const page = await listAudit(request.table, param(request, 'accountId'), { ...(before === undefined ? {} : { before }), filter });
+      const page = await listAudit(request.table, request.params.accountId, { ...(before === undefined ? {} : { before }), filter });
       return { status: 200, body: { entries: page.entries, next: page.next ?? null } };
     },
-  },
+  }),
 ];

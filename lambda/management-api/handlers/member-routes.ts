@@ -1,79 +1,74 @@
-import type * as z from 'zod';
-import { atLeast, mayManageMember } from '../../domain/roles';
+import { may, mayManageMember } from '../../domain/roles';
+import type { AdminTable } from '../../table/admin-table';
 import { findMember, listMembers, type Member } from '../../table/members';
 import { forbidden, notFound } from '../management-errors';
-import type { ManagementRequest, RouteSpec } from '../management-request';
+import { defineRoute, type ManagementRoute } from '../route';
 import { MemberAddBody, MemberPatchBody } from '../schemas';
 
-const MEMBERS = '/api/accounts/{accountId}/members';
-const MEMBER = `${MEMBERS}/{userId}`;
-
-const param = (request: ManagementRequest, name: string): string => request.params[name] as string;
-
-async function requireTarget(request: ManagementRequest): Promise<Member> {
-  const target = await findMember(request.table, param(request, 'accountId'), param(request, 'userId'));
-  if (!target) throw notFound(`account ${param(request, 'accountId')} has no member ${param(request, 'userId')}`);
+async function requireTarget(table: AdminTable, { accountId, userId }: { readonly accountId: string; readonly userId: string }): Promise<Member> {
+  const target = await findMember(table, accountId, userId);
+  if (!target) throw notFound(`account ${accountId} has no member ${userId}`);
   return target;
 }
 
 /** Admins manage everyone below owner; owners everyone. */
-function requireMayManage(request: ManagementRequest, from: Member['role'] | undefined, to: Member['role'] | undefined): void {
-  const caller = request.member?.role ?? 'viewer';
+function requireMayManage(member: Member | undefined, from: Member['role'] | undefined, to: Member['role'] | undefined): void {
+  const caller = member?.role ?? 'viewer';
   if (!mayManageMember(caller, from, to)) throw forbidden(`an ${caller} cannot add, change or remove owners: only owners can`);
 }
 
-export const memberRoutes: readonly RouteSpec[] = [
-  {
+export const memberRoutes: readonly ManagementRoute[] = [
+  defineRoute({
     method: 'GET',
-    path: MEMBERS,
-    access: 'viewer',
+    path: '/api/accounts/{accountId}/members',
+    access: 'read the account',
     async handle(request) {
-      return { status: 200, body: { members: await listMembers(request.table, param(request, 'accountId')) } };
+      return { status: 200, body: { members: await listMembers(request.table, request.params.accountId) } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
-    path: MEMBERS,
-    access: 'admin',
+    path: '/api/accounts/{accountId}/members',
+    access: 'manage members',
     action: 'member.add',
     bodyTarget: ['email'],
     body: MemberAddBody,
     async handle(request) {
-      const input = request.body as z.infer<typeof MemberAddBody>;
-      requireMayManage(request, undefined, input.role);
-      const { member, temporaryPassword } = await request.ops.addMember(param(request, 'accountId'), input);
+      const input = request.body;
+      requireMayManage(request.member, undefined, input.role);
+      const { member, temporaryPassword } = await request.ops.addMember(request.params.accountId, input);
       // The temporary password (only where the pool emails no invitation) is shown this once, to whoever added the person.
       return { status: 201, body: { member, ...(temporaryPassword ? { temporaryPassword } : {}) } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH',
-    path: MEMBER,
-    access: 'admin',
+    path: '/api/accounts/{accountId}/members/{userId}',
+    access: 'manage members',
     action: 'member.set-role',
     body: MemberPatchBody,
     async handle(request) {
-      const { role } = request.body as z.infer<typeof MemberPatchBody>;
-      const target = await requireTarget(request);
-      requireMayManage(request, target.role, role);
-      const member = await request.ops.setMemberRole(param(request, 'accountId'), target.userId, role, target);
+      const { role } = request.body;
+      const target = await requireTarget(request.table, request.params);
+      requireMayManage(request.member, target.role, role);
+      const member = await request.ops.setMemberRole(request.params.accountId, target.userId, role, target);
       return { status: 200, body: member };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
-    path: MEMBER,
+    path: '/api/accounts/{accountId}/members/{userId}',
     // Anyone may leave an account (the last owner excepted, 409); removing someone else needs an admin.
-    access: 'viewer',
+    access: 'leave the account',
     action: 'member.remove',
     async handle(request) {
-      const target = await requireTarget(request);
+      const target = await requireTarget(request.table, request.params);
       if (target.userId !== request.caller.userId) {
-        if (!request.member || !atLeast(request.member.role, 'admin')) throw forbidden(`a ${request.member?.role ?? 'viewer'} may leave the account, but only admins remove other members`);
-        requireMayManage(request, target.role, undefined);
+        if (!request.member || !may(request.member.role, 'manage members')) throw forbidden(`a ${request.member?.role ?? 'viewer'} may leave the account, but only admins remove other members`);
+        requireMayManage(request.member, target.role, undefined);
       }
-      await request.ops.removeMember(param(request, 'accountId'), target.userId, target);
+      await request.ops.removeMember(request.params.accountId, target.userId, target);
       return { status: 204 };
     },
-  },
+  }),
 ];

@@ -1,24 +1,16 @@
-import type * as z from 'zod';
 import { contentBytes, MAX_CONTENT_BYTES } from '../../domain/content-rules';
 import { atLeast, roleForLabel } from '../../domain/roles';
 import { getAccountSettings } from '../../table/accounts';
 import { getPromptDetail, listPrompts, readVersion, type StoredVersionContent } from '../../table/prompt-authoring';
 import { badRequest, forbidden, payloadTooLarge, preconditionRequired } from '../management-errors';
-import type { ManagementRequest, Reply, RouteSpec } from '../management-request';
+import { defineRoute, type HandlerInput, type ManagementRoute, type Reply } from '../route';
 import { CreatePromptBody, LabelBody, PromptPatchBody, PublishBody, VersionContentBody } from '../schemas';
-
-const PROMPTS = '/api/accounts/{accountId}/prompts';
-const PROMPT = `${PROMPTS}/{promptId}`;
-const VERSION = `${PROMPT}/versions/{version}`;
-const LABEL = `${PROMPT}/labels/{label}`;
-
-const param = (request: ManagementRequest, name: string): string => request.params[name] as string;
 
 /** A strong ETag as sent and compared: the tag in quotes. A weak one never matches. */
 const quoted = (etag: string) => `"${etag}"`;
 
-function ifMatchOf(request: ManagementRequest): string {
-  const value = request.headers['if-match'];
+function ifMatchOf(headers: HandlerInput['headers']): string {
+  const value = headers['if-match'];
   if (value === undefined) throw preconditionRequired('If-Match is required: send the ETag of the draft as you read it');
   const match = /^"([^"]*)"$/.exec(value.trim());
   // Unquoted, weak or a list: it cannot name this draft's current content, so it is a stale precondition.
@@ -31,75 +23,77 @@ function versionReply(status: number, version: StoredVersionContent): Reply {
 }
 
 /** Labels an account protects need admins; the rest editors. */
-async function requireLabelRole(request: ManagementRequest): Promise<void> {
-  const { protectedLabels } = await getAccountSettings(request.table, param(request, 'accountId'));
-  const needed = roleForLabel(param(request, 'label'), protectedLabels);
-  if (!request.member || !atLeast(request.member.role, needed)) {
-    throw forbidden(`label ${param(request, 'label')} is protected in this account: moving or removing it needs ${needed}`);
+async function requireLabelRole(
+  { table, member }: Pick<HandlerInput, 'table' | 'member'>,
+  { accountId, label }: { readonly accountId: string; readonly label: string },
+): Promise<void> {
+  const { protectedLabels } = await getAccountSettings(table, accountId);
+  const needed = roleForLabel(label, protectedLabels);
+  if (!member || !atLeast(member.role, needed)) {
+    throw forbidden(`label ${label} is protected in this account: moving or removing it needs ${needed}`);
   }
 }
 
-export const promptRoutes: readonly RouteSpec[] = [
-  {
+export const promptRoutes: readonly ManagementRoute[] = [
+  defineRoute({
     method: 'GET',
-    path: PROMPTS,
-    access: 'viewer',
+    path: '/api/accounts/{accountId}/prompts',
+    access: 'read the account',
     async handle(request) {
-      return { status: 200, body: { prompts: await listPrompts(request.table, param(request, 'accountId')) } };
+      return { status: 200, body: { prompts: await listPrompts(request.table, request.params.accountId) } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
-    path: PROMPTS,
-    access: 'editor',
+    path: '/api/accounts/{accountId}/prompts',
+    access: 'create prompts',
     action: 'prompt.create',
     bodyTarget: ['promptId'],
     body: CreatePromptBody,
     async handle(request) {
-      const input = request.body as z.infer<typeof CreatePromptBody>;
-      return { status: 201, body: await request.ops.createPrompt(param(request, 'accountId'), input) };
+      return { status: 201, body: await request.ops.createPrompt(request.params.accountId, request.body) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
-    path: PROMPT,
-    access: 'viewer',
+    path: '/api/accounts/{accountId}/prompts/{promptId}',
+    access: 'read the account',
     async handle(request) {
-      return { status: 200, body: await getPromptDetail(request.table, param(request, 'accountId'), param(request, 'promptId')) };
+      return { status: 200, body: await getPromptDetail(request.table, request.params.accountId, request.params.promptId) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH',
-    path: PROMPT,
-    access: 'editor',
+    path: '/api/accounts/{accountId}/prompts/{promptId}',
+    access: 'edit prompt details',
     action: 'prompt.update',
     body: PromptPatchBody,
     async handle(request) {
-      const change = request.body as z.infer<typeof PromptPatchBody>;
-      const details = await request.ops.updatePromptDetails(param(request, 'accountId'), param(request, 'promptId'), change);
-      return { status: 200, body: { promptId: param(request, 'promptId'), ...details } };
+      const { accountId, promptId } = request.params;
+      const details = await request.ops.updatePromptDetails(accountId, promptId, request.body);
+      return { status: 200, body: { promptId, ...details } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
-    path: VERSION,
-    access: 'viewer',
+    path: '/api/accounts/{accountId}/prompts/{promptId}/versions/{version}',
+    access: 'read the account',
     async handle(request) {
-      const version = await readVersion(request.table, param(request, 'accountId'), param(request, 'promptId'), param(request, 'version'));
-      return versionReply(200, version);
+      const { accountId, promptId, version } = request.params;
+      return versionReply(200, await readVersion(request.table, accountId, promptId, version));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PUT',
-    path: VERSION,
-    access: 'editor',
+    path: '/api/accounts/{accountId}/prompts/{promptId}/versions/{version}',
+    access: 'edit drafts',
     action: 'draft.save',
     body: VersionContentBody,
     async handle(request) {
-      const content = request.body as z.infer<typeof VersionContentBody>;
+      const content = request.body;
       const bytes = contentBytes(content);
       if (bytes > MAX_CONTENT_BYTES) throw payloadTooLarge(bytes);
-      const [accountId, promptId, version] = [param(request, 'accountId'), param(request, 'promptId'), param(request, 'version')];
+      const { accountId, promptId, version } = request.params;
       const ifNoneMatch = request.headers['if-none-match'];
       if (ifNoneMatch !== undefined) {
         if (ifNoneMatch.trim() !== '*') throw badRequest('If-None-Match: only * (create a new draft) is understood here', 'If-None-Match');
@@ -108,76 +102,81 @@ export const promptRoutes: readonly RouteSpec[] = [
       if (request.headers['if-match'] === undefined) {
         throw preconditionRequired('send If-None-Match: * to create a draft, or If-Match with its ETag to replace one');
       }
-      return versionReply(200, await request.ops.replaceDraft(accountId, promptId, version, content, ifMatchOf(request)));
+      return versionReply(200, await request.ops.replaceDraft(accountId, promptId, version, content, ifMatchOf(request.headers)));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
-    path: VERSION,
-    access: 'editor',
+    path: '/api/accounts/{accountId}/prompts/{promptId}/versions/{version}',
+    access: 'edit drafts',
     action: 'draft.delete',
     async handle(request) {
-      const ifMatch = ifMatchOf(request);
-      await request.ops.deleteDraft(param(request, 'accountId'), param(request, 'promptId'), param(request, 'version'), ifMatch);
+      const ifMatch = ifMatchOf(request.headers);
+      const { accountId, promptId, version } = request.params;
+      await request.ops.deleteDraft(accountId, promptId, version, ifMatch);
       return { status: 204 };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
-    path: `${VERSION}/publish`,
-    access: 'editor',
+    path: '/api/accounts/{accountId}/prompts/{promptId}/versions/{version}/publish',
+    access: 'publish versions',
     action: 'version.publish',
     body: PublishBody,
     async handle(request) {
-      const { note } = request.body as z.infer<typeof PublishBody>;
-      const ifMatch = ifMatchOf(request);
-      const published = await request.ops.publish(param(request, 'accountId'), param(request, 'promptId'), param(request, 'version'), ifMatch, note);
+      const { note } = request.body;
+      const ifMatch = ifMatchOf(request.headers);
+      const { accountId, promptId, version } = request.params;
+      const published = await request.ops.publish(accountId, promptId, version, ifMatch, note);
       return { status: 200, body: published };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PUT',
-    path: LABEL,
-    access: 'editor',
+    path: '/api/accounts/{accountId}/prompts/{promptId}/labels/{label}',
+    access: 'move labels',
     action: 'label.set',
     body: LabelBody,
     async handle(request) {
-      await requireLabelRole(request);
-      const { version } = request.body as z.infer<typeof LabelBody>;
-      const label = param(request, 'label');
-      const { previousVersion } = await request.ops.setLabel(param(request, 'accountId'), param(request, 'promptId'), label, version);
+      await requireLabelRole(request, request.params);
+      const { version } = request.body;
+      const { accountId, promptId, label } = request.params;
+      const { previousVersion } = await request.ops.setLabel(accountId, promptId, label, version);
       return { status: 200, body: { label, version, previous: previousVersion ?? null } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
-    path: LABEL,
-    access: 'editor',
+    path: '/api/accounts/{accountId}/prompts/{promptId}/labels/{label}',
+    access: 'move labels',
     action: 'label.remove',
     async handle(request) {
-      await requireLabelRole(request);
-      await request.ops.removeLabel(param(request, 'accountId'), param(request, 'promptId'), param(request, 'label'));
+      await requireLabelRole(request, request.params);
+      const { accountId, promptId, label } = request.params;
+      await request.ops.removeLabel(accountId, promptId, label);
       return { status: 204 };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
-    path: `${PROMPT}/delete`,
-    access: 'admin',
+    path: '/api/accounts/{accountId}/prompts/{promptId}/delete',
+    access: 'delete and restore prompts',
     action: 'prompt.delete',
     async handle(request) {
-      await request.ops.deletePrompt(param(request, 'accountId'), param(request, 'promptId'));
-      return { status: 200, body: { promptId: param(request, 'promptId'), deleted: true } };
+      const { accountId, promptId } = request.params;
+      await request.ops.deletePrompt(accountId, promptId);
+      return { status: 200, body: { promptId, deleted: true } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
-    path: `${PROMPT}/restore`,
-    access: 'admin',
+    path: '/api/accounts/{accountId}/prompts/{promptId}/restore',
+    access: 'delete and restore prompts',
     action: 'prompt.restore',
     async handle(request) {
-      await request.ops.restorePrompt(param(request, 'accountId'), param(request, 'promptId'));
-      return { status: 200, body: { promptId: param(request, 'promptId'), deleted: false } };
+      const { accountId, promptId } = request.params;
+      await request.ops.restorePrompt(accountId, promptId);
+      return { status: 200, body: { promptId, deleted: false } };
     },
-  },
+  }),
 ];

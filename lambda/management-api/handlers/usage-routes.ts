@@ -1,20 +1,18 @@
 import { quotaPeriodAt } from '../../domain/quota-period';
 import { listKeyUsage } from '../../table/keys';
 import { badRequest } from '../management-errors';
-import type { ManagementRequest, RouteSpec } from '../management-request';
+import { defineRoute, type ManagementRoute } from '../route';
 import { Month } from '../schemas';
 
-const param = (request: ManagementRequest, name: string): string => request.params[name] as string;
-
-export const usageRoutes: readonly RouteSpec[] = [
-  {
+export const usageRoutes: readonly ManagementRoute[] = [
+  defineRoute({
     method: 'GET',
     path: '/api/accounts/{accountId}/usage',
-    access: 'viewer',
+    access: 'read the account',
     async handle(request) {
       const month = request.query.month ?? quotaPeriodAt(request.now).month;
       if (!Month.safeParse(month).success) throw badRequest('month: must be YYYY-MM, e.g. 2026-11', 'month');
-      const usage = await listKeyUsage(request.table, param(request, 'accountId'), month);
+      const usage = await listKeyUsage(request.table, request.params.accountId, month);
       return {
         status: 200,
         body: {
@@ -23,5 +21,5 @@ export const usageRoutes: readonly RouteSpec[] = [
         },
       };
     },
-  },
+  }),
 ];

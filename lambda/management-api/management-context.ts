@@ -1,0 +1,32 @@
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { HttpContext } from '../http/api-context';
+import type { ApiEvent, ApiResult } from '../http/http-event';
+import type { AccountOperations } from '../operations/account-operations';
+import type { AdminTable } from '../table/admin-table';
+import type { Member } from '../table/members';
+import type { SentBody } from './middleware/body';
+import type { BoundHandler, Caller, ManagementRoute } from './route';
+
+/** What the management chain's middleware (middleware/) learns about a request, in the order it learns it. */
+export interface ManagementContext extends HttpContext {
+  /** Rejects with 503 when the answer is due (answer-budget.ts). */
+  answerDue?: Promise<never>;
+  caller?: Caller;
+  route?: ManagementRoute;
+  /** The table bound to the request's store deadline, and the operations acting as the caller. */
+  table?: AdminTable;
+  ops?: AccountOperations;
+  /** The path's account, once the caller is known to be a member of it. */
+  accountId?: string;
+  member?: Member;
+  /** The body as sent, read before anything is refused: a refusal records what was asked for. */
+  sent?: SentBody;
+  /** Path parameters, validated (names as data). */
+  params?: Readonly<Record<string, string>>;
+  /** The route's handler with the body its schema read. */
+  handle?: BoundHandler;
+}
+
+export type ManagementMiddleware = MiddlewareObj<ApiEvent, ApiResult, Error, ManagementContext>;
+
+export type ManagementMiddyRequest = Request<ApiEvent, ApiResult, Error, ManagementContext>;

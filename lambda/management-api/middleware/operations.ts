@@ -1,0 +1,34 @@
+import { deadlineAfter, REFUND_BUDGET_MS } from '../../http/store-deadline';
+import { AccountOperations } from '../../operations/account-operations';
+import type { AdminTable } from '../../table/admin-table';
+import type { Telemetry } from '../../telemetry';
+import type { UserDirectory } from '../../users/user-directory';
+import type { ManagementMiddleware } from '../management-context';
+
+/**
+ * The request's way to the store: the table bound to its store deadline, and the shared operations acting
+ * as the caller, recording refusals and copying a committed change to the keys within the refund budget
+ * (http/store-deadline.ts).
+ */
+export const operations = (table: AdminTable, directory: UserDirectory, telemetry: Telemetry): ManagementMiddleware => ({
+  before: ({ context }) => {
+    const { caller, storeDeadline: deadline } = context;
+    if (!deadline) throw new Error('storeDeadline must run before the store is used');
+    if (!caller) throw new Error('the caller must be known before the store is used');
+    const bound = table.withDeadline(deadline);
+    context.table = bound;
+    context.ops = new AccountOperations({
+      table: bound,
+      auditTable: table.withDeadline(deadlineAfter(context.arrivedAt ?? Date.now(), REFUND_BUDGET_MS)),
+      actor: { type: 'user', userId: caller.userId, email: caller.email },
+      directory,
+      // The change stands; its keys keep the old revision until the account's next change (docs/data-model.md).
+      onCopyFailed: (accountId, error) =>
+        telemetry.logger.error({
+          message: 'revision copy failed',
+          accountId,
+          error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+        }),
+    });
+  },
+});

@@ -1,0 +1,42 @@
+import { ApiError } from '../../http/api-error';
+import type { ManagementMiddleware, ManagementMiddyRequest } from '../management-context';
+import { nameTable } from '../name-table';
+import type { ManagementRoute } from '../route';
+import { withinBudget } from './answer-budget';
+
+/**
+ * What a refused attempt was aimed at, as the audit log names it: every path parameter as sent (valid
+ * or not), for a route that creates something the body's name for it, and the account itself when
+ * nothing in it is named (as the operations name their targets).
+ */
+function targetOf(route: ManagementRoute, accountId: string, path: Readonly<Record<string, string | undefined>>, json: unknown): Record<string, string> {
+  const target = nameTable();
+  for (const [name, value] of Object.entries(path)) if (name !== 'accountId' && value !== undefined) target[name] = value;
+  for (const name of route.bodyTarget ?? []) {
+    const value: unknown = typeof json === 'object' && json !== null && Object.hasOwn(json, name) ? Reflect.get(json, name) : undefined;
+    if (typeof value === 'string') target[name] = value;
+  }
+  return Object.keys(target).length > 0 ? target : { accountId };
+}
+
+/**
+ * Records a refused attempt to change something: a 4xx the chain or the handler answered, on a route with
+ * an `action`, from a member of the path's account. Runs before the operations' errors are mapped
+ * (operation-errors.ts), so what the operations refuse (a conflict, a stale draft) is left to them: they
+ * record it as failed.
+ */
+const refuse = async (request: ManagementMiddyRequest): Promise<void> => {
+  const { error, event, context } = request;
+  if (!(error instanceof ApiError) || error.statusCode >= 500) return;
+  const { route, accountId, ops, sent } = context;
+  if (!route?.action || accountId === undefined || !ops) return;
+  const json = sent?.json;
+  const attempt = { accountId, action: route.action, target: targetOf(route, accountId, event.pathParameters ?? {}, json), ...(json === undefined ? {} : { requested: json }) };
+  // A refusal the store cannot record is still answered as one; one still being recorded when the answer is due, 503.
+  const recorded = ops.refuse(attempt, { code: error.code, message: error.message }).catch(() => undefined);
+  await withinBudget(context, recorded).catch((late: unknown) => {
+    if (late instanceof Error) request.error = late;
+  });
+};
+
+export const refusalAudit = (): ManagementMiddleware => ({ onError: refuse });

@@ -1,0 +1,34 @@
+import type { Telemetry } from '../../telemetry';
+import type { ManagementMiddleware, ManagementMiddyRequest } from '../management-context';
+
+/**
+ * One JSON line per request: who (user id), which account, which route, the status and the error code.
+ * Never the event, its headers (the token) or a body (a key's secret is in one 201).
+ */
+export function requestLog(telemetry: Telemetry): ManagementMiddleware {
+  const started = new WeakMap<object, number>();
+  const write = (request: ManagementMiddyRequest) => {
+    const status = request.response?.statusCode;
+    const fields = {
+      message: 'request',
+      method: request.event.httpMethod,
+      route: `${request.event.httpMethod} ${request.event.resource}`,
+      path: request.event.path,
+      status,
+      latencyMs: Math.round((performance.now() - (started.get(request) ?? performance.now())) * 100) / 100,
+      userId: request.context.caller?.userId,
+      accountId: request.context.accountId,
+      errorCode: request.context.apiError?.code,
+    };
+    if (status === undefined || status >= 500) {
+      telemetry.logger.error({ ...fields, ...(request.error ? { error: { name: request.error.name, message: request.error.message } } : {}) });
+    } else telemetry.logger.info(fields);
+  };
+  return {
+    before: (request) => {
+      started.set(request, performance.now());
+    },
+    after: write,
+    onError: write,
+  };
+}
