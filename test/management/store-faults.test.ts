@@ -49,23 +49,34 @@ test.each(['stall', 'throttle', 'drop-answer'] as const)('the store does "%s" on
   }
 }, 30_000);
 
-test('the audit entry is written, the change stalls: 503 within 5 s, and the entry says it was attempted', async () => {
-  proxy.rule = (operation) => (operation === 'UpdateItem' ? 'stall' : 'pass');
+interface Entry {
+  action: string;
+  outcome: string;
+}
+
+const entriesOf = async (action: string): Promise<Entry[]> => {
+  const audit = await api.send('GET', '/api/accounts/acme/audit', { as: owner });
+  expect(audit.status).toBe(200);
+  return (audit.body as { entries: Entry[] }).entries.filter((entry) => entry.action === action);
+};
+
+test("the change's transaction stalls: 503 within 5 s, and nothing of it is stored, its audit entry included", async () => {
+  proxy.rule = (operation) => (operation === 'TransactWriteItems' ? 'stall' : 'pass');
   const { response, ms } = await timed(() => api.send('PATCH', '/api/accounts/acme', { as: owner, body: { name: 'Slow' } }));
   expect(response.status).toBe(503);
+  expect(response.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
   expect(ms).toBeLessThan(5_000);
   proxy.rule = () => 'pass';
   expect((await api.send('GET', '/api/accounts/acme', { as: owner })).body).toMatchObject({ name: 'Account acme' });
-  const audit = await api.send('GET', '/api/accounts/acme/audit', { as: owner });
-  const [entry] = (audit.body as { entries: { action: string; outcome: string }[] }).entries;
-  // Its outcome could not be written either (the same store stalled): pending, which says "attempted, may or may not be done".
-  expect(entry).toMatchObject({ action: 'account.update', outcome: 'pending' });
+  // The entry is written in the change's own transaction: no change, no entry (and never one `pending`).
+  expect(await entriesOf('account.update')).toEqual([]);
 }, 30_000);
 
-test('the store refuses every write before the change: nothing is changed, since the entry could not be written first', async () => {
-  proxy.rule = (operation) => (operation === 'PutItem' ? 'throttle' : 'pass');
+test('the store throttles every write: 503, nothing is changed and nothing is recorded', async () => {
+  proxy.rule = (operation) => (['TransactWriteItems', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'].includes(operation) ? 'throttle' : 'pass');
   const response = await api.send('POST', '/api/accounts/acme/prompts', { as: owner, body: { promptId: 'unrecorded', promptName: 'U' } });
   expect(response.status).toBe(503);
   proxy.rule = () => 'pass';
   expect((await api.send('GET', '/api/accounts/acme/prompts/unrecorded', { as: owner })).status).toBe(404);
+  expect(await entriesOf('prompt.create')).toEqual([]);
 }, 30_000);
