@@ -33,6 +33,11 @@ const nameTable = (): Record<string, string> => Object.create(null) as Record<st
 export interface ManagementContext extends ApiContext {
   caller?: Caller;
   accountId?: string;
+  /**
+   * A change committed but its revision was not copied to the account's keys (table/change.ts): it stands, and
+   * the read API may serve the account's earlier prompts until a later change copies again. Its error's name.
+   */
+  keysCopyFailure?: string;
 }
 
 type ManagementMiddyRequest = Request<ApiEvent, ApiResult, Error, ManagementContext>;
@@ -71,6 +76,9 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
       auditTable: deps.table.withDeadline(deadlineAfter(arrivedAt, REFUND_BUDGET_MS)),
       actor: { type: 'user', userId: caller.userId, email: caller.email },
       directory: deps.directory,
+      onCopyFailed: (_accountId, error) => {
+        context.keysCopyFailure = error instanceof Error ? error.name : 'unknown';
+      },
     });
     const raw = event.pathParameters ?? {};
     const accountId = raw.accountId;
@@ -213,10 +221,12 @@ function requestLog({ telemetry }: ManagementDependencies): MiddlewareObj<ApiEve
       userId: request.context.caller?.userId,
       accountId: request.context.accountId,
       errorCode: request.context.apiError?.code,
+      keysCopyFailure: request.context.keysCopyFailure,
     };
     if (status === undefined || status >= 500) {
       telemetry.logger.error({ ...fields, ...(request.error ? { error: { name: request.error.name, message: request.error.message } } : {}) });
-    } else telemetry.logger.info(fields);
+    } else if (fields.keysCopyFailure !== undefined) telemetry.logger.warn(fields);
+    else telemetry.logger.info(fields);
   };
   return {
     before: (request) => {
