@@ -576,6 +576,30 @@ describe('an outage from each write of each change', () => {
   );
 });
 
+describe('a transaction still in progress', () => {
+  /**
+   * The transaction is applied but its answer is lost; the SDK sends it again with the same ClientRequestToken
+   * and DynamoDB, still applying the first, answers TransactionInProgressException. Sent again with that token
+   * it answers the first one's outcome; a transaction with a new token would be a second one, refused by what
+   * the first wrote (the change answered as refused), or planned again on top of it (a second entry).
+   */
+  test.concurrent.each(CHANGES.filter((change) => !change.refused).map((change) => ({ name: change.name, change })))(
+    '$name: applied, its answer lost, its retry told "in progress": whole, answered as a clean run',
+    async ({ change }) => {
+      const tokens: string[] = [];
+      const outcome = await run(change, () => (operation, body) => {
+        if (operation !== TX) return 'pass';
+        tokens.push(String((JSON.parse(body) as { ClientRequestToken?: unknown }).ClientRequestToken));
+        return tokens.length === 1 ? 'drop-answer' : tokens.length === 2 ? 'in-progress' : 'pass';
+      });
+      expectNoPending(outcome);
+      expectWhole(outcome, cleanRunOf(change));
+      expect(new Set(tokens).size).toBe(1);
+    },
+    CASE_TIMEOUT_MS,
+  );
+});
+
 describe('after the commit', () => {
   const labelSet: Change = CHANGES.find((change) => change.name === 'label set') as Change;
   const keyRevision = async (account: Account) => {
