@@ -115,6 +115,11 @@ export async function runAdmin(
         return new AccountOperations({
           table: new AdminTable(store.client, store.tableName, now),
           actor: actor(),
+          // The change stands; until the account's next change, warm functions may serve what they hold.
+          onCopyFailed: (accountId, error) =>
+            io.stderr(
+              `warning: the change was made, but account ${accountId}'s keys did not get its new revision (${error instanceof Error ? error.name : 'unknown error'}): warm functions may serve the earlier prompts until the account's next change\n`,
+            ),
           // Read only when a command adds someone: the other commands need no user pool.
           get directory() {
             return services.directory ?? directoryFor(loadUserPoolConfig(env));

@@ -72,7 +72,7 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
     .use(refusalAudit())
     .use(signedIn())
     .use(routeLookup(routes))
-    .use(operations(deps.table, deps.directory, deps.telemetry))
+    .use(operations(deps.table, deps.directory))
     .use(membership())
     .use(sentBody())
     .use(pathParameters())

@@ -68,8 +68,10 @@ const PROOF_READ_MS = 1_000;
  * Sends the writes as one transaction with a ClientRequestToken: the SDK's retries of an unanswered call
  * send the same token, which DynamoDB applies once (an UpdateItem retried is not idempotent; this is).
  * A condition that fails is a TransactionRefusedError; a conflict with another transaction is tried again
- * with a new token (nothing was applied); a store that cannot answer is a StoreUnavailableError, unless the
- * proof item shows the transaction committed.
+ * with a new token (nothing was applied). A transaction still in progress under the token (a retry of one
+ * whose answer was lost) is asked again with the same token, which answers with its outcome: with a new
+ * token it would be a second transaction, refused by what the first wrote. A store that cannot answer is a
+ * StoreUnavailableError, unless the proof item shows the transaction committed.
  */
 export async function transact(
   client: DynamoDBDocumentClient,
@@ -82,9 +84,10 @@ export async function transact(
   if (writes.length > MAX_TRANSACTION_WRITES) throw new RangeError(`${operation}: ${writes.length} writes, more than one transaction takes (${MAX_TRANSACTION_WRITES})`);
   const TransactItems = writes.map((write) => withTable(write, tableName));
   const sendOptions = options.abortSignal ? [{ abortSignal: options.abortSignal }] : [];
+  let token = randomUUID();
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await client.send(new TransactWriteCommand({ TransactItems, ClientRequestToken: randomUUID() }), ...sendOptions);
+      await client.send(new TransactWriteCommand({ TransactItems, ClientRequestToken: token }), ...sendOptions);
       return;
     } catch (error) {
       const reasons = cancellationReasons(error);
@@ -92,15 +95,18 @@ export async function transact(
         if (reasons.some((reason) => reason.code === 'ConditionalCheckFailed')) throw new TransactionRefusedError(operation, reasons);
         if (reasons.some((reason) => reason.code === 'TransactionConflict') && attempt < CONFLICT_ATTEMPTS) {
           await sleep(Math.random() * CONFLICT_BACKOFF_MS * 2 ** attempt);
+          token = randomUUID();
           continue;
         }
         throw new StoreUnavailableError(`${operation}: transaction cancelled (${reasons.map((reason) => reason.code).join(', ')})`, { cause: error });
       }
-      if (error instanceof Error && error.name === 'TransactionInProgressException' && attempt < CONFLICT_ATTEMPTS) {
+      const inProgress = error instanceof Error && error.name === 'TransactionInProgressException';
+      if (inProgress && attempt < CONFLICT_ATTEMPTS) {
         await sleep(CONFLICT_BACKOFF_MS * 2 ** attempt);
         continue;
       }
-      if (!isStoreUnavailable(error)) throw error;
+      // Still in progress after every attempt: as unanswered, whether it committed is for the proof to say.
+      if (!inProgress && !isStoreUnavailable(error)) throw error;
       if (options.proof && (await committed(client, tableName, options.proof))) return;
       throw new StoreUnavailableError(`${operation}: store unavailable (${(error as Error).name}); nothing was changed`, { cause: error });
     }

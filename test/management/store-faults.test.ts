@@ -48,3 +48,35 @@ test.each(['stall', 'throttle', 'drop-answer'] as const)('the store does "%s" on
     expect(ms).toBeLessThan(5_000);
   }
 }, 30_000);
+
+interface Entry {
+  action: string;
+  outcome: string;
+}
+
+const entriesOf = async (action: string): Promise<Entry[]> => {
+  const audit = await api.send('GET', '/api/accounts/acme/audit', { as: owner });
+  expect(audit.status).toBe(200);
+  return (audit.body as { entries: Entry[] }).entries.filter((entry) => entry.action === action);
+};
+
+test("the change's transaction stalls: 503 within 5 s, and nothing of it is stored, its audit entry included", async () => {
+  proxy.rule = (operation) => (operation === 'TransactWriteItems' ? 'stall' : 'pass');
+  const { response, ms } = await timed(() => api.send('PATCH', '/api/accounts/acme', { as: owner, body: { name: 'Slow' } }));
+  expect(response.status).toBe(503);
+  expect(response.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+  expect(ms).toBeLessThan(5_000);
+  proxy.rule = () => 'pass';
+  expect((await api.send('GET', '/api/accounts/acme', { as: owner })).body).toMatchObject({ name: 'Account acme' });
+  // The entry is written in the change's own transaction: no change, no entry (and never one `pending`).
+  expect(await entriesOf('account.update')).toEqual([]);
+}, 30_000);
+
+test('the store throttles every write: 503, nothing is changed and nothing is recorded', async () => {
+  proxy.rule = (operation) => (['TransactWriteItems', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'].includes(operation) ? 'throttle' : 'pass');
+  const response = await api.send('POST', '/api/accounts/acme/prompts', { as: owner, body: { promptId: 'unrecorded', promptName: 'U' } });
+  expect(response.status).toBe(503);
+  proxy.rule = () => 'pass';
+  expect((await api.send('GET', '/api/accounts/acme/prompts/unrecorded', { as: owner })).status).toBe(404);
+  expect(await entriesOf('prompt.create')).toEqual([]);
+}, 30_000);

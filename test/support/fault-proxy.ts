@@ -6,9 +6,11 @@ import type { AddressInfo } from 'node:net';
  * - `pass`: forward it and return the answer;
  * - `throttle`: answer as DynamoDB does when throttling, without forwarding (nothing is applied);
  * - `drop-answer`: forward it (the store applies it) but never return the answer;
- * - `stall`: hold it without forwarding or answering.
+ * - `stall`: hold it without forwarding or answering;
+ * - `in-progress`: answer as DynamoDB does a TransactWriteItems whose ClientRequestToken names a transaction
+ *   still running (TransactionInProgressException), without forwarding (nothing is applied).
  */
-export type Fault = 'pass' | 'throttle' | 'drop-answer' | 'stall';
+export type Fault = 'pass' | 'throttle' | 'drop-answer' | 'stall' | 'in-progress';
 
 export interface FaultProxy {
   readonly endpoint: string;
@@ -44,13 +46,14 @@ export async function startFaultProxy(storeEndpoint: string): Promise<FaultProxy
       held.push(response);
       return;
     }
-    if (fault === 'throttle') {
+    if (fault === 'throttle' || fault === 'in-progress') {
       response.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
       response.end(
-        JSON.stringify({
-          __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException',
-          message: 'Rate of requests exceeds the allowed throughput.',
-        }),
+        JSON.stringify(
+          fault === 'throttle'
+            ? { __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' }
+            : { __type: 'com.amazonaws.dynamodb.v20120810#TransactionInProgressException', message: 'Transaction is ongoing for the idempotent request' },
+        ),
       );
       return;
     }

@@ -1,7 +1,6 @@
 import { deadlineAfter, REFUND_BUDGET_MS } from '../../http/store-deadline';
 import { AccountOperations } from '../../operations/account-operations';
 import type { AdminTable } from '../../table/admin-table';
-import type { Telemetry } from '../../telemetry';
 import type { UserDirectory } from '../../users/user-directory';
 import type { ManagementMiddleware } from '../management-context';
 
@@ -10,7 +9,7 @@ import type { ManagementMiddleware } from '../management-context';
  * as the caller, recording refusals and copying a committed change to the keys within the refund budget
  * (http/store-deadline.ts).
  */
-export const operations = (table: AdminTable, directory: UserDirectory, telemetry: Telemetry): ManagementMiddleware => ({
+export const operations = (table: AdminTable, directory: UserDirectory): ManagementMiddleware => ({
   before: ({ context }) => {
     const { caller, storeDeadline: deadline } = context;
     if (!deadline) throw new Error('storeDeadline must run before the store is used');
@@ -22,13 +21,10 @@ export const operations = (table: AdminTable, directory: UserDirectory, telemetr
       auditTable: table.withDeadline(deadlineAfter(context.arrivedAt ?? Date.now(), REFUND_BUDGET_MS)),
       actor: { type: 'user', userId: caller.userId, email: caller.email },
       directory,
-      // The change stands; its keys keep the old revision until the account's next change (docs/data-model.md).
-      onCopyFailed: (accountId, error) =>
-        telemetry.logger.error({
-          message: 'revision copy failed',
-          accountId,
-          error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
-        }),
+      // The change stands; its keys keep the old revision until the account's next change: the request's line says so.
+      onCopyFailed: (_accountId, error) => {
+        context.keysCopyFailure = error instanceof Error ? error.name : 'unknown';
+      },
     });
   },
 });

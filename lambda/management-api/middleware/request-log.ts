@@ -2,7 +2,8 @@ import type { Telemetry } from '../../telemetry';
 import type { ManagementMiddleware, ManagementMiddyRequest } from '../management-context';
 
 /**
- * One JSON line per request: who (user id), which account, which route, the status and the error code.
+ * One JSON line per request: who (user id), which account, which route, the status and the error code, and
+ * a change's failed copy to the keys (at WARN).
  * Never the event, its headers (the token) or a body (a key's secret is in one 201).
  */
 export function requestLog(telemetry: Telemetry): ManagementMiddleware {
@@ -19,10 +20,12 @@ export function requestLog(telemetry: Telemetry): ManagementMiddleware {
       userId: request.context.caller?.userId,
       accountId: request.context.accountId,
       errorCode: request.context.apiError?.code,
+      keysCopyFailure: request.context.keysCopyFailure,
     };
     if (status === undefined || status >= 500) {
       telemetry.logger.error({ ...fields, ...(request.error ? { error: { name: request.error.name, message: request.error.message } } : {}) });
-    } else telemetry.logger.info(fields);
+    } else if (fields.keysCopyFailure !== undefined) telemetry.logger.warn(fields);
+    else telemetry.logger.info(fields);
   };
   return {
     before: (request) => {
