@@ -69,15 +69,18 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // MCP's prompts/list, prompts/get and tools/call read what GET does; initialize and ping check the key alone.
   Mcp: READ_API,
   // The signed-in person's accounts (their memberships on the index, then the accounts) and an account's settings.
+  // Every change is one transaction of item writes (Put, Update, Delete: IAM has no action of its own for it), and
+  // the code that commits one copies a new prompt revision to the account's keys, found on the index.
   ManageAccounts: {
     table: [
       {
         sid: 'AccountItems',
         on: 'table',
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        partitions: [accountPartitions],
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        partitions: [accountPartitions, apiKeyPartitions],
       },
       { sid: 'MembershipsOfUser', on: 'index', actions: ['dynamodb:Query'], partitions: [membershipsOfUser] },
+      { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
     ],
     userPool: [],
   },
@@ -87,7 +90,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
       {
         sid: 'PromptItems',
         on: 'table',
-        actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
         partitions: [accountPartitions, apiKeyPartitions],
       },
       { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
@@ -100,7 +103,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
       {
         sid: 'KeyItems',
         on: 'table',
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
         partitions: [accountPartitions, apiKeyPartitions],
       },
       { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
@@ -108,14 +111,16 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     userPool: [],
   },
   // Members and roles; a new member is found in the pool by email, or created there (Cognito emails the invitation).
+  // The code that commits a change may copy a new prompt revision to the keys (as ManageAccounts says).
   ManageMembers: {
     table: [
       {
         sid: 'MemberItems',
         on: 'table',
         actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-        partitions: [accountPartitions],
+        partitions: [accountPartitions, apiKeyPartitions],
       },
+      { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
     ],
     userPool: ['cognito-idp:ListUsers', 'cognito-idp:AdminCreateUser'],
   },

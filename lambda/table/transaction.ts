@@ -13,12 +13,14 @@ import { StoreUnavailableError } from './read-path/api-store';
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type WithoutTable<T> = Omit<T, 'TableName'>;
 
-/** One action of a transaction, on the one table: the table's name is added when it is sent. */
+/**
+ * One action of a transaction, on the one table: the table's name is added when it is sent. No ConditionCheck:
+ * the functions' roles grant the item writes a transaction carries (lib/function-access.ts), and no change needs one.
+ */
 export type TransactionWrite =
   | { readonly Put: WithoutTable<NonNullable<TransactItem['Put']>> }
   | { readonly Update: WithoutTable<NonNullable<TransactItem['Update']>> }
-  | { readonly Delete: WithoutTable<NonNullable<TransactItem['Delete']>> }
-  | { readonly ConditionCheck: WithoutTable<NonNullable<TransactItem['ConditionCheck']>> };
+  | { readonly Delete: WithoutTable<NonNullable<TransactItem['Delete']>> };
 
 /** DynamoDB's limit on the actions of one transaction. */
 export const MAX_TRANSACTION_WRITES = 100;
@@ -128,8 +130,7 @@ async function committed(client: DynamoDBDocumentClient, tableName: string, key:
 function withTable(write: TransactionWrite, TableName: string): TransactItem {
   if ('Put' in write) return { Put: { ...write.Put, TableName } };
   if ('Update' in write) return { Update: { ...write.Update, TableName } };
-  if ('Delete' in write) return { Delete: { ...write.Delete, TableName } };
-  return { ConditionCheck: { ...write.ConditionCheck, TableName } };
+  return { Delete: { ...write.Delete, TableName } };
 }
 
 interface SdkCancellation {

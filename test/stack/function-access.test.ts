@@ -123,8 +123,14 @@ interface Needs {
 
 const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort();
 
+/**
+ * IAM has no action for a transaction: each of its writes needs its own (DynamoDB's "Using IAM with
+ * transactions"). lambda/table/transaction.ts sends Put, Update and Delete writes, and no ConditionCheck.
+ */
+const TRANSACTION_WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+
 function needsOf(reach: CodeReach): Needs {
-  const actions = [...reach.actions.keys()];
+  const actions = [...reach.actions.keys()].flatMap((action) => (action === 'dynamodb:TransactWriteItems' ? TRANSACTION_WRITES : [action]));
   const builders = [...reach.keyBuilders];
   return {
     dynamodb: sorted(actions.filter((action) => action.startsWith('dynamodb:'))),
