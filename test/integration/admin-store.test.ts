@@ -121,7 +121,7 @@ describe('accounts (AccountOperations, as the CLI calls them)', () => {
     expect(entries).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ action: 'account.create', actor: ACTOR, target: { accountId: 'acme' }, requested: { name: 'Acme', plan: 'free' }, outcome: 'succeeded' }),
-        expect.objectContaining({ action: 'account.create', requested: { name: 'Other', plan: 'pro' }, outcome: 'failed', reason: expect.objectContaining({ code: 'CONFLICT' }) }),
+        expect.objectContaining({ action: 'account.create', requested: { name: 'Other', plan: 'pro' }, outcome: 'refused', reason: expect.objectContaining({ code: 'CONFLICT' }) }),
         expect.objectContaining({ action: 'account.set-plan', actor: ACTOR, before: { plan: 'free' }, after: { plan: 'pro' }, outcome: 'succeeded' }),
       ]),
     );
