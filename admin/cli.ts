@@ -15,7 +15,7 @@ import { promptFolderCommands } from './commands/prompts-folder';
 import { usageCommands } from './commands/usage';
 import { memberCommands } from './commands/members';
 import { AccountOperations } from '../lambda/operations/account-operations';
-import { AdminTable } from '../lambda/table/admin-table';
+import { Table } from '../lambda/table/table';
 import { directoryFor } from '../lambda/users/directory-from-config';
 import type { UserDirectory } from '../lambda/users/user-directory';
 import { loadUserPoolConfig } from '../lambda/config';
@@ -108,12 +108,12 @@ export async function runAdmin(
       },
       table: () => {
         const store = connect();
-        return new AdminTable(store.client, store.tableName, now);
+        return new Table(store.client, store.tableName, now);
       },
       operations: () => {
         const store = connect();
         return new AccountOperations({
-          table: new AdminTable(store.client, store.tableName, now),
+          table: new Table(store.client, store.tableName, now),
           actor: actor(),
           // The change stands; until the account's next change, warm functions may serve what they hold.
           onCopyFailed: (accountId, error) =>

@@ -4,7 +4,7 @@ import type { PromptStore } from '../lambda/table/read-path/api-store';
 import type { VersionReader } from './table/version-reader';
 import type { AccountOperations } from '../lambda/operations/account-operations';
 import { requireAccount } from '../lambda/table/accounts';
-import type { AdminTable } from '../lambda/table/admin-table';
+import type { Table } from '../lambda/table/table';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */
 export interface Command {
@@ -37,7 +37,7 @@ export interface CommandContext {
   /** One stored version's content, drafts included; same store, same connection as table(). */
   versions(): VersionReader;
   /** The table as the shared operations use it (lambda/table/). */
-  table(): AdminTable;
+  table(): Table;
   /** The operations the management API makes too, recorded in the audit log as `cli` with the operator's name. */
   operations(): AccountOperations;
   now(): Date;

@@ -1,5 +1,5 @@
 import type { AccountOperations } from '../lambda/operations/account-operations';
-import type { AdminTable } from '../lambda/table/admin-table';
+import type { Table } from '../lambda/table/table';
 import { ConflictError, deletedPromptMessage, ImmutableVersionError, NotFoundError } from '../lambda/table/errors';
 import type { PromptHeadItem } from '../lambda/table/item-types';
 import { readVersion, StaleDraftError, type StoredVersionContent, type VersionContent } from '../lambda/table/prompt-authoring';
@@ -40,7 +40,7 @@ const RACED = Symbol('raced');
  */
 export async function publishVersion(
   ops: AccountOperations,
-  table: AdminTable,
+  table: Table,
   accountId: string,
   request: PublishRequest,
 ): Promise<PublishOutcome> {
@@ -73,7 +73,7 @@ export async function publishNewVersion(
 
 async function publishOnce(
   ops: AccountOperations,
-  table: AdminTable,
+  table: Table,
   accountId: string,
   request: PublishRequest,
   lastAttempt: boolean,
@@ -119,7 +119,7 @@ async function publishOnce(
   return 'published';
 }
 
-async function storedVersion(table: AdminTable, accountId: string, promptId: string, version: string): Promise<StoredVersionContent | undefined> {
+async function storedVersion(table: Table, accountId: string, promptId: string, version: string): Promise<StoredVersionContent | undefined> {
   try {
     return await readVersion(table, accountId, promptId, version);
   } catch (error) {

@@ -10,7 +10,7 @@ import autocannon from 'autocannon';
 import { AdminStore } from '../admin/table/admin-store';
 import type { AccountImport } from '../admin/table/import-plan';
 import { createDocumentClient } from '../lambda/table/client';
-import { AdminTable } from '../lambda/table/admin-table';
+import { Table } from '../lambda/table/table';
 import { setLabel } from '../lambda/table/labels';
 import { ensureTable } from '../admin/table/ensure-table';
 import { keys } from '../lambda/table/schema';
@@ -213,7 +213,7 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
   if (probe) {
     for (const each of probes(stack.apiUrl, { sizedKey, overQuotaKey, largeKey })) perRequest.push(await meter.measure(each));
     // A bench's own write, straight to the table module: nothing to audit.
-    const labelTable = new AdminTable(client, TABLE, () => new Date());
+    const labelTable = new Table(client, TABLE, () => new Date());
     let moves = 0;
     // A label moved to and fro on one prompt of the account: a change that raises its revision, as any does.
     const change = async (accountId: string) => {

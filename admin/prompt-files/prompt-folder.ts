@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AdminTable } from '../../lambda/table/admin-table';
+import type { Table } from '../../lambda/table/table';
 import { listPromptSummaries } from '../../lambda/table/prompts';
 import { listPrompts, readVersion } from '../../lambda/table/prompt-authoring';
 import type { ServedPrompt } from './folder-plan';
@@ -44,7 +44,7 @@ export async function writePromptFolder(dir: string, files: readonly PromptFile[
 }
 
 /** The account's prompts: each with its versions, labels, and its latest published version as a file. */
-export async function readServedPrompts(table: AdminTable, accountId: string): Promise<ServedPrompt[]> {
+export async function readServedPrompts(table: Table, accountId: string): Promise<ServedPrompt[]> {
   const [summaries, entries] = await Promise.all([listPromptSummaries(table, accountId), listPrompts(table, accountId)]);
   const details = new Map(entries.map((entry) => [entry.promptId, entry]));
   return Promise.all(

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountImport, ImportMode, ImportSummary } from './import-plan';
 import * as imports from './imports';
-import { AdminTable } from '../../lambda/table/admin-table';
+import { Table } from '../../lambda/table/table';
 import type { Actor } from '../../lambda/table/item-types';
 import { recordRefusal } from '../../lambda/table/audit-log';
 import { commitChange } from '../../lambda/table/change';
@@ -16,7 +16,7 @@ const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...sum
  * (lambda/operations/); the CLI reads through the table modules (lambda/table/), as the API's read-only routes do.
  */
 export class AdminStore {
-  protected readonly table: AdminTable;
+  protected readonly table: Table;
 
   /**
    * With an `actor` (the CLI passes `cli` and the operator's name), an import is recorded in the audit log of
@@ -30,7 +30,7 @@ export class AdminStore {
     now: () => Date = () => new Date(),
     private readonly actor?: Actor,
   ) {
-    this.table = new AdminTable(client, tableName, now);
+    this.table = new Table(client, tableName, now);
   }
 
   async importAccounts(

@@ -8,7 +8,7 @@ import { writeHead } from '../../lambda/table/prompt-heads';
 import { setLabel, syncLabelCopies } from '../../lambda/table/labels';
 import { bumpPromptsRevision, catchUpKeys, copyPlanToKeys } from '../../lambda/table/propagation';
 import { loadState } from './state';
-import type { AdminTable } from '../../lambda/table/admin-table';
+import type { Table } from '../../lambda/table/table';
 
 /**
  * Accounts, keys, prompts and versions, as a seed file or the CLI's import gives them. Everything is
@@ -19,7 +19,7 @@ import type { AdminTable } from '../../lambda/table/admin-table';
  * In `create-missing` mode (the start-up seed) nothing is refused: only what is missing is written.
  */
 export async function importAccounts(
-  table: AdminTable,
+  table: Table,
   imports: readonly AccountImport[],
   options: { dryRun?: boolean; mode?: ImportMode } = {},
 ): Promise<ImportSummary> {

@@ -3,13 +3,13 @@ import { keys, prefixes } from '../../lambda/table/schema';
 import { batchGet } from '../../lambda/table/batch-io';
 import { type AccountImport, labelRef, promptRef, type StoredState } from './import-plan';
 import { keyHashOf, toAccount, toApiKey } from '../../lambda/table/item-builders';
-import type { AdminTable } from '../../lambda/table/admin-table';
+import type { Table } from '../../lambda/table/table';
 
 /** Above this many prompts of one account, one pass over the account's partition beats a read per prompt. */
 const TARGETED_READ_LIMIT = 10;
 
 /** Reads what an import touches, and only that: the accounts, keys, prompts and labels it names. */
-export async function loadState(table: AdminTable, imports: readonly AccountImport[]): Promise<StoredState> {
+export async function loadState(table: Table, imports: readonly AccountImport[]): Promise<StoredState> {
   const labelKeys = imports.flatMap((input) =>
     input.prompts.flatMap((prompt) => Object.keys(prompt.labels ?? {}).map((label) => keys.promptLabel(input.accountId, label, prompt.promptId))),
   );
@@ -41,7 +41,7 @@ export async function loadState(table: AdminTable, imports: readonly AccountImpo
 const ACCOUNT_PK_PREFIX = keys.account('').pk;
 const accountOf = (item: { pk: string }) => item.pk.slice(ACCOUNT_PK_PREFIX.length);
 
-async function loadPrompts(table: AdminTable, accountId: string, promptIds: readonly string[]) {
+async function loadPrompts(table: Table, accountId: string, promptIds: readonly string[]) {
   const wanted = new Set(promptIds);
   const heads = new Map<string, PromptHeadItem>();
   const versions = new Map<string, Map<string, PromptVersionItem>>();

@@ -2,7 +2,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { HttpContext } from '../http/api-context';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import type { AccountOperations } from '../operations/account-operations';
-import type { AdminTable } from '../table/admin-table';
+import type { Table } from '../table/table';
 import type { Member } from '../table/members';
 import type { SentBody } from './middleware/body';
 import type { BoundHandler, Caller, ManagementRoute } from './route';
@@ -14,7 +14,7 @@ export interface ManagementContext extends HttpContext {
   caller?: Caller;
   route?: ManagementRoute;
   /** The table bound to the request's store deadline, and the operations acting as the caller. */
-  table?: AdminTable;
+  table?: Table;
   ops?: AccountOperations;
   /** The path's account, once the caller is known to be a member of it. */
   accountId?: string;

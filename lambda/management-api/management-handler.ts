@@ -4,7 +4,7 @@ import { errorHandler } from '../http/error-handler';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import { emptyResponse, jsonResponse } from '../http/responses';
 import { storeDeadline } from '../http/store-deadline';
-import type { AdminTable } from '../table/admin-table';
+import type { Table } from '../table/table';
 import type { Telemetry } from '../telemetry';
 import type { UserDirectory } from '../users/user-directory';
 import type { ManagementContext } from './management-context';
@@ -24,7 +24,7 @@ import type { ManagementRoute } from './route';
 
 export interface ManagementDependencies {
   /** The table with the functions' clients; each request binds it to its own deadline. */
-  readonly table: AdminTable;
+  readonly table: Table;
   readonly directory: UserDirectory;
   readonly telemetry: Telemetry;
 }

@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import type { Capability } from '../domain/roles';
 import type { AccountOperations } from '../operations/account-operations';
-import type { AdminTable } from '../table/admin-table';
+import type { Table } from '../table/table';
 import type { Member } from '../table/members';
 import type { UserDirectory } from '../users/user-directory';
 
@@ -33,7 +33,7 @@ export interface HandlerInput {
   readonly headers: Readonly<Record<string, string>>;
   /** For routes under an account: the caller's membership, read on this request. */
   readonly member: Member | undefined;
-  readonly table: AdminTable;
+  readonly table: Table;
   readonly ops: AccountOperations;
   readonly directory: UserDirectory;
   readonly now: Date;

@@ -1,6 +1,6 @@
 import { loadManagementConfig } from '../config';
 import { createStoreClients } from '../table/client';
-import { AdminTable } from '../table/admin-table';
+import { Table } from '../table/table';
 import { createTelemetry, storeCallRecorder } from '../telemetry';
 import { directoryFor } from '../users/directory-from-config';
 import { createManagementHandler, type ManagementDependencies } from './management-handler';
@@ -21,7 +21,7 @@ export function managementDependencies(
   });
   return {
     // Reads retry what the store could not answer; writes only what it provably never applied.
-    table: new AdminTable(clients.reads, config.tableName, () => new Date(), { writeClient: clients.writes }),
+    table: new Table(clients.reads, config.tableName, () => new Date(), { writeClient: clients.writes }),
     directory: directoryFor(config.userPool),
     telemetry,
   };

@@ -26,7 +26,7 @@ import {
 import { planUpdatePromptDetails } from '../table/prompt-heads';
 import { planDeletePrompt, planRestorePrompt } from '../table/prompts';
 import { planPromptRelease, type PromptRelease, releaseSteps } from '../table/prompt-release';
-import type { AdminTable } from '../table/admin-table';
+import type { Table } from '../table/table';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
 /** Enough of a key to recognise it in a listing (`prs_` and four more), nothing to use it with. */
@@ -34,12 +34,12 @@ export const DISPLAY_PREFIX_LENGTH = 8;
 
 export interface OperationsDependencies {
   /** The table, bound by the request's deadline when there is one. */
-  readonly table: AdminTable;
+  readonly table: Table;
   /**
    * Where refusals are recorded and a committed change is copied to the account's keys: a later deadline,
    * so a change that used its time still gets its record and its copies.
    */
-  readonly auditTable?: AdminTable;
+  readonly auditTable?: Table;
   /** A committed change whose copy to the keys failed: it stands, and the next change copies again; the door logs it. */
   readonly onCopyFailed?: (accountId: string, error: unknown) => void;
   readonly actor: Actor;
@@ -72,8 +72,8 @@ type Attempt = Omit<AuditAttempt, 'actor'>;
  * with `refuse`.
  */
 export class AccountOperations {
-  private readonly table: AdminTable;
-  private readonly auditTable: AdminTable;
+  private readonly table: Table;
+  private readonly auditTable: Table;
   readonly actor: Actor;
 
   constructor(private readonly deps: OperationsDependencies) {

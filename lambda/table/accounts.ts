@@ -5,7 +5,7 @@ import { DEFAULT_PROTECTED_LABELS } from '../domain/roles';
 import { ConflictError, NotFoundError } from './errors';
 import { accountItem, type AdminAccount, toAccount } from './item-builders';
 import { copyPlanToKeys } from './propagation';
-import type { AdminTable } from './admin-table';
+import type { Table } from './table';
 import type { PlannedChange } from './change';
 import { buildUpdate } from './update-expression';
 
@@ -15,7 +15,7 @@ export interface NewAccount {
   plan: Plan;
 }
 
-export async function createAccount(table: AdminTable, account: NewAccount): Promise<AdminAccount> {
+export async function createAccount(table: Table, account: NewAccount): Promise<AdminAccount> {
   const item = accountItem(account.accountId, account.name, account.plan, table.timestamp());
   await table.put('createAccount', { Item: item, ConditionExpression: 'attribute_not_exists(pk)' }, () => {
     throw new ConflictError(`account ${account.accountId} already exists`);
@@ -24,7 +24,7 @@ export async function createAccount(table: AdminTable, account: NewAccount): Pro
 }
 
 /** A new account, created by an operator. */
-export function planCreateAccount(table: AdminTable, account: NewAccount): PlannedChange<AdminAccount> {
+export function planCreateAccount(table: Table, account: NewAccount): PlannedChange<AdminAccount> {
   const item = accountItem(account.accountId, account.name, account.plan, table.timestamp());
   return {
     writes: [{ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }],
@@ -34,18 +34,18 @@ export function planCreateAccount(table: AdminTable, account: NewAccount): Plann
   };
 }
 
-export async function findAccount(table: AdminTable, accountId: string): Promise<AdminAccount | undefined> {
+export async function findAccount(table: Table, accountId: string): Promise<AdminAccount | undefined> {
   const item = await table.get<AccountItem>('findAccount', keys.account(accountId));
   return item ? toAccount(item) : undefined;
 }
 
-export async function requireAccount(table: AdminTable, accountId: string): Promise<AdminAccount> {
+export async function requireAccount(table: Table, accountId: string): Promise<AdminAccount> {
   const account = await findAccount(table, accountId);
   if (!account) throw new NotFoundError(`account ${accountId} does not exist`);
   return account;
 }
 
-export async function listAccounts(table: AdminTable): Promise<AdminAccount[]> {
+export async function listAccounts(table: Table): Promise<AdminAccount[]> {
   const items = await table.query<AccountItem>('listAccounts', {
     IndexName: ADMIN_INDEX,
     KeyConditionExpression: 'gsi1pk = :pk',
@@ -55,7 +55,7 @@ export async function listAccounts(table: AdminTable): Promise<AdminAccount[]> {
 }
 
 /** The plan applies from each key's next request, once it is copied to the keys (propagation.ts). */
-export async function setAccountPlan(table: AdminTable, accountId: string, plan: Plan): Promise<void> {
+export async function setAccountPlan(table: Table, accountId: string, plan: Plan): Promise<void> {
   await table.setOnExisting('setAccountPlan', keys.account(accountId), { plan }, {
     onMissing: () => {
       throw new NotFoundError(`account ${accountId} does not exist`);
@@ -82,7 +82,7 @@ export interface AccountSettings {
   protectedLabels: string[];
 }
 
-export async function getAccountSettings(table: AdminTable, accountId: string): Promise<AccountSettings> {
+export async function getAccountSettings(table: Table, accountId: string): Promise<AccountSettings> {
   const item = await table.get<AccountItem>('getAccountSettings', keys.account(accountId));
   if (!item) throw new NotFoundError(`account ${accountId} does not exist`);
   return toSettings(item);
@@ -90,7 +90,7 @@ export async function getAccountSettings(table: AdminTable, accountId: string): 
 
 /** The owners' settings: the name and the protected labels (the plan is the operator's). */
 export async function planUpdateAccountSettings(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   change: { name?: string; protectedLabels?: string[] },
 ): Promise<PlannedChange<AccountSettings>> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditEntryItem, AuditOutcome, WithKeys } from './item-types';
 import { AUDIT_SORT_KEY_PATTERN, auditSortKey, keys, prefixes } from './schema';
-import type { AdminTable } from './admin-table';
+import type { Table } from './table';
 import type { TransactionWrite } from './transaction';
 
 /**
@@ -50,7 +50,7 @@ export function keptOfRequest(value: unknown): unknown {
   return keep(value, 0);
 }
 
-function newEntry(table: AdminTable, attempt: AuditAttempt, outcome: AuditOutcome, extra: Partial<AuditEntryItem> = {}) {
+function newEntry(table: Table, attempt: AuditAttempt, outcome: AuditOutcome, extra: Partial<AuditEntryItem> = {}) {
   const at = table.timestamp();
   const sortKey = auditSortKey(at, randomBytes(4).toString('hex'));
   const item: WithKeys<AuditEntryItem> = {
@@ -74,7 +74,7 @@ function newEntry(table: AdminTable, attempt: AuditAttempt, outcome: AuditOutcom
  * the change happened. Its key is new, so it is also the proof that the transaction committed.
  */
 export function auditEntryWrite(
-  table: AdminTable,
+  table: Table,
   attempt: AuditAttempt,
   outcome: Extract<AuditOutcome, 'succeeded'>,
   after?: Record<string, unknown>,
@@ -94,7 +94,7 @@ export type FailureReason = (error: unknown) => NonNullable<AuditEntryItem['reas
  * holds), or one that failed where the transaction could not reach: one entry, and no change.
  */
 export async function recordRefusal(
-  table: AdminTable,
+  table: Table,
   attempt: AuditAttempt,
   reason: NonNullable<AuditEntryItem['reason']>,
   outcome: Extract<AuditOutcome, 'refused' | 'failed'> = 'refused',
@@ -123,7 +123,7 @@ const FILTERED_SCAN = { pageSize: 200, pages: 10 } as const;
  * 2,000 entries: when that finds fewer than a page of matches, the page says where to go on (`next`).
  */
 export async function listAudit(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   options: { before?: string; limit?: number; filter?: AuditFilter } = {},
 ): Promise<{ entries: AuditEntry[]; next?: string }> {

@@ -1,4 +1,4 @@
-import type { AdminTable } from './admin-table';
+import type { Table } from './table';
 import { type AuditAttempt, auditEntryWrite, type FailureReason, recordRefusal } from './audit-log';
 import { ConflictError } from './errors';
 import { copyRevisionToKeys, raiseRevisionWrite } from './propagation';
@@ -26,7 +26,7 @@ export interface PlannedChange<T> {
   /** The read API serves what changed: the account's prompt revision is raised with it, then copied to its keys. */
   readonly visible?: boolean;
   /** More to do once it committed, outside the transaction (copies on other items); a failure leaves the change standing. */
-  readonly followUp?: (table: AdminTable) => Promise<void>;
+  readonly followUp?: (table: Table) => Promise<void>;
   /**
    * What a failed condition means. `again` (the default): something the plan read changed meanwhile, so it
    * is read and planned anew; or the error to answer with (recorded as a refusal).
@@ -40,7 +40,7 @@ export type RecordedStep = Omit<AuditAttempt, 'accountId' | 'actor'> & { readonl
 export interface ChangeOptions {
   readonly reasonOf: FailureReason;
   /** Where refusals are recorded and a committed change is copied to keys: a later deadline than the change's. */
-  readonly followUpTable?: AdminTable;
+  readonly followUpTable?: Table;
   /** A copy to the keys that failed after the change committed: the change stands (the next change copies again). */
   readonly onCopyFailed?: (accountId: string, error: unknown) => void;
 }
@@ -58,7 +58,7 @@ export class ChangeKeptRacingError extends ConflictError {
  * is recorded as a refusal and thrown on. A store that cannot answer records nothing: nothing changed.
  */
 export async function commitChange<T>(
-  table: AdminTable,
+  table: Table,
   attempt: AuditAttempt,
   plan: () => Promise<PlannedChange<T>>,
   options: ChangeOptions,
@@ -102,7 +102,7 @@ export async function commitChange<T>(
  * to its keys, as commitChange does; an import raises it once at its end instead.
  */
 export async function commitUnaudited<T>(
-  table: AdminTable,
+  table: Table,
   operation: string,
   plan: () => Promise<PlannedChange<T>>,
   options: { raiseRevisionOf?: string } = {},

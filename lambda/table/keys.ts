@@ -4,7 +4,7 @@ import { requireAccount } from './accounts';
 import { ConflictError, NotFoundError } from './errors';
 import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey, withFreshDayCounters } from './item-builders';
 import { indexedKeysOf } from './propagation';
-import type { AdminTable } from './admin-table';
+import type { Table } from './table';
 import { commitUnaudited, type PlannedChange } from './change';
 import type { TransactionWrite } from './transaction';
 import { buildUpdate } from './update-expression';
@@ -47,7 +47,7 @@ export interface KeyUsage {
  * transaction, conditional on that revision being unchanged (propagation.ts says why): a change that raced it
  * makes it read again.
  */
-export async function planCreateApiKey(table: AdminTable, key: NewApiKey): Promise<PlannedChange<AdminApiKey>> {
+export async function planCreateApiKey(table: Table, key: NewApiKey): Promise<PlannedChange<AdminApiKey>> {
   const account = await requireAccountItem(table, key.accountId);
   const record = newKeyRecord(table, key, account.plan);
   return {
@@ -58,14 +58,14 @@ export async function planCreateApiKey(table: AdminTable, key: NewApiKey): Promi
 }
 
 /** The account item itself, with its prompt revision, read strongly consistent. */
-async function requireAccountItem(table: AdminTable, accountId: string): Promise<AccountItem> {
+async function requireAccountItem(table: Table, accountId: string): Promise<AccountItem> {
   const item = await table.get<AccountItem>('requireAccount', keys.account(accountId));
   if (!item) throw new NotFoundError(`account ${accountId} does not exist`);
   return item;
 }
 
 /** A key's item and its registration on the account, as two writes of one transaction. */
-function newKeyWrites(table: AdminTable, keyHash: string, record: AdminApiKey, account: Pick<AccountItem, 'promptsRevision'>): TransactionWrite[] {
+function newKeyWrites(table: Table, keyHash: string, record: AdminApiKey, account: Pick<AccountItem, 'promptsRevision'>): TransactionWrite[] {
   const revision = account.promptsRevision;
   const item = { ...withFreshDayCounters(apiKeyItem(keyHash, record), table.timestamp()), ...(revision === undefined ? {} : { promptsRevision: revision }) };
   return [
@@ -86,19 +86,19 @@ function newKeyWrites(table: AdminTable, keyHash: string, record: AdminApiKey, a
 }
 
 /** For bulk paths (the CLI's imports, the tests' fixtures): a key written without an audit entry of its own. */
-export function createApiKey(table: AdminTable, key: NewApiKey): Promise<AdminApiKey> {
+export function createApiKey(table: Table, key: NewApiKey): Promise<AdminApiKey> {
   return commitUnaudited(table, 'createApiKey', () => planCreateApiKey(table, key));
 }
 
 /** For bulk paths (the tests' fixtures): a key revoked by its hash, without an audit entry of its own. */
-export async function revokeApiKey(table: AdminTable, keyHash: string): Promise<void> {
+export async function revokeApiKey(table: Table, keyHash: string): Promise<void> {
   const item = await table.get<ApiKeyItem>('revokeApiKey', keys.apiKey(keyHash));
   if (!item) throw new NotFoundError('No such API key');
   await table.transact('revokeApiKey', revocation(table, keyHash, toApiKey(item)).writes);
 }
 
 /** For bulk paths: a key revoked without an audit entry of its own. */
-export async function revokeApiKeyById(table: AdminTable, accountId: string, keyId: string): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
+export async function revokeApiKeyById(table: Table, accountId: string, keyId: string): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
   return commitUnaudited(table, 'revokeApiKey', () => planRevokeApiKeyById(table, accountId, keyId));
 }
 
@@ -106,7 +106,7 @@ export async function revokeApiKeyById(table: AdminTable, accountId: string, key
  * Every key of the account, ordered by key id; never the key, which is not stored. The index finds
  * them; their items give what the index does not project (scope, expiry).
  */
-export async function listApiKeys(table: AdminTable, accountId: string): Promise<AdminApiKey[]> {
+export async function listApiKeys(table: Table, accountId: string): Promise<AdminApiKey[]> {
   await requireAccount(table, accountId);
   const indexed = await indexedKeysOf(table, 'listApiKeys', accountId);
   const items = await table.batchGet<WithKeys<ApiKeyItem>>(indexed.map((item) => keys.apiKey(keyHashOf(item))));
@@ -115,7 +115,7 @@ export async function listApiKeys(table: AdminTable, accountId: string): Promise
 }
 
 /** Scope, expiry, disabled or enabled: applies from the key's next request. A revoked key stays as it is. */
-export async function planUpdateApiKey(table: AdminTable, accountId: string, keyId: string, change: ApiKeyChange): Promise<PlannedChange<AdminApiKey>> {
+export async function planUpdateApiKey(table: Table, accountId: string, keyId: string, change: ApiKeyChange): Promise<PlannedChange<AdminApiKey>> {
   const { keyHash, key } = await requireApiKey(table, accountId, keyId);
   return { ...keyChange(keyHash, key, change, accountId), refused: () => revokedError(accountId, keyId) };
 }
@@ -168,7 +168,7 @@ const revokedError = (accountId: string, keyId: string) => new ConflictError(`AP
  * A grace of 0 revokes it at once. One transaction: the new key, its registration and the old key's end.
  */
 export async function planRotateApiKey(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   keyId: string,
   replacement: Pick<NewApiKey, 'keyHash' | 'keyId' | 'displayPrefix' | 'createdBy'>,
@@ -198,7 +198,7 @@ export async function planRotateApiKey(
   };
 }
 
-function revocation(table: AdminTable, keyHash: string, key: AdminApiKey): { writes: TransactionWrite[]; result: AdminApiKey } {
+function revocation(table: Table, keyHash: string, key: AdminApiKey): { writes: TransactionWrite[]; result: AdminApiKey } {
   const at = table.timestamp();
   return {
     writes: [
@@ -218,7 +218,7 @@ function revocation(table: AdminTable, keyHash: string, key: AdminApiKey): { wri
 
 /** Revokes by the key's public id. Revoking twice is not an error: the key stays revoked. */
 export async function planRevokeApiKeyById(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   keyId: string,
 ): Promise<PlannedChange<{ key: AdminApiKey; alreadyRevoked: boolean }>> {
@@ -229,19 +229,19 @@ export async function planRevokeApiKeyById(
 }
 
 /** The key's count for the month: the counter on its item. */
-export async function usage(table: AdminTable, keyHash: string, month: string): Promise<number> {
+export async function usage(table: Table, keyHash: string, month: string): Promise<number> {
   const item = await table.get<ApiKeyItem>('usage', keys.apiKey(keyHash));
   return Number(item?.[usageAttribute(month) as `used#${string}`] ?? 0);
 }
 
-export async function keyUsage(table: AdminTable, accountId: string, keyId: string, month: string): Promise<KeyUsage> {
+export async function keyUsage(table: Table, accountId: string, keyId: string, month: string): Promise<KeyUsage> {
   const account = await requireAccount(table, accountId);
   const { keyHash, key } = await requireApiKey(table, accountId, keyId);
   return { key, plan: account.plan, month, used: await usage(table, keyHash, month) };
 }
 
 /** Key items hold the usage counters too: a key is written field by field, never replaced whole. */
-export async function upsertApiKey(table: AdminTable, item: WithKeys<ApiKeyItem>): Promise<void> {
+export async function upsertApiKey(table: Table, item: WithKeys<ApiKeyItem>): Promise<void> {
   const fields = Object.entries(item).filter(([name]) => name !== 'pk' && name !== 'sk');
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -258,7 +258,7 @@ export async function upsertApiKey(table: AdminTable, item: WithKeys<ApiKeyItem>
   });
 }
 
-export function newKeyRecord(table: AdminTable, key: NewApiKey, plan: string): AdminApiKey {
+export function newKeyRecord(table: Table, key: NewApiKey, plan: string): AdminApiKey {
   const now = table.timestamp();
   return {
     keyId: key.keyId,
@@ -278,7 +278,7 @@ export function newKeyRecord(table: AdminTable, key: NewApiKey, plan: string): A
 
 /** Finds the key through the admin index, then reads its item for the current status. */
 async function requireApiKey(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   keyId: string,
 ): Promise<{ keyHash: string; key: AdminApiKey }> {
@@ -308,7 +308,7 @@ export interface KeyMonthUsage {
 }
 
 /** Every key of the account with its usage in `month`: the key items hold it all. */
-export async function listKeyUsage(table: AdminTable, accountId: string, month: string): Promise<KeyMonthUsage[]> {
+export async function listKeyUsage(table: Table, accountId: string, month: string): Promise<KeyMonthUsage[]> {
   await requireAccount(table, accountId);
   const indexed = await indexedKeysOf(table, 'listKeyUsage', accountId);
   const items = await table.batchGet<WithKeys<ApiKeyItem>>(indexed.map((item) => keys.apiKey(keyHashOf(item))));
@@ -323,13 +323,13 @@ export async function listKeyUsage(table: AdminTable, accountId: string, month: 
 }
 
 /** For bulk paths (the tests' fixtures): a key changed without an audit entry of its own. */
-export function updateApiKey(table: AdminTable, accountId: string, keyId: string, change: ApiKeyChange): Promise<AdminApiKey> {
+export function updateApiKey(table: Table, accountId: string, keyId: string, change: ApiKeyChange): Promise<AdminApiKey> {
   return commitUnaudited(table, 'updateApiKey', () => planUpdateApiKey(table, accountId, keyId, change));
 }
 
 /** For bulk paths (the tests' fixtures): a key rotated without an audit entry of its own. */
 export function rotateApiKey(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   keyId: string,
   replacement: Pick<NewApiKey, 'keyHash' | 'keyId' | 'displayPrefix' | 'createdBy'>,

@@ -3,7 +3,7 @@ import { fromStoredContent, toStoredContent } from './stored-content';
 import { keys } from './schema';
 import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
 import { InvalidLabelError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from './errors';
-import type { AdminTable } from './admin-table';
+import type { Table } from './table';
 import { commitUnaudited, type PlannedChange } from './change';
 import type { TransactionWrite } from './transaction';
 import { buildUpdate, type ExpressionNames } from './update-expression';
@@ -36,7 +36,7 @@ export interface LabelChange {
  * label map under its `labelsRevision`, and the label item). Already there: nothing to write.
  */
 export async function planSetLabel(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   promptId: string,
   label: string,
@@ -73,7 +73,7 @@ export async function planSetLabel(
  * item. A prompt without it has nothing to write (`changed: false`).
  */
 export async function planRemoveLabel(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   promptId: string,
   label: string,
@@ -96,7 +96,7 @@ export async function planRemoveLabel(
 }
 
 /** The prompt's labels, label -> version, deleted prompts' included. */
-export async function listLabels(table: AdminTable, accountId: string, promptId: string): Promise<Record<string, string>> {
+export async function listLabels(table: Table, accountId: string, promptId: string): Promise<Record<string, string>> {
   const head = await table.get<PromptHeadItem>('listLabels', keys.promptHead(accountId, promptId));
   if (!head) throw new PromptMissingError(accountId, promptId);
   return { ...head.labels };
@@ -108,7 +108,7 @@ export async function listLabels(table: AdminTable, accountId: string, promptId:
  * head's `labelsRevision`: the label items read here are the ones there are.
  */
 export async function labelCopyWrites(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   head: Pick<PromptHeadItem, 'promptId' | 'labels'>,
   copies: Pick<PromptLabelItem, 'promptName' | 'deleted'>,
@@ -135,7 +135,7 @@ export function labelsUnchanged(e: ExpressionNames, head: Pick<PromptHeadItem, '
 
 /** A label set by a bulk path (no audit entry of its own); an import raises the revision once, at its end. */
 export function setLabel(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   promptId: string,
   label: string,
@@ -148,12 +148,12 @@ export function setLabel(
 }
 
 /** A label removed by a bulk path (no audit entry of its own), the revision raised. */
-export function removeLabel(table: AdminTable, accountId: string, promptId: string, label: string): Promise<LabelChange> {
+export function removeLabel(table: Table, accountId: string, promptId: string, label: string): Promise<LabelChange> {
   return commitUnaudited(table, 'removeLabel', () => planRemoveLabel(table, accountId, promptId, label), { raiseRevisionOf: accountId });
 }
 
 /** The label items' copies brought in step with the head, after a bulk import renamed or (un)deleted it. */
-export async function syncLabelCopies(table: AdminTable, accountId: string, promptId: string): Promise<void> {
+export async function syncLabelCopies(table: Table, accountId: string, promptId: string): Promise<void> {
   const head = await table.get<PromptHeadItem>('syncLabelCopies', keys.promptHead(accountId, promptId));
   if (!head) return;
   await table.transact('syncLabelCopies', await labelCopyWrites(table, accountId, head, { promptName: head.promptName, deleted: head.deleted === true }));

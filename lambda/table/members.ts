@@ -1,7 +1,7 @@
 import type { AccountItem, MemberItem, Role, WithKeys } from './item-types';
 import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from './schema';
 import { ConflictError, NotFoundError } from './errors';
-import type { AdminTable } from './admin-table';
+import type { Table } from './table';
 import { commitUnaudited, type PlannedChange } from './change';
 import type { TransactionRefusedError, TransactionWrite } from './transaction';
 import { buildCondition, buildUpdate } from './update-expression';
@@ -31,18 +31,18 @@ function toMember(item: MemberItem): Member {
 }
 
 /** The caller's membership, read strongly consistent: a removal or a role change applies from the next request. */
-export async function findMember(table: AdminTable, accountId: string, userId: string): Promise<Member | undefined> {
+export async function findMember(table: Table, accountId: string, userId: string): Promise<Member | undefined> {
   const item = await table.get<MemberItem>('findMember', keys.member(accountId, userId));
   return item ? toMember(item) : undefined;
 }
 
-export async function listMembers(table: AdminTable, accountId: string): Promise<Member[]> {
+export async function listMembers(table: Table, accountId: string): Promise<Member[]> {
   const items = await table.queryPartition<MemberItem>('listMembers', accountId, prefixes.members, { ConsistentRead: true });
   return items.map(toMember);
 }
 
 /** Every account the user is a member of, with the role, name and plan read consistently from the items themselves. */
-export async function membershipsOf(table: AdminTable, userId: string): Promise<Membership[]> {
+export async function membershipsOf(table: Table, userId: string): Promise<Membership[]> {
   const indexed = await table.query<{ accountId: string }>('membershipsOf', {
     IndexName: ADMIN_INDEX,
     KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
@@ -65,7 +65,7 @@ export async function membershipsOf(table: AdminTable, userId: string): Promise<
 
 /** A new member; 409 if the user is one already. An owner joins the account's `owners` in the same transaction. */
 export function planAddMember(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   member: Pick<MemberItem, 'userId' | 'email' | 'role'>,
   addedBy: string,
@@ -93,7 +93,7 @@ export function planAddMember(
  * A new role, from the next request on, in one transaction with the account's `owners`: demoting an owner
  * is conditional on another owner staying, so two owners demoting each other cannot both succeed.
  */
-export async function planSetMemberRole(table: AdminTable, accountId: string, userId: string, role: Role): Promise<PlannedChange<Member>> {
+export async function planSetMemberRole(table: Table, accountId: string, userId: string, role: Role): Promise<PlannedChange<Member>> {
   const before = await requireMember(table, accountId, userId);
   if (before.role === role) return { writes: [], result: before, after: { role } };
   return {
@@ -113,7 +113,7 @@ export async function planSetMemberRole(table: AdminTable, accountId: string, us
 }
 
 /** Out of the account from the next request on; the last owner stays. */
-export async function planRemoveMember(table: AdminTable, accountId: string, userId: string): Promise<PlannedChange<Member>> {
+export async function planRemoveMember(table: Table, accountId: string, userId: string): Promise<PlannedChange<Member>> {
   const before = await requireMember(table, accountId, userId);
   return {
     writes: [
@@ -125,7 +125,7 @@ export async function planRemoveMember(table: AdminTable, accountId: string, use
   };
 }
 
-export async function requireMember(table: AdminTable, accountId: string, userId: string): Promise<Member> {
+export async function requireMember(table: Table, accountId: string, userId: string): Promise<Member> {
   const member = await findMember(table, accountId, userId);
   if (!member) throw new NotFoundError(`account ${accountId} has no member ${userId}`);
   return member;
@@ -166,11 +166,11 @@ function lastOwnerOr(error: TransactionRefusedError, accountId: string, raced: s
 }
 
 /** For bulk paths (fixtures, the local demo): a member added without an audit entry of its own. */
-export function addMember(table: AdminTable, accountId: string, member: Pick<MemberItem, 'userId' | 'email' | 'role'>, addedBy: string): Promise<Member> {
+export function addMember(table: Table, accountId: string, member: Pick<MemberItem, 'userId' | 'email' | 'role'>, addedBy: string): Promise<Member> {
   return commitUnaudited(table, 'addMember', async () => planAddMember(table, accountId, member, addedBy));
 }
 
 /** For bulk paths: a role set without an audit entry of its own. */
-export function setMemberRole(table: AdminTable, accountId: string, userId: string, role: Role): Promise<Member> {
+export function setMemberRole(table: Table, accountId: string, userId: string, role: Role): Promise<Member> {
   return commitUnaudited(table, 'setMemberRole', () => planSetMemberRole(table, accountId, userId, role));
 }

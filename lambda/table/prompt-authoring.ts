@@ -5,7 +5,7 @@ import { compareVersions, versionSortKey } from '../domain/version';
 import { ConflictError, deletedPromptMessage, ImmutableVersionError, NotFoundError } from './errors';
 import { contentEtag, contentOf, versionItem } from './item-builders';
 import { fromStoredContent, toStoredContent } from './stored-content';
-import type { AdminTable } from './admin-table';
+import type { Table } from './table';
 import type { PlannedChange } from './change';
 import type { TransactionWrite } from './transaction';
 import { buildCondition, buildUpdate, type ExpressionNames } from './update-expression';
@@ -69,7 +69,7 @@ export interface StoredVersionContent {
 
 /** A new prompt: its head, nothing published yet. */
 export async function planCreatePrompt(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   prompt: { promptId: string; promptName: string },
   by: string,
@@ -92,7 +92,7 @@ export async function planCreatePrompt(
 }
 
 /** Every prompt of the account, drafts-only and deleted ones included, by promptId. */
-export async function listPrompts(table: AdminTable, accountId: string): Promise<PromptListEntry[]> {
+export async function listPrompts(table: Table, accountId: string): Promise<PromptListEntry[]> {
   const [heads, versions] = await Promise.all([
     table.queryPartition<PromptHeadItem>('listPrompts', accountId, prefixes.promptHeads, {
       ConsistentRead: true,
@@ -111,7 +111,7 @@ export async function listPrompts(table: AdminTable, accountId: string): Promise
   return heads.map((head) => toListEntry(head, drafts.get(head.promptId) ?? []));
 }
 
-export async function getPromptDetail(table: AdminTable, accountId: string, promptId: string): Promise<PromptDetail> {
+export async function getPromptDetail(table: Table, accountId: string, promptId: string): Promise<PromptDetail> {
   const [head, versions] = await Promise.all([
     requireHead(table, accountId, promptId),
     table.queryPartition<PromptVersionItem>('getPromptDetail', accountId, prefixes.versionsOf(promptId), {
@@ -136,7 +136,7 @@ export async function getPromptDetail(table: AdminTable, accountId: string, prom
   };
 }
 
-export async function readVersion(table: AdminTable, accountId: string, promptId: string, version: string): Promise<StoredVersionContent> {
+export async function readVersion(table: Table, accountId: string, promptId: string, version: string): Promise<StoredVersionContent> {
   await requireHead(table, accountId, promptId);
   const item = await table.get<PromptVersionItem>('readVersion', keys.promptVersion(accountId, promptId, version));
   if (!item) throw new NotFoundError(`prompt ${promptId} has no version ${version}`);
@@ -155,7 +155,7 @@ export async function readVersion(table: AdminTable, accountId: string, promptId
 
 /** A new draft: refused if the version exists (409 when it is published, 412 when it is a draft). */
 export async function planCreateDraft(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   promptId: string,
   version: string,
@@ -180,7 +180,7 @@ export async function planCreateDraft(
 
 /** Saves over a draft the caller read with `ifMatch`; someone's save in between is a StaleDraftError, and nothing is lost. */
 export async function planReplaceDraft(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   promptId: string,
   version: string,
@@ -211,7 +211,7 @@ export async function planReplaceDraft(
 }
 
 export async function planDeleteDraft(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   promptId: string,
   version: string,
@@ -235,7 +235,7 @@ export async function planDeleteDraft(
  * still being lower (a racing publish of a higher version makes it read again, so latest only ever moves up).
  */
 export async function planPublishDraft(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   promptId: string,
   version: string,
@@ -299,7 +299,7 @@ function projection(paths: readonly string[]) {
   return { ProjectionExpression: expression.join(', '), ExpressionAttributeNames: names };
 }
 
-export async function requireHead(table: AdminTable, accountId: string, promptId: string): Promise<PromptHeadItem> {
+export async function requireHead(table: Table, accountId: string, promptId: string): Promise<PromptHeadItem> {
   const head = await table.get<PromptHeadItem>('requireHead', keys.promptHead(accountId, promptId));
   if (!head) throw new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
   return head;
@@ -325,7 +325,7 @@ export function touchHeadWrite(accountId: string, promptId: string, at: string, 
 }
 
 async function requireDraftMatching(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   promptId: string,
   version: string,
@@ -349,7 +349,7 @@ function draftCondition(e: ExpressionNames, stored: PromptVersionItem): string {
   return `${e.name('published')} = ${e.value(false)} AND ${tag}`;
 }
 
-async function changedMeanwhile(table: AdminTable, accountId: string, promptId: string, version: string): Promise<never> {
+async function changedMeanwhile(table: Table, accountId: string, promptId: string, version: string): Promise<never> {
   const now = await table.get<PromptVersionItem>('readDraft', keys.promptVersion(accountId, promptId, version));
   if (!now) throw new NotFoundError(`prompt ${promptId} has no version ${version}`);
   if (now.published) throw publishedError(promptId, version);

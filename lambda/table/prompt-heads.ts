@@ -5,7 +5,7 @@ import { buildUpdate } from './update-expression';
 import type { PromptContent } from '../domain/prompt';
 import type { PromptDetails, PromptDetailsChange } from '../domain/prompt-details';
 import { versionSortKey } from '../domain/version';
-import type { AdminTable } from './admin-table';
+import type { Table } from './table';
 import { NotFoundError } from './errors';
 import type { PromptHeadItem } from './item-types';
 import { keys } from './schema';
@@ -31,7 +31,7 @@ export interface HeadWrite {
  * `latestKey` and still shows what the plan saw); when a racing publish has put a higher version there,
  * the rest of the change is still written.
  */
-export async function writeHead(table: AdminTable, head: HeadWrite): Promise<void> {
+export async function writeHead(table: Table, head: HeadWrite): Promise<void> {
   const sets: string[] = ['#type = :type', '#promptId = :promptId'];
   const names: Record<string, string> = { '#type': 'type', '#promptId': 'promptId' };
   const values: Record<string, unknown> = { ':type': 'prompt', ':promptId': head.promptId };
@@ -87,7 +87,7 @@ export function detailsOf(head: Pick<PromptHeadItem, 'promptName' | 'description
  * the same transaction, and the account's prompt revision is raised with them.
  */
 export async function planUpdatePromptDetails(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   promptId: string,
   change: PromptDetailsChange,

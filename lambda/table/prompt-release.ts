@@ -1,7 +1,7 @@
 import type { PromptDetailsChange } from '../domain/prompt-details';
 import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
 import { compareVersions, versionSortKey } from '../domain/version';
-import type { AdminTable } from './admin-table';
+import type { Table } from './table';
 import type { PlannedChange, RecordedStep } from './change';
 import { ConflictError, InvalidLabelError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from './errors';
 import { contentOf, versionItem } from './item-builders';
@@ -31,7 +31,7 @@ export interface PromptRelease {
 }
 
 export async function planPromptRelease(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   release: PromptRelease,
   by: string,

@@ -4,7 +4,7 @@ import { compareVersions } from '../domain/version';
 import { requireAccount } from './accounts';
 import { NotFoundError } from './errors';
 import { labelCopyWrites, labelsUnchanged } from './labels';
-import type { AdminTable } from './admin-table';
+import type { Table } from './table';
 import { commitUnaudited, type PlannedChange } from './change';
 import { buildUpdate } from './update-expression';
 
@@ -26,17 +26,17 @@ export interface AdminPromptSummary {
  * account's raised prompt revision, so copies of the prompt that containers keep in memory are not served
  * again from the very next request. Deleting a deleted prompt writes nothing.
  */
-export function planDeletePrompt(table: AdminTable, accountId: string, promptId: string): Promise<PlannedChange<{ alreadyDeleted: boolean }>> {
+export function planDeletePrompt(table: Table, accountId: string, promptId: string): Promise<PlannedChange<{ alreadyDeleted: boolean }>> {
   return planDeleted(table, accountId, promptId, true, (was) => ({ alreadyDeleted: was }));
 }
 
 /** Makes a deleted prompt visible again, with every version it had published and every label it carried; as a delete. */
-export function planRestorePrompt(table: AdminTable, accountId: string, promptId: string): Promise<PlannedChange<{ alreadyVisible: boolean }>> {
+export function planRestorePrompt(table: Table, accountId: string, promptId: string): Promise<PlannedChange<{ alreadyVisible: boolean }>> {
   return planDeleted(table, accountId, promptId, false, (was) => ({ alreadyVisible: !was }));
 }
 
 async function planDeleted<T>(
-  table: AdminTable,
+  table: Table,
   accountId: string,
   promptId: string,
   deleted: boolean,
@@ -65,7 +65,7 @@ async function planDeleted<T>(
 }
 
 /** The operator's view of an account's prompts: deleted ones and drafts included, ordered by promptId. */
-export async function listPromptSummaries(table: AdminTable, accountId: string): Promise<AdminPromptSummary[]> {
+export async function listPromptSummaries(table: Table, accountId: string): Promise<AdminPromptSummary[]> {
   await requireAccount(table, accountId);
   const [heads, versions] = await Promise.all([
     table.queryPartition<PromptHeadItem>('listPromptSummaries', accountId, prefixes.promptHeads),
@@ -93,11 +93,11 @@ export async function listPromptSummaries(table: AdminTable, accountId: string):
 }
 
 /** For bulk paths (fixtures): a delete without an audit entry of its own, the revision raised. */
-export function deletePrompt(table: AdminTable, accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {
+export function deletePrompt(table: Table, accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {
   return commitUnaudited(table, 'deletePrompt', () => planDeletePrompt(table, accountId, promptId), { raiseRevisionOf: accountId });
 }
 
 /** For bulk paths (fixtures): a restore without an audit entry of its own, the revision raised. */
-export function restorePrompt(table: AdminTable, accountId: string, promptId: string): Promise<{ alreadyVisible: boolean }> {
+export function restorePrompt(table: Table, accountId: string, promptId: string): Promise<{ alreadyVisible: boolean }> {
   return commitUnaudited(table, 'restorePrompt', () => planRestorePrompt(table, accountId, promptId), { raiseRevisionOf: accountId });
 }

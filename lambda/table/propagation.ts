@@ -2,7 +2,7 @@ import type { AccountItem, ApiKeyItem, WithKeys } from './item-types';
 import { ADMIN_INDEX, adminIndexKeys, keys } from './schema';
 import { inBatches } from './batch-io';
 import { keyHashOf, limitInForce } from './item-builders';
-import type { AdminTable } from './admin-table';
+import type { Table } from './table';
 import type { TransactionWrite } from './transaction';
 import { buildUpdate } from './update-expression';
 
@@ -14,7 +14,7 @@ import { buildUpdate } from './update-expression';
  */
 
 /** The account's keys as the admin index holds them: what operators list, not the usage counters. */
-export function indexedKeysOf(table: AdminTable, operation: string, accountId: string): Promise<WithKeys<ApiKeyItem>[]> {
+export function indexedKeysOf(table: Table, operation: string, accountId: string): Promise<WithKeys<ApiKeyItem>[]> {
   return table.query(operation, {
     IndexName: ADMIN_INDEX,
     KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
@@ -22,7 +22,7 @@ export function indexedKeysOf(table: AdminTable, operation: string, accountId: s
   });
 }
 
-export async function copyPlanToKeys(table: AdminTable, accountId: string, plan: string): Promise<void> {
+export async function copyPlanToKeys(table: Table, accountId: string, plan: string): Promise<void> {
   const indexed = await indexedKeysOf(table, 'copyPlanToKeys', accountId);
   for (const item of indexed) {
     const monthlyLimit = typeof item.monthlyLimit === 'number' ? item.monthlyLimit : undefined;
@@ -46,7 +46,7 @@ export function raiseRevisionWrite(accountId: string): TransactionWrite {
 }
 
 /** A new revision on the account item (outside any transaction: imports), then copied to each of its keys. */
-export async function bumpPromptsRevision(table: AdminTable, accountId: string): Promise<void> {
+export async function bumpPromptsRevision(table: Table, accountId: string): Promise<void> {
   const result = await table.update('bumpPromptsRevision', {
     Key: keys.account(accountId),
     ...buildUpdate({ add: { promptsRevision: 1 }, condition: (e) => `attribute_exists(${e.name('pk')})` }),
@@ -56,7 +56,7 @@ export async function bumpPromptsRevision(table: AdminTable, accountId: string):
 }
 
 /** The account's revision, as it stands, copied to each of its keys: after a change's transaction commits. */
-export async function copyRevisionToKeys(table: AdminTable, accountId: string): Promise<void> {
+export async function copyRevisionToKeys(table: Table, accountId: string): Promise<void> {
   await copyToKeys(table, accountId, await table.get<AccountItem>('copyRevisionToKeys', keys.account(accountId)));
 }
 
@@ -72,7 +72,7 @@ export async function copyRevisionToKeys(table: AdminTable, accountId: string): 
  * the new revision itself (its writer's condition failed on the old one, and it read again). Registered keys
  * that the index lists are then dropped from `newKeys`, which so only holds keys created since.
  */
-async function copyToKeys(table: AdminTable, accountId: string, account: Partial<AccountItem> | undefined): Promise<void> {
+async function copyToKeys(table: Table, accountId: string, account: Partial<AccountItem> | undefined): Promise<void> {
   if (!account) return;
   const revision = Number(account.promptsRevision ?? 0);
   const registered = [...(account.newKeys ?? [])];
@@ -103,7 +103,7 @@ async function copyToKeys(table: AdminTable, accountId: string, account: Partial
  * account's revision read in the same atomic step: the key takes it, or it would see older copies.
  */
 export async function catchUpKeys(
-  table: AdminTable,
+  table: Table,
   written: readonly { accountId: string; keyHash: string }[],
 ): Promise<void> {
   const byAccount = new Map<string, string[]>();
@@ -123,7 +123,7 @@ export async function catchUpKeys(
 }
 
 /** Raises each key to the revision; says the highest revision a key held at or above it, if one did. */
-async function raiseKeyRevisions(table: AdminTable, keyHashes: readonly string[], revision: number): Promise<number | undefined> {
+async function raiseKeyRevisions(table: Table, keyHashes: readonly string[], revision: number): Promise<number | undefined> {
   let ahead: number | undefined;
   await inBatches(keyHashes, async (keyHash) => {
     const held = await raiseKeyRevision(table, keyHash, revision);
@@ -133,7 +133,7 @@ async function raiseKeyRevisions(table: AdminTable, keyHashes: readonly string[]
 }
 
 /** Says the revision the key already held when it was not lower (undefined when raised, or when the key is gone). */
-async function raiseKeyRevision(table: AdminTable, keyHash: string, revision: number): Promise<number | undefined> {
+async function raiseKeyRevision(table: Table, keyHash: string, revision: number): Promise<number | undefined> {
   return table.update(
     'raiseKeyRevision',
     {

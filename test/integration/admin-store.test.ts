@@ -3,7 +3,7 @@ import { AdminStore } from '../../admin/table/admin-store';
 import { publishVersion } from '../../admin/publish-version';
 import { AccountOperations } from '../../lambda/operations/account-operations';
 import { findAccount, listAccounts } from '../../lambda/table/accounts';
-import { AdminTable } from '../../lambda/table/admin-table';
+import { Table } from '../../lambda/table/table';
 import { listAudit } from '../../lambda/table/audit-log';
 import { ensureTable, TableSchemaError } from '../../admin/table/ensure-table';
 import { ConflictError, NotFoundError } from '../../lambda/table/errors';
@@ -23,7 +23,7 @@ import { noDeadline, readerOf } from '../support/readers';
 
 let local: LocalStore;
 let admin: AdminStore;
-let table: AdminTable;
+let table: Table;
 let ops: AccountOperations;
 let api: DynamoStore;
 const ACTOR = { type: 'cli', operator: 'admin-store-test' } as const;
@@ -32,7 +32,7 @@ beforeAll(async () => {
   local = await startLocalStore('admin-store-test');
   const now = () => new Date('2026-11-15T12:00:00Z');
   admin = new AdminStore(local.client, local.tableName, now);
-  table = new AdminTable(local.client, local.tableName, now);
+  table = new Table(local.client, local.tableName, now);
   ops = new AccountOperations({ table, actor: ACTOR });
   api = new DynamoStore(local.clients, local.tableName);
 });

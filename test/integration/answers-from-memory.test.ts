@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { apiKeyItem } from '../../lambda/table/item-builders';
 import { newKeyRecord } from '../../lambda/table/keys';
 import { catchUpKeys } from '../../lambda/table/propagation';
-import { AdminTable } from '../../lambda/table/admin-table';
+import { Table } from '../../lambda/table/table';
 import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/table/read-path/cached-prompt-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { ApiHarness } from '../support/api-harness';
@@ -205,7 +205,7 @@ describe('a key created while a change propagates', () => {
 
   test('a key the admin index does not list yet still takes the revision of a change made after it was written', async () => {
     const { accountId, keys } = await freshAccount();
-    const table = new AdminTable(api.localStore.client, api.localStore.tableName, () => new Date());
+    const table = new Table(api.localStore.client, api.localStore.tableName, () => new Date());
     // Written without its index attributes: as a key looks while the eventually consistent index lags.
     const apiKey = generateApiKey();
     registerApiKey(apiKey);

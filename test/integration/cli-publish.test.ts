@@ -1,7 +1,7 @@
 import { AdminStore } from '../../admin/table/admin-store';
 import { publishVersion, type PublishRequest } from '../../admin/publish-version';
 import { AccountOperations } from '../../lambda/operations/account-operations';
-import { AdminTable } from '../../lambda/table/admin-table';
+import { Table } from '../../lambda/table/table';
 import { listAudit } from '../../lambda/table/audit-log';
 import { ConflictError, ImmutableVersionError, NotFoundError } from '../../lambda/table/errors';
 import { listPromptSummaries } from '../../lambda/table/prompts';
@@ -17,7 +17,7 @@ import { readerOf } from '../support/readers';
  */
 
 let local: LocalStore;
-let table: AdminTable;
+let table: Table;
 let ops: AccountOperations;
 let api: DynamoStore;
 const ACTOR = { type: 'cli', operator: 'publisher' } as const;
@@ -26,7 +26,7 @@ beforeAll(async () => {
   local = await startLocalStore('cli-publish-test');
   // A clock that moves a millisecond each time it is read: audit entries sort in the order they were written.
   let tick = 0;
-  table = new AdminTable(local.client, local.tableName, () => new Date(Date.UTC(2026, 10, 15, 12) + tick++));
+  table = new Table(local.client, local.tableName, () => new Date(Date.UTC(2026, 10, 15, 12) + tick++));
   ops = new AccountOperations({ table, actor: ACTOR });
   api = new DynamoStore(local.clients, local.tableName);
 });

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
-import { AdminTable } from '../../lambda/table/admin-table';
+import { Table } from '../../lambda/table/table';
 import { createStoreClients, type StoreClients } from '../../lambda/table/client';
 import { deletePrompt } from '../../lambda/table/prompts';
 import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from '../../lambda/table/schema';
@@ -243,7 +243,7 @@ async function openLane(): Promise<Lane> {
   const door = new ManagementHarness();
   door.local = api.local;
   door.fixtures = api.fixtures;
-  door.useDependencies({ ...api.deps, table: new AdminTable(clients.reads, api.local.tableName, () => new Date(), { writeClient: clients.writes }) });
+  door.useDependencies({ ...api.deps, table: new Table(clients.reads, api.local.tableName, () => new Date(), { writeClient: clients.writes }) });
   return {
     door,
     proxy,

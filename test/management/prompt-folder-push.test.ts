@@ -3,7 +3,7 @@ import { planFolder } from '../../admin/prompt-files/folder-plan';
 import { readServedPrompts } from '../../admin/prompt-files/prompt-folder';
 import { pushPrompt } from '../../admin/prompt-files/push';
 import { AccountOperations } from '../../lambda/operations/account-operations';
-import { AdminTable } from '../../lambda/table/admin-table';
+import { Table } from '../../lambda/table/table';
 import { listAudit } from '../../lambda/table/audit-log';
 import { createStoreClients, type StoreClients } from '../../lambda/table/client';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy';
@@ -21,7 +21,7 @@ const WRITES = new Set(['TransactWriteItems', 'PutItem', 'UpdateItem', 'DeleteIt
 let harness: ManagementHarness;
 let proxy: FaultProxy;
 let clients: StoreClients;
-let table: AdminTable;
+let table: Table;
 
 beforeAll(async () => {
   harness = await new ManagementHarness().start();
@@ -29,7 +29,7 @@ beforeAll(async () => {
   await harness.fixtures.prompts(ACCOUNT, prompt('greeting', [version('1.0.0')], { labels: { production: '1.0.0' } }));
   proxy = await startFaultProxy(harness.local.endpoint);
   clients = createStoreClients({ region: 'us-east-1', endpoint: proxy.endpoint });
-  table = new AdminTable(clients.reads, harness.local.tableName, () => new Date(), { writeClient: clients.writes });
+  table = new Table(clients.reads, harness.local.tableName, () => new Date(), { writeClient: clients.writes });
 });
 afterAll(async () => {
   clients.destroy();

@@ -1,5 +1,5 @@
 import { createStoreClients, type StoreClients } from '../../lambda/table/client';
-import { AdminTable } from '../../lambda/table/admin-table';
+import { Table } from '../../lambda/table/table';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
   clients = createStoreClients({ region: 'us-east-1', endpoint: proxy.endpoint });
   api.useDependencies({
     ...api.deps,
-    table: new AdminTable(clients.reads, api.local.tableName, () => new Date(), { writeClient: clients.writes }),
+    table: new Table(clients.reads, api.local.tableName, () => new Date(), { writeClient: clients.writes }),
   });
 });
 afterAll(async () => {

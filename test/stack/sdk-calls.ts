@@ -234,7 +234,7 @@ export class CodeAnalysis {
   }
 }
 
-/** `name (lambda/table/admin-table.ts:100)`: a use of a name, where it is. */
+/** `name (lambda/table/table.ts:100)`: a use of a name, where it is. */
 function describe(node: ts.Node): string {
   const file = node.getSourceFile();
   const { line } = file.getLineAndCharacterOfPosition(node.getStart());

@@ -5,7 +5,7 @@ import { createManagementHandler, type ManagementDependencies } from '../../lamb
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { AccountOperations } from '../../lambda/operations/account-operations';
 import type { Actor, Role } from '../../lambda/table/item-types';
-import { AdminTable } from '../../lambda/table/admin-table';
+import { Table } from '../../lambda/table/table';
 import { addMember } from '../../lambda/table/members';
 import { gatewayRouteFor, type LambdaFunction, restEvent } from '../../local/http-gateway';
 import { type ApiResponse, testTelemetry, toApiResponse } from './api-harness';
@@ -68,7 +68,7 @@ export class ManagementHarness {
     this.local = await startLocalStore();
     this.fixtures = new Fixtures(this.local.client, this.local.tableName);
     this.deps = {
-      table: new AdminTable(this.local.clients.reads, this.local.tableName, () => new Date(), { writeClient: this.local.clients.writes }),
+      table: new Table(this.local.clients.reads, this.local.tableName, () => new Date(), { writeClient: this.local.clients.writes }),
       directory: this.directory,
       telemetry: testTelemetry(),
     };
@@ -90,8 +90,8 @@ export class ManagementHarness {
   }
 
   /** The operator's table, as the CLI uses it. */
-  get table(): AdminTable {
-    return new AdminTable(this.local.client, this.local.tableName, () => new Date());
+  get table(): Table {
+    return new Table(this.local.client, this.local.tableName, () => new Date());
   }
 
   operations(actor: Actor = { type: 'cli', operator: 'test' }): AccountOperations {

@@ -2,7 +2,7 @@ import { quotaPeriodAt } from '../../domain/quota-period';
 import { keyState } from '../../domain/api-key';
 import { parseInstant } from '../../domain/content-rules';
 import { getAccountSettings } from '../../table/accounts';
-import type { AdminTable } from '../../table/admin-table';
+import type { Table } from '../../table/table';
 import { type AdminApiKey, limitInForce } from '../../table/item-builders';
 import type { ApiKeyChange } from '../../table/keys';
 import { listKeyUsage } from '../../table/keys';
@@ -31,7 +31,7 @@ export function keyBody(key: AdminApiKey, now: Date, extra: { limit?: number; us
  * Through the API a key's own monthly limit may be lower than its account's plan, never higher (plans are
  * the operator's, and the operator's CLI may set any limit): 400 naming the plan's.
  */
-async function requireWithinPlan(table: AdminTable, accountId: string, monthlyLimit: number | null | undefined): Promise<void> {
+async function requireWithinPlan(table: Table, accountId: string, monthlyLimit: number | null | undefined): Promise<void> {
   if (monthlyLimit === undefined || monthlyLimit === null) return;
   const { plan } = await getAccountSettings(table, accountId);
   const ceiling = limitInForce(plan, undefined);

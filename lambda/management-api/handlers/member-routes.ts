@@ -1,11 +1,11 @@
 import { may, mayManageMember } from '../../domain/roles';
-import type { AdminTable } from '../../table/admin-table';
+import type { Table } from '../../table/table';
 import { findMember, listMembers, type Member } from '../../table/members';
 import { forbidden, notFound } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
 import { MemberAddBody, MemberPatchBody } from '../schemas';
 
-async function requireTarget(table: AdminTable, { accountId, userId }: { readonly accountId: string; readonly userId: string }): Promise<Member> {
+async function requireTarget(table: Table, { accountId, userId }: { readonly accountId: string; readonly userId: string }): Promise<Member> {
   const target = await findMember(table, accountId, userId);
   if (!target) throw notFound(`account ${accountId} has no member ${userId}`);
   return target;

@@ -1,6 +1,6 @@
 import { deadlineAfter, REFUND_BUDGET_MS } from '../../http/store-deadline';
 import { AccountOperations } from '../../operations/account-operations';
-import type { AdminTable } from '../../table/admin-table';
+import type { Table } from '../../table/table';
 import type { UserDirectory } from '../../users/user-directory';
 import type { ManagementMiddleware } from '../management-context';
 
@@ -9,7 +9,7 @@ import type { ManagementMiddleware } from '../management-context';
  * as the caller, recording refusals and copying a committed change to the keys within the refund budget
  * (http/store-deadline.ts).
  */
-export const operations = (table: AdminTable, directory: UserDirectory): ManagementMiddleware => ({
+export const operations = (table: Table, directory: UserDirectory): ManagementMiddleware => ({
   before: ({ context }) => {
     const { caller, storeDeadline: deadline } = context;
     if (!deadline) throw new Error('storeDeadline must run before the store is used');

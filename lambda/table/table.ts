@@ -28,10 +28,7 @@ type WithoutTable<T> = Omit<T, 'TableName'>;
 /** What a refused conditional write means to the caller: a value to go on with, or an error it throws. */
 type OnRefusal<R> = (failure: ConditionFailure) => R | Promise<R>;
 
-/**
- * The table as the operator tools use it: one client with the operator timeouts (createDocumentClient),
- * no request deadline, strongly consistent reads, and the same calls as the API's (calls.ts).
- */
+/** How a Table's calls are made: which client writes, and the request's deadline. */
 export interface TableCallOptions {
   /** Writes go here when given (the management functions' client that retries only writes never applied). */
   readonly writeClient?: DynamoDBDocumentClient;
@@ -39,7 +36,13 @@ export interface TableCallOptions {
   readonly abortSignal?: AbortSignal;
 }
 
-export class AdminTable {
+/**
+ * The one table as people's changes and the reads around them use it (the management API, the admin CLI,
+ * prompts as code): strongly consistent reads, conditional writes, transactions (transaction.ts), and the same
+ * calls as the read API's (calls.ts). The read API has a way in of its own (read-path/). Made with the operator
+ * tools' client (createDocumentClient) by the CLI, and with the request's deadline by the management API.
+ */
+export class Table {
   constructor(
     readonly client: DynamoDBDocumentClient,
     readonly tableName: string,
@@ -48,8 +51,8 @@ export class AdminTable {
   ) {}
 
   /** The same table and clock, its calls bound by another deadline. */
-  withDeadline(abortSignal: AbortSignal): AdminTable {
-    return new AdminTable(this.client, this.tableName, this.now, { ...this.options, abortSignal });
+  withDeadline(abortSignal: AbortSignal): Table {
+    return new Table(this.client, this.tableName, this.now, { ...this.options, abortSignal });
   }
 
   private get sendOptions(): [] | [{ abortSignal: AbortSignal }] {
