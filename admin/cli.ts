@@ -1,7 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/table/client';
-import { AdminStore } from './table/admin-store';
+import { AccountImporter } from './table/account-importer';
 import { ConflictError, InvalidLabelError, NotFoundError } from '../lambda/table/errors';
 import { DynamoStore } from '../lambda/table/read-path/dynamo-store';
 import { StoreUnavailableError } from '../lambda/table/read-path/api-store';
@@ -100,7 +100,7 @@ export async function runAdmin(
     const context: CommandContext = {
       importer: () => {
         const store = connect();
-        return new AdminStore(store.client, store.tableName, now, actor());
+        return new AccountImporter(store.client, store.tableName, now, actor());
       },
       versions: () => {
         const store = connect();

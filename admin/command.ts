@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { AdminStore } from './table/admin-store';
+import type { AccountImporter } from './table/account-importer';
 import type { PromptStore } from '../lambda/table/read-path/api-store';
 import type { VersionReader } from './table/version-reader';
 import type { AccountOperations } from '../lambda/operations/account-operations';
@@ -31,7 +31,7 @@ export interface CommandContext {
    * The bulk import (`prompts import`), audited in each account it names; every other change goes through
    * operations(). Like the rest, connected on first use, so --help and bad input never need a store.
    */
-  importer(): AdminStore;
+  importer(): AccountImporter;
   /** The same store read as the API reads it: published, visible prompts only. */
   promptReader(): PromptStore;
   /** One stored version's content, drafts included; same store, same connection as table(). */

@@ -1,4 +1,4 @@
-import type { AdminStore } from './table/admin-store';
+import type { AccountImporter } from './table/account-importer';
 import type { ImportMode, ImportSummary } from './table/import-plan';
 import { readSeedFiles, type Seed, type SeedSources, toAccountImports } from './seed-file';
 
@@ -7,7 +7,7 @@ import { readSeedFiles, type Seed, type SeedSources, toAccountImports } from './
  * then refuses the lot if any of it contradicts what is stored. Either way nothing is half-written.
  */
 export async function importSeed(
-  admin: AdminStore,
+  admin: AccountImporter,
   path: string,
   options: { dryRun?: boolean; mode?: ImportMode } = {},
 ): Promise<{ seed: Seed; summary: ImportSummary; sources: SeedSources }> {

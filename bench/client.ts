@@ -4,7 +4,7 @@
  * own store; time for the simulated minutes comes from an injected clock, so the run takes seconds.
  */
 import { createPromptClient, type PromptClient } from '../client/src/index';
-import { AdminStore } from '../admin/table/admin-store';
+import { AccountImporter } from '../admin/table/account-importer';
 import { createDocumentClient } from '../lambda/table/client';
 import { ensureTable } from '../admin/table/ensure-table';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../lambda/domain/api-key';
@@ -34,7 +34,7 @@ export async function measureClient(): Promise<ClientReport> {
   const documents = createDocumentClient({ region: 'us-east-1', endpoint: store.endpoint });
   await ensureTable(documents, TABLE);
   const keys = Array.from({ length: 3 }, () => generateApiKey());
-  await new AdminStore(documents, TABLE).importAccounts([
+  await new AccountImporter(documents, TABLE).importAccounts([
     {
       accountId: 'bench-client',
       name: 'bench-client',

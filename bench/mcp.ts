@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { AdminStore } from '../admin/table/admin-store';
+import { AccountImporter } from '../admin/table/account-importer';
 import { ensureTable } from '../admin/table/ensure-table';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../lambda/domain/api-key';
 import { createDocumentClient } from '../lambda/table/client';
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const apiKey = generateApiKey();
   const keyHash = hashApiKey(apiKey);
   const text = (what: string, id: number) => `${what} for prompt ${id}: answer the customer \${name} about \${topic}. `.repeat(6);
-  await new AdminStore(client, TABLE).importAccounts([
+  await new AccountImporter(client, TABLE).importAccounts([
     {
       accountId: ACCOUNT,
       name: ACCOUNT,

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { AdminStore } from '../admin/table/admin-store';
+import { AccountImporter } from '../admin/table/account-importer';
 import type { AccountImport } from '../admin/table/import-plan';
 import { createDocumentClient } from '../lambda/table/client';
 import { Table } from '../lambda/table/table';
@@ -157,7 +157,7 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
   const sizedKey = generateApiKey();
   const overQuotaKey = generateApiKey();
   const seeded = performance.now();
-  await new AdminStore(client, TABLE).importAccounts([
+  await new AccountImporter(client, TABLE).importAccounts([
     account('bench-small', 10, smallKey, true),
     account('bench-large', LARGE_ACCOUNT_PROMPTS, largeKey),
     sizedAccount('bench-sizes', sizedKey, overQuotaKey),

@@ -6,7 +6,7 @@ import { AccountOperations } from '../lambda/operations/account-operations';
 import { findMember } from '../lambda/table/members';
 import type { ManagementDependencies } from '../lambda/management-api/management-handler';
 import { managementDependencies } from '../lambda/management-api/runtime';
-import { AdminStore } from '../admin/table/admin-store';
+import { AccountImporter } from '../admin/table/account-importer';
 import { ConflictError } from '../lambda/table/errors';
 import type { ImportSummary } from '../admin/table/import-plan';
 import { ensureTable } from '../admin/table/ensure-table';
@@ -91,7 +91,7 @@ export async function openLocalStore(config: LocalConfig): Promise<LocalStore> {
   };
   try {
     const tableCreated = (await reachable(store.endpoint, () => ensureTable(client, config.tableName))) === 'created';
-    const seed = config.seedPath ? await loadSeed(new AdminStore(client, config.tableName), config.seedPath) : undefined;
+    const seed = config.seedPath ? await loadSeed(new AccountImporter(client, config.tableName), config.seedPath) : undefined;
     return { endpoint: store.endpoint, embedded: !config.storeEndpoint, tableCreated, seed, close };
   } catch (error) {
     await close().catch(() => undefined);
@@ -139,7 +139,7 @@ export async function serveReadApi(config: LocalConfig, store: LocalStore, optio
   };
 }
 
-async function loadSeed(admin: AdminStore, path: string): Promise<SeedReport> {
+async function loadSeed(admin: AccountImporter, path: string): Promise<SeedReport> {
   const started = performance.now();
   try {
     // The seed creates what is missing and leaves the rest: it never undoes what an operator did since.

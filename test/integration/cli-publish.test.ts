@@ -1,4 +1,4 @@
-import { AdminStore } from '../../admin/table/admin-store';
+import { AccountImporter } from '../../admin/table/account-importer';
 import { publishVersion, type PublishRequest } from '../../admin/publish-version';
 import { AccountOperations } from '../../lambda/operations/account-operations';
 import { Table } from '../../lambda/table/table';
@@ -36,8 +36,8 @@ afterAll(async () => local.close());
 const NOTE = 'a release note';
 const content = (text: string) => ({ systemMessage: 's', userMessage: `u ${text}`, config: version('1.0.0').config });
 const publish = (accountId: string, request: Omit<PublishRequest, 'note'>, using = ops) => publishVersion(using, table, accountId, { note: NOTE, ...request });
-const account = (accountId: string, prompts: Parameters<AdminStore['importAccounts']>[0][number]['prompts'] = []) =>
-  new AdminStore(local.client, local.tableName).importAccounts([{ accountId, name: accountId, plan: 'free', keys: [], prompts }]);
+const account = (accountId: string, prompts: Parameters<AccountImporter['importAccounts']>[0][number]['prompts'] = []) =>
+  new AccountImporter(local.client, local.tableName).importAccounts([{ accountId, name: accountId, plan: 'free', keys: [], prompts }]);
 const entries = async (accountId: string) => (await listAudit(table, accountId)).entries.reverse();
 const versionsOf = async (accountId: string, promptId: string) =>
   (await listPromptSummaries(table, accountId)).find((prompt) => prompt.promptId === promptId)?.versions;

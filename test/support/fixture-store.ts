@@ -1,6 +1,6 @@
 import * as accounts from '../../lambda/table/accounts';
 import { requireAccount, type NewAccount } from '../../lambda/table/accounts';
-import { AdminStore } from '../../admin/table/admin-store';
+import { AccountImporter } from '../../admin/table/account-importer';
 import type { PromptImport } from '../../admin/table/import-plan';
 import type { VersionContent } from '../../lambda/table/prompt-authoring';
 import { accountItem, apiKeyItem, withFreshDayCounters } from '../../lambda/table/item-builders';
@@ -27,7 +27,7 @@ export interface PromptInput extends PromptImport {
  * API's tests make around it (labels, deletes, key settings, plans), straight through the table modules and
  * unaudited. People's changes go through lambda/operations/ (the management API, the CLI); these are fixtures.
  */
-export class FixtureStore extends AdminStore {
+export class FixtureStore extends AccountImporter {
   /** Operators use createAccount or an import. */
   async putAccount(account: NewAccount): Promise<void> {
     const item = accountItem(account.accountId, account.name, account.plan, this.table.timestamp());

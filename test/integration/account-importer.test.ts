@@ -1,5 +1,5 @@
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { AdminStore } from '../../admin/table/admin-store';
+import { AccountImporter } from '../../admin/table/account-importer';
 import { publishVersion } from '../../admin/publish-version';
 import { AccountOperations } from '../../lambda/operations/account-operations';
 import { findAccount, listAccounts } from '../../lambda/table/accounts';
@@ -17,21 +17,21 @@ import { type LocalStore, startLocalStore } from '../support/local-store';
 import { noDeadline, readerOf } from '../support/readers';
 
 /**
- * The operators' bulk import (AdminStore), and the operations the CLI changes everything else through (accounts,
+ * The operators' bulk import (AccountImporter), and the operations the CLI changes everything else through (accounts,
  * keys, deletes), against a real DynamoDB-compatible store (dynalite).
  */
 
 let local: LocalStore;
-let admin: AdminStore;
+let admin: AccountImporter;
 let table: Table;
 let ops: AccountOperations;
 let api: DynamoStore;
-const ACTOR = { type: 'cli', operator: 'admin-store-test' } as const;
+const ACTOR = { type: 'cli', operator: 'account-importer-test' } as const;
 
 beforeAll(async () => {
-  local = await startLocalStore('admin-store-test');
+  local = await startLocalStore('account-importer-test');
   const now = () => new Date('2026-11-15T12:00:00Z');
-  admin = new AdminStore(local.client, local.tableName, now);
+  admin = new AccountImporter(local.client, local.tableName, now);
   table = new Table(local.client, local.tableName, now);
   ops = new AccountOperations({ table, actor: ACTOR });
   api = new DynamoStore(local.clients, local.tableName);
@@ -87,7 +87,7 @@ describe('importAccounts', () => {
   });
 
   it("with the CLI's actor, is one entry in each account it names, settled with what the whole import changed", async () => {
-    const audited = new AdminStore(local.client, local.tableName, () => new Date(), ACTOR);
+    const audited = new AccountImporter(local.client, local.tableName, () => new Date(), ACTOR);
     const input = (accountId: string) => ({ accountId, name: accountId, plan: 'free' as const, keys: [], prompts: prompts(1, accountId) });
     await audited.importAccounts([input('audited-a'), input('audited-b')], { dryRun: true });
     expect((await listAudit(table, 'audited-a')).entries).toEqual([]);
@@ -154,7 +154,7 @@ describe('API keys (AccountOperations, as the CLI calls them)', () => {
         status: 'active',
         monthlyLimit: 10,
         createdAt: '2026-11-15T12:00:00.000Z',
-        createdBy: 'cli:admin-store-test',
+        createdBy: 'cli:account-importer-test',
       },
     ]);
     expect(JSON.stringify(keys)).not.toContain(hashApiKey(apiKey));

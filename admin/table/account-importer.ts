@@ -15,7 +15,7 @@ const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...sum
  * benchmark. Every other change the CLI makes goes through the operations the management API makes
  * (lambda/operations/); the CLI reads through the table modules (lambda/table/), as the API's read-only routes do.
  */
-export class AdminStore {
+export class AccountImporter {
   protected readonly table: Table;
 
   /**
