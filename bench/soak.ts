@@ -24,7 +24,7 @@ import autocannon from 'autocannon';
 import type { StoreMemory } from './embedded-store-process';
 import { table } from './markdown-table';
 import { importSeed } from '../admin/import-seed';
-import { AdminStore } from '../admin/table/admin-store';
+import { AccountImporter } from '../admin/table/account-importer';
 import { partitionQuery } from '../lambda/table/calls';
 import { createDocumentClient } from '../lambda/table/client';
 import { createTableInput } from '../lambda/table/schema';
@@ -337,7 +337,7 @@ async function soakStore(route: StoreRoute): Promise<StoreSoakResult> {
   const client: DynamoDBDocumentClient = createDocumentClient({ region: 'us-east-1', endpoint: store.endpoint, maxSockets: CONNECTIONS });
   try {
     await client.send(new CreateTableCommand(createTableInput(STORE_TABLE)));
-    await importSeed(new AdminStore(client, STORE_TABLE), join(folder, 'seed.json'));
+    await importSeed(new AccountImporter(client, STORE_TABLE), join(folder, 'seed.json'));
     const deadline = performance.now() + SECONDS * 1000;
     const samples: Sample[] = [];
     let sent = 0;

@@ -1,4 +1,5 @@
 import type { ErrorCode, ManagementErrorCode } from '../http/api-error';
+import { SHARED_GATEWAY_ANSWERS } from '../http/gateway-answers';
 import { accountRoutes } from './handlers/account-routes';
 import { auditRoutes } from './handlers/audit-routes';
 import { keyRoutes } from './handlers/key-routes';
@@ -83,18 +84,7 @@ export interface ManagementGatewayAnswer {
 export const MANAGEMENT_GATEWAY_ANSWERS: readonly ManagementGatewayAnswer[] = [
   // The Cognito authorizer's answer to no, malformed, expired or foreign token.
   { type: 'UNAUTHORIZED', statusCode: 401, code: 'UNAUTHORIZED', message: 'Sign in again: no valid identity on the request' },
-  { type: 'MISSING_AUTHENTICATION_TOKEN', statusCode: 404, code: 'NOT_FOUND', message: 'Not found' },
-  { type: 'THROTTLED', statusCode: 429, code: 'RATE_LIMITED', message: 'Too many requests. Please retry shortly.', retryAfterSeconds: 1 },
-  { type: 'REQUEST_TOO_LARGE', statusCode: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request is too large.' },
-  {
-    type: 'INTEGRATION_TIMEOUT',
-    statusCode: 503,
-    code: 'SERVICE_UNAVAILABLE',
-    message: 'The service is temporarily unavailable. Please retry shortly.',
-    retryAfterSeconds: 1,
-  },
-  { type: 'DEFAULT_4XX', code: 'BAD_REQUEST', message: 'The request was refused.' },
-  { type: 'DEFAULT_5XX', code: 'INTERNAL_ERROR', message: 'Internal server error' },
+  ...SHARED_GATEWAY_ANSWERS,
 ];
 
 export const managementAnswerBody = (answer: ManagementGatewayAnswer): string => JSON.stringify({ error: answer.message, code: answer.code });

@@ -1,4 +1,5 @@
 import { type ErrorCode, methodNotAllowed, routeNotFound } from '../http/api-error';
+import { SHARED_GATEWAY_ANSWERS } from '../http/gateway-answers';
 import type { McpMessage } from '../mcp/mcp-message';
 import { EXPOSED_HEADERS } from './middleware/cors';
 
@@ -102,8 +103,6 @@ export type GatewayResponseType =
 export const WAF_RETRY_AFTER_SECONDS = 60;
 
 export const GATEWAY_ANSWERS: readonly GatewayAnswer[] = [
-  // The stage's throttle, for all callers together: a short wait, unlike a key's monthly quota.
-  { type: 'THROTTLED', statusCode: 429, code: 'RATE_LIMITED', message: 'Too many requests. Please retry shortly.', retryAfterSeconds: 1 },
   { type: 'QUOTA_EXCEEDED', statusCode: 429, code: 'RATE_LIMITED', message: 'Too many requests. Please retry shortly.', retryAfterSeconds: 1 },
   // WAF answers 403 by default; the only rule it has here is the per-IP rate rule.
   {
@@ -113,19 +112,7 @@ export const GATEWAY_ANSWERS: readonly GatewayAnswer[] = [
     message: 'Too many requests from this address. Please retry later.',
     retryAfterSeconds: WAF_RETRY_AFTER_SECONDS,
   },
-  { type: 'REQUEST_TOO_LARGE', statusCode: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request is too large.' },
-  // A method no resource serves: the gateway's "Missing Authentication Token" 403, which the routes leave unreachable.
-  { type: 'MISSING_AUTHENTICATION_TOKEN', statusCode: 404, code: 'NOT_FOUND', message: 'Not found' },
-  // The function did not answer in time: what a store that cannot answer gets, so clients retry alike.
-  {
-    type: 'INTEGRATION_TIMEOUT',
-    statusCode: 503,
-    code: 'SERVICE_UNAVAILABLE',
-    message: 'The service is temporarily unavailable. Please retry shortly.',
-    retryAfterSeconds: 1,
-  },
-  { type: 'DEFAULT_4XX', code: 'BAD_REQUEST', message: 'The request was refused.' },
-  { type: 'DEFAULT_5XX', code: 'INTERNAL_ERROR', message: 'Internal server error' },
+  ...SHARED_GATEWAY_ANSWERS,
 ];
 
 export function gatewayAnswer(type: GatewayResponseType): GatewayAnswer {
