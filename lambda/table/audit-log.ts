@@ -103,7 +103,7 @@ export async function recordRefusal(
   await table.put('recordRefusal', { Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
 }
 
-/** What narrows the log (management-api.md, "Audit filters"); `from` and `to` are ISO instants, both included. */
+/** What narrows the log (docs/management-api.md, "The management API": Audit log); `from` and `to` are ISO instants, both included. */
 export interface AuditFilter {
   /** A person's email, or a CLI operator's identity. */
   readonly actor?: string;

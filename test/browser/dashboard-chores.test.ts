@@ -16,7 +16,7 @@ import {
 } from './support/dashboard';
 
 /**
- * management-api.md, "Daily chores" and the smaller things a new team tripped on: code samples that work as
+ * docs/management-api.md, "The dashboard", and the smaller things a new team tripped on: code samples that work as
  * pasted, keys and their scopes, the audit log and the prompt list as people read them, the same words and marks
  * on every page, and every page accessible (axe-core, WCAG 2.1 A and AA) in the light and the dark scheme.
  */
