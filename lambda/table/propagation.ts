@@ -14,8 +14,8 @@ import { buildUpdate } from './update-expression';
  */
 
 /** The account's keys as the admin index holds them: what operators list, not the usage counters. */
-export function indexedKeysOf(table: AdminTable, operation: string, accountId: string): Promise<WithKeys<ApiKeyItem>[]> {
-  return table.query(operation, {
+export function indexedKeysOf(table: AdminTable, callName: string, accountId: string): Promise<WithKeys<ApiKeyItem>[]> {
+  return table.query(callName, {
     IndexName: ADMIN_INDEX,
     KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
     ExpressionAttributeValues: { ':pk': adminIndexKeys.keysOf(accountId), ':prefix': adminIndexKeys.apiKeyPrefix },

@@ -288,19 +288,19 @@ export class DynamoStore implements ApiStore {
       .map((item) => ({ ...toPrompt(item, item.labelled), publishedVersions: publishedByPrompt.get(item.promptId) ?? [] }));
   }
 
-  private getItem<T>(operation: string, key: Record<string, string>, deadline: Deadline, consistent = true): Promise<T | undefined> {
-    return getItem<T>(this.clients.reads, this.tableName, operation, key, { abortSignal: deadline, consistent });
+  private getItem<T>(callName: string, key: Record<string, string>, deadline: Deadline, consistent = true): Promise<T | undefined> {
+    return getItem<T>(this.clients.reads, this.tableName, callName, key, { abortSignal: deadline, consistent });
   }
 
   private queryAll<T>(
-    operation: string,
+    callName: string,
     accountId: string,
     skPrefix: string,
     deadline: Deadline,
     extra: Partial<QueryCommandInput> = {},
   ): Promise<T[]> {
     const input = partitionQuery(this.tableName, accountId, skPrefix, { ConsistentRead: true, ...extra });
-    return queryAll<T>(this.clients.reads, operation, input, { abortSignal: deadline });
+    return queryAll<T>(this.clients.reads, callName, input, { abortSignal: deadline });
   }
 }
 
