@@ -22,6 +22,7 @@ import {
 } from './calls';
 import { batchGet } from './batch-io';
 import { type TransactionWrite, transact } from './transaction';
+import { buildUpdate } from './update-expression';
 
 type WithoutTable<T> = Omit<T, 'TableName'>;
 
@@ -128,8 +129,8 @@ export class AdminTable {
   }
 
   /**
-   * Sets attributes of an item that exists (`SET #name = :name, ...`); without `onMissing`, a missing
-   * item is an error like any other.
+   * Sets attributes of an item that exists (undefined ones are left as they are); without `onMissing`, a
+   * missing item is an error like any other.
    */
   setOnExisting<R = never>(
     callName: string,
@@ -137,15 +138,11 @@ export class AdminTable {
     fields: Record<string, unknown>,
     options: { onMissing?: OnRefusal<R>; returnValues?: UpdateCommandInput['ReturnValues'] } = {},
   ): Promise<UpdateCommandOutput | R> {
-    const names = Object.keys(fields);
     return this.update(
       callName,
       {
         Key: key,
-        UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
+        ...buildUpdate({ set: fields, condition: (e) => `attribute_exists(${e.name('pk')})` }),
         ...(options.returnValues ? { ReturnValues: options.returnValues } : {}),
       },
       options.onMissing,
