@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from './read-path/api-store';
 import { prefixes } from './schema';
+import type { BuiltProjection } from './update-expression';
 
 /**
  * How both stores call DynamoDB: the API (read-path/dynamo-store.ts) with its request's deadline, the operator
@@ -159,7 +160,7 @@ export async function batchGetItems<T>(
   tableName: string,
   callName: string,
   keys: readonly Record<string, string>[],
-  options: ReadOptions & { readonly projection?: string; readonly names?: Record<string, string> } = {},
+  options: ReadOptions & { readonly projection?: BuiltProjection } = {},
 ): Promise<T[]> {
   const found: T[] = [];
   let pending: Record<string, unknown>[] = [...keys];
@@ -170,8 +171,7 @@ export async function batchGetItems<T>(
     const request = {
       Keys: pending,
       ConsistentRead: true,
-      ...(options.projection ? { ProjectionExpression: options.projection } : {}),
-      ...(options.names ? { ExpressionAttributeNames: options.names } : {}),
+      ...options.projection,
     };
     const result = await callStore(callName, () =>
       client.send(new BatchGetCommand({ RequestItems: { [tableName]: request } }), ...callOptions(options)),
