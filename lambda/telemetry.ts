@@ -8,7 +8,7 @@ import { COLD_START_DIMENSION, METRIC, METRICS_NAMESPACE, SERVICE_DIMENSION } fr
 /**
  * Logs and metrics of one function, as Powertools writes them: JSON lines on stdout, which Lambda sends
  * to the function's log group. Metrics are CloudWatch's embedded metric format, carried by the request's
- * own log line (docs/operations.md), so they cost no API call, no latency and no line of their own.
+ * own log line (docs/logs-and-metrics.md), so they cost no API call, no latency and no line of their own.
  *
  * One embedded-metric directive has one set of dimensions, so metrics with other dimensions than the
  * service's are kept apart, each in a Powertools Metrics of its own, and meet in the line as directives

@@ -61,7 +61,7 @@ export const CREDENTIAL_SOURCES_LEFT_OUT = [
  * Lambda's own START, END and REPORT lines are not written (system log level WARN, which needs the JSON
  * log format): about 260 bytes a request, over a quarter again on top of the request's own line, for
  * what Lambda reports anyway as metrics of its own (Duration, Errors, Throttles) or the line already says
- * (its latency, cold start and request id). docs/operations.md says what goes with them and how to see them again.
+ * (its latency, cold start and request id). docs/logs-and-metrics.md says what goes with them and how to see them again.
  */
 export const API_SYSTEM_LOG_LEVEL = SystemLogLevel.WARN;
 

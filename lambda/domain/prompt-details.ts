@@ -1,5 +1,5 @@
 /**
- * What people say about a prompt besides its versions (management-api.md, "Prompt details"): its name, a
+ * What people say about a prompt besides its versions (docs/management-api.md, "The management API": Prompt details): its name, a
  * description and tags, for finding it in a long list. One set of rules for the management API, the CLI and
  * prompt files. The read API serves the name only: prompt bodies keep exactly the spec's fields.
  */

@@ -1,5 +1,5 @@
 /**
- * Roles and what each may do in an account (docs/management-api.md, "Roles"). No imports: the management
+ * Roles and what each may do in an account (docs/management-api.md, "The management API": Roles). No imports: the management
  * API's routes take their access from here, and the dashboard (dashboard/src/logic/roles.ts) its
  * explanation of what a person may not do, so the two cannot disagree.
  */

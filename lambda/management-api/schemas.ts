@@ -81,7 +81,7 @@ const AuditBound = (end: 'from' | 'to') =>
       return at.toISOString();
     });
 
-/** The audit log's query (management-api.md, "Audit filters"): the page's cursor, and filters that each narrow the log. */
+/** The audit log's query (docs/management-api.md, "The management API": Audit log): the page's cursor, and filters that each narrow the log. */
 export const AuditQuery = z.object({
   before: z.string().optional(),
   actor: z.string().trim().min(1, { error: 'must not be empty' }).max(320, { error: 'must be at most 320 characters' }).optional(),

@@ -3,6 +3,7 @@ import type { AuditEntryItem, AuditOutcome, WithKeys } from './item-types';
 import { AUDIT_SORT_KEY_PATTERN, auditSortKey, keys, prefixes } from './schema';
 import type { Table } from './table';
 import type { TransactionWrite } from './transaction';
+import { ExpressionNames } from './update-expression';
 
 /**
  * The audit log (docs/data-model.md): a change's entry is written in the change's own transaction, so it
@@ -103,7 +104,7 @@ export async function recordRefusal(
   await table.put('recordRefusal', { Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
 }
 
-/** What narrows the log (management-api.md, "Audit filters"); `from` and `to` are ISO instants, both included. */
+/** What narrows the log (docs/management-api.md, "The management API": Audit log); `from` and `to` are ISO instants, both included. */
 export interface AuditFilter {
   /** A person's email, or a CLI operator's identity. */
   readonly actor?: string;
@@ -137,19 +138,19 @@ export async function listAudit(
   ];
   const upper = uppers.sort()[0] ?? `${prefixes.auditEntries}~`;
   if (upper < lower) return { entries: [] };
-  const { expression, names, values } = filterExpression(filter);
+  const filtered = filterOf(filter);
   const matches: WithKeys<AuditEntryItem>[] = [];
   let startKey: Record<string, unknown> | undefined;
   let lastSeen: string | undefined;
-  for (let page = 0; page < (expression ? FILTERED_SCAN.pages : 1); page++) {
+  for (let page = 0; page < (filtered ? FILTERED_SCAN.pages : 1); page++) {
     const result = await table.queryPage<WithKeys<AuditEntryItem>>('listAudit', {
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
-      ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':lower': lower, ':upper': upper, ...values },
-      ...(expression ? { FilterExpression: expression, ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':lower': lower, ':upper': upper, ...filtered?.ExpressionAttributeValues },
+      ...(filtered ? { FilterExpression: filtered.FilterExpression, ExpressionAttributeNames: filtered.ExpressionAttributeNames } : {}),
       ScanIndexForward: false,
       ConsistentRead: true,
       // Unfiltered, one more than a page says whether there is a next one.
-      Limit: expression ? FILTERED_SCAN.pageSize : limit + 1,
+      Limit: filtered ? FILTERED_SCAN.pageSize : limit + 1,
       ...(startKey ? { ExclusiveStartKey: startKey } : {}),
     });
     matches.push(...result.items);
@@ -169,31 +170,23 @@ export async function listAudit(
   };
 }
 
-function filterExpression(filter: AuditFilter): { expression?: string; names: Record<string, string>; values: Record<string, unknown> } {
+/**
+ * What the store leaves out as it reads (all but the time range, which narrows the key range itself); none
+ * when nothing is filtered on. Its placeholders are the builder's own (`#n0`, `:v0`), apart from the key's.
+ */
+function filterOf(filter: AuditFilter):
+  | { FilterExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> }
+  | undefined {
+  const e = new ExpressionNames();
   const parts: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
   if (filter.actor !== undefined) {
-    Object.assign(names, { '#actor': 'actor', '#email': 'email', '#operator': 'operator' });
-    values[':actor'] = filter.actor;
-    parts.push('(#actor.#email = :actor OR #actor.#operator = :actor)');
+    const actor = e.value(filter.actor);
+    parts.push(`(${e.name('actor.email')} = ${actor} OR ${e.name('actor.operator')} = ${actor})`);
   }
-  if (filter.promptId !== undefined) {
-    Object.assign(names, { '#target': 'target', '#promptId': 'promptId' });
-    values[':promptId'] = filter.promptId;
-    parts.push('#target.#promptId = :promptId');
-  }
-  if (filter.action !== undefined) {
-    names['#action'] = 'action';
-    values[':action'] = filter.action;
-    parts.push('#action = :action');
-  }
-  if (filter.outcome !== undefined) {
-    names['#outcome'] = 'outcome';
-    values[':outcome'] = filter.outcome;
-    parts.push('#outcome = :outcome');
-  }
-  return parts.length === 0 ? { names, values } : { expression: parts.join(' AND '), names, values };
+  if (filter.promptId !== undefined) parts.push(`${e.name('target.promptId')} = ${e.value(filter.promptId)}`);
+  if (filter.action !== undefined) parts.push(`${e.name('action')} = ${e.value(filter.action)}`);
+  if (filter.outcome !== undefined) parts.push(`${e.name('outcome')} = ${e.value(filter.outcome)}`);
+  return parts.length === 0 ? undefined : { FilterExpression: parts.join(' AND '), ...e.attributes };
 }
 
 const encodeCursor = (sortKey: string): string => Buffer.from(sortKey, 'utf8').toString('base64url');

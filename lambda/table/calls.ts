@@ -8,10 +8,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from './read-path/api-store';
 import { prefixes } from './schema';
+import type { BuiltProjection } from './update-expression';
 
 /**
  * How both stores call DynamoDB: the API (read-path/dynamo-store.ts) with its request's deadline, the operator
- * tools (admin/table/) without one. What a failure means is decided here, once, for both.
+ * tools (admin/table/) without one. What a failure means is decided here, once, for both. Each call takes a
+ * `callName`, the caller's name for it (`findLatestPrompt`, `revokeApiKey`): it only opens the message of the
+ * error the call may end with, so a failure says which call it was.
  */
 
 /** Throttling: the store refused the request before doing any of it. */
@@ -77,13 +80,16 @@ export function isUnappliedFailure(error: unknown): boolean {
   return name === 'TimeoutError' && typeof message === 'string' && message.includes('did not establish a connection');
 }
 
-/** Runs one store call, turning "the store cannot answer" into StoreUnavailableError and leaving other errors alone. */
-export async function callStore<T>(operation: string, call: () => Promise<T>): Promise<T> {
+/**
+ * Runs one store call, turning "the store cannot answer" into StoreUnavailableError (its message opened by
+ * `callName`) and leaving other errors alone.
+ */
+export async function callStore<T>(callName: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (isStoreUnavailable(error)) {
-      throw new StoreUnavailableError(`${operation}: store unavailable (${(error as Error).name})`, { cause: error });
+      throw new StoreUnavailableError(`${callName}: store unavailable (${(error as Error).name})`, { cause: error });
     }
     throw error;
   }
@@ -102,12 +108,12 @@ export function isConditionFailure(error: unknown): error is ConditionFailure {
  * instead (with a value, or by throwing what the failure means to the caller).
  */
 export async function callStoreUnlessRefused<T, R>(
-  operation: string,
+  callName: string,
   call: () => Promise<T>,
   onConditionFailure: (failure: ConditionFailure) => R | Promise<R>,
 ): Promise<T | R> {
   try {
-    return await callStore(operation, call);
+    return await callStore(callName, call);
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     return onConditionFailure(error);
@@ -127,11 +133,11 @@ const callOptions = ({ abortSignal }: ReadOptions): [] | [{ abortSignal: AbortSi
 export async function getItem<T>(
   client: DynamoDBDocumentClient,
   tableName: string,
-  operation: string,
+  callName: string,
   key: Record<string, string>,
   options: ReadOptions & { readonly consistent?: boolean } = {},
 ): Promise<T | undefined> {
-  const result = await callStore(operation, () =>
+  const result = await callStore(callName, () =>
     client.send(
       new GetCommand({ TableName: tableName, Key: key, ConsistentRead: options.consistent ?? true }),
       ...callOptions(options),
@@ -152,23 +158,22 @@ const BATCH_GET_ATTEMPTS = 3;
 export async function batchGetItems<T>(
   client: DynamoDBDocumentClient,
   tableName: string,
-  operation: string,
+  callName: string,
   keys: readonly Record<string, string>[],
-  options: ReadOptions & { readonly projection?: string; readonly names?: Record<string, string> } = {},
+  options: ReadOptions & { readonly projection?: BuiltProjection } = {},
 ): Promise<T[]> {
   const found: T[] = [];
   let pending: Record<string, unknown>[] = [...keys];
   for (let attempt = 1; pending.length > 0; attempt += 1) {
     if (attempt > BATCH_GET_ATTEMPTS) {
-      throw new StoreUnavailableError(`${operation}: ${pending.length} key(s) still unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
+      throw new StoreUnavailableError(`${callName}: ${pending.length} key(s) still unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
     }
     const request = {
       Keys: pending,
       ConsistentRead: true,
-      ...(options.projection ? { ProjectionExpression: options.projection } : {}),
-      ...(options.names ? { ExpressionAttributeNames: options.names } : {}),
+      ...options.projection,
     };
-    const result = await callStore(operation, () =>
+    const result = await callStore(callName, () =>
       client.send(new BatchGetCommand({ RequestItems: { [tableName]: request } }), ...callOptions(options)),
     );
     found.push(...((result.Responses?.[tableName] ?? []) as T[]));
@@ -180,13 +185,13 @@ export async function batchGetItems<T>(
 /** Follows LastEvaluatedKey to the end: the store's 1 MB pages are never the caller's problem. */
 export async function queryAll<T>(
   client: DynamoDBDocumentClient,
-  operation: string,
+  callName: string,
   input: QueryCommandInput,
   options: ReadOptions = {},
 ): Promise<T[]> {
   const pages = paginateQuery({ client }, input, ...callOptions(options));
   const items: T[] = [];
-  await callStore(operation, async () => {
+  await callStore(callName, async () => {
     for await (const page of pages) {
       items.push(...((page.Items ?? []) as T[]));
     }

@@ -99,11 +99,12 @@ export async function commitChange<T>(
  * A change without an audit entry, for the bulk paths that record one entry for the whole of their work (a
  * seed import, the benchmark's and the tests' fixtures): the same plan and transaction, planned again when
  * raced. With `raiseRevisionOf`, a change the read API can see raises that account's revision and copies it
- * to its keys, as commitChange does; an import raises it once at its end instead.
+ * to its keys, as commitChange does; an import raises it once at its end instead. `callName` names its
+ * transaction in the errors it may end with.
  */
 export async function commitUnaudited<T>(
   table: Table,
-  operation: string,
+  callName: string,
   plan: () => Promise<PlannedChange<T>>,
   options: { raiseRevisionOf?: string } = {},
 ): Promise<T> {
@@ -112,7 +113,7 @@ export async function commitUnaudited<T>(
     const planned = await plan();
     const raises = accountId !== undefined && planned.visible === true && planned.writes.length > 0;
     try {
-      await table.transact(operation, [...planned.writes, ...(raises ? [raiseRevisionWrite(accountId)] : [])]);
+      await table.transact(callName, [...planned.writes, ...(raises ? [raiseRevisionWrite(accountId)] : [])]);
     } catch (error) {
       if (!(error instanceof TransactionRefusedError)) throw error;
       const meaning = planned.refused ? await planned.refused(error) : 'again';
@@ -122,5 +123,5 @@ export async function commitUnaudited<T>(
     if (raises) await copyRevisionToKeys(table, accountId);
     return planned.result;
   }
-  throw new ChangeKeptRacingError(`${operation}: what it changes kept changing; try again`);
+  throw new ChangeKeptRacingError(`${callName}: what it changes kept changing; try again`);
 }

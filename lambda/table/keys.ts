@@ -7,7 +7,7 @@ import { indexedKeysOf } from './propagation';
 import type { Table } from './table';
 import { commitUnaudited, type PlannedChange } from './change';
 import type { TransactionWrite } from './transaction';
-import { buildUpdate } from './update-expression';
+import { buildUpdate, type ExpressionNames } from './update-expression';
 
 export interface NewApiKey {
   keyHash: string;
@@ -205,10 +205,11 @@ function revocation(table: Table, keyHash: string, key: AdminApiKey): { writes: 
       {
         Update: {
           Key: keys.apiKey(keyHash),
-          UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :at)',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at },
+          ...buildUpdate({
+            // A key revoked before keeps the time it was first revoked.
+            set: { status: 'revoked', revokedAt: (e: ExpressionNames) => `if_not_exists(${e.name('revokedAt')}, ${e.value(at)})` },
+            condition: (e) => `attribute_exists(${e.name('pk')})`,
+          }),
         },
       },
     ],
@@ -242,20 +243,8 @@ export async function keyUsage(table: Table, accountId: string, keyId: string, m
 
 /** Key items hold the usage counters too: a key is written field by field, never replaced whole. */
 export async function upsertApiKey(table: Table, item: WithKeys<ApiKeyItem>): Promise<void> {
-  const fields = Object.entries(item).filter(([name]) => name !== 'pk' && name !== 'sk');
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets = fields.map(([name, value], index) => {
-    names[`#f${index}`] = name;
-    values[`:f${index}`] = value;
-    return `#f${index} = :f${index}`;
-  });
-  await table.update('upsertApiKey', {
-    Key: { pk: String(item.pk), sk: String(item.sk) },
-    UpdateExpression: `SET ${sets.join(', ')}`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  });
+  const fields = Object.fromEntries(Object.entries(item).filter(([name]) => name !== 'pk' && name !== 'sk'));
+  await table.update('upsertApiKey', { Key: { pk: String(item.pk), sk: String(item.sk) }, ...buildUpdate({ set: fields }) });
 }
 
 export function newKeyRecord(table: Table, key: NewApiKey, plan: string): AdminApiKey {

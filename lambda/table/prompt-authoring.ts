@@ -8,7 +8,7 @@ import { fromStoredContent, toStoredContent } from './stored-content';
 import type { Table } from './table';
 import type { PlannedChange } from './change';
 import type { TransactionWrite } from './transaction';
-import { buildCondition, buildUpdate, type ExpressionNames } from './update-expression';
+import { buildCondition, buildProjection, buildUpdate, type ExpressionNames } from './update-expression';
 
 /**
  * Authoring through the management API: prompts, drafts with ETags, publishing a draft. Drafts are
@@ -96,11 +96,11 @@ export async function listPrompts(table: Table, accountId: string): Promise<Prom
   const [heads, versions] = await Promise.all([
     table.queryPartition<PromptHeadItem>('listPrompts', accountId, prefixes.promptHeads, {
       ConsistentRead: true,
-      ...projection(['promptId', 'promptName', 'description', 'tags', 'deleted', 'latest.version', 'labels', 'updatedAt', 'updatedBy']),
+      ...buildProjection(['promptId', 'promptName', 'description', 'tags', 'deleted', 'latest.version', 'labels', 'updatedAt', 'updatedBy']),
     }),
     table.queryPartition<Pick<PromptVersionItem, 'promptId' | 'version' | 'published'>>('listPrompts', accountId, prefixes.promptVersions, {
       ConsistentRead: true,
-      ...projection(['promptId', 'version', 'published']),
+      ...buildProjection(['promptId', 'version', 'published']),
     }),
   ]);
   const drafts = new Map<string, string[]>();
@@ -116,7 +116,7 @@ export async function getPromptDetail(table: Table, accountId: string, promptId:
     requireHead(table, accountId, promptId),
     table.queryPartition<PromptVersionItem>('getPromptDetail', accountId, prefixes.versionsOf(promptId), {
       ConsistentRead: true,
-      ...projection(['version', 'published', 'publishedAt', 'publishedBy', 'note', 'updatedAt', 'updatedBy']),
+      ...buildProjection(['version', 'published', 'publishedAt', 'publishedBy', 'note', 'updatedAt', 'updatedBy']),
     }),
   ]);
   const { drafts: _drafts, ...entry } = toListEntry(head, []);
@@ -282,21 +282,6 @@ export async function planPublishDraft(
     visible: true,
     refused: (error) => (error.failedAt(0) ? changedMeanwhile(table, accountId, promptId, version) : 'again'),
   };
-}
-
-/** A ProjectionExpression naming every attribute by placeholder, so no reserved word can trip it. */
-function projection(paths: readonly string[]) {
-  const names: Record<string, string> = {};
-  const expression = paths.map((path) =>
-    path
-      .split('.')
-      .map((part) => {
-        names[`#${part}`] = part;
-        return `#${part}`;
-      })
-      .join('.'),
-  );
-  return { ProjectionExpression: expression.join(', '), ExpressionAttributeNames: names };
 }
 
 export async function requireHead(table: Table, accountId: string, promptId: string): Promise<PromptHeadItem> {

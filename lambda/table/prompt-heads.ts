@@ -32,44 +32,27 @@ export interface HeadWrite {
  * the rest of the change is still written.
  */
 export async function writeHead(table: Table, head: HeadWrite): Promise<void> {
-  const sets: string[] = ['#type = :type', '#promptId = :promptId'];
-  const names: Record<string, string> = { '#type': 'type', '#promptId': 'promptId' };
-  const values: Record<string, unknown> = { ':type': 'prompt', ':promptId': head.promptId };
-  if (head.promptName !== undefined) {
-    sets.push('#promptName = :promptName');
-    names['#promptName'] = 'promptName';
-    values[':promptName'] = head.promptName;
-  }
-  if (head.deleted !== undefined) {
-    sets.push('#deleted = :deleted');
-    names['#deleted'] = 'deleted';
-    values[':deleted'] = head.deleted;
-  }
+  // Undefined fields are left out: what the import does not change stays as it is.
+  const fields = { type: 'prompt', promptId: head.promptId, promptName: head.promptName, deleted: head.deleted };
   const Key = keys.promptHead(head.accountId, head.promptId);
-  const fieldsOnly: Omit<UpdateCommandInput, 'TableName'> = {
-    Key,
-    UpdateExpression: `SET ${sets.join(', ')}`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  };
+  const fieldsOnly: Omit<UpdateCommandInput, 'TableName'> = { Key, ...buildUpdate({ set: fields }) };
   if (head.latest === undefined) {
     await table.update('writeHead', fieldsOnly);
     return;
   }
-  const legacy = head.seenLatestVersion === undefined ? '' : ' OR attribute_not_exists(#latestKey) AND #latest.#version = :seen';
+  const latestKey = versionSortKey(head.latest.version);
+  const seen = head.seenLatestVersion;
   await table.update(
     'writeHead',
     {
       Key,
-      UpdateExpression: `SET ${[...sets, '#latest = :latest', '#latestKey = :latestKey'].join(', ')}`,
-      ConditionExpression: `attribute_not_exists(#latest) OR #latestKey < :latestKey${legacy}`,
-      ExpressionAttributeNames: { ...names, '#latest': 'latest', '#latestKey': 'latestKey', ...(legacy ? { '#version': 'version' } : {}) },
-      ExpressionAttributeValues: {
-        ...values,
-        ':latest': toStoredContent(head.latest),
-        ':latestKey': versionSortKey(head.latest.version),
-        ...(legacy ? { ':seen': head.seenLatestVersion } : {}),
-      },
+      ...buildUpdate({
+        set: { ...fields, latest: toStoredContent(head.latest), latestKey },
+        condition: (e) => {
+          const legacy = seen === undefined ? '' : ` OR attribute_not_exists(${e.name('latestKey')}) AND ${e.name('latest.version')} = ${e.value(seen)}`;
+          return `attribute_not_exists(${e.name('latest')}) OR ${e.name('latestKey')} < ${e.value(latestKey)}${legacy}`;
+        },
+      }),
     },
     // A higher version is latest already: write the rest of the change.
     () => table.update('writeHead', fieldsOnly),

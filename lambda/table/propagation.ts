@@ -14,8 +14,8 @@ import { buildUpdate } from './update-expression';
  */
 
 /** The account's keys as the admin index holds them: what operators list, not the usage counters. */
-export function indexedKeysOf(table: Table, operation: string, accountId: string): Promise<WithKeys<ApiKeyItem>[]> {
-  return table.query(operation, {
+export function indexedKeysOf(table: Table, callName: string, accountId: string): Promise<WithKeys<ApiKeyItem>[]> {
+  return table.query(callName, {
     IndexName: ADMIN_INDEX,
     KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
     ExpressionAttributeValues: { ':pk': adminIndexKeys.keysOf(accountId), ':prefix': adminIndexKeys.apiKeyPrefix },
@@ -111,10 +111,7 @@ export async function catchUpKeys(
   for (const [accountId, keyHashes] of byAccount) {
     const result = await table.update('catchUpKeys', {
       Key: keys.account(accountId),
-      UpdateExpression: 'ADD #newKeys :written',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#newKeys': 'newKeys' },
-      ExpressionAttributeValues: { ':written': new Set(keyHashes) },
+      ...buildUpdate({ add: { newKeys: new Set(keyHashes) }, condition: (e) => `attribute_exists(${e.name('pk')})` }),
       ReturnValues: 'ALL_NEW',
     });
     const revision = Number((result.Attributes as Partial<AccountItem> | undefined)?.promptsRevision ?? 0);
@@ -138,10 +135,11 @@ async function raiseKeyRevision(table: Table, keyHash: string, revision: number)
     'raiseKeyRevision',
     {
       Key: keys.apiKey(keyHash),
-      UpdateExpression: 'SET #revision = :revision',
-      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#revision) OR #revision < :revision)',
-      ExpressionAttributeNames: { '#revision': 'promptsRevision' },
-      ExpressionAttributeValues: { ':revision': revision },
+      ...buildUpdate({
+        set: { promptsRevision: revision },
+        condition: (e) =>
+          `attribute_exists(${e.name('pk')}) AND (attribute_not_exists(${e.name('promptsRevision')}) OR ${e.name('promptsRevision')} < ${e.value(revision)})`,
+      }),
     },
     // A higher revision is there already (a later change got there first, or the key is ahead of its
     // account), or the key is gone.

@@ -22,6 +22,7 @@ import {
 } from './calls';
 import { batchGet } from './batch-io';
 import { type TransactionWrite, transact } from './transaction';
+import { buildUpdate } from './update-expression';
 
 type WithoutTable<T> = Omit<T, 'TableName'>;
 
@@ -40,7 +41,8 @@ export interface TableCallOptions {
  * The one table as people's changes and the reads around them use it (the management API, the admin CLI,
  * prompts as code): strongly consistent reads, conditional writes, transactions (transaction.ts), and the same
  * calls as the read API's (calls.ts). The read API has a way in of its own (read-path/). Made with the operator
- * tools' client (createDocumentClient) by the CLI, and with the request's deadline by the management API.
+ * tools' client (createDocumentClient) by the CLI, and with the request's deadline by the management API. Each
+ * method's `callName` names its store call in the errors it may end with (calls.ts).
  */
 export class Table {
   constructor(
@@ -67,20 +69,20 @@ export class Table {
     return this.now().toISOString();
   }
 
-  get<T>(operation: string, key: Record<string, string>): Promise<T | undefined> {
-    return getItem<T>(this.client, this.tableName, operation, key, { abortSignal: this.options.abortSignal });
+  get<T>(callName: string, key: Record<string, string>): Promise<T | undefined> {
+    return getItem<T>(this.client, this.tableName, callName, key, { abortSignal: this.options.abortSignal });
   }
 
-  query<T>(operation: string, input: WithoutTable<QueryCommandInput>): Promise<T[]> {
-    return queryAll<T>(this.client, operation, { TableName: this.tableName, ...input }, { abortSignal: this.options.abortSignal });
+  query<T>(callName: string, input: WithoutTable<QueryCommandInput>): Promise<T[]> {
+    return queryAll<T>(this.client, callName, { TableName: this.tableName, ...input }, { abortSignal: this.options.abortSignal });
   }
 
   /** One page of a query (its Limit, or the store's 1 MB), not followed further; `more` when the store has more. */
   async queryPage<T>(
-    operation: string,
+    callName: string,
     input: WithoutTable<QueryCommandInput>,
   ): Promise<{ items: T[]; more: boolean; lastKey?: Record<string, unknown> }> {
-    const result = await callStore(operation, () =>
+    const result = await callStore(callName, () =>
       this.client.send(new QueryCommand({ TableName: this.tableName, ...input }), ...this.sendOptions),
     );
     return {
@@ -91,12 +93,12 @@ export class Table {
   }
 
   queryPartition<T>(
-    operation: string,
+    callName: string,
     accountId: string,
     skPrefix: string,
     extra: Partial<QueryCommandInput> = {},
   ): Promise<T[]> {
-    return queryAll<T>(this.client, operation, partitionQuery(this.tableName, accountId, skPrefix, extra), {
+    return queryAll<T>(this.client, callName, partitionQuery(this.tableName, accountId, skPrefix, extra), {
       abortSignal: this.options.abortSignal,
     });
   }
@@ -107,47 +109,43 @@ export class Table {
   }
 
   /** A put; without `onRefusal`, a failed condition is an error like any other. */
-  put<R = never>(operation: string, input: WithoutTable<PutCommandInput>, onRefusal?: OnRefusal<R>): Promise<PutCommandOutput | R> {
-    return this.write(operation, () => this.writer.send(new PutCommand({ TableName: this.tableName, ...input }), ...this.sendOptions), onRefusal);
+  put<R = never>(callName: string, input: WithoutTable<PutCommandInput>, onRefusal?: OnRefusal<R>): Promise<PutCommandOutput | R> {
+    return this.write(callName, () => this.writer.send(new PutCommand({ TableName: this.tableName, ...input }), ...this.sendOptions), onRefusal);
   }
 
   /** An update; without `onRefusal`, a failed condition is an error like any other. */
   update<R = never>(
-    operation: string,
+    callName: string,
     input: WithoutTable<UpdateCommandInput>,
     onRefusal?: OnRefusal<R>,
   ): Promise<UpdateCommandOutput | R> {
-    return this.write(operation, () => this.writer.send(new UpdateCommand({ TableName: this.tableName, ...input }), ...this.sendOptions), onRefusal);
+    return this.write(callName, () => this.writer.send(new UpdateCommand({ TableName: this.tableName, ...input }), ...this.sendOptions), onRefusal);
   }
 
   /** A delete; without `onRefusal`, a failed condition is an error like any other. */
   delete<R = never>(
-    operation: string,
+    callName: string,
     input: WithoutTable<DeleteCommandInput>,
     onRefusal?: OnRefusal<R>,
   ): Promise<DeleteCommandOutput | R> {
-    return this.write(operation, () => this.writer.send(new DeleteCommand({ TableName: this.tableName, ...input }), ...this.sendOptions), onRefusal);
+    return this.write(callName, () => this.writer.send(new DeleteCommand({ TableName: this.tableName, ...input }), ...this.sendOptions), onRefusal);
   }
 
   /**
-   * Sets attributes of an item that exists (`SET #name = :name, ...`); without `onMissing`, a missing
-   * item is an error like any other.
+   * Sets attributes of an item that exists (undefined ones are left as they are); without `onMissing`, a
+   * missing item is an error like any other.
    */
   setOnExisting<R = never>(
-    operation: string,
+    callName: string,
     key: Record<string, string>,
     fields: Record<string, unknown>,
     options: { onMissing?: OnRefusal<R>; returnValues?: UpdateCommandInput['ReturnValues'] } = {},
   ): Promise<UpdateCommandOutput | R> {
-    const names = Object.keys(fields);
     return this.update(
-      operation,
+      callName,
       {
         Key: key,
-        UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
+        ...buildUpdate({ set: fields, condition: (e) => `attribute_exists(${e.name('pk')})` }),
         ...(options.returnValues ? { ReturnValues: options.returnValues } : {}),
       },
       options.onMissing,
@@ -158,14 +156,14 @@ export class Table {
    * One transaction (transaction.ts): all of the writes or none. Sent through the reading client, which
    * retries any unanswered call: the transaction's token makes a retry apply it once.
    */
-  transact(operation: string, writes: readonly TransactionWrite[], options: { proof?: Record<string, string> } = {}): Promise<void> {
-    return transact(this.client, this.tableName, operation, writes, {
+  transact(callName: string, writes: readonly TransactionWrite[], options: { proof?: Record<string, string> } = {}): Promise<void> {
+    return transact(this.client, this.tableName, callName, writes, {
       ...options,
       ...(this.options.abortSignal ? { abortSignal: this.options.abortSignal } : {}),
     });
   }
 
-  private write<T, R>(operation: string, call: () => Promise<T>, onRefusal: OnRefusal<R> | undefined): Promise<T | R> {
-    return onRefusal ? callStoreUnlessRefused(operation, call, onRefusal) : callStore(operation, call);
+  private write<T, R>(callName: string, call: () => Promise<T>, onRefusal: OnRefusal<R> | undefined): Promise<T | R> {
+    return onRefusal ? callStoreUnlessRefused(callName, call, onRefusal) : callStore(callName, call);
   }
 }

@@ -37,10 +37,10 @@ export interface CancellationReason {
 export class TransactionRefusedError extends Error {
   override readonly name = 'TransactionRefusedError';
   constructor(
-    operation: string,
+    callName: string,
     readonly reasons: readonly CancellationReason[],
   ) {
-    super(`${operation}: refused by a condition (${reasons.map((reason) => reason.code).join(', ')})`);
+    super(`${callName}: refused by a condition (${reasons.map((reason) => reason.code).join(', ')})`);
   }
 
   /** Whether the action at `index` is one whose condition failed. */
@@ -73,17 +73,18 @@ const PROOF_READ_MS = 1_000;
  * with a new token (nothing was applied). A transaction still in progress under the token (a retry of one
  * whose answer was lost) is asked again with the same token, which answers with its outcome: with a new
  * token it would be a second transaction, refused by what the first wrote. A store that cannot answer is a
- * StoreUnavailableError, unless the proof item shows the transaction committed.
+ * StoreUnavailableError, unless the proof item shows the transaction committed. `callName` names the
+ * transaction in each of those errors.
  */
 export async function transact(
   client: DynamoDBDocumentClient,
   tableName: string,
-  operation: string,
+  callName: string,
   writes: readonly TransactionWrite[],
   options: TransactOptions = {},
 ): Promise<void> {
   if (writes.length === 0) return;
-  if (writes.length > MAX_TRANSACTION_WRITES) throw new RangeError(`${operation}: ${writes.length} writes, more than one transaction takes (${MAX_TRANSACTION_WRITES})`);
+  if (writes.length > MAX_TRANSACTION_WRITES) throw new RangeError(`${callName}: ${writes.length} writes, more than one transaction takes (${MAX_TRANSACTION_WRITES})`);
   const TransactItems = writes.map((write) => withTable(write, tableName));
   const sendOptions = options.abortSignal ? [{ abortSignal: options.abortSignal }] : [];
   let token = randomUUID();
@@ -94,13 +95,13 @@ export async function transact(
     } catch (error) {
       const reasons = cancellationReasons(error);
       if (reasons) {
-        if (reasons.some((reason) => reason.code === 'ConditionalCheckFailed')) throw new TransactionRefusedError(operation, reasons);
+        if (reasons.some((reason) => reason.code === 'ConditionalCheckFailed')) throw new TransactionRefusedError(callName, reasons);
         if (reasons.some((reason) => reason.code === 'TransactionConflict') && attempt < CONFLICT_ATTEMPTS) {
           await sleep(Math.random() * CONFLICT_BACKOFF_MS * 2 ** attempt);
           token = randomUUID();
           continue;
         }
-        throw new StoreUnavailableError(`${operation}: transaction cancelled (${reasons.map((reason) => reason.code).join(', ')})`, { cause: error });
+        throw new StoreUnavailableError(`${callName}: transaction cancelled (${reasons.map((reason) => reason.code).join(', ')})`, { cause: error });
       }
       const inProgress = error instanceof Error && error.name === 'TransactionInProgressException';
       if (inProgress && attempt < CONFLICT_ATTEMPTS) {
@@ -110,7 +111,7 @@ export async function transact(
       // Still in progress after every attempt: as unanswered, whether it committed is for the proof to say.
       if (!inProgress && !isStoreUnavailable(error)) throw error;
       if (options.proof && (await committed(client, tableName, options.proof))) return;
-      throw new StoreUnavailableError(`${operation}: store unavailable (${(error as Error).name}); nothing was changed`, { cause: error });
+      throw new StoreUnavailableError(`${callName}: store unavailable (${(error as Error).name}); nothing was changed`, { cause: error });
     }
   }
 }

@@ -16,7 +16,7 @@ import {
 } from './support/dashboard';
 
 /**
- * management-api.md, "Daily chores" and the smaller things a new team tripped on: code samples that work as
+ * docs/management-api.md, "The dashboard", and the smaller things a new team tripped on: code samples that work as
  * pasted, keys and their scopes, the audit log and the prompt list as people read them, the same words and marks
  * on every page, and every page accessible (axe-core, WCAG 2.1 A and AA) in the light and the dark scheme.
  */
@@ -61,8 +61,11 @@ test('revoked keys are hidden until asked for', async () => {
   await row.getByRole('button', { name: 'Revoke key short-lived' }).click();
   await page.getByRole('dialog', { name: 'Revoke key short-lived?' }).getByRole('button', { name: 'Yes, revoke the key' }).click();
   await row.waitFor({ state: 'detached' });
+  expect(await page.getByRole('row', { name: /short-lived/ }).count()).toBe(0);
   await page.getByRole('checkbox', { name: /Show revoked keys/ }).check();
-  await page.getByRole('row', { name: /short-lived/ }).getByText('revoked', { exact: true }).waitFor();
+  const revoked = page.getByRole('row', { name: /short-lived/ }).getByText('revoked', { exact: true });
+  await revoked.waitFor();
+  expect(await revoked.isVisible()).toBe(true);
 });
 
 test("a key's scope is picked from the account's prompts, and an id that does not exist is pointed out", async () => {
@@ -116,10 +119,29 @@ test('any member may leave an account, not only its owner; the last owner may no
   await page.getByRole('link', { name: 'Members' }).click();
   await button(page, 'Leave this account').click();
   await page.getByRole('dialog', { name: /Leave/ }).getByRole('button', { name: 'Yes, leave' }).click();
-  await page.getByRole('heading', { name: 'No account here' }).waitFor();
-  // Back for the other tests: the owner adds Vera again.
+  // The viewer is out: no account left on their dashboard, and none in the members list of the account.
+  const noAccount = page.getByRole('heading', { name: 'No account here' });
+  await noAccount.waitFor();
+  expect(await noAccount.isVisible()).toBe(true);
   const owner = await harness.signedIn();
   await owner.getByRole('link', { name: 'Members' }).click();
+  const ownRow = owner.getByRole('row', { name: new RegExp(harness.demo.email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) });
+  await ownRow.waitFor();
+  expect(await owner.getByRole('row', { name: /vera@example.com/ }).count()).toBe(0);
+
+  // The owner is the account's only owner: leaving is refused, said in the dialog, and the owner stays.
+  await button(owner, 'Leave this account').click();
+  const dialog = owner.getByRole('dialog', { name: /Leave/ });
+  await dialog.getByRole('button', { name: 'Yes, leave' }).click();
+  const refusal = dialog.getByRole('alert');
+  await refusal.waitFor();
+  expect(await refusal.textContent()).toMatch(/^Leaving the account failed: .*must keep at least one owner/);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await owner.reload();
+  await ownRow.waitFor();
+  expect(await owner.getByRole('heading', { name: 'No account here' }).count()).toBe(0);
+
+  // Back for the other tests: the owner adds Vera again.
   await textbox(owner, 'Email').fill(viewer.email);
   await owner.getByRole('combobox', { name: 'Role for the new member' }).selectOption('viewer');
   await button(owner, 'Add member').click();

@@ -15,7 +15,7 @@ import {
 } from './support/dashboard';
 
 /**
- * management-api.md, "No lost work": two people (each their own browser profile) editing one draft, a person's
+ * docs/management-api.md, "The dashboard" (No lost work): two people (each their own browser profile) editing one draft, a person's
  * unsaved text across reloads, discarding, leaving a page, and a draft published elsewhere. Driven by role and
  * accessible name, as a person would.
  */

@@ -46,9 +46,13 @@ describe('ETag', () => {
   });
 
   test('If-None-Match that does not match gets 200 with the body', async () => {
+    const plain = await api.get('/prompts/welcome', key);
     const response = await api.get('/prompts/welcome', key, { 'If-None-Match': '"stale"' });
     expect(response.status).toBe(200);
-    expect(response.body).toBeDefined();
+    // The whole body, as a request without If-None-Match gets it, and the tag that names it.
+    expect(response.rawBody).toBe(plain.rawBody);
+    expect(response.body).toMatchObject({ promptId: 'welcome', version: plain.json<{ version: string }>().version });
+    expect(response.headers.etag).toBe(plain.headers.etag);
   });
 
   test('a 304 still counts against the quota', async () => {

@@ -20,7 +20,7 @@ import { type RawRequest, sendRaw } from '../support/raw-http';
 /**
  * The user pool's stand-in as a guest on the developer's machine (docs/behaviour-rules.md, "The local stack is a guest on the developer's machine"): its administrative API answers
  * this machine's programs only, every endpoint answers for its loopback names only, bodies are bounded, and
- * signing out ends the provider's session and revokes the refresh token (management-api.md, "Sign-out").
+ * signing out ends the provider's session and revokes the refresh token (docs/management-api.md, "The dashboard": Sign in and out).
  */
 
 jest.setTimeout(30_000);

@@ -1,6 +1,6 @@
 import { ManagementHarness, type Person } from '../support/management-harness';
 
-/** shared/spec/management-api.md: who the caller is, their accounts, an account's settings. */
+/** docs/management-api.md, "The management API": who the caller is, their accounts, an account's settings. */
 const api = new ManagementHarness();
 let owner: Person;
 let viewer: Person;

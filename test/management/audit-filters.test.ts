@@ -1,7 +1,7 @@
 import { ManagementHarness, type Person } from '../support/management-harness';
 
 /**
- * management-api.md, "Audit filters": `GET /api/accounts/{a}/audit` also takes `actor`, `prompt`, `action`,
+ * docs/management-api.md, "The management API" (Audit log): `GET /api/accounts/{a}/audit` also takes `actor`, `prompt`, `action`,
  * `outcome`, `from` and `to`; each narrows the log, newest first, and every matching entry is reachable page by page.
  * And leaving: any member may remove themselves; removing someone else needs an admin.
  */

@@ -3,7 +3,7 @@ import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
 import { capturedLogRecords } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
-/** shared/spec/management-api.md: keys (the secret shown once) and usage by day. */
+/** docs/management-api.md, "The management API": keys (the secret shown once) and usage by day. */
 const api = new ManagementHarness();
 let admin: Person;
 let editor: Person;

@@ -3,7 +3,7 @@ import { prompt, version } from '../support/fixtures';
 import { registerApiKey } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
-/** shared/spec/management-api.md: members, roles on every request, removals from the next request, the audit log. */
+/** docs/management-api.md, "The management API": members, roles on every request, removals from the next request, the audit log. */
 const api = new ManagementHarness();
 let owner: Person;
 let admin: Person;

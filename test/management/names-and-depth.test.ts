@@ -2,7 +2,7 @@ import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
 /**
- * shared/spec/management-api.md "One rule per name": names from requests are data, never object keys;
+ * docs/security.md, "What it refuses, and why" (and "Names are data" below it): names from requests are data, never object keys;
  * JSON however deep is refused with 400, never a 5xx; any cursor that is not one is 400.
  */
 const api = new ManagementHarness();

@@ -2,7 +2,7 @@ import { registerApiKey } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
 /**
- * shared/spec/management-api.md "Limits": through the management API a key's own monthly limit may be
+ * docs/behaviour-rules.md, "Plans and limits": through the management API a key's own monthly limit may be
  * lower than the plan's or equal to it, never higher (400 naming the plan's limit); the operator's CLI may set any.
  */
 const api = new ManagementHarness();

@@ -4,7 +4,7 @@ import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
 /**
- * management-api.md, "Prompt details": `PATCH /api/accounts/{a}/prompts/{p}` `{promptName?, description?, tags?}`,
+ * docs/management-api.md, "The management API" (Prompt details): `PATCH /api/accounts/{a}/prompts/{p}` `{promptName?, description?, tags?}`,
  * editor and up, audited; the read API serves the new name from the next request.
  */
 

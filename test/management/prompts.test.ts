@@ -3,7 +3,7 @@ import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
-/** shared/spec/management-api.md: prompts, drafts with ETags, publishing, labels, delete and restore. */
+/** docs/management-api.md, "The management API": prompts, drafts with ETags, publishing, labels, delete and restore. */
 const api = new ManagementHarness();
 let editor: Person;
 let editor2: Person;

@@ -2,8 +2,8 @@ import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
 /**
- * shared/spec/management-api.md "Refused attempts are audited with their target and the change that was
- * attempted": whatever refuses it (a role, a bad body or parameter, a conflict, a stale ETag), the entry
+ * docs/security.md, "What it refuses, and why" (every refusal is recorded, with what it was aimed at and what
+ * it asked for): whatever refuses it (a role, a bad body or parameter, a conflict, a stale ETag), the entry
  * read back through the API names what it was aimed at and what was asked for.
  */
 const api = new ManagementHarness();

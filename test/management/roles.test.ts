@@ -2,7 +2,7 @@ import { ROLES, type Role } from '../../lambda/domain/roles';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
-/** shared/spec/management-api.md "Roles", each including the one before it, checked on every request. */
+/** docs/management-api.md, "The management API" (Roles), each including the one before it, checked on every request. */
 const api = new ManagementHarness();
 const people = {} as Record<Role, Person>;
 let keyId: string;

@@ -1,6 +1,4 @@
-import { unittest } from './support/python';
+import { unittestSuite } from './support/python';
 
 /** One snapshot format: each client serves a snapshot the other wrote (the TypeScript one run with tsx). */
-test('a snapshot written by either client serves in the other: tests/cross', async () => {
-  await unittest('tests/cross');
-}, 300_000);
+unittestSuite('a snapshot written by either client serves in the other', 'tests/cross', 300_000);

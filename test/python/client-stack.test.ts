@@ -1,9 +1,7 @@
-import { unittest } from './support/python';
+import { unittestSuite } from './support/python';
 
 /**
  * The Python client against `npm start` (started by the Python tests themselves): get, list, labels, a
  * key revoked with the admin CLI, a used-up quota, and the stack stopped mid-run.
  */
-test('the Python client against npm start: tests/stack', async () => {
-  await unittest('tests/stack');
-}, 900_000);
+unittestSuite('the Python client against npm start', 'tests/stack', 900_000);

@@ -1,10 +1,8 @@
-import { unittest } from './support/python';
+import { unittestSuite } from './support/python';
 
 /**
  * The Python client's own tests (client-python/tests/unit), run by `npm test` with the machine's
  * python3 and nothing installed: the TypeScript client's behaviour against a local HTTP server, with
- * threads and with asyncio. A failure shows Python's report.
+ * threads and with asyncio. One jest test per Python test; a failure shows Python's report.
  */
-test('the Python client behaves as the TypeScript client: python3 -m unittest discover tests/unit', async () => {
-  await unittest('tests/unit');
-}, 300_000);
+unittestSuite('the Python client behaves as the TypeScript client', 'tests/unit', 300_000);

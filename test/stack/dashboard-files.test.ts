@@ -72,7 +72,7 @@ test("the stack uploads them with a config.json naming its pool's sign-in endpoi
   expect(filled.clientId).toBe(`{'Ref':'${stack.getLogicalId(dashboard.client.node.defaultChild as never)}'}`);
   expect(filled.authorizeUrl).toMatch(/\/oauth2\/authorize$/);
   expect(filled.tokenUrl).toMatch(/\/oauth2\/token$/);
-  // Signing out goes through the pool's own sign-out endpoint and revokes the refresh token (management-api.md).
+  // Signing out goes through the pool's own sign-out endpoint and revokes the refresh token (docs/management-api.md, "The dashboard": Sign in and out).
   expect(filled.logoutUrl).toMatch(/\/logout$/);
   expect(filled.revokeUrl).toMatch(/\/oauth2\/revoke$/);
 });

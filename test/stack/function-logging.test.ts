@@ -3,7 +3,7 @@ import { synthesizeService } from './synth';
 
 /**
  * What the functions send to CloudWatch Logs: their own JSON lines, one a request, and none of Lambda's
- * START, END and REPORT lines (docs/operations.md).
+ * START, END and REPORT lines (docs/logs-and-metrics.md).
  */
 
 type LoggingConfig = { LogFormat?: string; SystemLogLevel?: string; ApplicationLogLevel?: string; LogGroup?: unknown };

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createStoreClients } from '../../lambda/table/client';
@@ -67,10 +67,29 @@ function keyItem(used: number, monthlyLimit?: number, month = '2026-11') {
   };
 }
 
-/** The key is active and the store counts the request: `used` is the count after it. */
-function givenAdmitted(used = 1, monthlyLimit?: number) {
-  ddb.on(UpdateCommand, { Key: KEY, UpdateExpression: 'SET #used = #used + :one, #days.#day = if_not_exists(#days.#day, :zero) + :one' }).resolves({
-    Attributes: keyItem(used, monthlyLimit),
+/** An update as the store reads it: each placeholder replaced by the name, or the value (as JSON), it stands for. */
+function spelledOut(input: UpdateCommandInput | undefined): { update: string; condition: string } {
+  const fill = (expression = '') =>
+    expression
+      .replace(/#\w+/g, (placeholder) => input?.ExpressionAttributeNames?.[placeholder] ?? placeholder)
+      .replace(/:\w+/g, (placeholder) => JSON.stringify(input?.ExpressionAttributeValues?.[placeholder]) ?? placeholder);
+  return { update: fill(input?.UpdateExpression), condition: fill(input?.ConditionExpression) };
+}
+
+/** The count of a request of 15 November 2026 in a month already counted, and the unit given back. */
+const COUNT = 'SET used#2026-11 = used#2026-11 + 1, days.15 = if_not_exists(days.15, 0) + 1';
+const GIVE_BACK = 'SET used#2026-11 = used#2026-11 - 1, days.15 = days.15 - 1';
+
+/**
+ * The key is active and the store counts the request: `used` is the count after it. A unit given back is
+ * taken, or with `givingBack: 'throttled'` refused.
+ */
+function givenAdmitted(used = 1, monthlyLimit?: number, givingBack: 'taken' | 'throttled' = 'taken') {
+  ddb.on(UpdateCommand, { Key: KEY }).callsFake((input: UpdateCommandInput) => {
+    const { update } = spelledOut(input);
+    if (update === COUNT) return { Attributes: keyItem(used, monthlyLimit) };
+    if (update === GIVE_BACK && givingBack === 'throttled') throw throttled();
+    return {};
   });
   ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' } }).resolves({ Item: head });
 }
@@ -110,10 +129,10 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
     expect(response.status).toBe(503);
     const updates = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
     expect(updates).toHaveLength(2);
-    expect(updates[1]).toMatchObject({
-      Key: KEY,
-      UpdateExpression: 'SET #used = #used - :one, #days.#day = #days.#day - :one',
-      ExpressionAttributeNames: { '#used': 'used#2026-11', '#day': '15' },
+    expect(updates[1]?.Key).toEqual(KEY);
+    expect(spelledOut(updates[1])).toEqual({
+      update: GIVE_BACK,
+      condition: 'used#2026-11 > 0 AND daysMonth = "2026-11" AND days.15 > 0',
     });
     expect(response.headers['x-ratelimit-remaining']).toBe(String(5000 - 6));
   });
@@ -156,8 +175,7 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
   });
 
   test('a unit that cannot be given back is reported in the log, and the response is unchanged', async () => {
-    givenAdmitted(1);
-    ddb.on(UpdateCommand, { UpdateExpression: 'SET #used = #used - :one, #days.#day = #days.#day - :one' }).rejects(throttled());
+    givenAdmitted(1, undefined, 'throttled');
     ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' } }).rejects(throttled());
     const response = await getPrompt();
     expect(response.status).toBe(503);
@@ -166,8 +184,7 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
   });
 
   test('a 503, and a unit that could not be given back, are counted on metrics of their own', async () => {
-    givenAdmitted(1);
-    ddb.on(UpdateCommand, { UpdateExpression: 'SET #used = #used - :one, #days.#day = #days.#day - :one' }).rejects(throttled());
+    givenAdmitted(1, undefined, 'throttled');
     ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' } }).rejects(throttled());
     const from = capturedMetricBlobs().length;
     await getPrompt();
@@ -198,8 +215,8 @@ describe('a failed conditional update is the 429 body, or the 401 of a dead key'
     });
     const update = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(update?.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
-    expect(update?.ConditionExpression).toContain('#status = :active');
-    expect(update?.ConditionExpression).toContain('#used < #limit');
+    expect(spelledOut(update).condition).toContain('status = "active"');
+    expect(spelledOut(update).condition).toContain('used#2026-11 < limit');
     expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
   });
 
@@ -251,8 +268,9 @@ describe('a failed conditional update is the 429 body, or the 401 of a dead key'
 
 describe('the month rolls over with the clock', () => {
   test('the counter item is the UTC month of the request, and Reset follows it', async () => {
-    ddb.on(UpdateCommand).callsFake((input: { ExpressionAttributeNames: Record<string, string> }) => ({
-      Attributes: keyItem(1, undefined, input.ExpressionAttributeNames['#used']?.slice('used#'.length)),
+    const counterOf = (input: UpdateCommandInput) => Object.values(input.ExpressionAttributeNames ?? {}).find((name) => name.startsWith('used#'));
+    ddb.on(UpdateCommand).callsFake((input: UpdateCommandInput) => ({
+      Attributes: keyItem(1, undefined, counterOf(input)?.slice('used#'.length)),
     }));
     ddb.on(GetCommand).resolves({ Item: head });
 
@@ -261,7 +279,7 @@ describe('the month rolls over with the clock', () => {
     clock = new Date('2026-12-01T00:00:00Z');
     const december = await getPrompt();
 
-    const counters = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input.ExpressionAttributeNames?.['#used']);
+    const counters = ddb.commandCalls(UpdateCommand).map((call) => counterOf(call.args[0].input));
     expect(counters).toEqual(['used#2026-11', 'used#2026-12']);
     expect(november.headers['x-ratelimit-reset']).toBe('1796083200');
     expect(december.headers['x-ratelimit-reset']).toBe('1798761600');

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -84,6 +85,48 @@ test('no code, test or README cites a rules file outside the repository', () => 
     .filter((path) => readFileSync(path, 'utf8').includes(outsideRules))
     .map((path) => relative(ROOT, path));
   expect(citing).toEqual([]);
+});
+
+/** Every file git tracks, as text; binary files (images, the Python client's wheels) are left out. */
+function trackedTextFiles(): { path: string; text: string }[] {
+  return execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((path) => path !== '' && !path.split('/').includes('node_modules') && existsSync(join(ROOT, path)))
+    .map((path) => ({ path, bytes: readFileSync(join(ROOT, path)) }))
+    .filter(({ bytes }) => !bytes.includes(0))
+    .map(({ path, bytes }) => ({ path, text: bytes.toString('utf8') }));
+}
+
+test('no tracked file points outside the repository: no shared spec, no relative path that leaves it', () => {
+  const sharedSpec = ['shared', 'spec'].join('/');
+  const outside = trackedTextFiles().flatMap(({ path, text }) => [
+    ...(text.includes(sharedSpec) ? [`${path}: names ${sharedSpec}`] : []),
+    // `../` steps, read from the file's own folder, as a link, an import or a shell line in it would be.
+    ...[...text.matchAll(/(?:\.\.\/)+[^\s'"`)\]}>,;]*/g)]
+      .filter((match) => relative(ROOT, resolve(ROOT, dirname(path), match[0])).startsWith('..'))
+      .map((match) => `${path}: ${match[0]}`),
+  ]);
+  expect(outside).toEqual([]);
+});
+
+/** `docs/<page>.md, "<Section>"` (or without the comma) in code, tests and the dashboard: each cited section. */
+const docCitations = [...sourceFiles, ...filesUnder(join(ROOT, 'dashboard', 'src'))].flatMap((path) =>
+  [...readFileSync(path, 'utf8').matchAll(/\b(docs\/[\w-]+\.md),? "([^"]+)"/g)].map((match) => ({
+    file: relative(ROOT, path),
+    page: match[1] as string,
+    section: match[2] as string,
+  })),
+);
+
+test('every section of a docs/ page that code and tests cite is a heading of that page', () => {
+  // A heading is cited whole, or by its words before a colon ("Store faults" for "Store faults: an answer within 5 s").
+  const cites = (page: string, section: string) =>
+    existsSync(join(ROOT, page)) &&
+    [...prose(readFileSync(join(ROOT, page), 'utf8')).matchAll(/^#{1,6} (.+)$/gm)].some(
+      (heading) => heading[1] === section || heading[1]?.startsWith(`${section}:`),
+    );
+  expect(docCitations.length).toBeGreaterThan(0);
+  expect(docCitations.filter(({ page, section }) => !cites(page, section))).toEqual([]);
 });
 
 test(`every section of ${RULES} that code and tests cite is a heading of it`, () => {

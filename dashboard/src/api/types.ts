@@ -1,7 +1,7 @@
 import type { AuditEntry } from '../logic/audit-text';
 import type { Role } from '../logic/roles';
 
-/** The management API's answers (shared/spec management-api.md), as the dashboard reads them. */
+/** The management API's answers (docs/management-api.md, "The management API"; openapi-management.yaml), as the dashboard reads them. */
 
 export interface Membership {
   readonly accountId: string;

@@ -1,7 +1,7 @@
 import { useLayoutEffect } from 'preact/hooks';
 
 /**
- * Leaving a page with unsaved changes asks first (management-api.md, "No lost work"): closing the tab or
+ * Leaving a page with unsaved changes asks first (docs/management-api.md, "The dashboard": No lost work): closing the tab or
  * reloading (the browser's own question, `beforeunload`), and following a link inside the dashboard, whose
  * routes are the address's fragment, so the router asks `mayLeave` before it follows one.
  */

@@ -1,7 +1,7 @@
 import type { PromptListEntry } from '../api/types';
 
 /**
- * The prompt list as people narrow it (management-api.md, "Prompt details"): words found in ids, names,
+ * The prompt list as people narrow it (docs/management-api.md, "The dashboard": Prompts): words found in ids, names,
  * descriptions, tags and labels; a label; a tag; and the order (by id, by name, or last changed first).
  */
 export type PromptSort = 'id' | 'name' | 'changed';

@@ -1,7 +1,7 @@
 import type { DraftForm } from './draft-form';
 
 /**
- * What a tab keeps so that no work is lost (management-api.md, "No lost work"): unsaved draft text, per person,
+ * What a tab keeps so that no work is lost (docs/management-api.md, "The dashboard": No lost work): unsaved draft text, per person,
  * account, prompt and version, with the ETag of the draft it was typed over; and the preview's sample values,
  * per person, account and prompt. Both live in the tab's sessionStorage: a reload and a new sign-in find them,
  * another tab and another person never do.

@@ -19,18 +19,78 @@ import {
 import { fromStoredContent } from '../stored-content';
 import type { ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem, StoredContent } from '../item-types';
 import { keys, prefixes, usageAttribute } from '../schema';
+import { type BuiltUpdate, buildProjection, type ExpressionNames, openName, openValue, prepareUpdate } from '../update-expression';
+
+/**
+ * What each count names: this month's counter (`used#<month>`), today's counter in the day map, the
+ * request's time and month. The counting updates below are built once, here, with these left open; each
+ * request gives them (prepareUpdate), so building costs a request nothing.
+ */
+const USED = openName('used');
+const TODAY = `days.${openName('day')}`;
+const NOW = openValue('now');
+const MONTH = openValue('month');
 
 /**
  * Active, not expired and under its monthly limit: the whole admission rule, decided by the store
- * atomically with the count. A missing item fails `#status = :active` too, so an unknown key never
- * creates one. `NOT #expiresAt <= :now` holds for a key without an expiry (a comparison with a missing
+ * atomically with the count. A missing item fails `status = active` too, so an unknown key never
+ * creates one. `NOT expiresAt <= now` holds for a key without an expiry (a comparison with a missing
  * attribute is false). Written without parentheses (NOT binds tighter than AND, AND than OR): dynalite,
  * the local store, parses parenthesised conditions at twice the cost, which would dominate local runs.
  * `and` is added to both branches, so it binds to the whole rule.
  */
-const admissionCondition = (and: string): string =>
-  `#used < #limit AND #status = :active AND NOT #expiresAt <= :now AND ${and} OR ` +
-  `attribute_not_exists(#used) AND #status = :active AND :zero < #limit AND NOT #expiresAt <= :now AND ${and}`;
+function admissionCondition(e: ExpressionNames, and: string): string {
+  const [used, limit, status, expiresAt] = [e.name(USED), e.name('limit'), e.name('status'), e.name('expiresAt')];
+  const [active, now] = [e.value('active'), e.value(NOW)];
+  return (
+    `${used} < ${limit} AND ${status} = ${active} AND NOT ${expiresAt} <= ${now} AND ${and} OR ` +
+    `attribute_not_exists(${used}) AND ${status} = ${active} AND ${e.value(0)} < ${limit} AND NOT ${expiresAt} <= ${now} AND ${and}`
+  );
+}
+
+/** A counter raised by one; one that may be missing starts from zero. */
+const plusOne = (path: string) => (e: ExpressionNames) => `${e.name(path)} + ${e.value(1)}`;
+const fromZeroPlusOne = (path: string) => (e: ExpressionNames) => `if_not_exists(${e.name(path)}, ${e.value(0)}) + ${e.value(1)}`;
+const sameMonth = (e: ExpressionNames) => `${e.name('daysMonth')} = ${e.value(MONTH)}`;
+
+/** The count almost every request takes (SAME_MONTH below): one branch, the month's counter known to exist. */
+const COUNT_IN_MONTH = prepareUpdate({
+  set: { [USED]: plusOne(USED), [TODAY]: fromZeroPlusOne(TODAY) },
+  condition: (e) =>
+    `${e.name(USED)} < ${e.name('limit')} AND ${e.name('status')} = ${e.value('active')} AND NOT ${e.name('expiresAt')} <= ${e.value(NOW)} AND ${sameMonth(e)}`,
+});
+
+/** This month's day counters without the month's counter (SAME_MONTH_FIRST_COUNT below). */
+const COUNT_IN_MONTH_FIRST = prepareUpdate({
+  set: { [USED]: fromZeroPlusOne(USED), [TODAY]: fromZeroPlusOne(TODAY) },
+  condition: (e) => admissionCondition(e, sameMonth(e)),
+});
+
+/**
+ * The month's first count: the day counters start afresh (`freshDays`, today at one), last month's are kept
+ * as `prevDays` when they were last month's and dropped otherwise, on the condition that the counters are
+ * still as they were read (`storedMonth`, or none).
+ */
+function startMonth(keep: 'last-month' | 'none', stored: 'a-month' | 'none') {
+  const carried = keep === 'last-month' ? { prevDays: openValue('prevDays'), prevDaysMonth: openValue('prevMonth') } : {};
+  return prepareUpdate({
+    set: { [USED]: fromZeroPlusOne(USED), days: openValue('freshDays'), daysMonth: MONTH, ...carried },
+    remove: keep === 'last-month' ? [] : ['prevDays', 'prevDaysMonth'],
+    condition: (e) =>
+      admissionCondition(e, stored === 'none' ? `attribute_not_exists(${e.name('daysMonth')})` : `${e.name('daysMonth')} = ${e.value(openValue('storedMonth'))}`),
+  });
+}
+const START_MONTH = {
+  keepingLastMonth: startMonth('last-month', 'a-month'),
+  droppingAnother: startMonth('none', 'a-month'),
+  first: startMonth('none', 'none'),
+};
+
+/** A unit given back: both counters down by one, never below zero, and only in the month it was taken. */
+const RETURN_UNIT = prepareUpdate({
+  set: { [USED]: (e: ExpressionNames) => `${e.name(USED)} - ${e.value(1)}`, [TODAY]: (e: ExpressionNames) => `${e.name(TODAY)} - ${e.value(1)}` },
+  condition: (e) => `${e.name(USED)} > ${e.value(0)} AND ${sameMonth(e)} AND ${e.name(TODAY)} > ${e.value(0)}`,
+});
 
 /**
  * The one form of the count almost every request takes: the day counters already count this month, and
@@ -55,18 +115,7 @@ type CountResult = { readonly admission: Admission } | { readonly refused: ApiKe
  * What a read at a label takes of the prompt's head and of its label item, fetched together: of the head,
  * whether it is visible (not its copy of latest, which may be large); of the label item, its content.
  */
-const LABEL_READ = {
-  projection: '#sk, #promptId, #promptName, #deleted, #latest.#version, #labelled',
-  names: {
-    '#sk': 'sk',
-    '#promptId': 'promptId',
-    '#promptName': 'promptName',
-    '#deleted': 'deleted',
-    '#latest': 'latest',
-    '#version': 'version',
-    '#labelled': 'labelled',
-  },
-};
+const LABEL_READ = { projection: buildProjection(['sk', 'promptId', 'promptName', 'deleted', 'latest.version', 'labelled']) };
 
 /** Version items as the lists with `include_versions` read them: published ones, without their content. */
 const PUBLISHED_VERSIONS_QUERY: Partial<QueryCommandInput> = {
@@ -110,48 +159,26 @@ export class DynamoStore implements ApiStore {
 
   private count({ keyHash, month, day, at }: AdmissionRequest, form: CountForm, deadline: Deadline): Promise<CountResult> {
     const usedName = usageAttribute(month);
-    const names: Record<string, string> = {
-      '#status': 'status',
-      '#limit': 'limit',
-      '#used': usedName,
-      '#expiresAt': 'expiresAt',
-      '#days': 'days',
-      '#daysMonth': 'daysMonth',
-    };
-    const values: Record<string, unknown> = { ':active': 'active', ':zero': 0, ':one': 1, ':now': at.getTime() };
-    let update: string;
-    let condition: string;
-    if (form === SAME_MONTH) {
-      names['#day'] = day;
-      values[':month'] = month;
-      update = 'SET #used = #used + :one, #days.#day = if_not_exists(#days.#day, :zero) + :one';
-      condition = '#used < #limit AND #status = :active AND NOT #expiresAt <= :now AND #daysMonth = :month';
-    } else if (form === SAME_MONTH_FIRST_COUNT) {
-      names['#day'] = day;
-      values[':month'] = month;
-      update = 'SET #used = if_not_exists(#used, :zero) + :one, #days.#day = if_not_exists(#days.#day, :zero) + :one';
-      condition = admissionCondition('#daysMonth = :month');
-    } else {
+    let update: BuiltUpdate;
+    if (form === SAME_MONTH) update = COUNT_IN_MONTH({ used: usedName, day, now: at.getTime(), month });
+    else if (form === SAME_MONTH_FIRST_COUNT) update = COUNT_IN_MONTH_FIRST({ used: usedName, day, now: at.getTime(), month });
+    else {
       const stored = form.startMonth;
-      values[':month'] = month;
-      values[':freshDays'] = { [day]: 1 };
-      const sets = ['#used = if_not_exists(#used, :zero) + :one', '#days = :freshDays', '#daysMonth = :month'];
-      const removes: string[] = [];
-      names['#prevDays'] = 'prevDays';
-      names['#prevDaysMonth'] = 'prevDaysMonth';
-      if (stored.daysMonth !== undefined && stored.daysMonth === previousMonth(month) && stored.days) {
-        sets.push('#prevDays = :prevDays', '#prevDaysMonth = :prevMonth');
-        values[':prevDays'] = stored.days;
-        values[':prevMonth'] = stored.daysMonth;
-      } else {
-        removes.push('#prevDays', '#prevDaysMonth');
-      }
-      update = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
-      if (stored.daysMonth === undefined) condition = admissionCondition('attribute_not_exists(#daysMonth)');
-      else {
-        values[':storedMonth'] = stored.daysMonth;
-        condition = admissionCondition('#daysMonth = :storedMonth');
-      }
+      const start =
+        stored.daysMonth !== undefined && stored.daysMonth === previousMonth(month) && stored.days
+          ? START_MONTH.keepingLastMonth
+          : stored.daysMonth === undefined
+            ? START_MONTH.first
+            : START_MONTH.droppingAnother;
+      update = start({
+        used: usedName,
+        now: at.getTime(),
+        month,
+        freshDays: { [day]: 1 },
+        prevDays: stored.days,
+        prevMonth: stored.daysMonth,
+        storedMonth: stored.daysMonth,
+      });
     }
     return callStoreUnlessRefused(
       'admit',
@@ -160,10 +187,7 @@ export class DynamoStore implements ApiStore {
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.apiKey(keyHash),
-            UpdateExpression: update,
-            ConditionExpression: condition,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
+            ...update,
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
@@ -195,10 +219,7 @@ export class DynamoStore implements ApiStore {
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.apiKey(keyHash),
-            UpdateExpression: 'SET #used = #used - :one, #days.#day = #days.#day - :one',
-            ConditionExpression: '#used > :zero AND #daysMonth = :month AND #days.#day > :zero',
-            ExpressionAttributeNames: { '#used': usageAttribute(month), '#days': 'days', '#day': day, '#daysMonth': 'daysMonth' },
-            ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':month': month },
+            ...RETURN_UNIT({ used: usageAttribute(month), day, month }),
           }),
           { abortSignal: deadline },
         ),
@@ -288,19 +309,19 @@ export class DynamoStore implements ApiStore {
       .map((item) => ({ ...toPrompt(item, item.labelled), publishedVersions: publishedByPrompt.get(item.promptId) ?? [] }));
   }
 
-  private getItem<T>(operation: string, key: Record<string, string>, deadline: Deadline, consistent = true): Promise<T | undefined> {
-    return getItem<T>(this.clients.reads, this.tableName, operation, key, { abortSignal: deadline, consistent });
+  private getItem<T>(callName: string, key: Record<string, string>, deadline: Deadline, consistent = true): Promise<T | undefined> {
+    return getItem<T>(this.clients.reads, this.tableName, callName, key, { abortSignal: deadline, consistent });
   }
 
   private queryAll<T>(
-    operation: string,
+    callName: string,
     accountId: string,
     skPrefix: string,
     deadline: Deadline,
     extra: Partial<QueryCommandInput> = {},
   ): Promise<T[]> {
     const input = partitionQuery(this.tableName, accountId, skPrefix, { ConsistentRead: true, ...extra });
-    return queryAll<T>(this.clients.reads, operation, input, { abortSignal: deadline });
+    return queryAll<T>(this.clients.reads, callName, input, { abortSignal: deadline });
   }
 }
 

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
 /** The repository root, and the Python client's folder: its tests run from there, with no install. */
@@ -24,29 +24,103 @@ export function run(command: string, args: readonly string[], options: { cwd: st
   });
 }
 
+/** The runner that lists and runs one folder of unittest suites for jest, reporting on file descriptor 3. */
+const RUNNER = join(__dirname, 'unittest_report.py');
+const PYTHON_ENV = { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' };
+
+type Report =
+  | { readonly python: string }
+  | { readonly test: string; readonly outcome?: 'passed' | 'failed' | 'skipped'; readonly detail?: string }
+  | { readonly fixture: string; readonly detail: string };
+
+const reportsIn = (text: string): Report[] =>
+  text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Report);
+
 /**
- * `python3 -m unittest discover` over one folder of client-python/tests, which must pass, with Python's
- * report as the failure. Python 3 must be there: a machine without it fails these tests, saying so,
- * rather than skipping them.
+ * The ids of the tests `python3 -m unittest discover` finds in one folder of client-python/tests, read when
+ * jest collects the file (test.each needs them then); or why there are none. Python 3 must be there: a
+ * machine without it fails, saying so, rather than skipping them.
  */
-export async function unittest(folder: string): Promise<void> {
-  let version: Ran;
-  try {
-    version = await run('python3', ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { cwd: CLIENT_PYTHON });
-  } catch (error) {
-    throw new Error(`python3 is not on the PATH (${String(error)}): the Python client's tests need Python ${OLDEST.join('.')} or later`);
-  }
-  const [major = 0, minor = 0] = version.output.trim().split('.').map(Number);
-  if (version.code !== 0 || major !== OLDEST[0] || minor < OLDEST[1]) {
-    throw new Error(`python3 is ${version.output.trim()}: the Python client's tests need Python ${OLDEST.join('.')} or later`);
-  }
-  const ran = await run('python3', ['-m', 'unittest', 'discover', '--start-directory', folder, '--top-level-directory', '.', '--pattern', 'test_*.py'], {
+function listed(folder: string): { ids: string[] } | { problem: string } {
+  const listing = spawnSync('python3', [RUNNER, 'list', folder], {
     cwd: CLIENT_PYTHON,
-    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' },
+    env: PYTHON_ENV,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    timeout: 60_000,
   });
-  const count = Number(/^Ran (\d+) tests? in/m.exec(ran.output)?.[1] ?? 0);
-  // A run that tested nothing has passed nothing: it fails too, with Python's report.
-  if (ran.code !== 0 || count === 0 || !/^OK/m.test(ran.output)) {
-    throw new Error(`python3 -m unittest discover ${folder} exited ${ran.code} after ${count} tests:\n${ran.output}`);
+  const needs = `the Python client's tests need Python ${OLDEST.join('.')} or later`;
+  if (listing.error) return { problem: `python3 is not on the PATH (${String(listing.error)}): ${needs}` };
+  const reports = reportsIn(String(listing.output[3] ?? ''));
+  const version = reports.find((report) => 'python' in report);
+  const [major = 0, minor = 0] = (version && 'python' in version ? version.python : '').split('.').map(Number);
+  if (major !== OLDEST[0] || minor < OLDEST[1]) return { problem: `python3 is ${version && 'python' in version ? version.python : 'unknown'}: ${needs}` };
+  const ids = reports.flatMap((report) => ('test' in report ? [report.test] : []));
+  // A folder that lists nothing would pass nothing: it fails too, with Python's report.
+  if (listing.status !== 0 || ids.length === 0) {
+    return { problem: `python3 -m unittest discover ${folder} listed ${ids.length} tests (exit ${listing.status}):\n${listing.stdout}${listing.stderr}` };
   }
+  return { ids };
+}
+
+interface Outcomes {
+  readonly outcomes: Map<string, { readonly outcome: string; readonly detail: string }>;
+  readonly fixtures: readonly string[];
+  readonly output: string;
+}
+
+/** Runs the folder's tests once, as `python3 -m unittest discover` does, and collects each test's outcome. */
+function ranTests(folder: string): Promise<Outcomes> {
+  return new Promise((done, fail) => {
+    const child = spawn('python3', [RUNNER, 'run', folder], { cwd: CLIENT_PYTHON, env: PYTHON_ENV, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    let output = '';
+    let reported = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => (reported += chunk.toString()));
+    child.once('error', fail);
+    child.once('close', () => {
+      const outcomes = new Map<string, { outcome: string; detail: string }>();
+      const fixtures: string[] = [];
+      for (const report of reportsIn(reported)) {
+        if ('fixture' in report) fixtures.push(`${report.fixture}:\n${report.detail}`);
+        else if ('test' in report) outcomes.set(report.test, { outcome: report.outcome ?? 'failed', detail: report.detail ?? '' });
+      }
+      done({ outcomes, fixtures, output });
+    });
+  });
+}
+
+/**
+ * One folder of client-python/tests as jest tests, one per Python test, so that jest's count is theirs: the
+ * tests are listed when jest collects the file, run once (as `python3 -m unittest discover` runs them) before
+ * the first, and each jest test passes when its Python test passed (a skipped one too, as unittest counts it).
+ * A failure shows Python's report of it; a test that did not run shows the whole run's output.
+ */
+export function unittestSuite(title: string, folder: string, runTimeoutMs: number): void {
+  const found = listed(folder);
+  describe(`${title}: python3 -m unittest discover ${folder}`, () => {
+    if ('problem' in found) {
+      test('lists its tests', () => {
+        throw new Error(found.problem);
+      });
+      return;
+    }
+    let ran: Outcomes;
+    beforeAll(async () => {
+      ran = await ranTests(folder);
+      const unlisted = [...ran.outcomes.keys()].filter((id) => !found.ids.includes(id));
+      if (unlisted.length > 0) throw new Error(`ran tests it had not listed: ${unlisted.join(', ')}\n${ran.output}`);
+    }, runTimeoutMs);
+    const prefix = `${folder.replaceAll('/', '.')}.`;
+    test.each(found.ids.map((id) => [id.startsWith(prefix) ? id.slice(prefix.length) : id, id]))('%s', (_, id) => {
+      const result = ran.outcomes.get(id);
+      if (!result) throw new Error(`${id} did not run${ran.fixtures.length > 0 ? `: ${ran.fixtures.join('\n')}` : ''}\n${ran.output}`);
+      if (result.outcome === 'failed') throw new Error(`${id} failed:\n${result.detail}`);
+      expect(['passed', 'skipped']).toContain(result.outcome);
+    });
+  });
 }

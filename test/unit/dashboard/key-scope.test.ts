@@ -1,6 +1,6 @@
 import { prefixSuggestions, scopeEntryOf, scopeMatch } from '../../../dashboard/src/logic/key-scope';
 
-/** management-api.md, "Daily chores": a key's scope is picked from the account's prompt ids and prefixes. */
+/** docs/management-api.md, "The dashboard" (Keys): a key's scope is picked from the account's prompt ids and prefixes. */
 
 const ids = ['web.home', 'web.checkout', 'email-welcome', 'email-reset'];
 

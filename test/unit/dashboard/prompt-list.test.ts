@@ -1,7 +1,7 @@
 import type { PromptListEntry } from '../../../dashboard/src/api/types';
 import { ALL_PROMPTS, facetsOf, promptsShown, tagsFromText } from '../../../dashboard/src/logic/prompt-list';
 
-/** management-api.md, "Prompt details": the list filters by text, label and tag, and sorts by id, name or last change. */
+/** docs/management-api.md, "The dashboard" (Prompts): the list filters by text, label and tag, and sorts by id, name or last change. */
 
 const entry = (promptId: string, fields: Partial<PromptListEntry> = {}): PromptListEntry => ({
   promptId,

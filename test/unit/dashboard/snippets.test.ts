@@ -1,6 +1,6 @@
 import { curlSnippet, mcpSnippet, pythonSnippet, READ_API_PLACEHOLDER, typeScriptSnippet } from '../../../dashboard/src/logic/snippets';
 
-/** management-api.md, "Daily chores": samples use the read API's real URL and ?label=production, in four forms. */
+/** docs/management-api.md, "The dashboard" (Keys): samples use the read API's real URL and ?label=production, in four forms. */
 
 const URL = 'http://127.0.0.1:3000';
 

@@ -10,7 +10,7 @@ import {
   writeUnsavedDraft,
 } from '../../../dashboard/src/logic/unsaved-work';
 
-/** management-api.md, "No lost work": what a tab keeps, under which name, and how a conflict is settled field by field. */
+/** docs/management-api.md, "The dashboard" (No lost work): what a tab keeps, under which name, and how a conflict is settled field by field. */
 
 class MemoryStorage {
   readonly items = new Map<string, string>();
