@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
-import { AccountOperations } from '../../lambda/operations/account-operations';
+import type { AccountOperations } from '../../lambda/operations/account-operations';
 import { AdminTable } from '../../lambda/table/admin-table';
 import { createStoreClients, type StoreClients } from '../../lambda/table/client';
 import { deletePrompt } from '../../lambda/table/prompts';
