@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listAudit } from '../../lambda/table/audit-log';
+import { keys } from '../../lambda/table/schema';
 import { listRequests } from '../../lambda/table/change-requests';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
@@ -25,6 +26,7 @@ beforeAll(async () => {
     ACCOUNT,
     prompt('welcome', [version('1.0.0')], { labels: { production: '1.0.0', staging: '1.0.0' } }),
     prompt('notice', [version('1.0.0'), version('1.1.0')], { labels: { production: '1.0.0' } }),
+    prompt('renamed', [version('1.0.0'), version('1.1.0')], { labels: { production: '1.0.0' } }),
   );
   owner = await api.person('owner@folders.test', ACCOUNT, 'owner');
   approver = await api.person('approver@folders.test', ACCOUNT, 'admin');
@@ -81,7 +83,7 @@ test('a second push opens no second request, and changes nothing', async () => {
   const before = await listRequests(api.table, ACCOUNT);
   const again = await cli('push', '--note', 'From main again');
   expect(again.code).toBe(0);
-  expect(again.stdout).toContain('nothing to do: notice, welcome');
+  expect(again.stdout).toContain('nothing to do: notice, renamed, welcome');
   expect((await listRequests(api.table, ACCOUNT)).requests).toEqual(before.requests);
 });
 
@@ -118,4 +120,12 @@ test('a label whose open request moves it elsewhere than the file: drift (exit 1
   expect((await api.send('POST', `/api/accounts/${ACCOUNT}/requests/${open?.requestId}/reject`, { as: approver, body: { comment: 'No' } })).status).toBe(200);
   expect((await cli('push', '--note', 'Drop production')).code).toBe(0);
   expect((await openOf('notice')).map(({ from, to }) => ({ from, to }))).toEqual([{ from: '1.0.0', to: null }]);
+});
+
+test("a push that renames a prompt and asks for its label's move brings the label item's copy of the name in step, the label left where it was", async () => {
+  await edit('renamed', (text) => text.replace(/^promptName: .*$/m, 'promptName: Renamed notice').replace(/labels:\n(?:\s+.*\n)*/, 'labels:\n  production: 1.1.0\n'));
+  expect((await cli('push', '--note', 'Rename')).code).toBe(0);
+  const item = await api.table.get<{ promptName: string; labelled: { version: string } }>('test', keys.promptLabel(ACCOUNT, 'production', 'renamed'));
+  expect(item).toMatchObject({ promptName: 'Renamed notice', labelled: { version: '1.0.0' } });
+  expect((await openOf('renamed')).map(({ from, to }) => ({ from, to }))).toEqual([{ from: '1.0.0', to: '1.1.0' }]);
 });
