@@ -12,7 +12,7 @@ import { planRemoveLabel, planSetLabel } from './labels';
 import { keys, prefixes } from './schema';
 import { fromStoredContent } from './stored-content';
 import type { TransactionWrite } from './transaction';
-import { buildUpdate } from './update-expression';
+import { buildCondition, buildUpdate } from './update-expression';
 
 /**
  * Change requests (docs/management-api.md "Change requests"): a move or removal of a label the account puts
@@ -349,6 +349,7 @@ export async function listRequests(
   const matches: ChangeRequestItem[] = [];
   let startKey: Record<string, unknown> | undefined;
   let lastSeen: string | undefined;
+  const filter = filtered ? buildCondition((e) => `${e.name('state')} = ${e.value(options.state)}`) : undefined;
   for (let page = 0; page < (filtered ? FILTERED_SCAN.pages : 1); page++) {
     const result = await table.queryPage<WithKeys<ChangeRequestItem>>('listRequests', {
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
@@ -356,9 +357,9 @@ export async function listRequests(
         ':pk': prefixes.accountPartition(accountId),
         ':lower': prefixes.changeRequests,
         ':upper': upper,
-        ...(filtered ? { ':state': options.state } : {}),
+        ...filter?.ExpressionAttributeValues,
       },
-      ...(filtered ? { FilterExpression: '#state = :state', ExpressionAttributeNames: { '#state': 'state' } } : {}),
+      ...(filter ? { FilterExpression: filter.ConditionExpression, ExpressionAttributeNames: filter.ExpressionAttributeNames } : {}),
       ScanIndexForward: false,
       ConsistentRead: true,
       Limit: filtered ? FILTERED_SCAN.pageSize : limit + 1,
