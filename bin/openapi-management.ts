@@ -55,7 +55,17 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
     additionalProperties: false,
   },
   Me: obj({ userId: str, email: str, accounts: { type: 'array', items: obj({ accountId: str, name: str, plan: str, role: ROLE }) } }),
-  Account: obj({ accountId: str, name: str, plan: str, protectedLabels: { type: 'array', items: str }, role: ROLE }),
+  Account: obj({
+    accountId: str,
+    name: str,
+    plan: str,
+    protectedLabels: { type: 'array', items: str },
+    approvals: {
+      description: 'Labels that move only through approved change requests, and the distinct approvals each needs; `labels: []` when off',
+      ...obj({ labels: { type: 'array', items: str }, required: { type: 'integer', minimum: 1, maximum: 5 } }),
+    },
+    role: ROLE,
+  }),
   PromptListEntry: obj({
     promptId: str,
     promptName: str,
@@ -102,6 +112,53 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
     updatedBy: nullable(str),
   }),
   LabelSet: obj({ label: str, version: str, previous: nullable(str) }),
+  LabelHistoryEntry: obj({
+    at: str,
+    by: { type: 'string', description: "The person's email, or `cli:<operator>`" },
+    from: nullable({ type: 'string', description: 'The version before; null: no label' }),
+    to: nullable({ type: 'string', description: 'The version after; null: removed' }),
+    reason: nullable({
+      type: 'string',
+      description: 'How: the note given, `restore` (`restore: <note>`), `push`, `request <requestId>`, `import`; null for a move without a note',
+    }),
+  }),
+  LabelHistoryPage: obj(
+    { entries: { type: 'array', items: ref('LabelHistoryEntry') }, next: { type: 'string', description: 'Pass as `before` for the next page; absent on the last' } },
+    ['entries'],
+  ),
+  ChangeRequest: obj({
+    requestId: str,
+    promptId: str,
+    label: str,
+    from: nullable({ type: 'string', description: 'Where the label pointed when asked; null: nowhere' }),
+    to: nullable({ type: 'string', description: 'Where it would point; null: the label removed' }),
+    note: nullable(str),
+    restore: { type: 'boolean', description: 'Asked as a restore of a past version' },
+    requestedBy: { type: 'string', description: "The requester's email, or `cli:<operator>` (a push)" },
+    requestedAt: str,
+    required: { type: 'integer', description: 'Distinct approvals it needs (the account setting when asked)' },
+    approvals: { type: 'array', items: obj({ by: str, at: str, comment: nullable(str) }) },
+    state: { type: 'string', enum: ['open', 'applied', 'rejected', 'withdrawn', 'stale'] },
+    decision: nullable({
+      description: 'Who took it out of open: the approver who applied it or found it stale, the rejecter, or the requester who withdrew it',
+      ...obj({ by: str, at: str, comment: nullable(str) }),
+    }),
+  }),
+  ChangeRequestAnswer: obj({ request: ref('ChangeRequest') }),
+  ChangeRequestList: obj(
+    { requests: { type: 'array', items: ref('ChangeRequest') }, next: { type: 'string', description: 'Pass as `before` for the next page; absent on the last' } },
+    ['requests'],
+  ),
+  RequestSide: obj({ version: str, systemMessage: str, userMessage: str, config: CONFIG }),
+  ChangeRequestDetail: obj({
+    request: ref('ChangeRequest'),
+    fromVersion: nullable(ref('RequestSide')),
+    toVersion: nullable(ref('RequestSide')),
+    placeholders: {
+      description: 'Placeholders (`${name}`) of the messages the move adds and takes away',
+      ...obj({ added: { type: 'array', items: str }, removed: { type: 'array', items: str } }),
+    },
+  }),
   PromptVisibility: obj({ promptId: str, deleted: { type: 'boolean' } }),
   Key: obj(
     {
@@ -176,7 +233,7 @@ interface Operation {
 const OPERATIONS: Record<string, Operation> = {
   'GET /api/me': { summary: 'The signed-in user and their accounts', ok: { 200: 'Me' } },
   'GET /api/accounts/{accountId}': { summary: 'The account', ok: { 200: 'Account' } },
-  'PATCH /api/accounts/{accountId}': { summary: 'Change the name or the protected labels (owners)', ok: { 200: 'Account' }, body: 'AccountPatch' },
+  'PATCH /api/accounts/{accountId}': { summary: 'Change the name, the protected labels or the approvals (owners)', ok: { 200: 'Account' }, body: 'AccountPatch' },
   'GET /api/accounts/{accountId}/prompts': { summary: 'Every prompt, drafts-only and deleted ones included', ok: { 200: 'PromptList' } },
   'POST /api/accounts/{accountId}/prompts': { summary: 'Create a prompt', ok: { 201: 'PromptListEntry' }, statuses: [409], body: 'CreatePrompt' },
   'GET /api/accounts/{accountId}/prompts/{promptId}': { summary: 'A prompt with every version and its labels', ok: { 200: 'PromptDetail' } },
@@ -209,12 +266,48 @@ const OPERATIONS: Record<string, Operation> = {
     ifMatch: true,
   },
   'PUT /api/accounts/{accountId}/prompts/{promptId}/labels/{label}': {
-    summary: 'Point a label at a published version (protected labels: admins)',
-    ok: { 200: 'LabelSet' },
+    summary:
+      'Point a label at a published version (protected labels: admins), with a note for its history, or `restore: true`; a label under approval is not moved: 202 with the change request opened',
+    ok: { 200: 'LabelSet', 202: 'ChangeRequestAnswer' },
     statuses: [409],
     body: 'SetLabel',
   },
-  'DELETE /api/accounts/{accountId}/prompts/{promptId}/labels/{label}': { summary: 'Remove a label', ok: { 204: undefined } },
+  'DELETE /api/accounts/{accountId}/prompts/{promptId}/labels/{label}': {
+    summary: 'Remove a label; a label under approval is not removed: 202 with the change request opened',
+    ok: { 204: undefined, 202: 'ChangeRequestAnswer' },
+    statuses: [409],
+  },
+  'GET /api/accounts/{accountId}/prompts/{promptId}/labels/{label}/history': {
+    summary: "The label's moves and removals, newest first, 50 a page",
+    ok: { 200: 'LabelHistoryPage' },
+    query: [{ name: 'before', description: 'The cursor `next` of the previous page' }],
+  },
+  'GET /api/accounts/{accountId}/requests': {
+    summary: 'Change requests, newest first: every open one with `state=open`; otherwise 50 a page',
+    ok: { 200: 'ChangeRequestList' },
+    query: [
+      { name: 'state', description: '`open`, `applied`, `rejected`, `withdrawn` or `stale`; all when absent' },
+      { name: 'before', description: 'The cursor `next` of the previous page' },
+    ],
+  },
+  'GET /api/accounts/{accountId}/requests/{requestId}': {
+    summary: "A change request with what a reviewer compares: both versions' content and the placeholders added and removed",
+    ok: { 200: 'ChangeRequestDetail' },
+  },
+  'POST /api/accounts/{accountId}/requests/{requestId}/approve': {
+    summary:
+      'Approve (a member who may move the label, not the requester); the required-th distinct approval moves the label, or, if it moved since, marks the request stale (409)',
+    ok: { 200: 'ChangeRequestAnswer' },
+    statuses: [409],
+    body: 'Decision',
+  },
+  'POST /api/accounts/{accountId}/requests/{requestId}/reject': {
+    summary: 'Reject (a member who may move the label, not the requester)',
+    ok: { 200: 'ChangeRequestAnswer' },
+    statuses: [409],
+    body: 'Decision',
+  },
+  'POST /api/accounts/{accountId}/requests/{requestId}/withdraw': { summary: 'Withdraw (the requester only)', ok: { 200: 'ChangeRequestAnswer' }, statuses: [409] },
   'POST /api/accounts/{accountId}/prompts/{promptId}/delete': { summary: 'Hide the prompt from the read API', ok: { 200: 'PromptVisibility' } },
   'POST /api/accounts/{accountId}/prompts/{promptId}/restore': { summary: 'Bring a deleted prompt back', ok: { 200: 'PromptVisibility' } },
   'GET /api/accounts/{accountId}/keys': { summary: 'Every key (never a secret)', ok: { 200: 'KeyList' } },
@@ -267,7 +360,7 @@ function operationFor(route: ManagementRoute): Record<string, unknown> {
   const operation = OPERATIONS[`${route.method} ${route.path}`];
   if (!operation) throw new Error(`no documentation for ${route.method} ${route.path}`);
   const changes = route.action !== undefined;
-  const hasParams = /\{(promptId|version|label|keyId|userId)\}/.test(route.path) || operation.query !== undefined;
+  const hasParams = /\{(promptId|version|label|keyId|userId|requestId)\}/.test(route.path) || operation.query !== undefined;
   const errors = new Set<number>([401, 500, 503, ...(operation.statuses ?? [])]);
   if (route.path !== '/api/me') errors.add(404);
   if (changes) errors.add(403);
@@ -275,7 +368,7 @@ function operationFor(route: ManagementRoute): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, schema] of Object.entries(operation.ok)) {
     responses[status] = {
-      description: status === '201' ? 'Created' : status === '204' ? 'Done' : 'OK',
+      description: status === '201' ? 'Created' : status === '202' ? 'Accepted: asked for, not made (a change request)' : status === '204' ? 'Done' : 'OK',
       headers: {
         'Cache-Control': { $ref: '#/components/headers/CacheControl' },
         ...(operation.etag ? { ETag: { $ref: '#/components/headers/ETag' } } : {}),
@@ -294,7 +387,7 @@ function operationFor(route: ManagementRoute): Record<string, unknown> {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').split('/').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('')}`,
     description: `Needs: ${route.access === 'signed-in' ? 'any signed-in user' : `a member with the role ${roleFor(route.access)} or above`}.${changes ? ` Recorded in the audit log as \`${route.action}\`, refusals included.` : ''}`,
     ...(headerParams.length > 0 ? { parameters: headerParams } : {}),
-    ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(operation.body) } } } } : {}),
+    ...(operation.body ? { requestBody: { required: !route.bodyOptional, content: { 'application/json': { schema: ref(operation.body) } } } } : {}),
     responses,
   };
 }
@@ -306,6 +399,7 @@ const PATH_PARAMETERS: Record<string, Schema> = {
   label: { type: 'string' },
   keyId: { type: 'string' },
   userId: { type: 'string' },
+  requestId: { type: 'string' },
 };
 
 export function managementOpenApiDocument(): Record<string, unknown> {
@@ -363,7 +457,7 @@ export function managementOpenApiDocument(): Record<string, unknown> {
 }
 
 export const renderManagementOpenApi = (): string =>
-  `# Generated by npm run openapi:management from lambda/management-api/: do not edit by hand.\n${stringify(managementOpenApiDocument(), { lineWidth: 0 })}`;
+  `# Generated by npm run openapi:management from lambda/management-api/: do not edit by hand.\n${stringify(managementOpenApiDocument(), { lineWidth: 0, aliasDuplicateObjects: false })}`;
 
 if (require.main === module) {
   writeFileSync(MANAGEMENT_OPENAPI_PATH, renderManagementOpenApi());

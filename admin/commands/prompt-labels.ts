@@ -1,37 +1,52 @@
 import { NotFoundError } from '../../lambda/table/errors';
+import { isHistoryCursor, listLabelHistory } from '../../lambda/table/label-history';
 import { type LabelChange, listLabels } from '../../lambda/table/labels';
-import { type Command, operationsOn } from '../command';
+import { requireHead } from '../../lambda/table/prompt-authoring';
+import { requireAccount } from '../../lambda/table/accounts';
+import { type Command, operationsOn, stringOption, table, UsageError } from '../command';
 import { accountOption, labelOption, promptIdOption, versionOption } from '../option-values';
 
 /**
  * Moving labels: what the API serves at `?label=`, changed without a deploy (docs/cli.md "Labels"), through the
- * operations the management API's label routes make: audited as label.set and label.remove.
+ * operations the management API's label routes make: audited as label.set and label.remove, each move kept in
+ * the label's history. The operator moves a label directly even where the account asks for approvals (a
+ * break-glass: the dashboard and `prompts push` open change requests instead).
  */
+
+function noteOption(args: Parameters<Command['run']>[1]): string | undefined {
+  const note = stringOption(args, 'note');
+  if (note === undefined) return undefined;
+  if (note.trim() === '' || note.trim().length > 500) throw new UsageError('--note must be 1 to 500 characters');
+  return note.trim();
+}
 
 const label: Command = {
   words: ['prompts', 'label'],
   summary: 'Point a label (production, staging, ...) at a published version: set it, or move it',
-  synopsis: '--account <accountId> --prompt <promptId> --label <name> --version <x.y.z>',
+  synopsis: '--account <accountId> --prompt <promptId> --label <name> --version <x.y.z> [--note <text>]',
   help: [
     '--account <accountId>  the account (required)',
     '--prompt <promptId>    the prompt (required)',
     '--label <name>         the label (required): 1 to 32 characters of a-z 0-9 - _, starting with a letter;',
     '                       "latest" is reserved (it always means the highest published version)',
     '--version <x.y.z>      the published version it should point at (required); drafts are refused',
+    "--note <text>          why (1 to 500 characters): the label's history keeps it (prompts label-history)",
     'The API serves the new target at ?label=<name> from the very next request. Running it again changes',
-    'nothing. To roll back, point the label at the version it pointed at before.',
+    'nothing. To roll back, point the label at the version it pointed at before (prompts label-history shows it).',
+    'A label the account puts under approval moves at once here too: the operator\'s break-glass, audited.',
   ],
   examples: [
-    'prompts label --account acme --prompt welcome-email --label production --version 1.2.0',
+    'prompts label --account acme --prompt welcome-email --label production --version 1.2.0 --note "Fixes the greeting"',
     'prompts label --account acme --prompt welcome-email --label staging --version 1.3.0',
   ],
-  options: { account: { type: 'string' }, prompt: { type: 'string' }, label: { type: 'string' }, version: { type: 'string' } },
+  options: { account: { type: 'string' }, prompt: { type: 'string' }, label: { type: 'string' }, version: { type: 'string' }, note: { type: 'string' } },
   async run(context, args) {
     const accountId = accountOption(args);
     const promptId = promptIdOption(args);
     const name = labelOption(args);
     const version = versionOption(args);
-    const change = await (await operationsOn(context, accountId)).setLabel(accountId, promptId, name, version);
+    const note = noteOption(args);
+    const change = await (await operationsOn(context, accountId)).setLabel(accountId, promptId, name, version, note === undefined ? {} : { note });
     const text = !change.changed
       ? `Label ${name} of prompt ${promptId} already points at ${version}: nothing changed`
       : change.previousVersion === undefined
@@ -75,4 +90,40 @@ const unlabel: Command = {
   },
 };
 
-export const promptLabelCommands: readonly Command[] = [label, unlabel];
+const history: Command = {
+  words: ['prompts', 'label-history'],
+  summary: "A label's moves and removals, newest first: when, who, from which version to which, and why",
+  synopsis: '--account <accountId> --prompt <promptId> --label <name> [--before <cursor>]',
+  help: [
+    '--account <accountId>  the account (required)',
+    '--prompt <promptId>    the prompt (required)',
+    '--label <name>         the label (required)',
+    '--before <cursor>      the next page: the cursor the page before printed',
+    '50 moves a page. `-` is no version: the label was not there, or was removed. Why: the note of the move,',
+    '`push`, `restore`, `request <id>` (a change request approved), `import`.',
+  ],
+  examples: ['prompts label-history --account acme --prompt welcome-email --label production', 'prompts label-history --account acme --prompt welcome-email --label production --json'],
+  options: { account: { type: 'string' }, prompt: { type: 'string' }, label: { type: 'string' }, before: { type: 'string' } },
+  async run(context, args) {
+    const accountId = accountOption(args);
+    const promptId = promptIdOption(args);
+    const name = labelOption(args);
+    const before = stringOption(args, 'before');
+    if (before !== undefined && !isHistoryCursor(before, promptId, name)) throw new UsageError('--before must be a cursor an earlier page of this label history printed');
+    await requireAccount(context.table(), accountId);
+    await requireHead(context.table(), accountId, promptId);
+    const page = await listLabelHistory(context.table(), accountId, promptId, name, before === undefined ? {} : { before });
+    const rows = page.entries.map((entry) => [entry.at, entry.by, entry.from ?? '-', entry.to ?? '-', entry.reason ?? '']);
+    const text =
+      page.entries.length === 0
+        ? `Label ${name} of prompt ${promptId} (account ${accountId}) has never moved`
+        : [
+            `Label ${name} of prompt ${promptId} (account ${accountId}), newest first:`,
+            table(['at', 'by', 'from', 'to', 'reason'], rows),
+            ...(page.next ? [`more: add --before ${page.next}`] : []),
+          ].join('\n');
+    return { json: { accountId, promptId, label: name, ...page }, text };
+  },
+};
+
+export const promptLabelCommands: readonly Command[] = [label, unlabel, history];

@@ -1,7 +1,7 @@
 import { requireAccount } from '../../lambda/table/accounts';
 import { type Command, type CommandContext, requiredOption, UsageError } from '../command';
 import { accountOption } from '../option-values';
-import { describePlan, type FolderPlan, planFolder } from '../prompt-files/folder-plan';
+import { describePending, describePlan, type FolderPlan, planFolder } from '../prompt-files/folder-plan';
 import type { PromptFile } from '../prompt-files/prompt-file';
 import { readPromptFolder, readServedPrompts, writePromptFolder } from '../prompt-files/prompt-folder';
 import { type PushOutcome, pushPrompt } from '../prompt-files/push';
@@ -47,6 +47,7 @@ function planText(plan: FolderPlan): string[] {
   return [
     ...plan.changes.map(describePlan),
     ...(plan.unchanged.length > 0 ? [`nothing to do: ${plan.unchanged.join(', ')}`] : []),
+    ...plan.pending.map(describePending),
     ...(plan.orphans.length > 0 ? [`served but not in the folder (left alone): ${plan.orphans.join(', ')}`] : []),
   ];
 }
@@ -64,7 +65,9 @@ const push: Command = {
     'files say (a label a file leaves out is removed); name, description and tags follow the file. Any bad or',
     'refused file stops the push before anything changes. Each prompt changes whole or not at all, and the push',
     'says which changed; running it again changes nothing. It never deletes a prompt: prompts served but not in',
-    'the folder are reported. Every change is audited as the operator\'s.',
+    'the folder are reported. Every change is audited as the operator\'s. A label the account puts under approval',
+    'is not moved: the push opens a change request for it (reported as "awaiting approval: request <id>"), which',
+    'members approve in the dashboard; a label already awaiting that very move is left alone.',
   ],
   examples: ['prompts push --account acme --dir prompts/acme --note "From main at $GITHUB_SHA" --dry-run'],
   options: { ...FOLDER_OPTIONS, note: { type: 'string' }, 'dry-run': { type: 'boolean' } },
@@ -89,14 +92,20 @@ const push: Command = {
     const failed = outcomes.filter((outcome) => outcome.outcome !== 'changed');
     const lines = [
       `Pushed ${dir} to account ${accountId}:`,
-      ...outcomes.map((outcome) =>
-        outcome.outcome === 'changed' ? `  changed ${outcome.promptId}` : `  NOT changed ${outcome.promptId}: ${outcome.reason}`,
+      ...outcomes.flatMap((outcome) =>
+        outcome.outcome === 'changed'
+          ? [
+              `  changed ${outcome.promptId}`,
+              ...outcome.awaiting.map(({ label, requestId }) => `    label ${label}: awaiting approval: request ${requestId}`),
+            ]
+          : [`  NOT changed ${outcome.promptId}: ${outcome.reason}`],
       ),
       ...(plan.unchanged.length > 0 ? [`  nothing to do: ${plan.unchanged.join(', ')}`] : []),
+      ...plan.pending.map((pending) => `  ${describePending(pending)}`),
       ...(plan.orphans.length > 0 ? [`  served but not in the folder (left alone): ${plan.orphans.join(', ')}`] : []),
     ];
     return {
-      json: { accountId, outcomes, unchanged: plan.unchanged, orphans: plan.orphans },
+      json: { accountId, outcomes, unchanged: plan.unchanged, orphans: plan.orphans, pending: plan.pending },
       text: lines.join('\n'),
       ...(failed.length > 0 ? { exitCode: 1 } : {}),
     };
@@ -110,7 +119,8 @@ const diff: Command = {
   help: [
     ...FOLDER_HELP,
     'Drift: a prompt whose served content, labels, name, description or tags differ from its file, a file the',
-    'account does not serve yet, a file that could not be pushed, and orphans (served, not in the folder).',
+    'account does not serve yet, a file that could not be pushed, and orphans (served, not in the folder). A label',
+    'with an open change request to exactly the file\'s version is pending approval, reported, and no drift.',
     'Exit status 0 when there is none, 1 when there is; --json for scripts.',
   ],
   examples: ['prompts diff --account acme --dir prompts/acme', 'prompts diff --account acme --dir prompts/acme --json'],
@@ -126,14 +136,15 @@ const diff: Command = {
     };
     const clean = drift.changed.length === 0 && drift.refused.length === 0 && drift.orphans.length === 0;
     const text = clean
-      ? `No drift: account ${accountId} serves what ${dir} holds (${plan.unchanged.length} prompt(s))`
+      ? [`No drift: account ${accountId} serves what ${dir} holds (${plan.unchanged.length} prompt(s))`, ...plan.pending.map(describePending)].join('\n')
       : [
           `Drift between ${dir} and account ${accountId}:`,
           ...plan.changes.map(describePlan),
           ...plan.refused.map((refusal) => `${refusal.promptId}: cannot be pushed: ${refusal.reason}`),
           ...(plan.orphans.length > 0 ? [`served but not in the folder: ${plan.orphans.join(', ')}`] : []),
+          ...plan.pending.map(describePending),
         ].join('\n');
-    return { json: { accountId, drift: !clean, ...drift, unchanged: plan.unchanged }, text, ...(clean ? {} : { exitCode: 1 }) };
+    return { json: { accountId, drift: !clean, ...drift, unchanged: plan.unchanged, pending: plan.pending }, text, ...(clean ? {} : { exitCode: 1 }) };
   },
 };
 

@@ -18,6 +18,20 @@ export interface ServedPrompt {
   readonly labels: Readonly<Record<string, string>>;
   /** The latest published version, as a file would hold it; absent while nothing is published. */
   readonly latest?: PromptFile;
+  /** Labels with an open change request, label -> the request and where it would move the label (`null`: removed). */
+  readonly openRequests?: Readonly<Record<string, OpenRequest>>;
+}
+
+export interface OpenRequest {
+  readonly requestId: string;
+  readonly to: string | null;
+}
+
+/** A label whose open change request asks for exactly what the file says: pending approval, not drift. */
+export interface PendingLabel {
+  readonly label: string;
+  readonly to: string | null;
+  readonly requestId: string;
 }
 
 /** What one prompt's file asks for, once every check has passed. */
@@ -28,6 +42,8 @@ export interface PromptPlan {
   /** The version to publish, with the file's content; absent when the served latest already is the file's. */
   readonly publish?: { readonly version: string; readonly diff: string };
   readonly labels: readonly { readonly label: string; readonly from: string | null; readonly to: string | null }[];
+  /** Labels awaiting the approval of a request that moves them as the file says: left alone. */
+  readonly pending: readonly PendingLabel[];
   /** A new name, description or tags. */
   readonly details?: { readonly promptName: string; readonly description: string | null; readonly tags: readonly string[] };
 }
@@ -39,6 +55,8 @@ export interface FolderPlan {
   readonly orphans: readonly string[];
   /** Files that cannot be pushed, each with why: a push with any of them changes nothing. */
   readonly refused: readonly { readonly promptId: string; readonly reason: string }[];
+  /** Labels awaiting approval (an open change request to exactly the file's version): neither drift nor pushed again. */
+  readonly pending: readonly (PendingLabel & { readonly promptId: string })[];
 }
 
 const contentOf = (file: PromptFile) => ({ systemMessage: file.systemMessage, userMessage: file.userMessage, config: file.config });
@@ -96,13 +114,20 @@ function planOne(file: PromptFile, served: ServedPrompt | undefined): PromptPlan
   }
   const publishedAfter = new Set([...(served?.versions ?? []).filter((each) => each.published).map((each) => each.version), file.version]);
   const labels: { label: string; from: string | null; to: string | null }[] = [];
+  const pending: PendingLabel[] = [];
+  const open = (label: string) => (served?.openRequests && Object.hasOwn(served.openRequests, label) ? served.openRequests[label] : undefined);
+  const move = (label: string, from: string | null, to: string | null) => {
+    const request = open(label);
+    if (request && request.to === to) pending.push({ label, to, requestId: request.requestId });
+    else labels.push({ label, from, to });
+  };
   for (const [label, version] of Object.entries(file.labels)) {
     if (!publishedAfter.has(version)) return { refused: `${file.promptId}.prompt.yaml points label ${label} at ${version}, which is not published` };
     const from = labelledVersion(served?.labels, label) ?? null;
-    if (from !== version) labels.push({ label, from, to: version });
+    if (from !== version) move(label, from, version);
   }
   for (const [label, version] of Object.entries(served?.labels ?? {})) {
-    if (labelledVersion(file.labels, label) === undefined) labels.push({ label, from: version, to: null });
+    if (labelledVersion(file.labels, label) === undefined) move(label, version, null);
   }
   const details = detailsChange(latest, file);
   return {
@@ -110,6 +135,7 @@ function planOne(file: PromptFile, served: ServedPrompt | undefined): PromptPlan
     create: served === undefined,
     ...(publish ? { publish } : {}),
     labels,
+    pending,
     ...(details ? { details } : {}),
   };
 }
@@ -120,15 +146,23 @@ export function planFolder(files: readonly PromptFile[], served: readonly Served
   const changes: PromptPlan[] = [];
   const unchanged: string[] = [];
   const refused: { promptId: string; reason: string }[] = [];
+  const pending: (PendingLabel & { promptId: string })[] = [];
   for (const file of files) {
     const plan = planOne(file, byId.get(file.promptId));
     if ('refused' in plan) refused.push({ promptId: file.promptId, reason: plan.refused });
-    else if (plan.create || plan.publish || plan.labels.length > 0 || plan.details) changes.push(plan);
-    else unchanged.push(file.promptId);
+    else {
+      pending.push(...plan.pending.map((each) => ({ promptId: file.promptId, ...each })));
+      if (plan.create || plan.publish || plan.labels.length > 0 || plan.details) changes.push(plan);
+      else unchanged.push(file.promptId);
+    }
   }
   const orphans = served.filter((prompt) => !prompt.deleted && prompt.latest && !inFolder.has(prompt.promptId)).map((prompt) => prompt.promptId);
-  return { changes, unchanged, orphans, refused };
+  return { changes, unchanged, orphans, refused, pending };
 }
+
+/** A label awaiting approval, in words. */
+export const describePending = (pending: PendingLabel & { readonly promptId: string }): string =>
+  `${pending.promptId}: label ${pending.label} ${pending.to === null ? 'removal' : `to ${pending.to}`} awaiting approval: request ${pending.requestId}`;
 
 /** One prompt's plan in words, with the diff of what publishing changes. */
 export function describePlan(plan: PromptPlan): string {

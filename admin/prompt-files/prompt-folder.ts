@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { AdminTable } from '../../lambda/table/admin-table';
 import { listPromptSummaries } from '../../lambda/table/prompts';
 import { listPrompts, readVersion } from '../../lambda/table/prompt-authoring';
-import type { ServedPrompt } from './folder-plan';
+import { listOpenRequestPointers } from '../../lambda/table/change-requests';
+import type { OpenRequest, ServedPrompt } from './folder-plan';
 import { formatPromptFile, PROMPT_FILE_SUFFIX, type PromptFile, PromptFileError, parsePromptFile, promptIdOfFile, sortedLabels } from './prompt-file';
 
 /** A folder of prompt files, read and written; and an account's prompts, read as files would hold them. */
@@ -43,14 +44,32 @@ export async function writePromptFolder(dir: string, files: readonly PromptFile[
   return written;
 }
 
-/** The account's prompts: each with its versions, labels, and its latest published version as a file. */
+/** The account's prompts: each with its versions, labels, open change requests, and its latest published version as a file. */
 export async function readServedPrompts(table: AdminTable, accountId: string): Promise<ServedPrompt[]> {
-  const [summaries, entries] = await Promise.all([listPromptSummaries(table, accountId), listPrompts(table, accountId)]);
+  const [summaries, entries, pointers] = await Promise.all([
+    listPromptSummaries(table, accountId),
+    listPrompts(table, accountId),
+    listOpenRequestPointers(table, accountId),
+  ]);
   const details = new Map(entries.map((entry) => [entry.promptId, entry]));
+  // By prompt, then label: a Map and a table that inherits nothing (a label may be named `constructor`).
+  const open = new Map<string, Record<string, OpenRequest>>();
+  for (const pointer of pointers) {
+    const labels = open.get(pointer.promptId) ?? (Object.create(null) as Record<string, OpenRequest>);
+    labels[pointer.label] = { requestId: pointer.requestId, to: pointer.to ?? null };
+    open.set(pointer.promptId, labels);
+  }
   return Promise.all(
     summaries.map(async (summary): Promise<ServedPrompt> => {
       const entry = details.get(summary.promptId);
-      const base = { promptId: summary.promptId, deleted: summary.deleted, versions: summary.versions, labels: summary.labels };
+      const requests = open.get(summary.promptId);
+      const base = {
+        promptId: summary.promptId,
+        deleted: summary.deleted,
+        versions: summary.versions,
+        labels: summary.labels,
+        ...(requests ? { openRequests: requests } : {}),
+      };
       if (summary.latestVersion === undefined) return base;
       const stored = await readVersion(table, accountId, summary.promptId, summary.latestVersion);
       return {

@@ -5,11 +5,12 @@ import type { PromptPlan } from './folder-plan';
 /**
  * A push, prompt by prompt, through the operations the management API makes (each step audited as the
  * operator's): each prompt's creation, published version, labels and details are one transaction
- * (AccountOperations.releasePrompt), so a prompt is as its file says, or as it was.
+ * (AccountOperations.releasePrompt), so a prompt is as its file says, or as it was. A label the account puts
+ * under approval is not moved: the same transaction opens a change request for it (`awaiting`).
  */
 
 export type PushOutcome =
-  | { readonly promptId: string; readonly outcome: 'changed' }
+  | { readonly promptId: string; readonly outcome: 'changed'; readonly awaiting: readonly { readonly label: string; readonly requestId: string }[] }
   | { readonly promptId: string; readonly outcome: 'unchanged'; readonly reason: string };
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -22,18 +23,20 @@ export async function pushPrompt(
   note: string,
 ): Promise<PushOutcome> {
   const { promptId } = plan;
+  const release = {
+    promptId,
+    ...(plan.create ? { create: { promptName: file.promptName } } : {}),
+    ...(plan.publish
+      ? { publish: { version: plan.publish.version, content: { systemMessage: file.systemMessage, userMessage: file.userMessage, config: file.config }, note } }
+      : {}),
+    labels: plan.labels.map(({ label, to }) => ({ label, to })),
+    ...(plan.details ? { details: plan.details } : {}),
+  };
+  let awaiting: readonly { label: string; requestId: string }[];
   try {
-    await ops.releasePrompt(accountId, {
-      promptId,
-      ...(plan.create ? { create: { promptName: file.promptName } } : {}),
-      ...(plan.publish
-        ? { publish: { version: plan.publish.version, content: { systemMessage: file.systemMessage, userMessage: file.userMessage, config: file.config }, note } }
-        : {}),
-      labels: plan.labels.map(({ label, to }) => ({ label, to })),
-      ...(plan.details ? { details: plan.details } : {}),
-    });
+    awaiting = (await ops.releasePrompt(accountId, release, { note })).requests;
   } catch (error) {
     return { promptId, outcome: 'unchanged', reason: reasonOf(error) };
   }
-  return { promptId, outcome: 'changed' };
+  return { promptId, outcome: 'changed', awaiting };
 }

@@ -5,7 +5,7 @@ import { AdminTable } from '../../lambda/table/admin-table';
 import type { Actor } from '../../lambda/table/item-types';
 import { recordRefusal } from '../../lambda/table/audit-log';
 import { commitChange } from '../../lambda/table/change';
-import { reasonOf } from '../../lambda/operations/account-operations';
+import { actorName, reasonOf } from '../../lambda/operations/account-operations';
 
 const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...summary });
 
@@ -37,7 +37,7 @@ export class AdminStore {
     input: readonly AccountImport[],
     options: { dryRun?: boolean; mode?: ImportMode } = {},
   ): Promise<ImportSummary> {
-    const run = () => imports.importAccounts(this.table, input, options);
+    const run = () => imports.importAccounts(this.table, input, { ...options, ...(this.actor ? { by: actorName(this.actor) } : {}) });
     const actor = this.actor;
     if (!actor || options.dryRun || input.length === 0) return run();
     const accountIds = [...new Set(input.map((account) => account.accountId))];

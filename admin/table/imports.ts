@@ -21,7 +21,7 @@ import type { AdminTable } from '../../lambda/table/admin-table';
 export async function importAccounts(
   table: AdminTable,
   imports: readonly AccountImport[],
-  options: { dryRun?: boolean; mode?: ImportMode } = {},
+  options: { dryRun?: boolean; mode?: ImportMode; by?: string } = {},
 ): Promise<ImportSummary> {
   const stored = await loadState(table, imports);
   const plan = planImport(imports, stored, table.timestamp(), options.mode);
@@ -50,7 +50,8 @@ export async function importAccounts(
     // One prompt's labels one after another: each change is conditional on the head's label revision.
     await inBatches(groupByPrompt(labels), async (promptLabels) => {
       for (const { accountId, promptId, label, version } of promptLabels) {
-        await setLabel(table, accountId, promptId, label, version, { raiseRevision: false });
+        // The label's history names the import (by its operator, when the CLI gave one).
+        await setLabel(table, accountId, promptId, label, version, { raiseRevision: false, cause: { by: options.by ?? 'import', reason: 'import' } });
       }
     });
     for (const accountId of plan.revisedAccounts) await bumpPromptsRevision(table, accountId);

@@ -26,7 +26,7 @@ export interface Caller {
 /** What the chain gives every handler: the request as its middleware read it. */
 export interface HandlerInput {
   readonly caller: Caller;
-  /** Path parameters, validated (names as data): `accountId`, `promptId`, `version`, `label`, `keyId`, `userId`. */
+  /** Path parameters, validated (names as data): `accountId`, `promptId`, `version`, `label`, `keyId`, `userId`, `requestId`. */
   readonly params: Readonly<Record<string, string>>;
   readonly query: Readonly<Record<string, string>>;
   /** Header names in lower case. */
@@ -70,6 +70,8 @@ export interface RouteWithBody<Path extends string, Schema extends z.ZodType> ex
   readonly body: Schema;
   /** Body fields that name what a refused attempt was aimed at, for routes whose path does not (what they create). */
   readonly bodyTarget?: readonly (keyof z.output<Schema> & string)[];
+  /** No body at all reads as `{}` (a body whose every field is optional: a decision without a comment). */
+  readonly bodyOptional?: boolean;
   handle(request: RouteRequest<Path, z.output<Schema>>): Promise<Reply>;
 }
 
@@ -77,6 +79,7 @@ export interface RouteWithBody<Path extends string, Schema extends z.ZodType> ex
 export interface RouteWithoutBody<Path extends string> extends Declared<Path> {
   readonly body?: undefined;
   readonly bodyTarget?: undefined;
+  readonly bodyOptional?: undefined;
   handle(request: RouteRequest<Path, undefined>): Promise<Reply>;
 }
 
@@ -90,6 +93,7 @@ export interface ManagementRoute {
   readonly action?: string;
   readonly body?: z.ZodType;
   readonly bodyTarget?: readonly string[];
+  readonly bodyOptional?: boolean;
   /** The handler with `json` as the route's schema reads it (nothing read for a route that takes no body), or why it does not fit. */
   bindBody(json: unknown): { readonly handle: BoundHandler } | { readonly invalid: z.ZodError };
 }
@@ -122,6 +126,7 @@ export function defineRoute<const Path extends string, Schema extends z.ZodType>
     ...(route.action === undefined ? {} : { action: route.action }),
     ...(route.body === undefined ? {} : { body: route.body }),
     ...(route.bodyTarget === undefined ? {} : { bodyTarget: route.bodyTarget }),
+    ...(route.bodyOptional === undefined ? {} : { bodyOptional: route.bodyOptional }),
     bindBody(json) {
       if (!takesBody(route)) return { handle: bind(route.handle, undefined) };
       const parsed = route.body.safeParse(json);

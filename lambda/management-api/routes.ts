@@ -4,6 +4,7 @@ import { auditRoutes } from './handlers/audit-routes';
 import { keyRoutes } from './handlers/key-routes';
 import { memberRoutes } from './handlers/member-routes';
 import { promptRoutes } from './handlers/prompt-routes';
+import { requestRoutes } from './handlers/request-routes';
 import { usageRoutes } from './handlers/usage-routes';
 import type { ManagementRoute } from './route';
 
@@ -33,8 +34,8 @@ export const MANAGEMENT_FUNCTIONS: readonly ManagementFunction[] = [
   {
     id: 'ManagePrompts',
     entry: 'lambda/management-api/prompts-function.ts',
-    description: 'Management API: prompts, drafts, publishing and labels',
-    routes: promptRoutes,
+    description: 'Management API: prompts, drafts, publishing, labels and their change requests',
+    routes: [...promptRoutes, ...requestRoutes],
   },
   {
     id: 'ManageKeys',

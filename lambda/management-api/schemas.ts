@@ -6,6 +6,7 @@ import { PROMPT_ID_PATTERN } from '../domain/prompt';
 import { MAX_DESCRIPTION_LENGTH, MAX_PROMPT_NAME_LENGTH, MAX_TAGS, TAG_PATTERN, TAG_RULE } from '../domain/prompt-details';
 import { MAX_SCOPE_ENTRIES, SCOPE_ENTRY_PATTERN } from '../domain/prompt-scope';
 import { ROLES } from '../domain/roles';
+import { REQUEST_ID_PATTERN, REQUEST_STATES } from '../table/change-requests';
 import { VERSION_PATTERN } from '../domain/version';
 
 /**
@@ -28,6 +29,7 @@ export const KeyId = z.string().regex(/^key_[0-9a-f]{16}$/, { error: 'must be a 
 export const UserId = z.string().regex(/^[A-Za-z0-9_.:@+-]{1,128}$/, { error: 'must be a user id, as the members list shows it' });
 export const Month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'must be YYYY-MM, e.g. 2026-11' });
 export const Role = z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` });
+export const RequestId = z.string().regex(REQUEST_ID_PATTERN, { error: 'must be a change request id, as the requests list shows it (req_...)' });
 
 const Name = (max: number) =>
   z.string().trim().min(1, { error: 'must not be empty' }).max(max, { error: `must be at most ${max} characters` });
@@ -99,18 +101,52 @@ export const VersionContentBody = z.strictObject({
   config: PromptConfig,
 });
 
-export const PublishBody = z.strictObject({
-  note: z.string().trim().min(1, { error: 'must be 1 to 500 characters' }).max(500, { error: 'must be 1 to 500 characters' }),
+/** A person's words on a change (a release note, a label move's note, a decision's comment): 1 to 500 characters. */
+const Note = z.string().trim().min(1, { error: 'must be 1 to 500 characters' }).max(500, { error: 'must be 1 to 500 characters' });
+
+export const PublishBody = z.strictObject({ note: Note });
+
+/**
+ * A label move: the version, a note the label's history keeps as the move's reason, and `restore: true` for a
+ * move back to a past version (the history says `restore`). A label under approval opens a change request instead (202).
+ */
+export const LabelBody = z.strictObject({
+  version: Version,
+  note: Note.optional(),
+  restore: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
-export const LabelBody = z.strictObject({ version: Version });
+export const MAX_REQUIRED_APPROVALS = 5;
+
+/** Labels that move only through approved change requests, and how many distinct approvals (1 to 5, 1 when left out); `labels: []` turns it off. */
+export const Approvals = z.strictObject({
+  labels: z.array(Label).max(20, { error: 'must list at most 20 labels' }),
+  required: z
+    .number({ error: `must be a whole number from 1 to ${MAX_REQUIRED_APPROVALS}` })
+    .int({ error: `must be a whole number from 1 to ${MAX_REQUIRED_APPROVALS}` })
+    .min(1, { error: `must be a whole number from 1 to ${MAX_REQUIRED_APPROVALS}` })
+    .max(MAX_REQUIRED_APPROVALS, { error: `must be a whole number from 1 to ${MAX_REQUIRED_APPROVALS}` })
+    .optional(),
+});
 
 export const AccountPatchBody = z
   .strictObject({
     name: Name(200).optional(),
     protectedLabels: z.array(Label).max(20, { error: 'must list at most 20 labels' }).optional(),
+    approvals: Approvals.optional(),
   })
-  .refine((body) => body.name !== undefined || body.protectedLabels !== undefined, { error: 'give name or protectedLabels' });
+  .refine((body) => body.name !== undefined || body.protectedLabels !== undefined || body.approvals !== undefined, {
+    error: 'give name, protectedLabels or approvals',
+  });
+
+/** Approving or rejecting a change request: an optional comment (an empty body is `{}`). */
+export const DecisionBody = z.strictObject({ comment: Note.optional() });
+
+/** The requests list's query: one state, and the cursor of the page before. */
+export const RequestQuery = z.object({
+  state: z.enum(REQUEST_STATES, { error: `must be one of ${REQUEST_STATES.join(', ')}` }).optional(),
+  before: RequestId.optional(),
+});
 
 const Scope = z
   .array(z.string().regex(SCOPE_ENTRY_PATTERN, { error: 'must be a prompt id or a prefix of one followed by *' }))
@@ -163,6 +199,7 @@ export const REQUEST_BODIES = {
   Publish: PublishBody,
   SetLabel: LabelBody,
   AccountPatch: AccountPatchBody,
+  Decision: DecisionBody,
   KeyCreate: KeyCreateBody,
   KeyPatch: KeyPatchBody,
   Rotate: RotateBody,

@@ -1,7 +1,29 @@
 import type { Actor, AuditEntryItem, Role } from '../table/item-types';
 import { StoreUnavailableError } from '../table/read-path/api-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../domain/api-key';
-import { type AccountSettings, type NewAccount, planCreateAccount, planSetAccountPlan, planUpdateAccountSettings, requireAccount } from '../table/accounts';
+import {
+  type AccountSettings,
+  type AccountSettingsChange,
+  getAccountSettings,
+  type NewAccount,
+  needsApproval,
+  planCreateAccount,
+  planSetAccountPlan,
+  planUpdateAccountSettings,
+  requireAccount,
+} from '../table/accounts';
+import {
+  actorIdentity,
+  type ChangeRequest,
+  type Decider,
+  planApproveRequest,
+  planCloseRequest,
+  planOpenRequest,
+  type RequestDecision,
+  type RequestedMove,
+} from '../table/change-requests';
+import type { ChangeRequestItem } from '../table/item-types';
+import { moveReason } from '../table/label-history';
 import { type AuditAttempt, recordRefusal } from '../table/audit-log';
 import { commitChange, type PlannedChange } from '../table/change';
 import { ConflictError, ImmutableVersionError, InvalidLabelError, NotFoundError, VersionNotPublishedError } from '../table/errors';
@@ -25,7 +47,7 @@ import {
 } from '../table/prompt-authoring';
 import { planUpdatePromptDetails } from '../table/prompt-heads';
 import { planDeletePrompt, planRestorePrompt } from '../table/prompts';
-import { planPromptRelease, type PromptRelease, releaseSteps } from '../table/prompt-release';
+import { planPromptRelease, type PromptRelease, type ReleaseResult, releaseSteps } from '../table/prompt-release';
 import type { AdminTable } from '../table/admin-table';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
@@ -142,7 +164,7 @@ export class AccountOperations {
 
   // The account
 
-  updateSettings(accountId: string, change: { name?: string; protectedLabels?: string[] }): Promise<AccountSettings> {
+  updateSettings(accountId: string, change: AccountSettingsChange): Promise<AccountSettings> {
     return this.audited({ accountId, action: 'account.update', target: { accountId }, requested: change }, () =>
       planUpdateAccountSettings(this.table, accountId, change),
     );
@@ -180,15 +202,20 @@ export class AccountOperations {
     );
   }
 
-  setLabel(accountId: string, promptId: string, label: string, version: string): Promise<LabelChange> {
-    return this.audited({ accountId, action: 'label.set', target: { promptId, label }, requested: { version } }, () =>
-      planSetLabel(this.table, accountId, promptId, label, version),
+  /**
+   * Moves the label now (whatever the account's approvals: the door decides who must ask instead), its history
+   * entry saying how: the note, or `restore` for a move back to a past version.
+   */
+  setLabel(accountId: string, promptId: string, label: string, version: string, options: { note?: string; restore?: boolean } = {}): Promise<LabelChange> {
+    const requested = { version, ...(options.note === undefined ? {} : { note: options.note }), ...(options.restore ? { restore: true } : {}) };
+    return this.audited({ accountId, action: 'label.set', target: { promptId, label }, requested }, () =>
+      planSetLabel(this.table, accountId, promptId, label, version, { by: this.by, reason: moveReason(options) }),
     );
   }
 
   removeLabel(accountId: string, promptId: string, label: string): Promise<LabelChange> {
     return this.audited({ accountId, action: 'label.remove', target: { promptId, label } }, async () => {
-      const planned = await planRemoveLabel(this.table, accountId, promptId, label);
+      const planned = await planRemoveLabel(this.table, accountId, promptId, label, { by: this.by, reason: null });
       // The CLI's unlabel is a no-op on a missing label; a person removing one that is not there is told so.
       if (!planned.result.changed) throw new NotFoundError(`prompt ${promptId} has no label ${label}`);
       return planned;
@@ -204,13 +231,56 @@ export class AccountOperations {
 
   /**
    * One prompt of a `prompts push`: created, published, labelled and described in one transaction, each step
-   * with its own audit entry, so the prompt is as the file says or as it was.
+   * with its own audit entry, so the prompt is as the file says or as it was. A label the account puts under
+   * approval is not moved: a change request is opened for it in the same transaction (`requests`).
    */
-  releasePrompt(accountId: string, release: PromptRelease): Promise<{ steps: number }> {
-    const [first] = releaseSteps(release, { was: new Map(), promptName: '', description: null, tags: [] });
-    if (!first) return Promise.resolve({ steps: 0 });
+  async releasePrompt(accountId: string, release: Omit<PromptRelease, 'requests'>, options: { note?: string } = {}): Promise<ReleaseResult> {
+    const { approvals } = await getAccountSettings(this.table, accountId);
+    const asked = release.labels.filter(({ label }) => needsApproval(approvals, label));
+    const split: PromptRelease = {
+      ...release,
+      labels: release.labels.filter(({ label }) => !needsApproval(approvals, label)),
+      ...(asked.length > 0 ? { requests: { labels: asked, required: approvals.required, note: options.note ?? release.publish?.note ?? 'push' } } : {}),
+    };
+    const [first] = releaseSteps(split, { was: new Map(), promptName: '', description: null, tags: [] });
+    if (!first) return { steps: 0, requests: [] };
     const { after: _after, ...step } = first;
-    return this.audited({ accountId, ...step }, () => planPromptRelease(this.table, accountId, release, this.by));
+    return this.audited({ accountId, ...step }, () => planPromptRelease(this.table, accountId, split, { actor: this.actor, by: this.by }));
+  }
+
+  // Change requests: a move of a label under approval, asked for, then decided (docs/management-api.md "Change requests").
+
+  /** Asks for a move (or, `to: null`, a removal) of a label: nothing moves until enough members approve. */
+  openRequest(accountId: string, move: RequestedMove): Promise<ChangeRequest> {
+    const { promptId, label, to, note, restore } = move;
+    const requested = { version: to, ...(note === undefined ? {} : { note }), ...(restore ? { restore: true } : {}) };
+    return this.audited({ accountId, action: 'request.open', target: { promptId, label }, requested }, async () => {
+      const { approvals } = await getAccountSettings(this.table, accountId);
+      return planOpenRequest(this.table, accountId, move, { actor: this.actor, by: this.by }, approvals.required);
+    });
+  }
+
+  /** The caller's approval; the `required`-th applies the move, or finds the request stale (`stale: true`). Whether the caller may is the door's to say. */
+  approveRequest(accountId: string, request: Pick<ChangeRequestItem, 'requestId' | 'promptId' | 'label'>, comment?: string): Promise<RequestDecision> {
+    return this.audited({ accountId, action: 'request.approve', target: requestTarget(request), ...commented(comment) }, () =>
+      planApproveRequest(this.table, accountId, request.requestId, this.decider(comment)),
+    );
+  }
+
+  rejectRequest(accountId: string, request: Pick<ChangeRequestItem, 'requestId' | 'promptId' | 'label'>, comment?: string): Promise<RequestDecision> {
+    return this.audited({ accountId, action: 'request.reject', target: requestTarget(request), ...commented(comment) }, () =>
+      planCloseRequest(this.table, accountId, request.requestId, 'rejected', this.decider(comment)),
+    );
+  }
+
+  withdrawRequest(accountId: string, request: Pick<ChangeRequestItem, 'requestId' | 'promptId' | 'label'>): Promise<RequestDecision> {
+    return this.audited({ accountId, action: 'request.withdraw', target: requestTarget(request) }, () =>
+      planCloseRequest(this.table, accountId, request.requestId, 'withdrawn', this.decider()),
+    );
+  }
+
+  private decider(comment?: string): Decider {
+    return { who: actorIdentity(this.actor), by: this.by, ...(comment === undefined ? {} : { comment }) };
   }
 
   deletePrompt(accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {
@@ -285,6 +355,9 @@ export class AccountOperations {
     );
   }
 }
+
+const requestTarget = ({ requestId, promptId, label }: Pick<ChangeRequestItem, 'requestId' | 'promptId' | 'label'>) => ({ requestId, promptId, label });
+const commented = (comment: string | undefined) => (comment === undefined ? {} : { requested: { comment } });
 
 /** A key's settings as a person asks for them (the management API's words: an ISO expiry, `disabled`), never the key. */
 function requestedKeySettings(change: ApiKeyChange): Record<string, unknown> {

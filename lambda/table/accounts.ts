@@ -75,12 +75,25 @@ export function planSetAccountPlan(accountId: string, plan: Plan): PlannedChange
   };
 }
 
+/** Labels that move only through approved change requests, and how many distinct approvals each needs; `labels: []` is off. */
+export interface ApprovalSettings {
+  labels: string[];
+  required: number;
+}
+
+/** An account asks for no approvals until its owners say so. */
+export const NO_APPROVALS: Readonly<ApprovalSettings> = { labels: [], required: 1 };
+
 export interface AccountSettings {
   accountId: string;
   name: string;
   plan: string;
   protectedLabels: string[];
+  approvals: ApprovalSettings;
 }
+
+/** Whether a move of `label` is asked for (a change request) rather than made. */
+export const needsApproval = (approvals: ApprovalSettings, label: string): boolean => approvals.labels.includes(label);
 
 export async function getAccountSettings(table: AdminTable, accountId: string): Promise<AccountSettings> {
   const item = await table.get<AccountItem>('getAccountSettings', keys.account(accountId));
@@ -88,27 +101,48 @@ export async function getAccountSettings(table: AdminTable, accountId: string): 
   return toSettings(item);
 }
 
-/** The owners' settings: the name and the protected labels (the plan is the operator's). */
-export async function planUpdateAccountSettings(
-  table: AdminTable,
-  accountId: string,
-  change: { name?: string; protectedLabels?: string[] },
-): Promise<PlannedChange<AccountSettings>> {
+export interface AccountSettingsChange {
+  name?: string;
+  protectedLabels?: string[];
+  /** `labels: []` turns approvals off; `required` defaults to 1. */
+  approvals?: { labels: string[]; required?: number };
+}
+
+/** The owners' settings: the name, the protected labels and the approvals (the plan is the operator's). */
+export async function planUpdateAccountSettings(table: AdminTable, accountId: string, change: AccountSettingsChange): Promise<PlannedChange<AccountSettings>> {
   const before = await getAccountSettings(table, accountId);
+  const approvals =
+    change.approvals === undefined
+      ? undefined
+      : change.approvals.labels.length === 0
+        ? { ...NO_APPROVALS, labels: [] }
+        : { labels: [...new Set(change.approvals.labels)], required: change.approvals.required ?? 1 };
   const after: AccountSettings = {
     ...before,
     ...(change.name === undefined ? {} : { name: change.name }),
     ...(change.protectedLabels === undefined ? {} : { protectedLabels: [...new Set(change.protectedLabels)] }),
+    ...(approvals === undefined ? {} : { approvals }),
   };
-  const audit = { name: after.name, protectedLabels: after.protectedLabels, was: { name: before.name, protectedLabels: before.protectedLabels } };
-  if (change.name === undefined && change.protectedLabels === undefined) return { writes: [], result: before, after: audit };
+  const audit = {
+    name: after.name,
+    protectedLabels: after.protectedLabels,
+    approvals: after.approvals,
+    was: { name: before.name, protectedLabels: before.protectedLabels, approvals: before.approvals },
+  };
+  if (change.name === undefined && change.protectedLabels === undefined && approvals === undefined) return { writes: [], result: before, after: audit };
   return {
     writes: [
       {
         Update: {
           Key: keys.account(accountId),
           ...buildUpdate({
-            set: { name: change.name, protectedLabels: change.protectedLabels === undefined ? undefined : after.protectedLabels },
+            set: {
+              name: change.name,
+              protectedLabels: change.protectedLabels === undefined ? undefined : after.protectedLabels,
+              // Off is no attribute, as on an account that never had approvals.
+              approvals: approvals && approvals.labels.length > 0 ? approvals : undefined,
+            },
+            ...(approvals && approvals.labels.length === 0 ? { remove: ['approvals'] } : {}),
             condition: (e) => `attribute_exists(${e.name('pk')})`,
           }),
         },
@@ -126,5 +160,6 @@ function toSettings(item: AccountItem): AccountSettings {
     name: item.name,
     plan: item.plan,
     protectedLabels: item.protectedLabels ?? [...DEFAULT_PROTECTED_LABELS],
+    approvals: item.approvals ? { labels: [...item.approvals.labels], required: item.approvals.required } : { ...NO_APPROVALS, labels: [] },
   };
 }

@@ -19,6 +19,11 @@ export interface PlannedChange<T> {
   /** What the audit entry says the change made. */
   readonly after?: Record<string, unknown>;
   /**
+   * The action its entry names, when the plan finds the change is another than the one attempted (an approval
+   * that finds the label moved marks the request `request.stale`); a refusal keeps the attempt's.
+   */
+  readonly recordedAs?: string;
+  /**
    * More entries for the same transaction, when one change makes several that the log names apart (one
    * prompt of a push: created, published, labelled); each is written with the change, as its first is.
    */
@@ -67,7 +72,7 @@ export async function commitChange<T>(
   try {
     for (let round = 1; round <= PLAN_ATTEMPTS; round += 1) {
       const planned = await plan();
-      const entry = auditEntryWrite(table, attempt, 'succeeded', planned.after);
+      const entry = auditEntryWrite(table, planned.recordedAs ? { ...attempt, action: planned.recordedAs } : attempt, 'succeeded', planned.after);
       const steps = (planned.alsoRecords ?? []).map(({ after, ...step }) => auditEntryWrite(table, { accountId: attempt.accountId, actor: attempt.actor, ...step }, 'succeeded', after).write);
       const writes = [...planned.writes, ...(planned.visible ? [raiseRevisionWrite(attempt.accountId)] : []), entry.write, ...steps];
       try {

@@ -20,6 +20,11 @@ export interface AccountItem {
   /** Labels only admins and owners may move or remove; absent means the default, `production`. */
   protectedLabels?: string[];
   /**
+   * Labels that move only through an approved change request, and how many distinct approvals one needs;
+   * absent: none (docs/management-api.md "Change requests").
+   */
+  approvals?: { labels: string[]; required: number };
+  /**
    * The owners' user ids: the guard that an account always keeps one (docs/data-model.md). It never
    * names someone who is not an owner; the member items hold the roles.
    */
@@ -160,6 +165,69 @@ export interface PromptLabelItem {
   labelsRevision: number;
 }
 
+/**
+ * One move or removal of one label of one prompt, written in the move's own transaction: where it pointed
+ * before (`from`) and after (`to`), `null` for no label. Never changed, never deleted.
+ */
+export interface LabelHistoryItem {
+  accountId: string;
+  promptId: string;
+  label: string;
+  at: string;
+  /** A person's email, or `cli:<operator>` (as `updatedBy`). */
+  by: string;
+  from: string | null;
+  to: string | null;
+  /** How: the mover's note, `push`, `restore` (`restore: <note>`), `request <id>`, `import`; null for a move without a note. */
+  reason: string | null;
+}
+
+export type ChangeRequestState = 'open' | 'applied' | 'rejected' | 'withdrawn' | 'stale';
+
+/** One approval of a change request: who (a person's email), when, and what they said. */
+export interface RequestApproval {
+  /** The approver's identity, one approval each: a user id, or `cli:<operator>`. */
+  who: string;
+  by: string;
+  at: string;
+  comment: string | null;
+}
+
+/** A move (or removal) of a label that needs approvals, asked for and then decided (docs/management-api.md "Change requests"). */
+export interface ChangeRequestItem {
+  accountId: string;
+  requestId: string;
+  promptId: string;
+  label: string;
+  /** Where the label pointed when it was asked. */
+  from: string | null;
+  /** Where it would point; `null`: the label removed. */
+  to: string | null;
+  note: string | null;
+  /** Asked as a restore of a past version (the dashboard's history). */
+  restore: boolean;
+  requestedBy: string;
+  requester: Actor;
+  requestedAt: string;
+  /** Distinct approvals it needs: the account's setting when it was asked. */
+  required: number;
+  approvals: RequestApproval[];
+  state: ChangeRequestState;
+  /** Who took it out of `open`, when, and their comment. */
+  decision?: { by: string; at: string; comment: string | null };
+  /** Raised by every change to the request: each is conditional on the one it read. */
+  revision: number;
+}
+
+/** The open request of one label of one prompt, while it is open: at most one per label. */
+export interface OpenRequestItem {
+  accountId: string;
+  promptId: string;
+  label: string;
+  requestId: string;
+  to: string | null;
+}
+
 export interface PromptVersionItem extends StoredContent {
   promptId: string;
   published: boolean;
@@ -176,7 +244,7 @@ export interface PromptVersionItem extends StoredContent {
 export type WithKeys<T> = T & {
   pk: string;
   sk: string;
-  /** `account`, `apiKey`, `prompt`, `promptVersion` or `promptLabel`. */
+  /** `account`, `apiKey`, `prompt`, `promptVersion`, `promptLabel`, `labelHistory`, `changeRequest` or `openRequest`. */
   type: string;
   /** The admin index's keys: on account and API key items only. */
   gsi1pk?: string;

@@ -7,6 +7,7 @@ import type { AdminTable } from './admin-table';
 import { commitUnaudited, type PlannedChange } from './change';
 import type { TransactionWrite } from './transaction';
 import { buildUpdate, type ExpressionNames } from './update-expression';
+import { labelHistoryWrite, type MoveCause } from './label-history';
 
 /**
  * Labels: names such as `production` that point at one published version of a prompt, moved by people
@@ -16,7 +17,8 @@ import { buildUpdate, type ExpressionNames } from './update-expression';
  * label item per label holds a copy of the labelled version's content and of the head's name and deleted
  * flag, so the API reads a label as it reads latest. A change writes the head (conditional on its
  * `labelsRevision`) and the item in one transaction (change.ts), with the account's raised prompt revision,
- * which every request reads: the move applies from the very next request.
+ * which every request reads: the move applies from the very next request. Each move also writes its entry
+ * of the label's history (label-history.ts), with who moved it and how (`cause`), in the same transaction.
  */
 
 export interface LabelChange {
@@ -33,7 +35,7 @@ export interface LabelChange {
 
 /**
  * Points the label at a published version of the prompt: sets it, or moves it, as one transaction (the head's
- * label map under its `labelsRevision`, and the label item). Already there: nothing to write.
+ * label map under its `labelsRevision`, the label item, the history entry). Already there: nothing to write.
  */
 export async function planSetLabel(
   table: AdminTable,
@@ -41,6 +43,7 @@ export async function planSetLabel(
   promptId: string,
   label: string,
   version: string,
+  cause: MoveCause,
 ): Promise<PlannedChange<LabelChange>> {
   requireSettable(label);
   const [head, stored, item] = await Promise.all([
@@ -61,6 +64,8 @@ export async function planSetLabel(
       headLabelsWrite(accountId, head, { ...head.labels, [label]: version }, revision),
       // Published versions never change, and are never deleted: the copy is the version.
       { Put: { Item: labelItem(accountId, head, label, toStoredContent(fromStoredContent(stored)), revision) } },
+      // Rewriting the item in step with the head (nothing moved) is no move: it has no entry.
+      ...(previousVersion === version ? [] : [labelHistoryWrite(table, accountId, { promptId, label, from: previousVersion ?? null, to: version }, cause)]),
     ],
     result,
     after,
@@ -69,14 +74,15 @@ export async function planSetLabel(
 }
 
 /**
- * Takes the label off the prompt (a deleted prompt's too), as one transaction: the head's map and the label
- * item. A prompt without it has nothing to write (`changed: false`).
+ * Takes the label off the prompt (a deleted prompt's too), as one transaction: the head's map, the label
+ * item and the history entry. A prompt without it has nothing to write (`changed: false`).
  */
 export async function planRemoveLabel(
   table: AdminTable,
   accountId: string,
   promptId: string,
   label: string,
+  cause: MoveCause,
 ): Promise<PlannedChange<LabelChange>> {
   requireSettable(label);
   const head = await table.get<PromptHeadItem>('removeLabel', keys.promptHead(accountId, promptId));
@@ -88,6 +94,7 @@ export async function planRemoveLabel(
     writes: [
       headLabelsWrite(accountId, head, rest, (head.labelsRevision ?? 0) + 1),
       { Delete: { Key: keys.promptLabel(accountId, label, promptId) } },
+      labelHistoryWrite(table, accountId, { promptId, label, from: previousVersion, to: null }, cause),
     ],
     result: { accountId, promptId, label, previousVersion, changed: true },
     after: { was: previousVersion },
@@ -133,23 +140,29 @@ export function labelsUnchanged(e: ExpressionNames, head: Pick<PromptHeadItem, '
     : `${e.name('labelsRevision')} = ${e.value(head.labelsRevision)}`;
 }
 
-/** A label set by a bulk path (no audit entry of its own); an import raises the revision once, at its end. */
+/** What a bulk path's moves say in the label's history: an import, by its operator when it has one. */
+export const IMPORT_CAUSE: MoveCause = { by: 'import', reason: 'import' };
+
+/**
+ * A label set by a bulk path (no audit entry of its own, a history entry as every move has); an import raises
+ * the revision once, at its end.
+ */
 export function setLabel(
   table: AdminTable,
   accountId: string,
   promptId: string,
   label: string,
   version: string,
-  options: { raiseRevision?: boolean } = {},
+  options: { raiseRevision?: boolean; cause?: MoveCause } = {},
 ): Promise<LabelChange> {
-  return commitUnaudited(table, 'setLabel', () => planSetLabel(table, accountId, promptId, label, version), {
+  return commitUnaudited(table, 'setLabel', () => planSetLabel(table, accountId, promptId, label, version, options.cause ?? IMPORT_CAUSE), {
     ...(options.raiseRevision === false ? {} : { raiseRevisionOf: accountId }),
   });
 }
 
 /** A label removed by a bulk path (no audit entry of its own), the revision raised. */
-export function removeLabel(table: AdminTable, accountId: string, promptId: string, label: string): Promise<LabelChange> {
-  return commitUnaudited(table, 'removeLabel', () => planRemoveLabel(table, accountId, promptId, label), { raiseRevisionOf: accountId });
+export function removeLabel(table: AdminTable, accountId: string, promptId: string, label: string, options: { cause?: MoveCause } = {}): Promise<LabelChange> {
+  return commitUnaudited(table, 'removeLabel', () => planRemoveLabel(table, accountId, promptId, label, options.cause ?? IMPORT_CAUSE), { raiseRevisionOf: accountId });
 }
 
 /** The label items' copies brought in step with the head, after a bulk import renamed or (un)deleted it. */

@@ -3,9 +3,11 @@ import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
 import { compareVersions, versionSortKey } from '../domain/version';
 import type { AdminTable } from './admin-table';
 import type { PlannedChange, RecordedStep } from './change';
+import { openRequestWrites, requireNoOpenRequest } from './change-requests';
 import { ConflictError, InvalidLabelError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from './errors';
 import { contentOf, versionItem } from './item-builders';
-import type { PromptHeadItem, PromptVersionItem, WithKeys } from './item-types';
+import type { Actor, PromptHeadItem, PromptVersionItem, WithKeys } from './item-types';
+import { labelHistoryWrite } from './label-history';
 import { labelCopyWrites, labelItem, labelsUnchanged } from './labels';
 import { latestBelow, type VersionContent } from './prompt-authoring';
 import { keys } from './schema';
@@ -15,9 +17,10 @@ import { buildUpdate } from './update-expression';
 
 /**
  * Everything one prompt of a `prompts push` changes, as one transaction (docs/prompts-as-code.md): the prompt
- * created, the file's version published, its labels moved or removed, its details set. Each step keeps its own
- * audit entry (the names the log and its filters use), all written with the change: the prompt is as the file
- * says, or as it was.
+ * created, the file's version published, its labels moved or removed (each with its history entry, reason
+ * `push`), a change request opened for each label the account puts under approval, its details set. Each step
+ * keeps its own audit entry (the names the log and its filters use), all written with the change: the prompt
+ * is as the file says, or as it was.
  */
 export interface PromptRelease {
   readonly promptId: string;
@@ -27,28 +30,47 @@ export interface PromptRelease {
   readonly publish?: { readonly version: string; readonly content: VersionContent; readonly note: string };
   /** `to: null` takes the label off. */
   readonly labels: readonly { readonly label: string; readonly to: string | null }[];
+  /** Labels under approval: not moved, a change request opened for each (asked with `note`), needing `required` approvals. */
+  readonly requests?: { readonly labels: readonly { readonly label: string; readonly to: string | null }[]; readonly required: number; readonly note: string };
   readonly details?: PromptDetailsChange;
+}
+
+/** Who pushes: their actor (a request's requester) and name (`cli:<operator>`). */
+export interface Releaser {
+  readonly actor: Actor;
+  readonly by: string;
+}
+
+/** What a release did: its steps (audit entries), and the request opened for each label under approval. */
+export interface ReleaseResult {
+  readonly steps: number;
+  readonly requests: readonly { readonly label: string; readonly requestId: string }[];
 }
 
 export async function planPromptRelease(
   table: AdminTable,
   accountId: string,
   release: PromptRelease,
-  by: string,
-): Promise<PlannedChange<{ steps: number }>> {
+  releaser: Releaser,
+): Promise<PlannedChange<ReleaseResult>> {
   const { promptId } = release;
-  for (const { label } of release.labels) if (!isSettableLabel(label)) throw new InvalidLabelError(label, LABEL_RULE);
+  const { by } = releaser;
+  const asked = release.requests?.labels ?? [];
+  for (const { label } of [...release.labels, ...asked]) if (!isSettableLabel(label)) throw new InvalidLabelError(label, LABEL_RULE);
   const head = release.create ? undefined : await table.get<PromptHeadItem>('releasePrompt', keys.promptHead(accountId, promptId));
   if (!release.create && !head) throw new PromptMissingError(accountId, promptId);
   const adds = release.labels.filter((move): move is { label: string; to: string } => move.to !== null);
-  if (head?.deleted === true && (release.publish || adds.length > 0)) throw new PromptDeletedError(accountId, promptId);
+  const askedAdds = asked.filter((move): move is { label: string; to: string } => move.to !== null);
+  if (head?.deleted === true && (release.publish || adds.length > 0 || askedAdds.length > 0)) throw new PromptDeletedError(accountId, promptId);
+  // A label takes one open request at a time: a push finds the other's and names it (the pointer's condition holds it in a race).
+  await Promise.all(asked.map(({ label }) => requireNoOpenRequest(table, accountId, promptId, label)));
 
   const at = table.timestamp();
   const published = release.publish
     ? { ...contentOf({ version: release.publish.version, ...release.publish.content }) }
     : undefined;
-  // Versions the labels point at, other than the one published here: published, and read for their copies.
-  const others = [...new Set(adds.map(({ to }) => to).filter((version) => version !== published?.version))];
+  // Versions the labels point at (or would, once approved), other than the one published here: published, and read for their copies.
+  const others = [...new Set([...adds, ...askedAdds].map(({ to }) => to).filter((version) => version !== published?.version))];
   const stored = await Promise.all(others.map((version) => table.get<PromptVersionItem>('releasePrompt', keys.promptVersion(accountId, promptId, version))));
   const contentAt = new Map<string, ReturnType<typeof toStoredContent>>();
   for (const [index, version] of others.entries()) {
@@ -74,6 +96,8 @@ export async function planPromptRelease(
   const finalHead = { promptId, promptName, deleted: head?.deleted === true };
 
   const writes: TransactionWrite[] = [];
+  // A prompt whose push only asks for moves leaves its head as it is (who changed it last, its labels).
+  const headChanges = !head || published !== undefined || labelsChange || release.details !== undefined;
   if (!head) {
     // The head's labels as a Map (a label named `constructor` is a name like any other): written as it is stored.
     const item = {
@@ -90,7 +114,7 @@ export async function planPromptRelease(
       ...(labelsChange ? { labels: new Map(Object.entries(labels)), labelsRevision: revision } : {}),
     };
     writes.push({ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
-  } else {
+  } else if (headChanges) {
     const emptied = [...(release.details?.description !== undefined && !description ? ['description'] : []), ...(release.details?.tags !== undefined && !tags ? ['tags'] : [])];
     writes.push({
       Update: {
@@ -118,6 +142,7 @@ export async function planPromptRelease(
       },
     });
   }
+  const versionAt = writes.length;
   if (published && release.publish) {
     const item: WithKeys<PromptVersionItem> = {
       ...versionItem(accountId, promptId, { ...published, published: true }),
@@ -135,25 +160,36 @@ export async function planPromptRelease(
       labelled
         ? { Put: { Item: labelItem(accountId, finalHead, label, labelled, revision) } }
         : { Delete: { Key: keys.promptLabel(accountId, label, promptId) } },
+      labelHistoryWrite(table, accountId, { promptId, label, from: was.get(label) ?? null, to }, { by, reason: 'push' }),
     );
+  }
+  const requestIds = new Map<string, string>();
+  for (const { label, to } of asked) {
+    const from = labelledVersion(head?.labels, label) ?? null;
+    const opened = openRequestWrites(table, accountId, { promptId, label, from, to, note: release.requests?.note }, releaser, release.requests?.required ?? 1);
+    requestIds.set(label, opened.item.requestId);
+    was.set(label, from);
+    writes.push(...opened.writes);
   }
   if (head && release.details?.promptName !== undefined && release.details.promptName !== head.promptName) {
     const untouched = { ...head, labels: Object.fromEntries(Object.entries(head.labels ?? {}).filter(([label]) => !was.has(label))) };
     writes.push(...(await labelCopyWrites(table, accountId, untouched, { promptName, deleted: head.deleted === true })));
   }
 
-  const steps = releaseSteps(release, { was, promptName, description: description ?? null, tags: tags ?? [] });
+  const steps = releaseSteps(release, { was, promptName, description: description ?? null, tags: tags ?? [], requestIds });
   return {
     writes,
-    result: { steps: steps.length },
+    result: { steps: steps.length, requests: asked.map(({ label }) => ({ label, requestId: requestIds.get(label) as string })) },
     alsoRecords: steps.slice(1),
     ...(steps[0]?.after ? { after: steps[0].after } : {}),
     visible: published !== undefined || labelsChange || release.details?.promptName !== undefined,
     refused: async (error) => {
-      if (!error.failedAt(0) && release.publish) {
+      if (published && release.publish && error.failedAt(versionAt)) {
         return new ConflictError(`version ${release.publish.version} of prompt ${promptId} exists already: pull, then push again`);
       }
-      return release.create && error.failedAt(0) ? new ConflictError(`prompt ${promptId} exists already (deleted or not): pull, then push again`) : 'again';
+      if (release.create && error.failedAt(0)) return new ConflictError(`prompt ${promptId} exists already (deleted or not): pull, then push again`);
+      // Anything else changed meanwhile (the head's labels, another request of a label, which the next plan names): read again.
+      return 'again';
     },
   };
 }
@@ -161,7 +197,13 @@ export async function planPromptRelease(
 /** What one release records, step by step, as the audit log names them; the first is the change's own entry. */
 export function releaseSteps(
   release: PromptRelease,
-  outcome: { was: ReadonlyMap<string, string | null>; promptName: string; description: string | null; tags: readonly string[] },
+  outcome: {
+    was: ReadonlyMap<string, string | null>;
+    promptName: string;
+    description: string | null;
+    tags: readonly string[];
+    requestIds?: ReadonlyMap<string, string>;
+  },
 ): (RecordedStep & { readonly after?: Record<string, unknown> })[] {
   const { promptId } = release;
   return [
@@ -174,6 +216,12 @@ export function releaseSteps(
         ? { action: 'label.remove', target: { promptId, label }, after: { was: outcome.was.get(label) ?? null } }
         : { action: 'label.set', target: { promptId, label }, requested: { version: to }, after: { version: to, was: outcome.was.get(label) ?? null } },
     ),
+    ...(release.requests?.labels ?? []).map(({ label, to }) => ({
+      action: 'request.open',
+      target: { promptId, label },
+      requested: { version: to, note: release.requests?.note },
+      after: { requestId: outcome.requestIds?.get(label) ?? null, from: outcome.was.get(label) ?? null, to, required: release.requests?.required ?? 1 },
+    })),
     ...(release.details
       ? [{ action: 'prompt.update', target: { promptId }, requested: release.details, after: { promptName: outcome.promptName, description: outcome.description, tags: [...outcome.tags] } }]
       : []),

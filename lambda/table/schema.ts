@@ -45,12 +45,27 @@ export const keys = {
     pk: `ACCOUNT#${accountId}`,
     sk: `LABEL#${label}#${promptId}`,
   }),
+  /** `sortKey` is what labelHistorySortKey built: the prompt, the label, the move's time, a random tail. */
+  labelHistory: (accountId: string, sortKey: string) => ({ pk: `ACCOUNT#${accountId}`, sk: sortKey }),
+  /** A change request; its id starts with its time, so the account's requests sort newest last. */
+  changeRequest: (accountId: string, requestId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `REQUEST#${requestId}` }),
+  /** The one open request of a prompt's label, while there is one: its id and where it would move the label. */
+  openRequest: (accountId: string, promptId: string, label: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `OPENREQ#${promptId}#${label}` }),
 } as const;
 
 /** Audit entries sort by time within the account's partition; the random tail tells apart entries of one millisecond. */
 export const auditSortKey = (at: string, tail: string): string => `AUDIT#${at}#${tail}`;
 /** What auditSortKey builds from an ISO instant and 8 hex digits, and nothing else. */
 export const AUDIT_SORT_KEY_PATTERN = /^AUDIT#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9a-f]{8}$/;
+
+/**
+ * A label's history sorts by prompt, then label, then time. Neither a prompt id (`[A-Za-z0-9_.-]`) nor a label
+ * (`[a-z0-9_-]`) has a `#`, so the prefix `LABELHIST#<promptId>#<label>#` holds that label's entries and no
+ * other's (`prod` never reaches `prod-2`'s, nor `welcome` `welcome-2`'s).
+ */
+export const labelHistorySortKey = (promptId: string, label: string, at: string, tail: string): string => `LABELHIST#${promptId}#${label}#${at}#${tail}`;
+/** What labelHistorySortKey builds, and nothing else. */
+export const LABEL_HISTORY_SORT_KEY_PATTERN = /^LABELHIST#[A-Za-z0-9_.-]{1,128}#[a-z][a-z0-9_-]{0,31}#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9a-f]{8}$/;
 
 /**
  * A key's usage in one UTC month is a counter on the key's own item: one conditional update can then
@@ -67,6 +82,10 @@ export const prefixes = {
   auditEntries: 'AUDIT#',
   /** Label names have no `#`, so `LABEL#prod#` never matches the items of `prod-2`. */
   labelled: (label: string) => `LABEL#${label}#`,
+  /** One label's history (labelHistorySortKey). */
+  labelHistoryOf: (promptId: string, label: string) => `LABELHIST#${promptId}#${label}#`,
+  changeRequests: 'REQUEST#',
+  openRequests: 'OPENREQ#',
 } as const;
 
 export const adminIndexKeys = {

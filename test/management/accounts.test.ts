@@ -47,10 +47,17 @@ test('the claims of an access token (no email, token_use access): 401', async ()
   expect(response.status).toBe(401);
 });
 
-test('GET the account: name, plan, protected labels (production by default), the caller role', async () => {
+test('GET the account: name, plan, protected labels (production by default), no approvals, the caller role', async () => {
   const response = await api.send('GET', '/api/accounts/acme', { as: viewer });
   expect(response.status).toBe(200);
-  expect(response.body).toEqual({ accountId: 'acme', name: 'Account acme', plan: 'pro', protectedLabels: ['production'], role: 'viewer' });
+  expect(response.body).toEqual({
+    accountId: 'acme',
+    name: 'Account acme',
+    plan: 'pro',
+    protectedLabels: ['production'],
+    approvals: { labels: [], required: 1 },
+    role: 'viewer',
+  });
 });
 
 test('an account the caller is not in, and one that does not exist, are the same 404', async () => {

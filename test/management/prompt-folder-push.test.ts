@@ -58,7 +58,7 @@ test.each(['throttle', 'drop-answer'] as const)('an outage from the first write 
     return writes === 1 ? fault : 'throttle';
   };
   const ops = new AccountOperations({ table, actor: { type: 'cli', operator: 'test' } });
-  const outcome = await pushPrompt(ops, ACCOUNT, plan ?? { promptId: '', create: false, labels: [] }, file, 'note');
+  const outcome = await pushPrompt(ops, ACCOUNT, plan ?? { promptId: '', create: false, labels: [], pending: [] }, file, 'note');
   proxy.rule = () => 'pass';
   const after = await greeting();
   if (outcome.outcome === 'changed') {
@@ -81,7 +81,7 @@ test('a push after a failed one finishes the job: the folder and the account the
   const [plan] = planFolder([file], await readServedPrompts(harness.table, ACCOUNT)).changes;
   expect(plan?.publish?.version).toBe('1.3.0');
   const ops = new AccountOperations({ table: harness.table, actor: { type: 'cli', operator: 'test' } });
-  expect(await pushPrompt(ops, ACCOUNT, plan ?? { promptId: '', create: false, labels: [] }, file, 'note')).toMatchObject({ outcome: 'changed' });
+  expect(await pushPrompt(ops, ACCOUNT, plan ?? { promptId: '', create: false, labels: [], pending: [] }, file, 'note')).toMatchObject({ outcome: 'changed' });
   expect(planFolder([file], await readServedPrompts(harness.table, ACCOUNT)).unchanged).toEqual(['greeting']);
 });
 
@@ -89,7 +89,7 @@ test('each step of one prompt keeps its own audit entry, all written with the ch
   const file = await changedFile('1.4.0');
   const [plan] = planFolder([file], await readServedPrompts(harness.table, ACCOUNT)).changes;
   const ops = new AccountOperations({ table: harness.table, actor: { type: 'cli', operator: 'test' } });
-  await pushPrompt(ops, ACCOUNT, plan ?? { promptId: '', create: false, labels: [] }, file, 'note');
+  await pushPrompt(ops, ACCOUNT, plan ?? { promptId: '', create: false, labels: [], pending: [] }, file, 'note');
   const { entries } = await listAudit(harness.table, ACCOUNT, { limit: 3 });
   expect(entries.map((entry) => [entry.action, entry.outcome]).sort()).toEqual([
     ['label.set', 'succeeded'],

@@ -1,10 +1,13 @@
 import { contentBytes, MAX_CONTENT_BYTES } from '../../domain/content-rules';
-import { atLeast, roleForLabel } from '../../domain/roles';
-import { getAccountSettings } from '../../table/accounts';
-import { getPromptDetail, listPrompts, readVersion, type StoredVersionContent } from '../../table/prompt-authoring';
-import { badRequest, forbidden, payloadTooLarge, preconditionRequired } from '../management-errors';
+import { labelledVersion } from '../../domain/label';
+import { needsApproval } from '../../table/accounts';
+import { isHistoryCursor, listLabelHistory } from '../../table/label-history';
+import { listLabels } from '../../table/labels';
+import { getPromptDetail, listPrompts, readVersion, requireHead, type StoredVersionContent } from '../../table/prompt-authoring';
+import { badRequest, payloadTooLarge, preconditionRequired } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute, type Reply } from '../route';
 import { CreatePromptBody, LabelBody, PromptPatchBody, PublishBody, VersionContentBody } from '../schemas';
+import { requireLabelRole } from './label-access';
 
 /** A strong ETag as sent and compared: the tag in quotes. A weak one never matches. */
 const quoted = (etag: string) => `"${etag}"`;
@@ -20,18 +23,6 @@ function ifMatchOf(headers: HandlerInput['headers']): string {
 function versionReply(status: number, version: StoredVersionContent): Reply {
   const { etag, ...body } = version;
   return { status, body: { ...body, etag: quoted(etag) }, headers: { ETag: quoted(etag) } };
-}
-
-/** Labels an account protects need admins; the rest editors. */
-async function requireLabelRole(
-  { table, member }: Pick<HandlerInput, 'table' | 'member'>,
-  { accountId, label }: { readonly accountId: string; readonly label: string },
-): Promise<void> {
-  const { protectedLabels } = await getAccountSettings(table, accountId);
-  const needed = roleForLabel(label, protectedLabels);
-  if (!member || !atLeast(member.role, needed)) {
-    throw forbidden(`label ${label} is protected in this account: moving or removing it needs ${needed}`);
-  }
 }
 
 export const promptRoutes: readonly ManagementRoute[] = [
@@ -138,11 +129,33 @@ export const promptRoutes: readonly ManagementRoute[] = [
     action: 'label.set',
     body: LabelBody,
     async handle(request) {
-      await requireLabelRole(request, request.params);
-      const { version } = request.body;
+      const { approvals } = await requireLabelRole(request, request.params);
+      const { version, note, restore } = request.body;
       const { accountId, promptId, label } = request.params;
-      const { previousVersion } = await request.ops.setLabel(accountId, promptId, label, version);
+      const options = { ...(note === undefined ? {} : { note }), ...(restore === undefined ? {} : { restore }) };
+      // A label under approval is asked for (202), unless it is there already (200, nothing moved, as any move would be).
+      if (needsApproval(approvals, label)) {
+        const labels = await listLabels(request.table, accountId, promptId).catch(() => ({}));
+        if (labelledVersion(labels, label) !== version) {
+          return { status: 202, body: { request: await request.ops.openRequest(accountId, { promptId, label, to: version, ...options }) } };
+        }
+      }
+      const { previousVersion } = await request.ops.setLabel(accountId, promptId, label, version, options);
       return { status: 200, body: { label, version, previous: previousVersion ?? null } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/accounts/{accountId}/prompts/{promptId}/labels/{label}/history',
+    access: 'read the account',
+    async handle(request) {
+      const { accountId, promptId, label } = request.params;
+      const { before } = request.query;
+      if (before !== undefined && !isHistoryCursor(before, promptId, label)) {
+        throw badRequest('before: must be a cursor from a previous page of this label history', 'before');
+      }
+      await requireHead(request.table, accountId, promptId);
+      return { status: 200, body: await listLabelHistory(request.table, accountId, promptId, label, before === undefined ? {} : { before }) };
     },
   }),
   defineRoute({
@@ -151,8 +164,11 @@ export const promptRoutes: readonly ManagementRoute[] = [
     access: 'move labels',
     action: 'label.remove',
     async handle(request) {
-      await requireLabelRole(request, request.params);
+      const { approvals } = await requireLabelRole(request, request.params);
       const { accountId, promptId, label } = request.params;
+      if (needsApproval(approvals, label)) {
+        return { status: 202, body: { request: await request.ops.openRequest(accountId, { promptId, label, to: null }) } };
+      }
       await request.ops.removeLabel(accountId, promptId, label);
       return { status: 204 };
     },

@@ -21,7 +21,7 @@ const MAX_BODY_DEPTH = 64;
 function sentBodyOf(event: ApiEvent, route: ManagementRoute): SentBody {
   if (!route.body) return {};
   const text = bodyTextOf(event);
-  if (text === '') return { problem: badRequest('body: a JSON object is required', 'body') };
+  if (text === '') return route.bodyOptional ? { json: {} } : { problem: badRequest('body: a JSON object is required', 'body') };
   if (textNestsDeeperThan(text, MAX_BODY_DEPTH)) return { problem: badRequest(`body: must nest at most ${MAX_BODY_DEPTH} levels deep`, 'body') };
   try {
     const json: unknown = JSON.parse(text);

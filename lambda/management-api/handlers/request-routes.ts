@@ -1,0 +1,111 @@
+import { findRequest, isRequester, listRequests, requestDiff, toChangeRequest } from '../../table/change-requests';
+import type { ChangeRequestItem } from '../../table/item-types';
+import { badRequest, forbidden, notFound } from '../management-errors';
+import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
+import { DecisionBody, RequestQuery } from '../schemas';
+import { requireLabelRole } from './label-access';
+
+/**
+ * Change requests (docs/management-api.md "Change requests"): a move of a label the account puts under
+ * approval is asked for (PUT or DELETE of the label answers 202 with the request), then approved, rejected or
+ * withdrawn here. Deciding takes a role that may move the label, and never the requester's own; withdrawing
+ * is the requester's alone.
+ */
+
+/** The request, or 404 (an ApiError: a decision aimed at no request is recorded as refused). */
+async function requestOr404({ table }: Pick<HandlerInput, 'table'>, accountId: string, requestId: string): Promise<ChangeRequestItem> {
+  const item = await findRequest(table, accountId, requestId);
+  if (!item) throw notFound(`account ${accountId} has no change request ${requestId}`);
+  return item;
+}
+
+const callerActor = ({ caller }: Pick<HandlerInput, 'caller'>) => ({ type: 'user' as const, userId: caller.userId, email: caller.email });
+
+/** Approving or rejecting: a member who may move the label, other than the one who asked. */
+async function requireDecider(request: Pick<HandlerInput, 'table' | 'member' | 'caller'>, accountId: string, item: ChangeRequestItem): Promise<void> {
+  await requireLabelRole(request, { accountId, label: item.label }, 'deciding a change request of it');
+  if (isRequester(item, callerActor(request))) {
+    throw forbidden('you asked for this change: another member must approve or reject it (you may withdraw it)');
+  }
+}
+
+export const requestRoutes: readonly ManagementRoute[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/api/accounts/{accountId}/requests',
+    access: 'read the account',
+    async handle(request) {
+      const parsed = RequestQuery.safeParse(request.query);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue?.path.length ? String(issue.path[0]) : undefined;
+        throw badRequest(`${field ?? 'query'}: ${issue?.message ?? 'not understood'}`, field);
+      }
+      const { state, before } = parsed.data;
+      const page = await listRequests(request.table, request.params.accountId, {
+        ...(state === undefined ? {} : { state }),
+        ...(before === undefined ? {} : { before }),
+      });
+      return { status: 200, body: page };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/accounts/{accountId}/requests/{requestId}',
+    access: 'read the account',
+    async handle(request) {
+      const { accountId, requestId } = request.params;
+      const item = await requestOr404(request, accountId, requestId);
+      return { status: 200, body: { request: toChangeRequest(item), ...(await requestDiff(request.table, accountId, item)) } };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/accounts/{accountId}/requests/{requestId}/approve',
+    access: 'move labels',
+    action: 'request.approve',
+    body: DecisionBody,
+    bodyOptional: true,
+    async handle(request) {
+      const { accountId, requestId } = request.params;
+      const item = await requestOr404(request, accountId, requestId);
+      await requireDecider(request, accountId, item);
+      const decided = await request.ops.approveRequest(accountId, item, request.body.comment);
+      if (decided.stale) {
+        // Written as stale (request.stale in the audit log), and nothing moved: the label is no longer where it was asked from.
+        const now = decided.request.from === null ? 'was set' : `moved from ${decided.request.from}`;
+        return {
+          status: 409,
+          body: { error: `label ${item.label} of prompt ${item.promptId} ${now} since change request ${requestId} was opened: the request is stale, nothing moved`, code: 'CONFLICT' },
+        };
+      }
+      return { status: 200, body: { request: decided.request } };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/accounts/{accountId}/requests/{requestId}/reject',
+    access: 'move labels',
+    action: 'request.reject',
+    body: DecisionBody,
+    bodyOptional: true,
+    async handle(request) {
+      const { accountId, requestId } = request.params;
+      const item = await requestOr404(request, accountId, requestId);
+      await requireDecider(request, accountId, item);
+      return { status: 200, body: { request: (await request.ops.rejectRequest(accountId, item, request.body.comment)).request } };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/accounts/{accountId}/requests/{requestId}/withdraw',
+    access: 'read the account',
+    action: 'request.withdraw',
+    async handle(request) {
+      const { accountId, requestId } = request.params;
+      const item = await requestOr404(request, accountId, requestId);
+      if (!isRequester(item, callerActor(request))) throw forbidden('only the member who asked for a change request may withdraw it');
+      return { status: 200, body: { request: (await request.ops.withdrawRequest(accountId, item)).request } };
+    },
+  }),
+];

@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import type { AdminTable } from './admin-table';
+import type { LabelHistoryItem, WithKeys } from './item-types';
+import { keys, LABEL_HISTORY_SORT_KEY_PATTERN, labelHistorySortKey, prefixes } from './schema';
+import type { TransactionWrite } from './transaction';
+
+/**
+ * A label's history (docs/data-model.md): every move or removal of a label is one item in the account's
+ * partition, written in the transaction of the move itself (planSetLabel, planRemoveLabel, planPromptRelease,
+ * a change request applied), so a move and its entry land together or not at all. Nothing changes or
+ * deletes an entry.
+ */
+
+/** Who moved a label and how: what its history entry says beside the versions. */
+export interface MoveCause {
+  /** A person's email, or `cli:<operator>` (account-operations.ts actorName). */
+  readonly by: string;
+  /** The mover's note, or the way it moved: `push`, `restore`, `request <id>`, `import`; null for a move without a note. */
+  readonly reason: string | null;
+}
+
+/** What a move's history says when the mover gave a note, or asked for a restore (of a past version, from the history). */
+export function moveReason(options: { readonly note?: string | undefined; readonly restore?: boolean | undefined }): string | null {
+  if (options.restore === true) return options.note === undefined ? 'restore' : `restore: ${options.note}`;
+  return options.note ?? null;
+}
+
+export const requestReason = (requestId: string): string => `request ${requestId}`;
+
+export interface LabelHistoryEntry {
+  readonly at: string;
+  readonly by: string;
+  readonly from: string | null;
+  readonly to: string | null;
+  readonly reason: string | null;
+}
+
+export const LABEL_HISTORY_PAGE_SIZE = 50;
+
+/** The entry of one move, as one write of the move's transaction; its key is new (its time and a random tail). */
+export function labelHistoryWrite(
+  table: AdminTable,
+  accountId: string,
+  move: { readonly promptId: string; readonly label: string; readonly from: string | null; readonly to: string | null },
+  cause: MoveCause,
+): TransactionWrite {
+  const at = table.timestamp();
+  const item: WithKeys<LabelHistoryItem> = {
+    ...keys.labelHistory(accountId, labelHistorySortKey(move.promptId, move.label, at, randomBytes(4).toString('hex'))),
+    type: 'labelHistory',
+    accountId,
+    promptId: move.promptId,
+    label: move.label,
+    at,
+    by: cause.by,
+    from: move.from,
+    to: move.to,
+    reason: cause.reason,
+  };
+  return { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/**
+ * One label's history, newest first, a page at a time (one Query, strongly consistent); `before` is the cursor
+ * the previous page gave (`next`), which check with isHistoryCursor first.
+ */
+export async function listLabelHistory(
+  table: AdminTable,
+  accountId: string,
+  promptId: string,
+  label: string,
+  options: { before?: string; limit?: number } = {},
+): Promise<{ entries: LabelHistoryEntry[]; next?: string }> {
+  const limit = options.limit ?? LABEL_HISTORY_PAGE_SIZE;
+  const prefix = prefixes.labelHistoryOf(promptId, label);
+  const before = options.before === undefined ? undefined : cursorKey(options.before, promptId, label);
+  if (options.before !== undefined && before === undefined) throw new RangeError('not a cursor of this label history');
+  const page = await table.queryPage<WithKeys<LabelHistoryItem>>('listLabelHistory', {
+    // BETWEEN is inclusive: a page after a cursor ends just below the cursor's entry (its tail's last digit one less, then anything).
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
+    ExpressionAttributeValues: {
+      ':pk': prefixes.accountPartition(accountId),
+      ':lower': prefix,
+      ':upper': before === undefined ? `${prefix}~` : `${before.slice(0, -1)}${String.fromCharCode(before.charCodeAt(before.length - 1) - 1)}\uffff`,
+    },
+    ScanIndexForward: false,
+    ConsistentRead: true,
+    // One more than a page says whether there is a next one.
+    Limit: limit + 1,
+  });
+  const items = page.items.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    entries: items.map(({ at, by, from, to, reason }) => ({ at, by, from: from ?? null, to: to ?? null, reason: reason ?? null })),
+    ...(page.items.length > limit && last ? { next: encodeCursor(last.sk) } : {}),
+  };
+}
+
+const encodeCursor = (sortKey: string): string => Buffer.from(sortKey, 'utf8').toString('base64url');
+
+/** The sort key a cursor names, when it is the key of an entry of this label's history; otherwise undefined. */
+function cursorKey(cursor: string, promptId: string, label: string): string | undefined {
+  const sortKey = Buffer.from(cursor, 'base64url').toString('utf8');
+  const valid = LABEL_HISTORY_SORT_KEY_PATTERN.test(sortKey) && encodeCursor(sortKey) === cursor && sortKey.startsWith(prefixes.labelHistoryOf(promptId, label));
+  return valid ? sortKey : undefined;
+}
+
+/** Whether `cursor` is one a page of this label's history gave. */
+export const isHistoryCursor = (cursor: string, promptId: string, label: string): boolean => cursorKey(cursor, promptId, label) !== undefined;
