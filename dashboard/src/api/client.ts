@@ -6,7 +6,9 @@ import type {
   ChangeRequest,
   LabelHistoryPage,
   LabelMove,
+  LabelRemoval,
   RequestDetail,
+  RequestsPage,
   ApiKey,
   AuditPage,
   IssuedKey,
@@ -127,8 +129,10 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
     /** A label's moves, newest first, 50 a page; `before` is the `next` of the page before. */
     labelHistory: (accountId: string, promptId: string, label: string, before?: string) =>
       get<LabelHistoryPage>(`${prompt(accountId, promptId)}/labels/${part(label)}/history${before === undefined ? '' : `?before=${part(before)}`}`),
-    removeLabel: async (accountId: string, promptId: string, label: string) => {
-      await call('DELETE', `${prompt(accountId, promptId)}/labels/${part(label)}`);
+    /** Takes a label off (204), or, where the account's approvals cover it, opens a change request for that (202). */
+    removeLabel: async (accountId: string, promptId: string, label: string): Promise<LabelRemoval> => {
+      const answer = await call<{ request?: ChangeRequest } | undefined>('DELETE', `${prompt(accountId, promptId)}/labels/${part(label)}`);
+      return answer.status === 202 && answer.body?.request ? { kind: 'requested', request: answer.body.request } : { kind: 'removed' };
     },
 
     keys: async (accountId: string) => (await get<{ keys: ApiKey[] }>(`${account(accountId)}/keys`)).keys,
@@ -149,9 +153,14 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
       await call('DELETE', `${account(accountId)}/members/${part(userId)}`);
     },
 
-    /** The account's change requests, newest first; all of them without a state. */
-    requests: async (accountId: string, state?: string) =>
-      (await get<{ requests: ChangeRequest[] }>(`${account(accountId)}/requests${state ? `?state=${part(state)}` : ''}`)).requests,
+    /** The account's change requests, newest first (every open one; otherwise 50 a page); all states without one. */
+    requests: (accountId: string, state?: string, before?: string) => {
+      const query = new URLSearchParams();
+      if (state) query.set('state', state);
+      if (before !== undefined) query.set('before', before);
+      const text = query.toString();
+      return get<RequestsPage>(`${account(accountId)}/requests${text ? `?${text}` : ''}`);
+    },
     request: (accountId: string, requestId: string) => get<RequestDetail>(`${account(accountId)}/requests/${part(requestId)}`),
     approveRequest: async (accountId: string, requestId: string, comment: string) =>
       (await call<{ request: ChangeRequest }>('POST', `${account(accountId)}/requests/${part(requestId)}/approve`, { body: comment.trim() ? { comment: comment.trim() } : {} })).body.request,

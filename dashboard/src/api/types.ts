@@ -176,10 +176,18 @@ export interface RequestVersion extends VersionContent {
   readonly version: string;
 }
 
-/** A change request with what it would change: both versions, and the variables added and removed. */
+/** A change request with what it would change: both versions (null: no version), and the variables added and removed. */
 export interface RequestDetail {
   readonly request: ChangeRequest;
-  readonly from?: RequestVersion | null;
-  readonly to?: RequestVersion | null;
-  readonly placeholders?: { readonly added: readonly string[]; readonly removed: readonly string[] };
+  readonly fromVersion: RequestVersion | null;
+  readonly toVersion: RequestVersion | null;
+  readonly placeholders: { readonly added: readonly string[]; readonly removed: readonly string[] };
 }
+
+export interface RequestsPage {
+  readonly requests: readonly ChangeRequest[];
+  readonly next?: string | null;
+}
+
+/** What a label removal came to: removed at once, or a change request opened. */
+export type LabelRemoval = { readonly kind: 'removed' } | { readonly kind: 'requested'; readonly request: ChangeRequest };

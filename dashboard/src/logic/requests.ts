@@ -21,20 +21,19 @@ export interface ChangeRequest {
   readonly promptId: string;
   readonly label: string;
   readonly from: string | null;
-  readonly to: string;
+  /** null: a request to take the label off. */
+  readonly to: string | null;
   readonly note?: string | null;
+  /** A move back to a version from the label's history. */
+  readonly restore?: boolean;
   readonly requestedBy: string;
   readonly requestedAt: string;
   readonly approvals: readonly Approval[];
   readonly state: RequestState | string;
-  /** How many approvals it needs, when the API says (the account's setting at the time it was asked). */
+  /** How many approvals it needs (the account's setting when it was asked). */
   readonly required?: number;
-  /** Who rejected, withdrew or found it stale, when, and what they said, where the API says. */
-  readonly decidedBy?: string | null;
-  readonly decidedAt?: string | null;
-  readonly comment?: string | null;
-  /** Where the label was when the request went stale. */
-  readonly current?: string | null;
+  /** Who took it out of `open` (the approver who applied it or found it stale, the rejecter, the requester), when, and their comment. */
+  readonly decision?: { readonly by: string; readonly at: string; readonly comment?: string | null } | null;
 }
 
 /** Each state as a badge says it. */
@@ -60,13 +59,15 @@ export const STATE_FILTERS: readonly { readonly value: RequestState | ''; readon
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
-/** What the request asks, in a phrase: `move production of welcome from 1.0.1 to 1.0.2`. */
-export function requestSummary(request: Pick<ChangeRequest, 'label' | 'promptId' | 'from' | 'to'>): string {
-  return `move ${request.label} of ${request.promptId}${request.from ? ` from ${request.from}` : ''} to ${request.to}`;
+/** What the request asks, in a phrase: `move production of welcome from 1.0.1 to 1.0.2`, `restore ...`, `remove ...`. */
+export function requestSummary(request: Pick<ChangeRequest, 'label' | 'promptId' | 'from' | 'to' | 'restore'>): string {
+  const what = `${request.label} of ${request.promptId}`;
+  if (request.to === null) return `remove ${what}${request.from ? ` (at ${request.from})` : ''}`;
+  return `${request.restore ? 'restore' : 'move'} ${what}${request.from ? ` from ${request.from}` : ''} to ${request.to}`;
 }
 
 /** The request as a page's title: `Move production of welcome from 1.0.1 to 1.0.2`. */
-export function requestTitle(request: Pick<ChangeRequest, 'label' | 'promptId' | 'from' | 'to'>): string {
+export function requestTitle(request: Pick<ChangeRequest, 'label' | 'promptId' | 'from' | 'to' | 'restore'>): string {
   const summary = requestSummary(request);
   return `${summary[0]?.toUpperCase()}${summary.slice(1)}`;
 }
@@ -77,25 +78,36 @@ export function approvalCount(request: Pick<ChangeRequest, 'approvals' | 'requir
   return request.required === undefined ? plural(given, 'approval') : `${given} of ${plural(request.required, 'approval')}`;
 }
 
-/** What the state means for the label, in a sentence or two; for a stale one, why nothing moved and what to do. */
-export function stateExplanation(request: ChangeRequest): string {
+/**
+ * What the state means for the label, in a sentence or two; for a stale one, why nothing moved and what to do.
+ * `current` is where the label points now, when the page knows (undefined: not known; null: nowhere).
+ */
+export function stateExplanation(request: ChangeRequest, current?: string | null): string {
   const { label, promptId, to } = request;
-  const by = request.decidedBy ? ` by ${request.decidedBy}` : '';
-  const said = request.comment ? ` They said: "${request.comment}"` : '';
+  const decision = request.decision ?? undefined;
+  const by = decision?.by ? ` by ${decision.by}` : '';
+  const said = decision?.comment ? ` They said: "${decision.comment}"` : '';
+  const target = to === null ? `${label} of ${promptId} is removed` : `${label} of ${promptId} moves to ${to}`;
   switch (request.state) {
     case 'open': {
-      if (request.required === undefined) return `Waiting for approval. ${label} of ${promptId} moves to ${to} once enough people approve.`;
+      if (request.required === undefined) return `Waiting for approval. ${target} once enough people approve.`;
       const left = Math.max(0, request.required - request.approvals.length);
-      return `Waiting for ${plural(left, 'more approval')} (${approvalCount(request)}). ${label} of ${promptId} moves to ${to} once enough people approve.`;
+      return `Waiting for ${plural(left, 'more approval')} (${approvalCount(request)}). ${target} once enough people approve.`;
     }
     case 'applied':
-      return `Approved and applied: ${label} of ${promptId} points at ${to}, and the read API serves it from the next request.`;
+      return to === null
+        ? `Approved and applied: ${label} is off ${promptId}, and the read API answers 404 for ?label=${label} from the next request.`
+        : `Approved and applied: ${label} of ${promptId} points at ${to}, and the read API serves it from the next request.`;
     case 'rejected':
       return `Rejected${by}: ${label} did not move.${said}`;
     case 'withdrawn':
       return `Withdrawn${by} before it was decided: ${label} did not move.`;
-    case 'stale':
-      return `Stale: ${label} moved${request.current ? ` to ${request.current}` : ''} after this was asked${request.from ? `, so it no longer points at ${request.from}` : ''}, and this change was not applied. Nothing moved. To still move it to ${to}, ask again from where ${label} is now.`;
+    case 'stale': {
+      const now = current === undefined ? '' : current === null ? ' (it points at no version now)' : ` (to ${current})`;
+      const was = request.from ? `, so it no longer points at ${request.from}` : ', so it is no longer unset';
+      const again = to === null ? `To still remove it, ask again.` : `To still move it to ${to}, ask again from where ${label} is now.`;
+      return `Stale: ${label} moved${now} after this was asked${was}, and this change was not applied. Nothing moved. ${again}`;
+    }
     default:
       return `This request is ${request.state}.`;
   }
@@ -206,6 +218,21 @@ export function historyMove(entry: Pick<LabelHistoryEntry, 'from' | 'to'>): stri
 export function restoreTarget(entry: Pick<LabelHistoryEntry, 'to'>, current: string | undefined): string | undefined {
   if (entry.to === null || entry.to === current) return undefined;
   return entry.to;
+}
+
+/**
+ * A history entry's reason in words: the mover's note, or how it moved (`restore`, `restore: <note>`,
+ * `request <id>` for a move a change request applied, `push`, `import`); the request named, to link to it.
+ */
+export function historyReason(reason: string | null | undefined): { readonly text: string; readonly requestId?: string } | undefined {
+  if (!reason) return undefined;
+  const request = /^request (req_[A-Za-z0-9_]+)$/.exec(reason);
+  if (request?.[1]) return { text: 'through a change request', requestId: request[1] };
+  if (reason === 'restore') return { text: 'restored from the history' };
+  if (reason.startsWith('restore: ')) return { text: `restored: ${reason.slice('restore: '.length)}` };
+  if (reason === 'push') return { text: 'pushed from a prompts folder (CLI)' };
+  if (reason === 'import') return { text: 'imported' };
+  return { text: reason };
 }
 
 /** The approval settings as the owners' form holds them, checked before sending. */

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { ChangeRequest, RequestDetail, VersionContent } from '../api/types';
+import type { ChangeRequest, RequestDetail } from '../api/types';
 import { DiffView } from '../components/diff-view';
 import { useAction, useId, useLoad } from '../components/hooks';
 import { PlaceholderChangeView } from '../components/placeholder-change';
@@ -10,7 +10,6 @@ import {
   decisionDenial,
   hasApproved,
   isPerson,
-  placeholderChange,
   requestTitle,
   stateExplanation,
   stateWord,
@@ -19,11 +18,10 @@ import {
 import { hrefOf } from '../logic/route';
 import { useWorkspace } from '../workspace';
 
-/** What the page shows: the request, and both versions' content (the API's, or read here when it sent none). */
+/** What the page shows: the request with both versions' content, and where its label points now (null: nowhere). */
 interface Shown {
   readonly detail: RequestDetail;
-  readonly before: VersionContent | undefined;
-  readonly after: VersionContent | undefined;
+  readonly current: string | null | undefined;
 }
 
 /**
@@ -35,12 +33,9 @@ export function RequestPage({ requestId }: { requestId: string }) {
   const { api, account } = useWorkspace();
   const shown = useLoad(async (): Promise<Shown> => {
     const detail = await api.request(account.accountId, requestId);
-    const { request } = detail;
-    const [before, after] = await Promise.all([
-      detail.from !== undefined ? detail.from ?? undefined : request.from ? api.version(account.accountId, request.promptId, request.from) : undefined,
-      detail.to ?? api.version(account.accountId, request.promptId, request.to),
-    ]);
-    return { detail, before, after };
+    // Where the label is now: what a stale request is explained by (the prompt may be gone: then not known).
+    const prompt = await api.prompt(account.accountId, detail.request.promptId).catch(() => undefined);
+    return { detail, current: prompt ? (prompt.labels[detail.request.label] ?? null) : undefined };
   }, [api, account.accountId, requestId]);
   const breadcrumb = (
     <p class="breadcrumb">
@@ -57,14 +52,16 @@ export function RequestPage({ requestId }: { requestId: string }) {
       </>
     );
   }
-  const { detail, before, after } = shown.data;
+  const { detail, current } = shown.data;
   const request = detail.request;
+  const before = detail.fromVersion ?? undefined;
+  const after = detail.toVersion ?? undefined;
   return (
     <>
       {breadcrumb}
       <PageTitle>{requestTitle(request)}</PageTitle>
       <p>
-        <span class={`badge request-${request.state}`}>{stateWord(request.state)}</span> {stateExplanation(request)}
+        <span class={`badge request-${request.state}`}>{stateWord(request.state)}</span> {stateExplanation(request, current)}
       </p>
       <dl class="config request-facts">
         <dt>Prompt</dt>
@@ -75,7 +72,12 @@ export function RequestPage({ requestId }: { requestId: string }) {
         </dd>
         <dt>Label</dt>
         <dd>
-          <span class="badge">{request.label}</span> from <strong class="mono">{request.from ?? 'no version'}</strong> to <strong class="mono">{request.to}</strong>
+          <span class="badge">{request.label}</span> from <strong class="mono">{request.from ?? 'no version'}</strong> to{' '}
+          <strong class="mono">{request.to ?? 'no version (removed)'}</strong>
+          {request.restore ? ' (a restore from its history)' : ''}
+          {current !== undefined && current !== request.from && request.state === 'open' ? (
+            <span class="muted"> · it has moved since: now at {current ?? 'no version'}</span>
+          ) : null}
         </dd>
         <dt>Asked by</dt>
         <dd>
@@ -96,9 +98,16 @@ export function RequestPage({ requestId }: { requestId: string }) {
               beforeTitle={request.from ? `Version ${request.from} (${request.label} before)` : 'No version'}
               afterTitle={`Version ${request.to} (requested)`}
             />
-            <PlaceholderChangeView change={detail.placeholders ?? placeholderChange(before, after)} hadBefore={before !== undefined} titleId="variables-title" />
+            <PlaceholderChangeView change={detail.placeholders} hadBefore={before !== undefined} titleId="variables-title" />
           </>
-        ) : null}
+        ) : request.to === null ? (
+          <p>
+            {request.label} would be taken off {request.promptId}: applications reading <code>?label={request.label}</code> would get 404 instead of
+            version {request.from ?? 'none'}.
+          </p>
+        ) : (
+          <p class="muted">Version {request.to} could not be read.</p>
+        )}
       </section>
     </>
   );
@@ -162,9 +171,8 @@ function Decision({ request, onDecided }: { request: ChangeRequest; onDecided():
     <section aria-labelledby="decision-title" class="card">
       <h2 id="decision-title">Decision</h2>
       {outcome ? (
-        <p class="notice" role="status">
-          {outcomeSentence(outcome.did, outcome.request)}
-        </p>
+        // Announced by the page's live region (finish); shown here for everyone.
+        <p class="notice">{outcomeSentence(outcome.did, outcome.request)}</p>
       ) : null}
       <ErrorNote problem={problem} doing={doing} />
       {request.state !== 'open' ? (

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useLoad } from '../components/hooks';
-import { ErrorNote, Loading, PageTitle, When } from '../components/ui';
+import { Button, ErrorNote, Loading, PageTitle, When } from '../components/ui';
 import { approvalCount, type RequestState, requestTitle, STATE_FILTERS, stateWord } from '../logic/requests';
 import { hrefOf } from '../logic/route';
 import { useWorkspace } from '../workspace';
@@ -9,7 +9,12 @@ import { useWorkspace } from '../workspace';
 export function RequestsPage() {
   const { api, account } = useWorkspace();
   const [state, setState] = useState<RequestState | ''>('open');
-  const requests = useLoad(() => api.requests(account.accountId, state || undefined), [api, account.accountId, state]);
+  // The cursors of the pages seen so far: the first page has none (every open request is on it).
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursor = cursors.at(-1);
+  const page = useLoad(() => api.requests(account.accountId, state || undefined, cursor), [api, account.accountId, state, cursor]);
+  const requests = { ...page, data: page.data?.requests };
+  const next = page.data?.next ?? undefined;
   const shown = STATE_FILTERS.find((filter) => filter.value === state)?.text ?? 'All';
   return (
     <>
@@ -23,7 +28,16 @@ export function RequestsPage() {
         <legend>Show requests</legend>
         {STATE_FILTERS.map((filter) => (
           <label key={filter.value} class="check">
-            <input type="radio" name="request-state" value={filter.value} checked={state === filter.value} onChange={() => setState(filter.value)} />
+            <input
+              type="radio"
+              name="request-state"
+              value={filter.value}
+              checked={state === filter.value}
+              onChange={() => {
+                setState(filter.value);
+                setCursors([undefined]);
+              }}
+            />
             {filter.text}
           </label>
         ))}
@@ -34,8 +48,8 @@ export function RequestsPage() {
         <>
           <p role="status">
             {requests.data.length === 0
-              ? `No ${state === '' ? '' : `${shown.toLowerCase()} `}requests.`
-              : `${requests.data.length} ${state === '' ? '' : `${shown.toLowerCase()} `}${requests.data.length === 1 ? 'request' : 'requests'}.`}
+              ? `No ${state === '' ? '' : `${shown.toLowerCase()} `}requests${cursors.length > 1 ? ' on this page' : ''}.`
+              : `${requests.data.length} ${state === '' ? '' : `${shown.toLowerCase()} `}${requests.data.length === 1 ? 'request' : 'requests'}${cursors.length > 1 || next ? `, page ${cursors.length}` : ''}.`}
           </p>
           {requests.data.length > 0 ? (
             <table class="list">
@@ -70,6 +84,16 @@ export function RequestsPage() {
                 ))}
               </tbody>
             </table>
+          ) : null}
+          {cursors.length > 1 || next ? (
+            <div class="actions">
+              <Button disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+                Newer requests
+              </Button>
+              <Button disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
+                Older requests
+              </Button>
+            </div>
           ) : null}
         </>
       ) : null}

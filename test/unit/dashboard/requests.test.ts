@@ -7,6 +7,7 @@ import {
   decisionDenial,
   hasApproved,
   historyMove,
+  historyReason,
   placeholderChange,
   placeholderWarnings,
   REQUEST_STATES,
@@ -83,6 +84,8 @@ describe("a request's state in words", () => {
   test('the title says what would move', () => {
     expect(requestTitle(request())).toBe('Move production of welcome from 1.0.1 to 1.0.2');
     expect(requestTitle(request({ from: null }))).toBe('Move production of welcome to 1.0.2');
+    expect(requestTitle(request({ restore: true }))).toBe('Restore production of welcome from 1.0.1 to 1.0.2');
+    expect(requestTitle(request({ to: null }))).toBe('Remove production of welcome (at 1.0.1)');
   });
 
   test('an open request says how many approvals it still waits for', () => {
@@ -94,16 +97,18 @@ describe("a request's state in words", () => {
 
   test('applied, rejected and withdrawn say where the label is', () => {
     expect(stateExplanation(request({ state: 'applied' }))).toBe('Approved and applied: production of welcome points at 1.0.2, and the read API serves it from the next request.');
-    expect(stateExplanation(request({ state: 'rejected', decidedBy: bob.email, comment: 'Not before Monday' }))).toBe(
+    expect(stateExplanation(request({ state: 'applied', to: null }))).toBe('Approved and applied: production is off welcome, and the read API answers 404 for ?label=production from the next request.');
+    expect(stateExplanation(request({ state: 'rejected', decision: { by: bob.email, at: '', comment: 'Not before Monday' } }))).toBe(
       'Rejected by bob@example.com: production did not move. They said: "Not before Monday"',
     );
     expect(stateExplanation(request({ state: 'withdrawn' }))).toBe('Withdrawn before it was decided: production did not move.');
   });
 
   test('a stale request explains why nothing moved, and what to do', () => {
-    expect(stateExplanation(request({ state: 'stale', current: '1.0.3' }))).toBe(
-      'Stale: production moved to 1.0.3 after this was asked, so it no longer points at 1.0.1, and this change was not applied. Nothing moved. To still move it to 1.0.2, ask again from where production is now.',
+    expect(stateExplanation(request({ state: 'stale' }), '1.0.3')).toBe(
+      'Stale: production moved (to 1.0.3) after this was asked, so it no longer points at 1.0.1, and this change was not applied. Nothing moved. To still move it to 1.0.2, ask again from where production is now.',
     );
+    expect(stateExplanation(request({ state: 'stale' }))).toMatch(/^Stale: production moved after this was asked, so it no longer points at 1\.0\.1/);
   });
 
   test('approvals are counted against those needed, when known', () => {
@@ -155,6 +160,15 @@ describe('label history and restores', () => {
     expect(historyMove({ from: '1.0.0', to: '1.0.1' })).toBe('1.0.0 to 1.0.1');
     expect(historyMove({ from: null, to: '1.0.0' })).toBe('set to 1.0.0');
     expect(historyMove({ from: '1.0.1', to: null })).toBe('removed (was 1.0.1)');
+  });
+
+  test("the reason says how it moved, and names the change request that moved it", () => {
+    expect(historyReason('request req_20261127034323123_0a1b2c3d')).toEqual({ text: 'through a change request', requestId: 'req_20261127034323123_0a1b2c3d' });
+    expect(historyReason('restore')).toEqual({ text: 'restored from the history' });
+    expect(historyReason('restore: back to the known good one')).toEqual({ text: 'restored: back to the known good one' });
+    expect(historyReason('push')).toEqual({ text: 'pushed from a prompts folder (CLI)' });
+    expect(historyReason('Greet by city')).toEqual({ text: 'Greet by city' });
+    expect(historyReason(null)).toBeUndefined();
   });
 
   test('a past position can be restored; where the label is now, or a removal, cannot', () => {
