@@ -316,7 +316,13 @@ function LabelRow(props: { detail: PromptDetail; label: string; version: string;
     props.onChanged();
   });
   const remove = useAction(async () => {
-    await api.removeLabel(account.accountId, detail.promptId, label);
+    const outcome = await api.removeLabel(account.accountId, detail.promptId, label);
+    if (outcome.kind === 'requested') {
+      setOpened(outcome.request);
+      announce(`A change request was opened to remove ${label}.`);
+      refreshAccount();
+      return;
+    }
     announce(`${label} removed.`);
     props.onChanged();
   });

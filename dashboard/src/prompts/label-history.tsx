@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import type { ChangeRequest, PromptDetail } from '../api/types';
 import { useAction, useId, useLoad } from '../components/hooks';
 import { Button, DeniedNote, ErrorNote, Loading, When } from '../components/ui';
-import { approvalsNeeded, historyMove, restoreTarget } from '../logic/requests';
+import { approvalsNeeded, historyMove, historyReason, restoreTarget } from '../logic/requests';
+import { hrefOf } from '../logic/route';
 import { labelDenial } from '../logic/roles';
 import { useWorkspace } from '../workspace';
 import { LabelMoveDialog, RequestOpenedNote } from './label-move';
@@ -91,7 +92,9 @@ function OneLabelHistory({ detail, label, current, onChanged }: { detail: Prompt
                         <When iso={entry.at} />
                       </div>
                     </td>
-                    <td>{entry.reason ? entry.reason : <span class="muted">—</span>}</td>
+                    <td>
+                      <Reason reason={entry.reason} />
+                    </td>
                     <td>
                       {target ? (
                         <Button
@@ -109,7 +112,8 @@ function OneLabelHistory({ detail, label, current, onChanged }: { detail: Prompt
                           Restore
                         </Button>
                       ) : entry.to !== null && entry.to === current ? (
-                        <span class="muted">{label} is here now</span>
+                        // The newest entry is where the label is; an older one at the same version needs no restore.
+                        <span class="muted">{pageNumber === 1 && index === 0 ? `${label} is here now` : 'the version it has now'}</span>
                       ) : (
                         <span class="muted">—</span>
                       )}
@@ -150,5 +154,21 @@ function OneLabelHistory({ detail, label, current, onChanged }: { detail: Prompt
         />
       ) : null}
     </section>
+  );
+}
+
+/** Why the label moved: the note, or how (a restore, a change request, linked, a push, an import). */
+function Reason({ reason }: { reason: string | null | undefined }) {
+  const { account } = useWorkspace();
+  const said = historyReason(reason);
+  if (!said) return <span class="muted">—</span>;
+  if (!said.requestId) return <>{said.text}</>;
+  return (
+    <>
+      {said.text}:{' '}
+      <a class="mono" href={hrefOf({ page: 'request', accountId: account.accountId, requestId: said.requestId })}>
+        {said.requestId}
+      </a>
+    </>
   );
 }

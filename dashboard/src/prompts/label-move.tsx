@@ -83,12 +83,13 @@ export function LabelMoveDialog(props: {
   );
 }
 
-/** Said after a move that opened a change request instead: plainly, with the way to it. */
+/** Said after a move that opened a change request instead: plainly, with the way to it (the page's live region announces it). */
 export function RequestOpenedNote({ request }: { request: ChangeRequest }) {
   const { account } = useWorkspace();
   return (
-    <p class="notice" role="status">
-      A change request was opened: {request.label} stays at {request.from ?? 'no version'} until it is approved, then moves to {request.to}.{' '}
+    <p class="notice">
+      A change request was opened: {request.label} stays at {request.from ?? 'no version'} until it is approved, then{' '}
+      {request.to === null ? 'is removed' : `moves to ${request.to}`}.{' '}
       <a href={hrefOf({ page: 'request', accountId: account.accountId, requestId: request.requestId })}>Open the change request</a>
     </p>
   );
