@@ -238,7 +238,7 @@ function AccountArea(props: {
   useEffect(() => {
     let current = true;
     api.requests(membership.accountId, 'open').then(
-      (requests) => current && setOpenRequests(requests.length),
+      (page) => current && setOpenRequests(page.requests.length),
       () => undefined,
     );
     return () => {
@@ -274,9 +274,10 @@ function AccountArea(props: {
               >
                 {item.text}
                 {item.section === 'requests' && openRequests ? (
-                  <span class="count" aria-hidden="true">
-                    {openRequests}
-                  </span>
+                  <>
+                    {' '}
+                    <span class="count">{openRequests} open</span>
+                  </>
                 ) : null}
               </a>
             </li>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AccountSettings } from '../api/types';
 import { useAction, useId } from '../components/hooks';
 import { Button, Control, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle } from '../components/ui';
@@ -42,8 +42,11 @@ function ApprovalsForm({ settings }: { settings: AccountSettings }) {
   const [labels, setLabels] = useState(savedLabels);
   const [required, setRequired] = useState(savedRequired);
   const [checked, setChecked] = useState<ReturnType<typeof approvalSettingsProblem>>(undefined);
-  // Settings read again (another owner's change) show in the form unless the person is changing it.
+  // Settings read again with other values (a save, another owner's change) show in the form; the same values leave what is typed alone.
+  const seen = useRef({ labels: savedLabels, required: savedRequired });
   useEffect(() => {
+    if (seen.current.labels === savedLabels && seen.current.required === savedRequired) return;
+    seen.current = { labels: savedLabels, required: savedRequired };
     setLabels(savedLabels);
     setRequired(savedRequired);
   }, [savedLabels, savedRequired]);
