@@ -348,7 +348,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'No, malformed, expired or foreign token (answered by the gateway)',
   403: 'A member whose role does not allow this',
   404: 'No such thing, or an account the caller is not a member of',
-  409: 'Contradicts what is stored (an existing id, a published version, the last owner, a revoked key)',
+  409: 'Contradicts what is stored (an existing id, a published version, the last owner, a revoked key, a change request already decided, another open for the label, or found stale)',
   412: 'If-Match or If-None-Match does not hold: someone saved in between',
   413: "The version's content is over 300 KB",
   428: 'If-Match is required',

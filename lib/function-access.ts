@@ -84,7 +84,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     ],
     userPool: [],
   },
-  // Prompts, drafts, labels; a publish or a label move brings the account's keys up to the new prompts revision.
+  // Prompts, drafts, labels with their history, change requests; a publish or a label move brings the account's keys up
+  // to the new prompts revision.
   ManagePrompts: {
     table: [
       {

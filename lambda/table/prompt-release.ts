@@ -163,23 +163,23 @@ export async function planPromptRelease(
       labelHistoryWrite(table, accountId, { promptId, label, from: was.get(label) ?? null, to }, { by, reason: 'push' }),
     );
   }
-  const requestIds = new Map<string, string>();
+  // A label asked for keeps its item as it is (a rename below brings its copies in step, as any other's).
+  const opened = new Map<string, { requestId: string; from: string | null }>();
   for (const { label, to } of asked) {
     const from = labelledVersion(head?.labels, label) ?? null;
-    const opened = openRequestWrites(table, accountId, { promptId, label, from, to, note: release.requests?.note }, releaser, release.requests?.required ?? 1);
-    requestIds.set(label, opened.item.requestId);
-    was.set(label, from);
-    writes.push(...opened.writes);
+    const request = openRequestWrites(table, accountId, { promptId, label, from, to, note: release.requests?.note }, releaser, release.requests?.required ?? 1);
+    opened.set(label, { requestId: request.item.requestId, from });
+    writes.push(...request.writes);
   }
   if (head && release.details?.promptName !== undefined && release.details.promptName !== head.promptName) {
     const untouched = { ...head, labels: Object.fromEntries(Object.entries(head.labels ?? {}).filter(([label]) => !was.has(label))) };
     writes.push(...(await labelCopyWrites(table, accountId, untouched, { promptName, deleted: head.deleted === true })));
   }
 
-  const steps = releaseSteps(release, { was, promptName, description: description ?? null, tags: tags ?? [], requestIds });
+  const steps = releaseSteps(release, { was, promptName, description: description ?? null, tags: tags ?? [], opened });
   return {
     writes,
-    result: { steps: steps.length, requests: asked.map(({ label }) => ({ label, requestId: requestIds.get(label) as string })) },
+    result: { steps: steps.length, requests: asked.map(({ label }) => ({ label, requestId: opened.get(label)?.requestId as string })) },
     alsoRecords: steps.slice(1),
     ...(steps[0]?.after ? { after: steps[0].after } : {}),
     visible: published !== undefined || labelsChange || release.details?.promptName !== undefined,
@@ -202,7 +202,8 @@ export function releaseSteps(
     promptName: string;
     description: string | null;
     tags: readonly string[];
-    requestIds?: ReadonlyMap<string, string>;
+    /** The request opened for each label asked for, and where the label pointed. */
+    opened?: ReadonlyMap<string, { readonly requestId: string; readonly from: string | null }>;
   },
 ): (RecordedStep & { readonly after?: Record<string, unknown> })[] {
   const { promptId } = release;
@@ -220,7 +221,7 @@ export function releaseSteps(
       action: 'request.open',
       target: { promptId, label },
       requested: { version: to, note: release.requests?.note },
-      after: { requestId: outcome.requestIds?.get(label) ?? null, from: outcome.was.get(label) ?? null, to, required: release.requests?.required ?? 1 },
+      after: { requestId: outcome.opened?.get(label)?.requestId ?? null, from: outcome.opened?.get(label)?.from ?? null, to, required: release.requests?.required ?? 1 },
     })),
     ...(release.details
       ? [{ action: 'prompt.update', target: { promptId }, requested: release.details, after: { promptName: outcome.promptName, description: outcome.description, tags: [...outcome.tags] } }]

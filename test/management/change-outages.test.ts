@@ -1,8 +1,10 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
+import type { AccountOperations } from '../../lambda/operations/account-operations';
 import { AdminTable } from '../../lambda/table/admin-table';
 import { createStoreClients, type StoreClients } from '../../lambda/table/client';
 import { deletePrompt } from '../../lambda/table/prompts';
+import { listRequests } from '../../lambda/table/change-requests';
 import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from '../../lambda/table/schema';
 import type { Role } from '../../lambda/table/item-types';
 import { type ApiResponse, TEST_SERVICE_NAME } from '../support/api-harness';
@@ -57,6 +59,8 @@ interface Setup {
   prompts(...inputs: PromptInput[]): Promise<void>;
   /** Read through the API (a read: nothing the proxy counts), for the change's If-Match. */
   etagOf(promptId: string, versionNumber: string): Promise<void>;
+  /** The shared operations as the member `name` (set up with `person`), straight to the store. */
+  as(name: string): AccountOperations;
 }
 
 let accounts = 0;
@@ -85,6 +89,11 @@ async function setUp(fixture: Change['fixture']): Promise<Account> {
       const read = await api.send('GET', `/api/accounts/${accountId}/prompts/${promptId}/versions/${versionNumber}`, { as: people.owner });
       expect(read.status).toBe(200);
       etags[`${promptId}@${versionNumber}`] = read.headers.etag as string;
+    },
+    as: (name) => {
+      const person = people[name];
+      if (!person) throw new Error(`no member ${name} in ${accountId}`);
+      return api.operations({ type: 'user', userId: person.userId, email: person.email });
     },
   });
   return { accountId, people, key: { apiKey, keyHash, keyId: keyIdFromHash(keyHash) }, etags };
@@ -168,6 +177,8 @@ const ISO_INSTANT = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g;
 const API_KEY = /prs_[A-Za-z0-9_-]{43}/g;
 const KEY_HASH = /[0-9a-f]{64}/g;
 const KEY_ID = /key_[0-9a-f]{16}/g;
+/** A change request's id: its time and a random tail. */
+const REQUEST_ID = /req_\d{17}_[0-9a-f]{8}/g;
 const DISPLAY_PREFIX = /^prs_[A-Za-z0-9_-]{4}$/;
 /** Epoch milliseconds (a key's expiry): a time, not a setting. */
 const EPOCH_MS = 1e12;
@@ -176,7 +187,8 @@ const EPOCH_MS = 1e12;
  * The account as compared with a clean run's, made on another account: its id, its people's and its key's
  * generated ids named by their role, and what a run cannot repeat left out (times, the new key's ids, the
  * audit entries' random tails), as are the keys' copies of the revision (a copy after the commit may fail:
- * the next change makes it) and the account's `newKeys`, the bookkeeping of those copies (propagation.ts).
+ * the next change makes it) and the account's `newKeys`, the bookkeeping of those copies (propagation.ts). The
+ * random tails of audit entries and label history entries, and change requests' ids, are named alike.
  */
 function normalized(value: unknown, account: Account): unknown {
   const names: [string, string][] = [
@@ -195,8 +207,9 @@ function normalized(value: unknown, account: Account): unknown {
       return renamed
         .replace(KEY_HASH, 'NEW-KEY-HASH')
         .replace(KEY_ID, 'NEW-KEY-ID')
+        .replace(REQUEST_ID, 'REQUEST-ID')
         .replace(ISO_INSTANT, 'TIME')
-        .replace(/AUDIT#TIME#[0-9a-f]{8}/g, 'AUDIT#TIME#TAIL');
+        .replace(/#TIME#[0-9a-f]{8}/g, '#TIME#TAIL');
     }
     if (typeof current === 'number') return current >= EPOCH_MS ? 'EPOCH-MS' : current;
     if (Array.isArray(current)) return current.map(rename);
@@ -317,11 +330,11 @@ function expectNoPending(outcome: Run): void {
 }
 
 /** As the clean run made it, and answered as it was. */
-function expectWhole(outcome: Run, clean: Run): void {
+function expectWhole(outcome: Run, clean: Run, entries = 1): void {
   expect(outcome.response.status).toBe(clean.response.status);
   expect(bodyOf(outcome)).toEqual(bodyOf(clean));
   expect(comparable(outcome.after, outcome.account)).toEqual(comparable(clean.after, clean.account));
-  expect(entriesAdded(outcome).map((entry) => entry.outcome)).toEqual(['succeeded']);
+  expect(entriesAdded(outcome).map((entry) => entry.outcome)).toEqual(Array(entries).fill('succeeded'));
 }
 
 /** The account as it was but for at most one refused entry, answered 503. */
@@ -355,6 +368,8 @@ interface Change {
   readonly send: (send: Send, account: Account) => Promise<ApiResponse>;
   /** Refused by a condition the store holds (409): nothing is changed, and the attempt is recorded. */
   readonly refused?: boolean;
+  /** The audit entries its transaction writes (1 unless a change records several steps). */
+  readonly entries?: number;
 }
 
 const TX = 'TransactWriteItems';
@@ -457,6 +472,34 @@ const CHANGES: readonly Change[] = [
     send: (send, { people }) => send('POST', '/prompts/welcome/restore', { as: people.owner }),
   },
   {
+    name: 'a label under approval asked for (a change request opened: 202)',
+    writes: [TX],
+    fixture: async (setup) => {
+      await setup.prompts(labelled({ production: '1.0.0' }));
+      await underApproval(setup, 1);
+    },
+    send: (send, { people }) => send('PUT', '/prompts/welcome/labels/production', { as: people.owner, body: { version: '1.1.0', note: 'ship it' } }),
+  },
+  {
+    name: 'a change request approved, one of the two it needs',
+    writes: [TX],
+    fixture: (setup) => requested(setup, 2),
+    send: async (send, account) => send('POST', `/requests/${await openRequestOf(account)}/approve`, { as: account.people.owner, body: { comment: 'fine' } }),
+  },
+  {
+    name: 'a change request approved by the approval that applies it (the label moved with it)',
+    writes: [TX, COPY],
+    entries: 3,
+    fixture: (setup) => requested(setup, 1),
+    send: async (send, account) => send('POST', `/requests/${await openRequestOf(account)}/approve`, { as: account.people.owner, body: { comment: 'fine' } }),
+  },
+  {
+    name: 'a change request rejected',
+    writes: [TX],
+    fixture: (setup) => requested(setup, 1),
+    send: async (send, account) => send('POST', `/requests/${await openRequestOf(account)}/reject`, { as: account.people.owner }),
+  },
+  {
     name: 'account settings',
     writes: [TX],
     send: (send, { people }) => send('PATCH', '', { as: people.owner, body: { name: 'Renamed', protectedLabels: ['production', 'release'] } }),
@@ -518,6 +561,27 @@ const CHANGES: readonly Change[] = [
   },
 ];
 
+/** Production under approval (`required` approvals), set by the owner. */
+async function underApproval(setup: Setup, required: number): Promise<void> {
+  await setup.as('owner').updateSettings(setup.accountId, { approvals: { labels: ['production'], required } });
+}
+
+/** A request to move production from 1.0.0 to 1.1.0, opened by an admin (`asker`) of an account that needs `required` approvals. */
+async function requested(setup: Setup, required: number): Promise<void> {
+  await setup.prompts(labelled({ production: '1.0.0' }));
+  await setup.person('asker', 'admin');
+  await underApproval(setup, required);
+  await setup.as('asker').openRequest(setup.accountId, { promptId: 'welcome', label: 'production', to: '1.1.0', note: 'ship it' });
+}
+
+/** The account's one open request (read straight from the store: nothing the proxy sees). */
+async function openRequestOf(account: Account): Promise<string> {
+  const { requests } = await listRequests(api.table, account.accountId, { state: 'open' });
+  const [request] = requests;
+  if (!request) throw new Error(`no open request in ${account.accountId}`);
+  return request.requestId;
+}
+
 /** Every write position of every change, under each outage. */
 const CASES = CHANGES.flatMap((change) =>
   change.writes.flatMap((operation, index) =>
@@ -552,7 +616,7 @@ describe('a clean run of each change', () => {
       } else {
         expect(clean.response.status).toBeGreaterThanOrEqual(200);
         expect(clean.response.status).toBeLessThan(300);
-        expect(entriesAdded(clean).map((entry) => entry.outcome)).toEqual(['succeeded']);
+        expect(entriesAdded(clean).map((entry) => entry.outcome)).toEqual(Array(change.entries ?? 1).fill('succeeded'));
       }
     },
   );
@@ -570,7 +634,7 @@ describe('an outage from each write of each change', () => {
       const atTransaction = change.writes[k - 1] === TX;
       if (atTransaction && (kind === 'throttle' || change.refused)) expectAbsent(outcome);
       else if (change.refused) expectRefused(outcome, clean);
-      else expectWhole(outcome, clean);
+      else expectWhole(outcome, clean, change.entries);
     },
     CASE_TIMEOUT_MS,
   );
@@ -593,7 +657,7 @@ describe('a transaction still in progress', () => {
         return tokens.length === 1 ? 'drop-answer' : tokens.length === 2 ? 'in-progress' : 'pass';
       });
       expectNoPending(outcome);
-      expectWhole(outcome, cleanRunOf(change));
+      expectWhole(outcome, cleanRunOf(change), change.entries);
       expect(new Set(tokens).size).toBe(1);
     },
     CASE_TIMEOUT_MS,

@@ -193,7 +193,7 @@ describe('the CLI and the API: two doors, the same stored items', () => {
     const { Items = [] } = await api.local.client.send(
       new QueryCommand({ TableName: api.local.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}` } }),
     );
-    return Items.filter((item) => !['account', 'member', 'audit'].includes(String(item.type))).map((item) =>
+    return Items.filter((item) => !['account', 'member', 'audit', 'labelHistory'].includes(String(item.type))).map((item) =>
       JSON.parse(JSON.stringify(item, (name, value) => (name.endsWith('At') ? undefined : value)).replaceAll(accountId, '<account>')),
     );
   };
@@ -219,6 +219,27 @@ describe('the CLI and the API: two doors, the same stored items', () => {
     expect(items.map((item) => item.type).sort()).toEqual(['prompt', 'promptLabel', 'promptVersion', 'promptVersion']);
     expect(items.find((item) => item.type === 'prompt')?.labels).toEqual({ staging: '1.0.0' });
     expect(items).toEqual(await promptItems(byApi));
+    // Each move's history entry: the same moves, each door naming who made it.
+    const historyOf = async (accountId: string) => {
+      const { Items = [] } = await api.local.client.send(
+        new QueryCommand({
+          TableName: api.local.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :history)',
+          ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}`, ':history': 'LABELHIST#' },
+        }),
+      );
+      return Items.filter((item) => item.reason !== 'import')
+        .sort((a, b) => String(a.at).localeCompare(String(b.at)))
+        .map(({ label, from, to, reason, by }) => ({ label, from, to, reason, by }));
+    };
+    const history = await historyOf(byCli);
+    expect(history).toEqual([
+      { label: 'production', from: '1.0.0', to: '1.1.0', reason: null, by: 'cli:ci-bot' },
+      { label: 'staging', from: null, to: '1.1.0', reason: null, by: 'cli:ci-bot' },
+      { label: 'staging', from: '1.1.0', to: '1.0.0', reason: null, by: 'cli:ci-bot' },
+      { label: 'production', from: '1.1.0', to: null, reason: null, by: 'cli:ci-bot' },
+    ]);
+    expect(await historyOf(byApi)).toEqual(history.map((entry) => ({ ...entry, by: 'owner@api-labels.test' })));
     const revisionOf = async (accountId: string) =>
       (await api.local.client.send(new GetCommand({ TableName: api.local.tableName, Key: { pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' } }))).Item?.promptsRevision;
     expect(await revisionOf(byCli)).toBe(await revisionOf(byApi));

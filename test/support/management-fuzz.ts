@@ -75,15 +75,21 @@ const PARAMETER_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
     { weight: 2, arbitrary: prototypeName },
     { weight: 1, arbitrary: anyText },
   ),
+  requestId: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('req_20260101000000000_00000000', 'req_99999999999999999_ffffffff') },
+    { weight: 2, arbitrary: fc.constantFrom('req_', 'REQ_20260101000000000_00000000', 'req_2026_0', 'req_20260101000000000_0000000g') },
+    { weight: 1, arbitrary: prototypeName },
+    { weight: 1, arbitrary: anyText },
+  ),
 };
 
 /** Each UTF-8 byte outside the unreserved characters as %XX, as a client encodes (a lone surrogate as U+FFFD's bytes). */
 const percentEncoded = (value: string): string =>
   [...Buffer.from(value, 'utf8')].map((byte) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
 
-const QUERY_NAMES = fc.oneof(fc.constantFrom('before', 'month', 'before', 'month'), prototypeName, fc.string({ maxLength: 8 }));
+const QUERY_NAMES = fc.oneof(fc.constantFrom('before', 'month', 'before', 'month', 'state'), prototypeName, fc.string({ maxLength: 8 }));
 const QUERY_VALUES = fc.oneof(
-  fc.constantFrom('QVVESVQj', 'QVVESVQjeA', 'AUDIT#', '2026-11', '2026-13', '1999-01', '', '__proto__', 'constructor', 'nonsense'),
+  fc.constantFrom('QVVESVQj', 'QVVESVQjeA', 'AUDIT#', '2026-11', '2026-13', '1999-01', '', '__proto__', 'constructor', 'nonsense', 'open', 'stale', 'req_20260101000000000_00000000'),
   fc.base64String({ maxLength: 80 }).map((text) => text.replace(/=+$/, '').replaceAll('+', '-').replaceAll('/', '_')),
   fc.integer({ min: 1_000, max: 8_000 }).map((length) => 'Q'.repeat(length)),
   anyText,
@@ -116,7 +122,9 @@ const VALID_BODIES: Readonly<Record<string, Record<string, unknown>>> = {
     config: { model: 'gpt-4o-mini', temperature: 0.5, schema: [], inputData: { name: 'Ada' } },
   },
   'POST /api/accounts/{accountId}/prompts/{promptId}/versions/{version}/publish': { note: 'fuzzed' },
-  'PUT /api/accounts/{accountId}/prompts/{promptId}/labels/{label}': { version: '1.0.0' },
+  'PUT /api/accounts/{accountId}/prompts/{promptId}/labels/{label}': { version: '1.0.0', note: 'fuzzed' },
+  'POST /api/accounts/{accountId}/requests/{requestId}/approve': { comment: 'fuzzed' },
+  'POST /api/accounts/{accountId}/requests/{requestId}/reject': { comment: 'fuzzed' },
   'POST /api/accounts/{accountId}/keys': { name: 'fuzzed', monthlyLimit: 10, scope: ['welcome'], expiresAt: '2031-01-01T00:00:00Z' },
   'PATCH /api/accounts/{accountId}/keys/{keyId}': { name: 'renamed', disabled: true },
   'POST /api/accounts/{accountId}/keys/{keyId}/rotate': { graceSeconds: 60 },
