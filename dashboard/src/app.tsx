@@ -7,6 +7,7 @@ import { mayLeave } from './components/leave-guard';
 import { ErrorNote, Loading } from './components/ui';
 import { useLoad } from './components/hooks';
 import type { SignInConfig } from './logic/pkce';
+import { requestsNavName } from './logic/requests';
 import { ROLE_SUMMARY } from './logic/roles';
 import { hrefOf, parseRoute, type Route, type Section, sectionOf } from './logic/route';
 import { AuditPage } from './pages/audit-page';
@@ -15,6 +16,9 @@ import { KeysPage } from './pages/keys-page';
 import { MembersPage } from './pages/members-page';
 import { PromptPage } from './pages/prompt-page';
 import { PromptsPage } from './pages/prompts-page';
+import { RequestPage } from './pages/request-page';
+import { RequestsPage } from './pages/requests-page';
+import { SettingsPage } from './pages/settings-page';
 import { UsagePage } from './pages/usage-page';
 import { VersionPage } from './pages/version-page';
 import { type Workspace, WorkspaceContext } from './workspace';
@@ -84,10 +88,12 @@ function SignInScreen({ problem, onSignIn }: { problem: string | undefined; onSi
 
 const SECTIONS: readonly { section: Section; text: string }[] = [
   { section: 'prompts', text: 'Prompts' },
+  { section: 'requests', text: 'Requests' },
   { section: 'keys', text: 'API keys' },
   { section: 'usage', text: 'Usage' },
   { section: 'members', text: 'Members' },
   { section: 'audit', text: 'Audit log' },
+  { section: 'settings', text: 'Settings' },
 ];
 
 function SignedIn(props: { config: SignInConfig; session: Session; expired: boolean; onExpired(): void; onSignIn(): void; onSignOut(): void }) {
@@ -227,6 +233,18 @@ function AccountArea(props: {
       current = false;
     };
   }, [api, membership.accountId, section, round]);
+  // The open requests, for the navigation's count: read with the settings, and again after a request changed.
+  const [openRequests, setOpenRequests] = useState<number | undefined>(undefined);
+  useEffect(() => {
+    let current = true;
+    api.requests(membership.accountId, 'open').then(
+      (page) => current && setOpenRequests(page.requests.length),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, membership.accountId, section, round]);
   const role = settings?.role ?? membership.role;
   const workspace: Workspace = {
     api,
@@ -249,8 +267,18 @@ function AccountArea(props: {
         <ul>
           {SECTIONS.map((item) => (
             <li key={item.section}>
-              <a href={hrefOf({ page: item.section, accountId: membership.accountId } as Route)} aria-current={section === item.section ? 'page' : undefined}>
+              <a
+                href={hrefOf({ page: item.section, accountId: membership.accountId } as Route)}
+                aria-current={section === item.section ? 'page' : undefined}
+                aria-label={item.section === 'requests' ? requestsNavName(openRequests) : undefined}
+              >
                 {item.text}
+                {item.section === 'requests' && openRequests ? (
+                  <>
+                    {' '}
+                    <span class="count">{openRequests} open</span>
+                  </>
+                ) : null}
               </a>
             </li>
           ))}
@@ -280,6 +308,12 @@ function Page({ route }: { route: Route }) {
       return <VersionPage key={`${route.promptId}@${route.version}`} promptId={route.promptId} version={route.version} />;
     case 'compare':
       return <ComparePage promptId={route.promptId} from={route.from} to={route.to} />;
+    case 'requests':
+      return <RequestsPage />;
+    case 'request':
+      return <RequestPage key={route.requestId} requestId={route.requestId} />;
+    case 'settings':
+      return <SettingsPage />;
     case 'keys':
       return <KeysPage />;
     case 'usage':

@@ -2,6 +2,13 @@ import { ApiProblem, problemFromAnswer } from '../logic/api-errors';
 import type {
   AccountSettings,
   AddedMember,
+  ApprovalSettings,
+  ChangeRequest,
+  LabelHistoryPage,
+  LabelMove,
+  LabelRemoval,
+  RequestDetail,
+  RequestsPage,
   ApiKey,
   AuditPage,
   IssuedKey,
@@ -34,7 +41,7 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const part = encodeURIComponent;
 
 export function createApi({ token, onUnauthorized }: ApiOptions) {
-  async function call<T>(method: Method, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ body: T; etag: string | null }> {
+  async function call<T>(method: Method, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ body: T; etag: string | null; status: number }> {
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
     const bearer = token();
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
@@ -61,7 +68,7 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
       if (response.status === 401) onUnauthorized();
       throw problemFromAnswer(response.status, body);
     }
-    return { body: body as T, etag: response.headers.get('ETag') };
+    return { body: body as T, etag: response.headers.get('ETag'), status: response.status };
   }
 
   const get = async <T>(path: string): Promise<T> => (await call<T>('GET', path)).body;
@@ -73,7 +80,7 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
   return {
     me: () => get<Me>('/me'),
     account: (accountId: string) => get<AccountSettings>(account(accountId)),
-    updateAccount: async (accountId: string, change: { name?: string; protectedLabels?: string[] }) =>
+    updateAccount: async (accountId: string, change: { name?: string; protectedLabels?: string[]; approvals?: ApprovalSettings }) =>
       (await call<AccountSettings>('PATCH', account(accountId), { body: change })).body,
 
     prompts: async (accountId: string) => (await get<{ prompts: PromptListEntry[] }>(`${account(accountId)}/prompts`)).prompts,
@@ -108,11 +115,24 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
     },
     publish: async (accountId: string, promptId: string, v: string, etag: string, note: string) =>
       (await call<VersionSummary>('POST', `${version(accountId, promptId, v)}/publish`, { body: { note }, headers: { 'If-Match': etag } })).body,
-    setLabel: async (accountId: string, promptId: string, label: string, v: string) => {
-      await call('PUT', `${prompt(accountId, promptId)}/labels/${part(label)}`, { body: { version: v } });
+    /**
+     * Moves a label (200), or, where the account's approvals cover it, opens a change request instead (202): the
+     * outcome says which. A restore is a move back to a version the label pointed at before, marked as such.
+     */
+    setLabel: async (accountId: string, promptId: string, label: string, v: string, options: { note?: string; restore?: boolean } = {}): Promise<LabelMove> => {
+      const note = options.note?.trim();
+      const answer = await call<{ request?: ChangeRequest } | undefined>('PUT', `${prompt(accountId, promptId)}/labels/${part(label)}`, {
+        body: { version: v, ...(note ? { note } : {}), ...(options.restore ? { restore: true } : {}) },
+      });
+      return answer.status === 202 && answer.body?.request ? { kind: 'requested', request: answer.body.request } : { kind: 'moved' };
     },
-    removeLabel: async (accountId: string, promptId: string, label: string) => {
-      await call('DELETE', `${prompt(accountId, promptId)}/labels/${part(label)}`);
+    /** A label's moves, newest first, 50 a page; `before` is the `next` of the page before. */
+    labelHistory: (accountId: string, promptId: string, label: string, before?: string) =>
+      get<LabelHistoryPage>(`${prompt(accountId, promptId)}/labels/${part(label)}/history${before === undefined ? '' : `?before=${part(before)}`}`),
+    /** Takes a label off (204), or, where the account's approvals cover it, opens a change request for that (202). */
+    removeLabel: async (accountId: string, promptId: string, label: string): Promise<LabelRemoval> => {
+      const answer = await call<{ request?: ChangeRequest } | undefined>('DELETE', `${prompt(accountId, promptId)}/labels/${part(label)}`);
+      return answer.status === 202 && answer.body?.request ? { kind: 'requested', request: answer.body.request } : { kind: 'removed' };
     },
 
     keys: async (accountId: string) => (await get<{ keys: ApiKey[] }>(`${account(accountId)}/keys`)).keys,
@@ -132,6 +152,22 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
     removeMember: async (accountId: string, userId: string) => {
       await call('DELETE', `${account(accountId)}/members/${part(userId)}`);
     },
+
+    /** The account's change requests, newest first (every open one; otherwise 50 a page); all states without one. */
+    requests: (accountId: string, state?: string, before?: string) => {
+      const query = new URLSearchParams();
+      if (state) query.set('state', state);
+      if (before !== undefined) query.set('before', before);
+      const text = query.toString();
+      return get<RequestsPage>(`${account(accountId)}/requests${text ? `?${text}` : ''}`);
+    },
+    request: (accountId: string, requestId: string) => get<RequestDetail>(`${account(accountId)}/requests/${part(requestId)}`),
+    approveRequest: async (accountId: string, requestId: string, comment: string) =>
+      (await call<{ request: ChangeRequest }>('POST', `${account(accountId)}/requests/${part(requestId)}/approve`, { body: comment.trim() ? { comment: comment.trim() } : {} })).body.request,
+    rejectRequest: async (accountId: string, requestId: string, comment: string) =>
+      (await call<{ request: ChangeRequest }>('POST', `${account(accountId)}/requests/${part(requestId)}/reject`, { body: comment.trim() ? { comment: comment.trim() } : {} })).body.request,
+    withdrawRequest: async (accountId: string, requestId: string) =>
+      (await call<{ request: ChangeRequest }>('POST', `${account(accountId)}/requests/${part(requestId)}/withdraw`, { body: {} })).body.request,
 
     /** A page of the audit log, narrowed by the filters given (actor, prompt, action, outcome, from, to). */
     audit: (accountId: string, before: string | undefined, filters: Readonly<Record<string, string>> = {}) => {

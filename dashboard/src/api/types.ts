@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../logic/audit-text';
+import type { ChangeRequest, LabelHistoryEntry } from '../logic/requests';
 import type { Role } from '../logic/roles';
 
 /** The management API's answers (docs/management-api.md, "The management API"; openapi-management.yaml), as the dashboard reads them. */
@@ -21,7 +22,14 @@ export interface AccountSettings {
   readonly name: string;
   readonly plan: string;
   readonly protectedLabels: readonly string[];
+  /** Which labels move only after others approve, and how many approvals each move needs; none when absent. */
+  readonly approvals?: ApprovalSettings | null;
   readonly role?: Role;
+}
+
+export interface ApprovalSettings {
+  readonly labels: readonly string[];
+  readonly required: number;
 }
 
 export interface PromptListEntry {
@@ -152,3 +160,34 @@ export interface AuditPage {
   readonly entries: readonly AuditEntry[];
   readonly next: string | null;
 }
+
+export type { ChangeRequest, LabelHistoryEntry };
+
+export interface LabelHistoryPage {
+  readonly entries: readonly LabelHistoryEntry[];
+  readonly next?: string | null;
+}
+
+/** What a label move came to: moved at once, or a change request opened for others to approve. */
+export type LabelMove = { readonly kind: 'moved' } | { readonly kind: 'requested'; readonly request: ChangeRequest };
+
+/** A version as a request compares it: its messages and config. */
+export interface RequestVersion extends VersionContent {
+  readonly version: string;
+}
+
+/** A change request with what it would change: both versions (null: no version), and the variables added and removed. */
+export interface RequestDetail {
+  readonly request: ChangeRequest;
+  readonly fromVersion: RequestVersion | null;
+  readonly toVersion: RequestVersion | null;
+  readonly placeholders: { readonly added: readonly string[]; readonly removed: readonly string[] };
+}
+
+export interface RequestsPage {
+  readonly requests: readonly ChangeRequest[];
+  readonly next?: string | null;
+}
+
+/** What a label removal came to: removed at once, or a change request opened. */
+export type LabelRemoval = { readonly kind: 'removed' } | { readonly kind: 'requested'; readonly request: ChangeRequest };

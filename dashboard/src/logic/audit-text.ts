@@ -27,6 +27,12 @@ export const ACTIONS: ReadonlyMap<string, string> = new Map(Object.entries({
   'version.publish': 'published',
   'label.set': 'moved label',
   'label.remove': 'removed label',
+  'request.open': 'asked for approval to move',
+  'request.approve': 'approved the change request for',
+  'request.reject': 'rejected the change request for',
+  'request.withdraw': 'withdrew the change request for',
+  'request.apply': 'applied the change request for',
+  'request.stale': 'found stale the change request for',
   'key.create': 'created key',
   'key.update': 'changed key',
   'key.rotate': 'rotated key',
@@ -43,8 +49,10 @@ export function actorName(entry: Pick<AuditEntry, 'actor'>): string {
 /** What was acted on, e.g. `welcome-email 1.0.1`, `production of welcome-email`; people by email where known. */
 export function targetText(entry: Pick<AuditEntry, 'target' | 'after' | 'before'>, emails: ReadonlyMap<string, string> = new Map()): string {
   const { promptId, version, label, keyId, userId, email } = entry.target;
-  const afterVersion = typeof entry.after?.version === 'string' ? entry.after.version : undefined;
-  const wasVersion = typeof entry.after?.was === 'string' ? entry.after.was : undefined;
+  // A label move says `version` and `was`; a change request's steps say `from` and `to`.
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const afterVersion = text(entry.after?.version) ?? text(entry.after?.to);
+  const wasVersion = text(entry.after?.was) ?? text(entry.after?.from);
   if (label && promptId) return `${label} of ${promptId}${wasVersion ? ` from ${wasVersion}` : ''}${afterVersion ? ` to ${afterVersion}` : ''}`;
   if (promptId && version) return `${promptId} ${version}`;
   if (promptId) return promptId;

@@ -2,7 +2,7 @@
  * The dashboard's pages, in the address bar's fragment (`#/accounts/acme/prompts/welcome`): any static
  * host serves the one index.html, and a reload or a shared link opens the same page.
  */
-export type Section = 'prompts' | 'keys' | 'usage' | 'members' | 'audit';
+export type Section = 'prompts' | 'requests' | 'keys' | 'usage' | 'members' | 'audit' | 'settings';
 
 export type Route =
   | { readonly page: 'home' }
@@ -10,9 +10,10 @@ export type Route =
   | { readonly page: 'prompt'; readonly accountId: string; readonly promptId: string }
   | { readonly page: 'version'; readonly accountId: string; readonly promptId: string; readonly version: string }
   | { readonly page: 'compare'; readonly accountId: string; readonly promptId: string; readonly from: string; readonly to: string }
-  | { readonly page: 'keys' | 'usage' | 'members' | 'audit'; readonly accountId: string };
+  | { readonly page: 'request'; readonly accountId: string; readonly requestId: string }
+  | { readonly page: 'requests' | 'keys' | 'usage' | 'members' | 'audit' | 'settings'; readonly accountId: string };
 
-const SECTIONS = new Set(['prompts', 'keys', 'usage', 'members', 'audit']);
+const SECTIONS = new Set(['prompts', 'requests', 'keys', 'usage', 'members', 'audit', 'settings']);
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '').split('?')[0] ?? '';
@@ -30,6 +31,7 @@ export function parseRoute(hash: string): Route {
   if (root !== 'accounts' || !accountId) return { page: 'home' };
   if (section === undefined) return { page: 'prompts', accountId };
   if (!SECTIONS.has(section)) return { page: 'home' };
+  if (section === 'requests' && promptId !== undefined) return sub === undefined ? { page: 'request', accountId, requestId: promptId } : { page: 'home' };
   if (section !== 'prompts') return promptId === undefined ? { page: section as 'keys', accountId } : { page: 'home' };
   if (promptId === undefined) return { page: 'prompts', accountId };
   if (sub === undefined) return { page: 'prompt', accountId, promptId };
@@ -50,6 +52,8 @@ export function hrefOf(route: Route): string {
       return `#/accounts/${part(route.accountId)}/prompts/${part(route.promptId)}/versions/${part(route.version)}`;
     case 'compare':
       return `#/accounts/${part(route.accountId)}/prompts/${part(route.promptId)}/compare/${part(route.from)}/${part(route.to)}`;
+    case 'request':
+      return `#/accounts/${part(route.accountId)}/requests/${part(route.requestId)}`;
     default:
       return `#/accounts/${part(route.accountId)}/${route.page}`;
   }
@@ -59,5 +63,6 @@ export function hrefOf(route: Route): string {
 export function sectionOf(route: Route): Section | undefined {
   if (route.page === 'home') return undefined;
   if (route.page === 'prompt' || route.page === 'version' || route.page === 'compare') return 'prompts';
+  if (route.page === 'request') return 'requests';
   return route.page;
 }

@@ -1,11 +1,13 @@
 import { useRef, useState } from 'preact/hooks';
-import type { PromptDetail, VersionContent } from '../api/types';
-import { DiffView } from '../components/diff-view';
+import type { ChangeRequest, PromptDetail, VersionContent } from '../api/types';
 import { useAction, useId, useLoad } from '../components/hooks';
 import { Button, ConfirmDialog, Control, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
 import { tagsFromText } from '../logic/prompt-list';
 import { denial, labelDenial } from '../logic/roles';
+import { approvalsNeeded } from '../logic/requests';
 import { hrefOf } from '../logic/route';
+import { LabelHistory } from '../prompts/label-history';
+import { LabelMoveDialog, RequestOpenedNote } from '../prompts/label-move';
 import { newestFirst, newVersionProblem, nextVersions, VERSION_HINT } from '../logic/versions';
 import { useWorkspace } from '../workspace';
 
@@ -42,6 +44,7 @@ export function PromptPage({ promptId }: { promptId: string }) {
       <Versions detail={detail} />
       <NewDraft detail={detail} />
       <LabelsPanel detail={detail} onChanged={prompt.reload} />
+      <LabelHistory detail={detail} onChanged={prompt.reload} />
       <CompareChooser detail={detail} />
       <DeleteRestore detail={detail} onChanged={prompt.reload} />
     </>
@@ -253,13 +256,17 @@ function LabelsPanel({ detail, onChanged }: { detail: PromptDetail; onChanged():
   const { settings } = useWorkspace();
   const published = newestFirst(detail.versions.filter((v) => v.published));
   const protectedLabels = settings?.protectedLabels ?? ['production'];
+  const approvals = settings?.approvals;
   const labels = Object.entries(detail.labels).sort(([a], [b]) => a.localeCompare(b));
   return (
     <section aria-labelledby="labels-title">
       <h2 id="labels-title">Labels</h2>
       <p class="muted">
-        The read API serves a label's version for <code>?label=name</code>. To roll back, move the label to an earlier version: it
-        follows from the next request. Protected labels ({protectedLabels.join(', ') || 'none'}) need an admin.
+        The read API serves a label's version for <code>?label=name</code>. To roll back, move the label to an earlier version, or restore it
+        from its history below: it follows from the next request. Protected labels ({protectedLabels.join(', ') || 'none'}) need an admin.
+        {approvals && approvals.labels.length > 0
+          ? ` Moves of ${approvals.labels.join(', ')} need ${approvals.required === 1 ? 'an approval' : `${approvals.required} approvals`}: they open a change request.`
+          : ''}
       </p>
       {published.length === 0 ? <p>Publish a version before labelling it.</p> : null}
       {labels.length > 0 ? (
@@ -286,21 +293,36 @@ function LabelsPanel({ detail, onChanged }: { detail: PromptDetail; onChanged():
 }
 
 function LabelRow(props: { detail: PromptDetail; label: string; version: string; published: string[]; protectedLabels: readonly string[]; onChanged(): void }) {
-  const { api, account, role, announce } = useWorkspace();
+  const { api, account, role, announce, settings, refreshAccount } = useWorkspace();
   const { detail, label } = props;
   const [target, setTarget] = useState(props.version);
   const [confirming, setConfirming] = useState(false);
+  const [opened, setOpened] = useState<ChangeRequest | undefined>(undefined);
   const denied = labelDenial(role, label, props.protectedLabels);
   const deniedId = useId('label-denied');
   const isProtected = props.protectedLabels.includes(label);
-  const move = useAction(async () => {
-    await api.setLabel(account.accountId, detail.promptId, label, target);
+  const approvals = approvalsNeeded(settings?.approvals, label);
+  const move = useAction(async (note: string = '') => {
+    const outcome = await api.setLabel(account.accountId, detail.promptId, label, target, { note });
     setConfirming(false);
+    if (outcome.kind === 'requested') {
+      setOpened(outcome.request);
+      announce(`A change request was opened to move ${label} to ${target}.`);
+      refreshAccount();
+      return;
+    }
+    setOpened(undefined);
     announce(`${label} now points at ${target}.`);
     props.onChanged();
   });
   const remove = useAction(async () => {
-    await api.removeLabel(account.accountId, detail.promptId, label);
+    const outcome = await api.removeLabel(account.accountId, detail.promptId, label);
+    if (outcome.kind === 'requested') {
+      setOpened(outcome.request);
+      announce(`A change request was opened to remove ${label}.`);
+      refreshAccount();
+      return;
+    }
     announce(`${label} removed.`);
     props.onChanged();
   });
@@ -330,7 +352,7 @@ function LabelRow(props: { detail: PromptDetail; label: string; version: string;
             denied={denied}
             deniedId={deniedId}
             disabled={target === props.version}
-            onClick={() => (isProtected ? setConfirming(true) : void move.run())}
+            onClick={() => (isProtected || approvals !== undefined ? setConfirming(true) : void move.run())}
           >
             Move {label}
           </Button>
@@ -341,15 +363,18 @@ function LabelRow(props: { detail: PromptDetail; label: string; version: string;
         <DeniedNote id={deniedId} reason={denied} />
         {confirming ? null : <ErrorNote problem={move.problem} doing={`Moving ${label}`} />}
         <ErrorNote problem={remove.problem} doing={`Removing ${label}`} />
+        {opened ? <RequestOpenedNote request={opened} /> : null}
         {confirming ? (
-          <MoveLabelConfirm
+          <LabelMoveDialog
             promptId={detail.promptId}
             label={label}
             from={props.version}
             to={target}
+            isProtected={isProtected}
+            approvals={approvals}
             busy={move.busy}
             problem={move.problem}
-            onConfirm={() => void move.run()}
+            onConfirm={(note) => void move.run(note)}
             onCancel={() => {
               setConfirming(false);
               move.clear();
@@ -361,54 +386,28 @@ function LabelRow(props: { detail: PromptDetail; label: string; version: string;
   );
 }
 
-/**
- * Moving a protected label (what production traffic reads) asks first, and shows what changes for those readers:
- * the diff from the version it points at now to the new one.
- */
-function MoveLabelConfirm(props: { promptId: string; label: string; from: string | undefined; to: string; busy: boolean; problem: unknown; onConfirm(): void; onCancel(): void }) {
-  const { api, account } = useWorkspace();
-  const { promptId, label, from, to } = props;
-  const contents = useLoad(
-    () => Promise.all([from ? api.version(account.accountId, promptId, from) : Promise.resolve(undefined), api.version(account.accountId, promptId, to)]),
-    [api, account.accountId, promptId, from, to],
-  );
-  return (
-    <ConfirmDialog
-      open
-      title={from ? `Move ${label} from ${from} to ${to}?` : `Point ${label} at ${to}?`}
-      confirmText={`Yes, move ${label} to ${to}`}
-      busy={props.busy}
-      problem={props.problem}
-      doing={`Moving ${label}`}
-      onConfirm={props.onConfirm}
-      onCancel={props.onCancel}
-    >
-      <p>
-        {label} is protected: every application reading <code>?label={label}</code> gets version {to} from its next request.
-      </p>
-      {contents.data ? (
-        <DiffView before={contents.data[0]} after={contents.data[1]} beforeTitle={from ? `${label} now (${from})` : 'Nothing'} afterTitle={`${label} after (${to})`} />
-      ) : (
-        <Loading what="the two versions" />
-      )}
-      <ErrorNote problem={contents.problem} doing="Reading the two versions" />
-    </ConfirmDialog>
-  );
-}
-
 function AddLabel(props: { detail: PromptDetail; published: string[]; protectedLabels: readonly string[]; onChanged(): void }) {
-  const { api, account, role, announce } = useWorkspace();
+  const { api, account, role, announce, settings, refreshAccount } = useWorkspace();
   const [label, setLabel] = useState('');
   const [version, setVersion] = useState(props.published[0] ?? '');
   const [confirming, setConfirming] = useState(false);
+  const [opened, setOpened] = useState<ChangeRequest | undefined>(undefined);
   const name = label.trim();
   const denied = labelDenial(role, name === '' ? 'staging' : name, props.protectedLabels);
   const deniedId = useId('add-label-denied');
-  const set = useAction(async () => {
-    await api.setLabel(account.accountId, props.detail.promptId, name, version);
+  const approvals = approvalsNeeded(settings?.approvals, name);
+  const set = useAction(async (note: string = '') => {
+    const outcome = await api.setLabel(account.accountId, props.detail.promptId, name, version, { note });
     setConfirming(false);
-    announce(`${name} now points at ${version}.`);
     setLabel('');
+    if (outcome.kind === 'requested') {
+      setOpened(outcome.request);
+      announce(`A change request was opened to point ${name} at ${version}.`);
+      refreshAccount();
+      return;
+    }
+    setOpened(undefined);
+    announce(`${name} now points at ${version}.`);
     props.onChanged();
   });
   const current = Object.hasOwn(props.detail.labels, name) ? props.detail.labels[name] : undefined;
@@ -418,7 +417,7 @@ function AddLabel(props: { detail: PromptDetail; published: string[]; protectedL
       aria-labelledby="add-label-title"
       onSubmit={(event) => {
         event.preventDefault();
-        if (props.protectedLabels.includes(name)) setConfirming(true);
+        if (props.protectedLabels.includes(name) || approvals !== undefined) setConfirming(true);
         else void set.run();
       }}
     >
@@ -457,15 +456,18 @@ function AddLabel(props: { detail: PromptDetail; published: string[]; protectedL
       </Button>
       <DeniedNote id={deniedId} reason={denied} />
       {isFieldProblem(set.problem, ['label']) || confirming ? null : <ErrorNote problem={set.problem} doing="Setting the label" />}
+      {opened ? <RequestOpenedNote request={opened} /> : null}
       {confirming ? (
-        <MoveLabelConfirm
+        <LabelMoveDialog
           promptId={props.detail.promptId}
           label={name}
           from={current}
           to={version}
+          isProtected={props.protectedLabels.includes(name)}
+          approvals={approvals}
           busy={set.busy}
           problem={set.problem}
-          onConfirm={() => void set.run()}
+          onConfirm={(note) => void set.run(note)}
           onCancel={() => {
             setConfirming(false);
             set.clear();

@@ -17,6 +17,18 @@ describe('audit entries in sentences', () => {
     );
   });
 
+  test("a change request's steps name the label, the prompt and the move asked for", () => {
+    expect(
+      auditSentence(entry({ action: 'request.open', target: { promptId: 'welcome', label: 'production' }, after: { requestId: 'req_1', from: '1.0.0', to: '1.0.1', required: 1 } })),
+    ).toBe('ada@example.com asked for approval to move production of welcome from 1.0.0 to 1.0.1');
+    expect(auditSentence(entry({ action: 'request.apply', target: { requestId: 'req_1', promptId: 'welcome', label: 'production' }, after: { state: 'applied', from: '1.0.0', to: '1.0.1' } }))).toBe(
+      'ada@example.com applied the change request for production of welcome from 1.0.0 to 1.0.1',
+    );
+    expect(auditSentence(entry({ action: 'request.reject', target: { requestId: 'req_1', promptId: 'welcome', label: 'production' }, after: { state: 'rejected' } }))).toBe(
+      'ada@example.com rejected the change request for production of welcome',
+    );
+  });
+
   test('a change of details names the prompt', () => {
     expect(auditSentence(entry({ action: 'prompt.update', target: { promptId: 'welcome' } }))).toBe('ada@example.com changed the details of welcome');
   });

@@ -11,6 +11,9 @@ describe('dashboard routes in the address fragment', () => {
     { page: 'usage', accountId: 'acme' },
     { page: 'members', accountId: 'acme' },
     { page: 'audit', accountId: 'acme' },
+    { page: 'requests', accountId: 'acme' },
+    { page: 'request', accountId: 'acme', requestId: 'req_01J' },
+    { page: 'settings', accountId: 'acme' },
   ];
 
   test.each(routes.map((route) => [hrefOf(route), route]))('%s reads back as the same page', (href, route) => {

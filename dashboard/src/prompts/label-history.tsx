@@ -1,0 +1,174 @@
+import { useState } from 'preact/hooks';
+import type { ChangeRequest, PromptDetail } from '../api/types';
+import { useAction, useId, useLoad } from '../components/hooks';
+import { Button, DeniedNote, ErrorNote, Loading, When } from '../components/ui';
+import { approvalsNeeded, historyMove, historyReason, restoreTarget } from '../logic/requests';
+import { hrefOf } from '../logic/route';
+import { labelDenial } from '../logic/roles';
+import { useWorkspace } from '../workspace';
+import { LabelMoveDialog, RequestOpenedNote } from './label-move';
+
+/**
+ * Where each of the prompt's labels pointed, newest first, 50 a page: who moved it, when, from and to which
+ * version, and why. Each past position can be restored: after the diff from the label's version now to that
+ * one, and a confirmation; where the account's approvals cover the label, restoring opens a change request.
+ */
+export function LabelHistory({ detail, onChanged }: { detail: PromptDetail; onChanged(): void }) {
+  const labels = Object.keys(detail.labels).sort((a, b) => a.localeCompare(b));
+  return (
+    <section aria-labelledby="label-history-title">
+      <h2 id="label-history-title">Label history</h2>
+      {labels.length === 0 ? <p>No labels yet, so no history.</p> : null}
+      {labels.map((label) => (
+        <OneLabelHistory key={label} detail={detail} label={label} current={detail.labels[label]} onChanged={onChanged} />
+      ))}
+    </section>
+  );
+}
+
+function OneLabelHistory({ detail, label, current, onChanged }: { detail: PromptDetail; label: string; current: string | undefined; onChanged(): void }) {
+  const { api, account, role, settings, announce, refreshAccount } = useWorkspace();
+  // The cursors of the pages seen so far: the first page has none.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursor = cursors.at(-1);
+  // Read again when the label moves (`current`), so a restore shows at the top.
+  const page = useLoad(() => api.labelHistory(account.accountId, detail.promptId, label, cursor), [api, account.accountId, detail.promptId, label, cursor, current]);
+  const [restoring, setRestoring] = useState<string | undefined>(undefined);
+  const [opened, setOpened] = useState<ChangeRequest | undefined>(undefined);
+  const protectedLabels = settings?.protectedLabels ?? ['production'];
+  const denied = labelDenial(role, label, protectedLabels);
+  const deniedId = useId('history-denied');
+  const titleId = useId('history-title');
+  const approvals = approvalsNeeded(settings?.approvals, label);
+  const restore = useAction(async (target: string, note: string) => {
+    const outcome = await api.setLabel(account.accountId, detail.promptId, label, target, { note, restore: true });
+    setRestoring(undefined);
+    if (outcome.kind === 'requested') {
+      setOpened(outcome.request);
+      announce(`A change request was opened to restore ${label} to ${target}.`);
+      refreshAccount();
+      return;
+    }
+    setOpened(undefined);
+    announce(`${label} restored to ${target}.`);
+    setCursors([undefined]);
+    onChanged();
+  });
+  const pageNumber = cursors.length;
+  const next = page.data?.next ?? undefined;
+  return (
+    <section aria-labelledby={titleId} class="label-history">
+      <h3 id={titleId}>
+        History of <span class="badge">{label}</span>
+      </h3>
+      <DeniedNote id={deniedId} reason={denied} />
+      {opened ? <RequestOpenedNote request={opened} /> : null}
+      {page.loading && !page.data ? <Loading what={`the history of ${label}`} /> : null}
+      <ErrorNote problem={page.problem} doing={`Reading the history of ${label}`} />
+      {page.data ? (
+        page.data.entries.length === 0 ? (
+          <p>No moves recorded for {label} yet.</p>
+        ) : (
+          <table class="list" aria-labelledby={titleId}>
+            <thead>
+              <tr>
+                <th scope="col">Move</th>
+                <th scope="col">Who and when</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Restore</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data.entries.map((entry, index) => {
+                const target = restoreTarget(entry, current);
+                return (
+                  <tr key={`${entry.at}-${index}`}>
+                    <th scope="row" class="mono">
+                      {historyMove(entry)}
+                    </th>
+                    <td>
+                      {entry.by}
+                      <div class="muted">
+                        <When iso={entry.at} />
+                      </div>
+                    </td>
+                    <td>
+                      <Reason reason={entry.reason} />
+                    </td>
+                    <td>
+                      {target ? (
+                        <Button
+                          kind="plain"
+                          denied={denied}
+                          deniedId={deniedId}
+                          busy={restore.busy && restoring === target}
+                          busyText="Restoring…"
+                          aria-label={`Restore ${label} to ${target}`}
+                          onClick={() => {
+                            restore.clear();
+                            setRestoring(target);
+                          }}
+                        >
+                          Restore
+                        </Button>
+                      ) : entry.to !== null && entry.to === current ? (
+                        // The newest entry is where the label is; an older one at the same version needs no restore.
+                        <span class="muted">{pageNumber === 1 && index === 0 ? `${label} is here now` : 'the version it has now'}</span>
+                      ) : (
+                        <span class="muted">—</span>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )
+      ) : null}
+      {pageNumber > 1 || next ? (
+        <div class="actions">
+          <Button disabled={pageNumber === 1} onClick={() => setCursors(cursors.slice(0, -1))} aria-label={`Newer moves of ${label}`}>
+            Newer moves
+          </Button>
+          <Button disabled={!next} onClick={() => next && setCursors([...cursors, next])} aria-label={`Older moves of ${label}`}>
+            Older moves
+          </Button>
+        </div>
+      ) : null}
+      {restoring ? (
+        <LabelMoveDialog
+          promptId={detail.promptId}
+          label={label}
+          from={current}
+          to={restoring}
+          restore
+          isProtected={protectedLabels.includes(label)}
+          approvals={approvals}
+          busy={restore.busy}
+          problem={restore.problem}
+          onConfirm={(note) => void restore.run(restoring, note)}
+          onCancel={() => {
+            setRestoring(undefined);
+            restore.clear();
+          }}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+/** Why the label moved: the note, or how (a restore, a change request, linked, a push, an import). */
+function Reason({ reason }: { reason: string | null | undefined }) {
+  const { account } = useWorkspace();
+  const said = historyReason(reason);
+  if (!said) return <span class="muted">—</span>;
+  if (!said.requestId) return <>{said.text}</>;
+  return (
+    <>
+      {said.text}:{' '}
+      <a class="mono" href={hrefOf({ page: 'request', accountId: account.accountId, requestId: said.requestId })}>
+        {said.requestId}
+      </a>
+    </>
+  );
+}
