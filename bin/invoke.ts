@@ -90,8 +90,7 @@ async function openStore(config: LocalConfig): Promise<LocalStore> {
     const endpoint = await recordedStoreEndpoint(config.dataDir);
     if (endpoint === undefined) {
       throw new Error(
-        `DATA_DIR ${config.dataDir} is held by another process that recorded no store endpoint there: ` +
-          'stop it, or set DATA_DIR or DYNAMODB_ENDPOINT',
+        `DATA_DIR ${config.dataDir} is held by another process that recorded no store endpoint there: stop it, or set DATA_DIR or DYNAMODB_ENDPOINT`,
       );
     }
     process.stderr.write(`DATA_DIR is held by the running local stack: using its store at ${endpoint}\n`);

@@ -58,8 +58,7 @@ export class PromptServiceStack extends Stack {
     if (isPlaceholderUrl(settings.upgradeUrl)) {
       Annotations.of(this).addWarningV2(
         'prompt-service:placeholder-upgrade-url',
-        `upgradeUrl is the placeholder ${settings.upgradeUrl}: 429 responses will send users there. ` +
-          'Deploy with -c upgradeUrl=https://your.site/pricing',
+        `upgradeUrl is the placeholder ${settings.upgradeUrl}: 429 responses will send users there. Deploy with -c upgradeUrl=https://your.site/pricing`,
       );
     }
 
