@@ -7,11 +7,7 @@ module.exports = {
   // Every log line of the run is captured (and kept off the terminal); the key-leak reporter checks them all.
   globalSetup: '<rootDir>/test/support/log-capture-global.ts',
   setupFilesAfterEnv: ['<rootDir>/test/support/log-capture-setup.ts'],
-  reporters: [
-    '<rootDir>/test/support/key-leak-reporter.js',
-    'default',
-    '<rootDir>/test/support/summary-reporter.js',
-  ],
+  reporters: ['<rootDir>/test/support/key-leak-reporter.js', 'default', '<rootDir>/test/support/summary-reporter.js'],
   // Middy ships ESM only; swc turns it (and our TypeScript) into CommonJS for jest.
   transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],

@@ -60,13 +60,7 @@ export interface CliServices {
   readonly directory?: UserDirectory;
 }
 
-export async function runAdmin(
-  argv: readonly string[],
-  env: Environment,
-  io: CliIo,
-  now = () => new Date(),
-  services: CliServices = {},
-): Promise<number> {
+export async function runAdmin(argv: readonly string[], env: Environment, io: CliIo, now = () => new Date(), services: CliServices = {}): Promise<number> {
   const json = argv.includes('--json');
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   const rest = argv.filter((arg) => !ANYWHERE_FLAGS.includes(arg));
@@ -140,9 +134,7 @@ export async function runAdmin(
   } catch (error) {
     const failure = describeFailure(error, storeConfig);
     io.stderr(
-      json
-        ? `${JSON.stringify({ error: failure.message, ...(failure.conflicts ? { conflicts: failure.conflicts } : {}) })}\n`
-        : `admin: ${failure.message}\n`,
+      json ? `${JSON.stringify({ error: failure.message, ...(failure.conflicts ? { conflicts: failure.conflicts } : {}) })}\n` : `admin: ${failure.message}\n`,
     );
     return failure.exitCode;
   } finally {
@@ -161,9 +153,7 @@ function leadingWords(argv: readonly string[]): string[] {
 
 /** The longest command whose words start the arguments: `usage` takes none after it, `keys create` one. */
 function findCommand(words: readonly string[]): Command | undefined {
-  return COMMANDS.filter((command) => command.words.every((word, i) => words[i] === word)).sort(
-    (a, b) => b.words.length - a.words.length,
-  )[0];
+  return COMMANDS.filter((command) => command.words.every((word, i) => words[i] === word)).sort((a, b) => b.words.length - a.words.length)[0];
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -263,10 +253,7 @@ function flagsNpmKept(command: Command | undefined, argv: readonly string[], env
 
 function npmKeptMessage(flags: readonly string[], words: readonly string[]): string {
   const line = [...words, '...'].join(' ');
-  return (
-    `npm kept ${flags.join(', ')} for itself, so nothing was done: ` +
-    `run ${PROGRAM} ${line} (or npm run admin -- ${line}, with the --)`
-  );
+  return `npm kept ${flags.join(', ')} for itself, so nothing was done: ` + `run ${PROGRAM} ${line} (or npm run admin -- ${line}, with the --)`;
 }
 
 interface Failure {
@@ -335,7 +322,7 @@ function groupHelp(words: readonly string[]): string {
     `With npm run, put -- before the command (npm run admin -- ${inGroup.length > 0 ? `${words[0]} <action>` : '<command>'} ...): npm keeps options before it.`,
     '',
     'The store, from the environment:',
-    '  TABLE_NAME          the table (required): prompts-local for `npm start`, or the deployed stack\'s table',
+    "  TABLE_NAME          the table (required): prompts-local for `npm start`, or the deployed stack's table",
     '  DYNAMODB_ENDPOINT   a local store, e.g. http://127.0.0.1:8000; unset, AWS with the usual credentials',
     '  AWS_REGION          the region (default us-east-1)',
     '',

@@ -13,8 +13,7 @@ export function fail(path: string, problem: string): never {
   throw new InputError(`${path || '(top level)'}: ${problem}`);
 }
 
-export const at = (path: string, field: string | number): string =>
-  typeof field === 'number' ? `${path}[${field}]` : path ? `${path}.${field}` : field;
+export const at = (path: string, field: string | number): string => (typeof field === 'number' ? `${path}[${field}]` : path ? `${path}.${field}` : field);
 
 /** An object with only the fields we know: a misspelt field is a mistake worth hearing about. */
 export function readObject(value: unknown, path: string, known: readonly string[]): Json {

@@ -123,7 +123,7 @@ function firstSyntaxError(text: string): Found {
       number();
       return;
     }
-    if (char === "'") fail("strings and names take double quotes, not single ones");
+    if (char === "'") fail('strings and names take double quotes, not single ones');
     fail(`unexpected ${describe(at)}: expected a value`);
   };
   const object = (depth: number) => {

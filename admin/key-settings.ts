@@ -3,8 +3,7 @@ import { type CommandArgs, stringOption, UsageError } from './command';
 
 /** How API keys' scopes, expiries and grace periods are written by operators, in seed files and on the CLI. */
 
-export const SCOPE_ENTRY_RULE =
-  'must be a prompt id (1 to 128 characters of A-Z a-z 0-9 _ . -) or a prefix of one followed by *, e.g. web.*';
+export const SCOPE_ENTRY_RULE = 'must be a prompt id (1 to 128 characters of A-Z a-z 0-9 _ . -) or a prefix of one followed by *, e.g. web.*';
 
 export { parseInstant } from '../lambda/domain/content-rules';
 import { parseInstant } from '../lambda/domain/content-rules';

@@ -44,7 +44,10 @@ function readConfig(value: unknown, path: string): PromptConfig {
   const schema = config.schema ?? [];
   if (!Array.isArray(schema)) fail(at(path, 'schema'), 'must be an array');
   const inputData = config.inputData ?? null;
-  for (const [field, value] of [['schema', schema], ['inputData', inputData]] as const) {
+  for (const [field, value] of [
+    ['schema', schema],
+    ['inputData', inputData],
+  ] as const) {
     if (nestsDeeperThan(value, MAX_NESTING_DEPTH)) fail(at(path, field), NESTING_RULE);
   }
   const rootName = config.inputDataRootName ?? null;

@@ -38,12 +38,7 @@ const RACED = Symbol('raced');
  * needs a name); a deleted one is refused, naming the way back. Publishes racing each other all land: latest
  * only ever moves up (lambda/table/prompt-heads.ts).
  */
-export async function publishVersion(
-  ops: AccountOperations,
-  table: Table,
-  accountId: string,
-  request: PublishRequest,
-): Promise<PublishOutcome> {
+export async function publishVersion(ops: AccountOperations, table: Table, accountId: string, request: PublishRequest): Promise<PublishOutcome> {
   for (let attempt = 1; ; attempt += 1) {
     const outcome = await publishOnce(ops, table, accountId, request, attempt === ATTEMPTS);
     if (outcome !== RACED) return outcome;
@@ -128,5 +123,4 @@ async function storedVersion(table: Table, accountId: string, promptId: string, 
   }
 }
 
-const same = (stored: StoredVersionContent, content: VersionContent, version: string): boolean =>
-  sameContent({ ...stored, version }, { ...content, version });
+const same = (stored: StoredVersionContent, content: VersionContent, version: string): boolean => sameContent({ ...stored, version }, { ...content, version });

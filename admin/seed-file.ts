@@ -183,9 +183,7 @@ function readPrompt(value: unknown, path: string): PromptImport {
   const promptId = readString(prompt, 'promptId', path);
   if (!isValidPromptId(promptId)) fail(at(path, 'promptId'), 'must be 1 to 128 characters of A-Z a-z 0-9 _ . -');
   const deleted = readOptionalBoolean(prompt, 'deleted', path);
-  const versions = readArray(prompt.versions ?? [], at(path, 'versions')).map((version, i) =>
-    readVersion(version, at(at(path, 'versions'), i)),
-  );
+  const versions = readArray(prompt.versions ?? [], at(path, 'versions')).map((version, i) => readVersion(version, at(at(path, 'versions'), i)));
   const seen = new Map<string, number>();
   versions.forEach(({ version }, i) => {
     const first = seen.get(version);

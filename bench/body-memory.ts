@@ -20,7 +20,13 @@ function post(url: string, body: Buffer): Promise<number> {
   return new Promise((resolve) => {
     const target = new URL(url);
     const outgoing = request(
-      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': body.length } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Content-Length': body.length },
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));

@@ -52,8 +52,7 @@ export interface CostPerMillion {
 export function costPerMillion({ billedMs, memoryMb, readUnits, writeUnits, logBytes }: RequestCostInputs): CostPerMillion {
   const million = 1_000_000;
   const gateway = API_GATEWAY_REST_USD_PER_MILLION_REQUESTS;
-  const lambda =
-    LAMBDA_USD_PER_MILLION_REQUESTS + (billedMs / 1000) * (memoryMb / 1024) * LAMBDA_ARM_USD_PER_GB_SECOND * million;
+  const lambda = LAMBDA_USD_PER_MILLION_REQUESTS + (billedMs / 1000) * (memoryMb / 1024) * LAMBDA_ARM_USD_PER_GB_SECOND * million;
   const dynamodb = readUnits * DYNAMODB_USD_PER_MILLION_READ_UNITS + writeUnits * DYNAMODB_USD_PER_MILLION_WRITE_UNITS;
   const logs = ((logBytes * million) / BYTES_PER_GB) * CLOUDWATCH_LOGS_USD_PER_GB_INGESTED;
   return { gateway, lambda, dynamodb, logs, total: gateway + lambda + dynamodb + logs };

@@ -76,7 +76,10 @@ async function main(): Promise<void> {
       await page.goto('about:blank');
       const started = performance.now();
       await page.goto(url);
-      await page.locator('tbody tr').nth(PROMPTS - 1).waitFor({ state: 'attached', timeout: 60_000 });
+      await page
+        .locator('tbody tr')
+        .nth(PROMPTS - 1)
+        .waitFor({ state: 'attached', timeout: 60_000 });
       const search = page.getByRole('searchbox').first();
       await search.fill('prompt-01499');
       await page.locator('tbody tr').nth(1).waitFor({ state: 'detached', timeout: 60_000 });

@@ -24,7 +24,6 @@ const PROMPTS = 10;
 const STORE_LATENCY_MS = 3;
 const READ_FUNCTIONS = ['GetPromptFunction', 'ListPromptsFunction', 'FallbackFunction', 'McpFunction'];
 
-
 function probes(apiUrl: string, apiKey: string): Probe[] {
   const bearer = { authorization: `Bearer ${apiKey}` };
   const mcp = (name: string, method: string, params: unknown, count = 50): Probe => ({
@@ -91,14 +90,21 @@ async function main(): Promise<void> {
       `Command: \`npm run bench:mcp\` (the local stack on dynalite in its own process, +${STORE_LATENCY_MS} ms per store round trip)`,
       `Machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${platform()} ${release()}, Node ${process.version}; ${new Date().toISOString().slice(0, 10)}`,
       '',
-      'Store operations per request, warm (each kind sent on its own, one at a time, after one request to warm it; the function\'s own time as its log line reports it, the median):',
+      "Store operations per request, warm (each kind sent on its own, one at a time, after one request to warm it; the function's own time as its log line reports it, the median):",
       '',
       table(
-        measured.map((each) => [each.name, String(each.status), units(each.storeOps), units(each.readUnits), units(each.writeUnits), each.durationMs.toFixed(1)]),
+        measured.map((each) => [
+          each.name,
+          String(each.status),
+          units(each.storeOps),
+          units(each.readUnits),
+          units(each.writeUnits),
+          each.durationMs.toFixed(1),
+        ]),
         ['request', 'status', 'store ops', 'read units', 'write units', 'function ms'],
       ),
       '',
-      'The read API\'s bundles (what `cdk synth` builds; load = `import()` of the bundle in a fresh Node process, module scope included, the part of a cold start the bundle decides):',
+      "The read API's bundles (what `cdk synth` builds; load = `import()` of the bundle in a fresh Node process, module scope included, the part of a cold start the bundle decides):",
       '',
       table(
         bundles.map((bundle) => [

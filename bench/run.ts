@@ -373,7 +373,7 @@ async function main(): Promise<void> {
     ...passes.flatMap((pass) => [
       '',
       pass.latencyMs === 0
-        ? 'Store as it is (loopback, no added latency: the store\'s CPU per operation dominates):'
+        ? "Store as it is (loopback, no added latency: the store's CPU per operation dominates):"
         : `Store with ${pass.latencyMs} ms added to every round trip (standing for the network between Lambda and DynamoDB):`,
       '',
       table(pass.rows, header),
@@ -382,9 +382,7 @@ async function main(): Promise<void> {
     `Store operations per request of each route sent on its own, one at a time (store +${STORE_LATENCY_MS} ms): warm, and the first request right after a change to the account (a label moved on another prompt, which raises the account's prompt revision as every publish, label move, delete and restore does); 5 requests each:`,
     '',
     table(
-      passes
-        .flatMap((pass) => pass.afterChange)
-        .map((each): [string, ...string[]] => [each.name, units(each.warm), units(each.afterChange)]),
+      passes.flatMap((pass) => pass.afterChange).map((each): [string, ...string[]] => [each.name, units(each.warm), units(each.afterChange)]),
       ['request', 'warm', 'right after a change'],
     ),
     '',

@@ -387,8 +387,7 @@ function storeRow(result: StoreSoakResult): string[] {
   const change = (from: number, to: number) => `${mb(from).toFixed(1)} → ${mb(to).toFixed(1)}`;
   const { mallocArenas: warmArenas } = result.warm;
   const { mallocArenas: endArenas } = result.end;
-  const arenasPer1000 =
-    warmArenas === undefined || endArenas === undefined || measured <= 0 ? Number.NaN : (mb(endArenas - warmArenas) / measured) * 1000;
+  const arenasPer1000 = warmArenas === undefined || endArenas === undefined || measured <= 0 ? Number.NaN : (mb(endArenas - warmArenas) / measured) * 1000;
   // Malloc's arenas once measured (collected, and apart from V8's heap), else the slope of RSS.
   const verdict = !Number.isNaN(arenasPer1000)
     ? arenasPer1000 < STORE_FLAT_ARENAS_MB_PER_1000
@@ -449,9 +448,7 @@ function series(samples: readonly Sample[]): string {
   const first = samples[0];
   const last = samples[samples.length - 1];
   if (!first || !last) return '–';
-  const picks = [0, 0.2, 0.4, 0.6, 0.8, 1].map(
-    (share) => samples.find((s) => s.requests >= first.requests + share * (last.requests - first.requests)) ?? last,
-  );
+  const picks = [0, 0.2, 0.4, 0.6, 0.8, 1].map((share) => samples.find((s) => s.requests >= first.requests + share * (last.requests - first.requests)) ?? last);
   return picks.map((s) => s.rssMb.toFixed(0)).join(' → ');
 }
 

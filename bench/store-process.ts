@@ -48,7 +48,10 @@ const serve = server.listeners('request')[0] as (request: IncomingMessage, respo
 server.removeAllListeners('request');
 server.on('request', async (request: IncomingMessage, response: ServerResponse) => {
   usage.requests += 1;
-  const operation = String(request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+  const operation =
+    String(request.headers['x-amz-target'] ?? '')
+      .split('.')
+      .pop() ?? '';
   const sent = withCapacityAsked(await bodyOf(request));
   const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
   response.end = ((...args: unknown[]) => {

@@ -35,9 +35,7 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     const functions = createLocalFunctions(config, store.endpoint);
     // The function's log lines go to stderr, as to a log stream: stdout is for the result alone.
-    const result = await withStdoutOnStderr(() =>
-      functions[functionName].handler(event, lambdaContext(functionName, `invoke-${Date.now()}`)),
-    );
+    const result = await withStdoutOnStderr(() => functions[functionName].handler(event, lambdaContext(functionName, `invoke-${Date.now()}`)));
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {

@@ -43,12 +43,10 @@ async function main(): Promise<void> {
     throw error;
   });
   dashboard.dashboard.setReadApiUrl(stack.apiUrl);
-  const playground = await startPlaygroundServer({ host: config.host, port: config.playgroundPort, apiUrl: stack.apiUrl }).catch(
-    async (error: unknown) => {
-      await Promise.all([dashboard.stop(), stack.stop()]);
-      throw error;
-    },
-  );
+  const playground = await startPlaygroundServer({ host: config.host, port: config.playgroundPort, apiUrl: stack.apiUrl }).catch(async (error: unknown) => {
+    await Promise.all([dashboard.stop(), stack.stop()]);
+    throw error;
+  });
   printBanner(stack, playground, dashboard, config.dataDir, config.tableName);
   stopping.started(() => Promise.all([dashboard.stop(), playground.close(), stack.stop()]).then(() => undefined));
 }

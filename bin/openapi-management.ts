@@ -43,7 +43,18 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
       error: str,
       code: {
         type: 'string',
-        enum: ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', 'PRECONDITION_REQUIRED', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'],
+        enum: [
+          'BAD_REQUEST',
+          'UNAUTHORIZED',
+          'FORBIDDEN',
+          'NOT_FOUND',
+          'CONFLICT',
+          'PRECONDITION_FAILED',
+          'PRECONDITION_REQUIRED',
+          'PAYLOAD_TOO_LARGE',
+          'SERVICE_UNAVAILABLE',
+          'INTERNAL_ERROR',
+        ],
       },
       field: { type: 'string', description: 'The field, parameter or header a 400 is about' },
       current: {
@@ -123,7 +134,10 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
     }),
   }),
   LabelHistoryPage: obj(
-    { entries: { type: 'array', items: ref('LabelHistoryEntry') }, next: { type: 'string', description: 'Pass as `before` for the next page; absent on the last' } },
+    {
+      entries: { type: 'array', items: ref('LabelHistoryEntry') },
+      next: { type: 'string', description: 'Pass as `before` for the next page; absent on the last' },
+    },
     ['entries'],
   ),
   ChangeRequest: obj({
@@ -146,7 +160,10 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
   }),
   ChangeRequestAnswer: obj({ request: ref('ChangeRequest') }),
   ChangeRequestList: obj(
-    { requests: { type: 'array', items: ref('ChangeRequest') }, next: { type: 'string', description: 'Pass as `before` for the next page; absent on the last' } },
+    {
+      requests: { type: 'array', items: ref('ChangeRequest') },
+      next: { type: 'string', description: 'Pass as `before` for the next page; absent on the last' },
+    },
     ['requests'],
   ),
   RequestSide: obj({ version: str, systemMessage: str, userMessage: str, config: CONFIG }),
@@ -188,22 +205,26 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
         name: nullable(str),
         used: { type: 'integer' },
         limit: { type: 'integer' },
-        days: nullable({ type: 'object', additionalProperties: { type: 'integer' }, description: 'Count per UTC day, `01` to `31`; null for months before the last two' }),
+        days: nullable({
+          type: 'object',
+          additionalProperties: { type: 'integer' },
+          description: 'Count per UTC day, `01` to `31`; null for months before the last two',
+        }),
       }),
     },
   }),
   Member: obj({ userId: str, email: str, role: ROLE, addedAt: str, addedBy: str }),
   MemberList: obj({ members: { type: 'array', items: ref('Member') } }),
-  MemberAdded: obj({ member: ref('Member'), temporaryPassword: { type: 'string', description: 'Only where the pool sends no invitation (locally); shown once' } }, ['member']),
+  MemberAdded: obj(
+    { member: ref('Member'), temporaryPassword: { type: 'string', description: 'Only where the pool sends no invitation (locally); shown once' } },
+    ['member'],
+  ),
   AuditEntry: obj(
     {
       entryId: str,
       at: str,
       actor: {
-        oneOf: [
-          obj({ type: { const: 'user' }, userId: str, email: str }),
-          obj({ type: { const: 'cli' }, operator: str }),
-        ],
+        oneOf: [obj({ type: { const: 'user' }, userId: str, email: str }), obj({ type: { const: 'cli' }, operator: str })],
       },
       action: str,
       target: { type: 'object', additionalProperties: str },
@@ -216,7 +237,10 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
     },
     ['entryId', 'at', 'actor', 'action', 'target', 'outcome'],
   ),
-  AuditPage: obj({ entries: { type: 'array', items: ref('AuditEntry') }, next: nullable({ type: 'string', description: 'Pass as `before` for the next page' }) }),
+  AuditPage: obj({
+    entries: { type: 'array', items: ref('AuditEntry') },
+    next: nullable({ type: 'string', description: 'Pass as `before` for the next page' }),
+  }),
 };
 
 interface Operation {
@@ -233,7 +257,11 @@ interface Operation {
 const OPERATIONS: Record<string, Operation> = {
   'GET /api/me': { summary: 'The signed-in user and their accounts', ok: { 200: 'Me' } },
   'GET /api/accounts/{accountId}': { summary: 'The account', ok: { 200: 'Account' } },
-  'PATCH /api/accounts/{accountId}': { summary: 'Change the name, the protected labels or the approvals (owners)', ok: { 200: 'Account' }, body: 'AccountPatch' },
+  'PATCH /api/accounts/{accountId}': {
+    summary: 'Change the name, the protected labels or the approvals (owners)',
+    ok: { 200: 'Account' },
+    body: 'AccountPatch',
+  },
   'GET /api/accounts/{accountId}/prompts': { summary: 'Every prompt, drafts-only and deleted ones included', ok: { 200: 'PromptList' } },
   'POST /api/accounts/{accountId}/prompts': { summary: 'Create a prompt', ok: { 201: 'PromptListEntry' }, statuses: [409], body: 'CreatePrompt' },
   'GET /api/accounts/{accountId}/prompts/{promptId}': { summary: 'A prompt with every version and its labels', ok: { 200: 'PromptDetail' } },
@@ -307,13 +335,22 @@ const OPERATIONS: Record<string, Operation> = {
     statuses: [409],
     body: 'Decision',
   },
-  'POST /api/accounts/{accountId}/requests/{requestId}/withdraw': { summary: 'Withdraw (the requester only)', ok: { 200: 'ChangeRequestAnswer' }, statuses: [409] },
+  'POST /api/accounts/{accountId}/requests/{requestId}/withdraw': {
+    summary: 'Withdraw (the requester only)',
+    ok: { 200: 'ChangeRequestAnswer' },
+    statuses: [409],
+  },
   'POST /api/accounts/{accountId}/prompts/{promptId}/delete': { summary: 'Hide the prompt from the read API', ok: { 200: 'PromptVisibility' } },
   'POST /api/accounts/{accountId}/prompts/{promptId}/restore': { summary: 'Bring a deleted prompt back', ok: { 200: 'PromptVisibility' } },
   'GET /api/accounts/{accountId}/keys': { summary: 'Every key (never a secret)', ok: { 200: 'KeyList' } },
   'POST /api/accounts/{accountId}/keys': { summary: 'Create a key: the key is in this answer only', ok: { 201: 'KeyCreated' }, body: 'KeyCreate' },
   'PATCH /api/accounts/{accountId}/keys/{keyId}': { summary: "Change a key's settings", ok: { 200: 'Key' }, statuses: [409], body: 'KeyPatch' },
-  'POST /api/accounts/{accountId}/keys/{keyId}/rotate': { summary: 'A new key; the old one works for the grace', ok: { 201: 'KeyRotated' }, statuses: [409], body: 'Rotate' },
+  'POST /api/accounts/{accountId}/keys/{keyId}/rotate': {
+    summary: 'A new key; the old one works for the grace',
+    ok: { 201: 'KeyRotated' },
+    statuses: [409],
+    body: 'Rotate',
+  },
   'POST /api/accounts/{accountId}/keys/{keyId}/revoke': { summary: 'Revoke a key, for good', ok: { 200: 'Key' } },
   'GET /api/accounts/{accountId}/usage': {
     summary: 'Per key: the month count and limit, and a count per UTC day',
@@ -384,7 +421,11 @@ function operationFor(route: ManagementRoute): Record<string, unknown> {
   ];
   return {
     summary: operation.summary,
-    operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').split('/').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('')}`,
+    operationId: `${route.method.toLowerCase()}${route.path
+      .replace(/[{}]/g, '')
+      .split('/')
+      .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+      .join('')}`,
     description: `Needs: ${route.access === 'signed-in' ? 'any signed-in user' : `a member with the role ${roleFor(route.access)} or above`}.${changes ? ` Recorded in the audit log as \`${route.action}\`, refusals included.` : ''}`,
     ...(headerParams.length > 0 ? { parameters: headerParams } : {}),
     ...(operation.body ? { requestBody: { required: !route.bodyOptional, content: { 'application/json': { schema: ref(operation.body) } } } } : {}),
@@ -438,7 +479,13 @@ export function managementOpenApiDocument(): Record<string, unknown> {
         ETag: { description: "The version's strong ETag", schema: { type: 'string', pattern: '^"[0-9a-f]{32}"$' } },
       },
       parameters: {
-        IfMatch: { name: 'If-Match', in: 'header', required: false, description: "The draft's ETag as read: required to replace, delete or publish one", schema: str },
+        IfMatch: {
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description: "The draft's ETag as read: required to replace, delete or publish one",
+          schema: str,
+        },
         IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: '`*`: create a new draft', schema: { const: '*' } },
       },
       responses: Object.fromEntries(

@@ -33,10 +33,9 @@ export const API_TIMEOUT = Duration.seconds(6);
  * Today's dependencies bundle to pure ESM, but a CommonJS one that calls `require('node:...')` would
  * make the bundle throw "Dynamic require is not supported" at run time; this gives such code a real `require`.
  */
-const ESM_REQUIRE_BANNER = [
-  "import { createRequire as __prsCreateRequire } from 'node:module';",
-  'const require = __prsCreateRequire(import.meta.url);',
-].join(' ');
+const ESM_REQUIRE_BANNER = ["import { createRequire as __prsCreateRequire } from 'node:module';", 'const require = __prsCreateRequire(import.meta.url);'].join(
+  ' ',
+);
 
 /**
  * The SDK's credential sources other than the environment, and the STS/SSO clients they use: the SDK

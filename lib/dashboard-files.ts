@@ -53,7 +53,15 @@ export class DashboardFiles extends Construct {
           tryBundle(outputDir: string): boolean {
             execFileSync(
               process.execPath,
-              [join(REPOSITORY, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', join(DASHBOARD, 'vite.config.mts'), '--outDir', outputDir, '--emptyOutDir'],
+              [
+                join(REPOSITORY, 'node_modules', 'vite', 'bin', 'vite.js'),
+                'build',
+                '--config',
+                join(DASHBOARD, 'vite.config.mts'),
+                '--outDir',
+                outputDir,
+                '--emptyOutDir',
+              ],
               { cwd: REPOSITORY, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
             );
             return true;

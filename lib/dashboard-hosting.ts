@@ -195,7 +195,7 @@ export class DashboardHosting extends Construct {
     acknowledgeGuardRule(
       this.logBucket,
       's3_bucket_logging_enabled_check',
-      "It is the log bucket: its own access logs would go into itself, a loop, or into a third bucket that asks the same.",
+      'It is the log bucket: its own access logs would go into itself, a loop, or into a third bucket that asks the same.',
     );
   }
 

@@ -20,13 +20,7 @@ export const LEADING_KEY_PATTERNS = {
   membershipsOfUser: adminIndexKeys.membershipsOf('*'),
 } as const;
 
-export type TableAction =
-  | 'dynamodb:GetItem'
-  | 'dynamodb:BatchGetItem'
-  | 'dynamodb:Query'
-  | 'dynamodb:PutItem'
-  | 'dynamodb:UpdateItem'
-  | 'dynamodb:DeleteItem';
+export type TableAction = 'dynamodb:GetItem' | 'dynamodb:BatchGetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
 
 export type UserPoolAction = 'cognito-idp:ListUsers' | 'cognito-idp:AdminGetUser' | 'cognito-idp:AdminCreateUser';
 

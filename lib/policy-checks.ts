@@ -39,7 +39,7 @@ export function acknowledgeLogGroupRules(logGroup: ILogGroup, retention: Retenti
     logGroup,
     'cloudwatch_log_group_encrypted_check',
     'CloudWatch Logs encrypts every log group at rest with its own keys. A customer key would add a key policy for the ' +
-      "logs service and $1 a month per key for no control the service needs: the lines hold no key, token or prompt content.",
+      'logs service and $1 a month per key for no control the service needs: the lines hold no key, token or prompt content.',
   );
 }
 

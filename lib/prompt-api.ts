@@ -1,25 +1,10 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import {
-  AccessLogFormat,
-  EndpointType,
-  type IResource,
-  LambdaIntegration,
-  LogGroupLogDestination,
-  ResponseType,
-  RestApi,
-} from 'aws-cdk-lib/aws-apigateway';
+import { AccessLogFormat, EndpointType, type IResource, LambdaIntegration, LogGroupLogDestination, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import {
-  FALLBACK_RESOURCES,
-  GATEWAY_ANSWERS,
-  GATEWAY_ROUTES,
-  gatewayAnswerBody,
-  gatewayAnswerHeaders,
-  type RoutedFunction,
-} from '../lambda/read-api/routes';
+import { FALLBACK_RESOURCES, GATEWAY_ANSWERS, GATEWAY_ROUTES, gatewayAnswerBody, gatewayAnswerHeaders, type RoutedFunction } from '../lambda/read-api/routes';
 import { acknowledgeLogGroupRules, acknowledgeRestApiRules } from './policy-checks';
 
 export interface PromptApiProps {
@@ -110,9 +95,7 @@ export class PromptApi extends Construct {
       mcp: props.mcp,
     };
     // One integration per function; the test-invoke permissions of the console are left out.
-    const integrations = new Map(
-      Object.entries(functions).map(([name, fn]) => [name, new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false })]),
-    );
+    const integrations = new Map(Object.entries(functions).map(([name, fn]) => [name, new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false })]));
     const resourceAt = (path: string): IResource => {
       let resource = this.restApi.root;
       for (const part of path.split('/').filter((segment) => segment !== '')) {
@@ -127,9 +110,7 @@ export class PromptApi extends Construct {
       this.restApi.addGatewayResponse(answer.type, {
         type: ResponseType.of(answer.type),
         ...(answer.statusCode === undefined ? {} : { statusCode: String(answer.statusCode) }),
-        responseHeaders: Object.fromEntries(
-          Object.entries(gatewayAnswerHeaders(answer)).map(([name, value]) => [name, `'${value}'`]),
-        ),
+        responseHeaders: Object.fromEntries(Object.entries(gatewayAnswerHeaders(answer)).map(([name, value]) => [name, `'${value}'`])),
         templates: { 'application/json': gatewayAnswerBody(answer) },
       });
     }

@@ -248,7 +248,7 @@ export class PromptServiceStack extends Stack {
     acknowledgeGuardRule(
       hosting.distribution,
       'cloudfront_origin_failover_enabled_check',
-      'Each origin lives in the stack\'s one region: the files bucket and the management API. A failover origin would be ' +
+      "Each origin lives in the stack's one region: the files bucket and the management API. A failover origin would be " +
         'a copy of both in a second region, which a single-region stack does not have; CloudFront caches the files meanwhile.',
     );
     distribution.acknowledge({

@@ -1,21 +1,8 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import {
-  AttributeType,
-  BillingMode,
-  ProjectionType,
-  Table,
-  TableEncryption,
-} from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import {
-  ADMIN_INDEX,
-  ADMIN_INDEX_ATTRIBUTES,
-  ADMIN_INDEX_PARTITION_KEY,
-  ADMIN_INDEX_SORT_KEY,
-  PARTITION_KEY,
-  SORT_KEY,
-} from '../lambda/table/schema';
+import { ADMIN_INDEX, ADMIN_INDEX_ATTRIBUTES, ADMIN_INDEX_PARTITION_KEY, ADMIN_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from '../lambda/table/schema';
 import type { TableGrant } from './function-access';
 
 export interface PromptTableProps {

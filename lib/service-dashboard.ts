@@ -1,15 +1,6 @@
 import type { CfnResource } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
-import {
-  type Alarm,
-  AlarmWidget,
-  Dashboard,
-  GraphWidget,
-  type IWidget,
-  MathExpression,
-  Stats,
-  TextWidget,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { type Alarm, AlarmWidget, Dashboard, GraphWidget, type IWidget, MathExpression, Stats, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';

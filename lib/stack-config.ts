@@ -62,9 +62,7 @@ type ContextLookup = (key: string) => unknown;
 export const STAGE_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-const VALID_RETENTION_DAYS = new Set<number>(
-  Object.values(RetentionDays).filter((value): value is number => typeof value === 'number'),
-);
+const VALID_RETENTION_DAYS = new Set<number>(Object.values(RetentionDays).filter((value): value is number => typeof value === 'number'));
 
 function text(lookup: ContextLookup, key: string): string | undefined {
   const value = lookup(key);
@@ -105,9 +103,7 @@ export const STACK_ID_PART_EXAMPLE = '0a1b2c3d';
 function stageOf(lookup: ContextLookup): string {
   const stage = text(lookup, CONTEXT_KEYS.stage) ?? DEFAULT_SETTINGS.stage;
   if (!STAGE_PATTERN.test(stage)) {
-    throw new SettingsError(
-      `Context "stage" must start with a letter and hold only letters, digits and hyphens (at most 32), got "${stage}"`,
-    );
+    throw new SettingsError(`Context "stage" must start with a letter and hold only letters, digits and hyphens (at most 32), got "${stage}"`);
   }
   // Cognito checks the domain prefix only when CloudFormation creates it, half-way through a first deploy.
   const prefix = signInDomainPrefix(stage, STACK_ID_PART_EXAMPLE);
@@ -174,9 +170,7 @@ function wafRateLimitOf(lookup: ContextLookup): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < WAF_RATE_LIMIT_BOUNDS.min || value > WAF_RATE_LIMIT_BOUNDS.max) {
-    throw new SettingsError(
-      `Context "wafRateLimit" must be a whole number of requests per IP in 5 minutes, from ${WAF_RATE_LIMIT_BOUNDS.min}, got "${raw}"`,
-    );
+    throw new SettingsError(`Context "wafRateLimit" must be a whole number of requests per IP in 5 minutes, from ${WAF_RATE_LIMIT_BOUNDS.min}, got "${raw}"`);
   }
   return value;
 }
@@ -192,11 +186,7 @@ function booleanOf(lookup: ContextLookup, key: string, fallback: boolean): boole
 /** Every setting checked at synth time, so a bad value stops `cdk synth`/`cdk deploy` with one clear line. */
 export function settingsFromContext(lookup: ContextLookup): ServiceSettings {
   const throttleRateLimit = positiveInteger(lookup, CONTEXT_KEYS.throttleRateLimit, DEFAULT_SETTINGS.throttleRateLimit);
-  const throttleBurstLimit = positiveInteger(
-    lookup,
-    CONTEXT_KEYS.throttleBurstLimit,
-    DEFAULT_SETTINGS.throttleBurstLimit,
-  );
+  const throttleBurstLimit = positiveInteger(lookup, CONTEXT_KEYS.throttleBurstLimit, DEFAULT_SETTINGS.throttleBurstLimit);
   return {
     stage: stageOf(lookup),
     upgradeUrl: upgradeUrlOf(lookup),

@@ -84,7 +84,8 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
       return send(response, 405, { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }, Buffer.from('Method not allowed\n'));
     }
     // The page learns the pool's endpoints from its own origin, so one build serves any deployment.
-    if (path === '/config.json') return send(response, 200, { ...headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' }, configJson(), method);
+    if (path === '/config.json')
+      return send(response, 200, { ...headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' }, configJson(), method);
     const file = await fileFor(root, path);
     if (!file) return send(response, 404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }, Buffer.from('Not found\n'), method);
     const type = CONTENT_TYPES[extname(file.path)] ?? 'application/octet-stream';

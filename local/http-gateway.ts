@@ -3,12 +3,7 @@ import { createServer, type IncomingMessage, STATUS_CODES, type Server, type Ser
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { methodNotAllowed, serviceUnavailable } from '../lambda/http/api-error';
-import {
-  type GatewayResponseType,
-  gatewayAnswer,
-  gatewayAnswerBody,
-  gatewayAnswerHeaders,
-} from '../lambda/read-api/routes';
+import { type GatewayResponseType, gatewayAnswer, gatewayAnswerBody, gatewayAnswerHeaders } from '../lambda/read-api/routes';
 import { InvocationSlots } from './invocation-slots';
 import { lambdaContext } from './lambda-context';
 import {
@@ -218,10 +213,7 @@ function matchRoute(routes: readonly CompiledRoute[], method: string, rawPath: s
  * The most specific resource: literal segments before `{param}` ones (never empty), and `{proxy+}`
  * (one segment or more) last. A trailing slash is not a segment of its own.
  */
-function findResource(
-  resources: readonly Resource[],
-  rawPath: string,
-): { resource: Resource; pathParameters: Record<string, string> | undefined } | undefined {
+function findResource(resources: readonly Resource[], rawPath: string): { resource: Resource; pathParameters: Record<string, string> | undefined } | undefined {
   const trimmed = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
   const segments = trimmed === '/' ? [] : trimmed.slice(1).split('/');
   let best: { resource: Resource; parameters: Record<string, string>; score: number } | undefined;
@@ -413,9 +405,7 @@ function writeOverloaded(response: ServerResponse): void {
 /** Writes a whole answer to a socket node:http has not made a response for, and closes it. */
 function writeToSocket(socket: Duplex, status: number, headers: Record<string, string>, body: string): void {
   const lines = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`,
-  );
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`);
 }
 
 /**
@@ -435,12 +425,7 @@ function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
 /** CONNECT, which node:http never hands to a request handler: 405 like any method but GET and OPTIONS. */
 function answerConnect(_request: IncomingMessage, socket: Duplex): void {
   const error = methodNotAllowed();
-  writeToSocket(
-    socket,
-    error.statusCode,
-    { ...gatewayAnswerHeaders({}), ...error.headers },
-    JSON.stringify({ error: error.message, code: error.code }),
-  );
+  writeToSocket(socket, error.statusCode, { ...gatewayAnswerHeaders({}), ...error.headers }, JSON.stringify({ error: error.message, code: error.code }));
 }
 
 const EMPTY_BODY = Buffer.alloc(0);

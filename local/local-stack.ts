@@ -170,12 +170,7 @@ export type DemoMembership = { readonly state: 'ready' } | { readonly state: 'pe
  * meanwhile does not stop `npm start`: the attempt is made again a few times, and then in the background,
  * while the rest of the stack serves (the person is told, and told again once it is done).
  */
-async function ensureDemoMembership(
-  deps: ManagementDependencies,
-  accountId: string,
-  user: DemoUser,
-  report: (line: string) => void,
-): Promise<DemoMembership> {
+async function ensureDemoMembership(deps: ManagementDependencies, accountId: string, user: DemoUser, report: (line: string) => void): Promise<DemoMembership> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= MEMBERSHIP_ATTEMPTS_AT_START; attempt++) {
     try {
@@ -232,9 +227,7 @@ const isStoreFault = (error: unknown): boolean => error instanceof StoreUnavaila
 function demoRequestOf(seed: Seed): DemoRequest | undefined {
   for (const account of seed.accounts) {
     const key = account.keys.find((candidate) => candidate.revoked !== true);
-    const prompt = account.prompts.find(
-      (candidate) => candidate.deleted !== true && candidate.versions.some((version) => version.published),
-    );
+    const prompt = account.prompts.find((candidate) => candidate.deleted !== true && candidate.versions.some((version) => version.published));
     if (key && prompt) return { apiKey: key.apiKey, promptId: prompt.promptId };
   }
   return undefined;

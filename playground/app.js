@@ -228,9 +228,7 @@ function showPrompt(prompt, notModified) {
   elements.systemMessage.textContent = prompt.systemMessage;
   elements.userMessage.textContent = prompt.userMessage;
   elements.config.textContent = JSON.stringify(prompt.config, null, 2);
-  elements.cacheStatus.textContent = notModified
-    ? 'not modified (304): shown from the copy this page kept'
-    : 'fetched (200)';
+  elements.cacheStatus.textContent = notModified ? 'not modified (304): shown from the copy this page kept' : 'fetched (200)';
 
   const versions = state.versions.includes(prompt.version) ? state.versions : [...state.versions, prompt.version];
   elements.versionSelect.replaceChildren(

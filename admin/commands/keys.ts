@@ -168,8 +168,7 @@ const rotate: Command = {
     const keyId = keyIdOption(args);
     const graceMs = graceOption(args);
     const { created, retired, apiKey } = await (await operationsOn(context, accountId)).rotateKey(accountId, keyId, graceMs);
-    const until =
-      retired.status === 'revoked' ? 'revoked now' : `works until ${new Date(retired.expiresAt ?? 0).toISOString()}`;
+    const until = retired.status === 'revoked' ? 'revoked now' : `works until ${new Date(retired.expiresAt ?? 0).toISOString()}`;
     return {
       json: { ...created, apiKey, retired: { ...retired, state: keyState(retired, context.now()) } },
       text: [

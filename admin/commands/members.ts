@@ -78,7 +78,11 @@ const setRole: Command = {
   words: ['members', 'set-role'],
   summary: "Change a member's role; an account always keeps at least one owner",
   synopsis: '--account <accountId> --user <userId> --role <viewer|editor|admin|owner>',
-  help: ['--account <accountId>  the account (required)', '--user <userId>        the member, as members list shows them', `--role <role>          one of ${ROLES.join(', ')}`],
+  help: [
+    '--account <accountId>  the account (required)',
+    '--user <userId>        the member, as members list shows them',
+    `--role <role>          one of ${ROLES.join(', ')}`,
+  ],
   examples: ['members set-role --account acme --user 0f1e... --role admin'],
   options: { account: { type: 'string' }, user: { type: 'string' }, role: { type: 'string' } },
   async run(context, args) {

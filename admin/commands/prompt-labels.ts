@@ -33,7 +33,7 @@ const label: Command = {
     "--note <text>          why (1 to 500 characters): the label's history keeps it (prompts label-history)",
     'The API serves the new target at ?label=<name> from the very next request. Running it again changes',
     'nothing. To roll back, point the label at the version it pointed at before (prompts label-history shows it).',
-    'A label the account puts under approval moves at once here too: the operator\'s break-glass, audited.',
+    "A label the account puts under approval moves at once here too: the operator's break-glass, audited.",
   ],
   examples: [
     'prompts label --account acme --prompt welcome-email --label production --version 1.2.0 --note "Fixes the greeting"',
@@ -102,14 +102,18 @@ const history: Command = {
     '50 moves a page. `-` is no version: the label was not there, or was removed. Why: the note of the move,',
     '`push`, `restore`, `request <id>` (a change request approved), `import`.',
   ],
-  examples: ['prompts label-history --account acme --prompt welcome-email --label production', 'prompts label-history --account acme --prompt welcome-email --label production --json'],
+  examples: [
+    'prompts label-history --account acme --prompt welcome-email --label production',
+    'prompts label-history --account acme --prompt welcome-email --label production --json',
+  ],
   options: { account: { type: 'string' }, prompt: { type: 'string' }, label: { type: 'string' }, before: { type: 'string' } },
   async run(context, args) {
     const accountId = accountOption(args);
     const promptId = promptIdOption(args);
     const name = labelOption(args);
     const before = stringOption(args, 'before');
-    if (before !== undefined && !isHistoryCursor(before, promptId, name)) throw new UsageError('--before must be a cursor an earlier page of this label history printed');
+    if (before !== undefined && !isHistoryCursor(before, promptId, name))
+      throw new UsageError('--before must be a cursor an earlier page of this label history printed');
     await requireAccount(context.table(), accountId);
     await requireHead(context.table(), accountId, promptId);
     const page = await listLabelHistory(context.table(), accountId, promptId, name, before === undefined ? {} : { before });

@@ -22,7 +22,11 @@ async function storedVersion(context: CommandContext, accountId: string, promptI
   return stored;
 }
 
-const indent = (text: string) => text.split('\n').map((line) => `  ${line}`).join('\n');
+const indent = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
 
 const show: Command = {
   words: ['prompts', 'show'],
@@ -51,8 +55,7 @@ const show: Command = {
     if (label !== undefined && labelled === undefined) {
       throw new NotFoundError(`prompt ${promptId} of account ${accountId} has no label ${label} (labels: ${describeLabels(prompt.labels) || 'none'})`);
     }
-    let version =
-      label !== undefined ? labelled : stringOption(args, 'version') === undefined ? prompt.latestVersion : versionOption(args);
+    let version = label !== undefined ? labelled : stringOption(args, 'version') === undefined ? prompt.latestVersion : versionOption(args);
     if (version === undefined) {
       const drafts = prompt.versions.map((stored) => stored.version).join(', ');
       throw new NotFoundError(`prompt ${promptId} of account ${accountId} has no published version: name one with --version (${drafts || 'none stored'})`);
@@ -60,13 +63,10 @@ const show: Command = {
     const stored = await storedVersion(context, accountId, promptId, version);
     version = stored.version;
     const latest = version === prompt.latestVersion;
-    const labelsHere = Object.keys(prompt.labels).filter((label) => prompt.labels[label] === version).sort();
-    const state = [
-      stored.published ? 'published' : 'draft',
-      ...(latest ? ['latest'] : []),
-      ...labelsHere,
-      ...(prompt.deleted ? ['prompt deleted'] : []),
-    ];
+    const labelsHere = Object.keys(prompt.labels)
+      .filter((label) => prompt.labels[label] === version)
+      .sort();
+    const state = [stored.published ? 'published' : 'draft', ...(latest ? ['latest'] : []), ...labelsHere, ...(prompt.deleted ? ['prompt deleted'] : [])];
     return {
       json: {
         accountId,
@@ -97,9 +97,7 @@ const show: Command = {
 };
 
 const sameContent = (a: StoredVersion, b: StoredVersion) =>
-  a.systemMessage === b.systemMessage &&
-  a.userMessage === b.userMessage &&
-  JSON.stringify(toConfigBody(a.config)) === JSON.stringify(toConfigBody(b.config));
+  a.systemMessage === b.systemMessage && a.userMessage === b.userMessage && JSON.stringify(toConfigBody(a.config)) === JSON.stringify(toConfigBody(b.config));
 
 /** The first patch version above `latest` that is not stored yet (a draft may hold the very next one). */
 function nextPatch(latest: string, stored: readonly string[]): string {
@@ -141,7 +139,10 @@ const rollback: Command = {
         text: `The latest version of prompt ${promptId}, ${latest}, already has the content of ${to}: nothing changed`,
       };
     }
-    const version = nextPatch(latest, prompt.versions.map((stored) => stored.version));
+    const version = nextPatch(
+      latest,
+      prompt.versions.map((stored) => stored.version),
+    );
     const { systemMessage, userMessage, config } = target;
     await publishVersion(await operationsOn(context, accountId), context.table(), accountId, {
       promptId,

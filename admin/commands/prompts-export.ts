@@ -21,7 +21,7 @@ export const exportCommand: Command = {
     '--out <file>           where to write the snapshot (JSON); replaced whole, never left half-written',
     'Every prompt the API serves, at its latest version, every other published version of it, and where',
     'each of its labels points: the',
-    'format of the client\'s prompts.snapshot(), which its snapshot option takes (docs/clients.md).',
+    "format of the client's prompts.snapshot(), which its snapshot option takes (docs/clients.md).",
     'Drafts and deleted prompts are left out. Reads the store; uses no API key and no quota.',
   ],
   examples: ['prompts export --account acme --out src/prompts.snapshot.json'],

@@ -65,7 +65,7 @@ const push: Command = {
     'files say (a label a file leaves out is removed); name, description and tags follow the file. Any bad or',
     'refused file stops the push before anything changes. Each prompt changes whole or not at all, and the push',
     'says which changed; running it again changes nothing. It never deletes a prompt: prompts served but not in',
-    'the folder are reported. Every change is audited as the operator\'s. A label the account puts under approval',
+    "the folder are reported. Every change is audited as the operator's. A label the account puts under approval",
     'is not moved: the push opens a change request for it (reported as "awaiting approval: request <id>"), which',
     'members approve in the dashboard; a label already awaiting that very move is left alone.',
   ],
@@ -94,10 +94,7 @@ const push: Command = {
       `Pushed ${dir} to account ${accountId}:`,
       ...outcomes.flatMap((outcome) =>
         outcome.outcome === 'changed'
-          ? [
-              `  changed ${outcome.promptId}`,
-              ...outcome.awaiting.map(({ label, requestId }) => `    label ${label}: awaiting approval: request ${requestId}`),
-            ]
+          ? [`  changed ${outcome.promptId}`, ...outcome.awaiting.map(({ label, requestId }) => `    label ${label}: awaiting approval: request ${requestId}`)]
           : [`  NOT changed ${outcome.promptId}: ${outcome.reason}`],
       ),
       ...(plan.unchanged.length > 0 ? [`  nothing to do: ${plan.unchanged.join(', ')}`] : []),
@@ -120,7 +117,7 @@ const diff: Command = {
     ...FOLDER_HELP,
     'Drift: a prompt whose served content, labels, name, description or tags differ from its file, a file the',
     'account does not serve yet, a file that could not be pushed, and orphans (served, not in the folder). A label',
-    'with an open change request to exactly the file\'s version is pending approval, reported, and no drift.',
+    "with an open change request to exactly the file's version is pending approval, reported, and no drift.",
     'Exit status 0 when there is none, 1 when there is; --json for scripts.',
   ],
   examples: ['prompts diff --account acme --dir prompts/acme', 'prompts diff --account acme --dir prompts/acme --json'],

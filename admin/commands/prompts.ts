@@ -64,7 +64,7 @@ const publish: Command = {
     '--account <accountId>         the account (required)',
     '--prompt <promptId>           the prompt (required); created when it does not exist (then --name is required)',
     '--version <x.y.z>             the version to publish (required)',
-    '--name <promptName>           the prompt\'s name: required for a new prompt, renames an existing one',
+    "--name <promptName>           the prompt's name: required for a new prompt, renames an existing one",
     `--note <text>                 the version's release note, 1 to 500 characters (default "${CLI_PUBLISH_NOTE}")`,
     '--file <content.json>         the version\'s content: {"systemMessage","userMessage","config":{...}}',
     '--system-message, --user-message, --model, --temperature, --schema, --input-data, --input-data-root-name',
@@ -231,10 +231,7 @@ const list: Command = {
     ]);
     return {
       json: prompts,
-      text:
-        prompts.length === 0
-          ? `Account ${accountId} has no prompts`
-          : table(['PROMPT', 'STATE', 'LATEST', 'LABELS', 'VERSIONS', 'NAME'], rows),
+      text: prompts.length === 0 ? `Account ${accountId} has no prompts` : table(['PROMPT', 'STATE', 'LATEST', 'LABELS', 'VERSIONS', 'NAME'], rows),
     };
   },
 };

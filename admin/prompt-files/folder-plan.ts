@@ -104,7 +104,9 @@ function planOne(file: PromptFile, served: ServedPrompt | undefined): PromptPlan
       return { refused: `${file.promptId}.prompt.yaml changes published version ${file.version}, which never changes: give it a new version` };
     }
   } else if (latest && compareVersions(file.version, latest.version) < 0) {
-    return { refused: `${file.promptId}.prompt.yaml names version ${file.version}, below ${latest.version}, the latest published: the folder holds the current content` };
+    return {
+      refused: `${file.promptId}.prompt.yaml names version ${file.version}, below ${latest.version}, the latest published: the folder holds the current content`,
+    };
   } else if (stored?.published) {
     return { refused: `${file.promptId}.prompt.yaml names version ${file.version}, published already` };
   } else if (stored) {
@@ -170,7 +172,9 @@ export function describePlan(plan: PromptPlan): string {
   if (plan.create) lines.push('  create the prompt');
   if (plan.publish) lines.push(`  publish ${plan.publish.version}`, ...plan.publish.diff.split('\n').map((line) => `    ${line}`));
   for (const { label, from, to } of plan.labels) {
-    lines.push(to === null ? `  remove label ${label} (was ${from})` : from === null ? `  set label ${label} to ${to}` : `  move label ${label} from ${from} to ${to}`);
+    lines.push(
+      to === null ? `  remove label ${label} (was ${from})` : from === null ? `  set label ${label} to ${to}` : `  move label ${label} from ${from} to ${to}`,
+    );
   }
   if (plan.details) lines.push(`  set name, description and tags: ${JSON.stringify(plan.details)}`);
   return lines.join('\n');

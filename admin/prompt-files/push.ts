@@ -15,13 +15,7 @@ export type PushOutcome =
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-export async function pushPrompt(
-  ops: AccountOperations,
-  accountId: string,
-  plan: PromptPlan,
-  file: PromptFile,
-  note: string,
-): Promise<PushOutcome> {
+export async function pushPrompt(ops: AccountOperations, accountId: string, plan: PromptPlan, file: PromptFile, note: string): Promise<PushOutcome> {
   const { promptId } = plan;
   const release = {
     promptId,

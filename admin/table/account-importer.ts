@@ -33,10 +33,7 @@ export class AccountImporter {
     this.table = new Table(client, tableName, now);
   }
 
-  async importAccounts(
-    input: readonly AccountImport[],
-    options: { dryRun?: boolean; mode?: ImportMode } = {},
-  ): Promise<ImportSummary> {
+  async importAccounts(input: readonly AccountImport[], options: { dryRun?: boolean; mode?: ImportMode } = {}): Promise<ImportSummary> {
     const run = () => imports.importAccounts(this.table, input, { ...options, ...(this.actor ? { by: actorName(this.actor) } : {}) });
     const actor = this.actor;
     if (!actor || options.dryRun || input.length === 0) return run();

@@ -13,11 +13,7 @@ const POLL_INTERVAL_MS = 200;
  * it is usable. A table that exists with other keys is refused rather than written into.
  * Deployed tables come from the CDK stack, with the same keys.
  */
-export async function ensureTable(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  timeoutMs = 60_000,
-): Promise<'created' | 'existing'> {
+export async function ensureTable(client: DynamoDBDocumentClient, tableName: string, timeoutMs = 60_000): Promise<'created' | 'existing'> {
   let outcome: 'created' | 'existing' = 'existing';
   let table = await describe(client, tableName);
   if (!table) {

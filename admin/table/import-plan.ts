@@ -7,15 +7,7 @@ import { compareVersions } from '../../lambda/domain/version';
 import type { Plan } from '../../lambda/domain/plans';
 import { type Conflict, deletedPromptMessage } from '../../lambda/table/errors';
 import type { HeadWrite } from '../../lambda/table/prompt-heads';
-import {
-  type AdminAccount,
-  type AdminApiKey,
-  accountItem,
-  apiKeyItem,
-  contentOf,
-  versionItem,
-  withFreshDayCounters,
-} from '../../lambda/table/item-builders';
+import { type AdminAccount, type AdminApiKey, accountItem, apiKeyItem, contentOf, versionItem, withFreshDayCounters } from '../../lambda/table/item-builders';
 
 /**
  * What an import asks for, and what it takes to get there from what is stored: a pure function,
@@ -123,12 +115,7 @@ export interface ImportPlan {
 export const promptRef = (accountId: string, promptId: string) => `${accountId}\u0000${promptId}`;
 export const labelRef = (accountId: string, promptId: string, label: string) => `${accountId}\u0000${promptId}\u0000${label}`;
 
-export function planImport(
-  imports: readonly AccountImport[],
-  stored: StoredState,
-  now: string,
-  mode: ImportMode = 'strict',
-): ImportPlan {
+export function planImport(imports: readonly AccountImport[], stored: StoredState, now: string, mode: ImportMode = 'strict'): ImportPlan {
   const summary: ImportSummary = {
     accounts: zero(),
     keys: zero(),
@@ -142,10 +129,7 @@ export function planImport(
 
   for (const input of imports) {
     const storedAccount = stored.accounts.get(input.accountId);
-    const account =
-      mode === 'create-missing' && storedAccount
-        ? { change: 'unchanged' as const }
-        : planAccount(input, storedAccount, now);
+    const account = mode === 'create-missing' && storedAccount ? { change: 'unchanged' as const } : planAccount(input, storedAccount, now);
     if ('conflict' in account) conflicts.push(account.conflict);
     else count(summary.accounts, account.change, account.item, writes.accounts);
 
@@ -227,29 +211,26 @@ function planAccount(input: AccountImport, stored: AdminAccount | undefined, now
   return { change: 'updated', item: accountItem(input.accountId, name, plan, stored.createdAt ?? now) };
 }
 
-function planApiKey(
-  accountId: string,
-  plan: string,
-  input: ApiKeyImport,
-  stored: AdminApiKey | undefined,
-  now: string,
-): Planned<WithKeys<ApiKeyItem>> {
+function planApiKey(accountId: string, plan: string, input: ApiKeyImport, stored: AdminApiKey | undefined, now: string): Planned<WithKeys<ApiKeyItem>> {
   if (!stored) {
     const revoked = input.revoked === true;
     return {
       change: 'created',
-      item: withFreshDayCounters(apiKeyItem(input.keyHash, {
-        keyId: input.keyId,
-        accountId,
-        plan,
-        displayPrefix: input.displayPrefix,
-        status: revoked ? 'revoked' : input.disabled === true ? 'disabled' : 'active',
-        monthlyLimit: input.monthlyLimit,
-        scope: input.scope,
-        expiresAt: input.expiresAt,
-        createdAt: now,
-        revokedAt: revoked ? now : undefined,
-      }), now),
+      item: withFreshDayCounters(
+        apiKeyItem(input.keyHash, {
+          keyId: input.keyId,
+          accountId,
+          plan,
+          displayPrefix: input.displayPrefix,
+          status: revoked ? 'revoked' : input.disabled === true ? 'disabled' : 'active',
+          monthlyLimit: input.monthlyLimit,
+          scope: input.scope,
+          expiresAt: input.expiresAt,
+          createdAt: now,
+          revokedAt: revoked ? now : undefined,
+        }),
+        now,
+      ),
     };
   }
   if (stored.accountId !== accountId) {
@@ -259,14 +240,7 @@ function planApiKey(
     return conflict(`API key ${input.keyId} of account ${accountId} is revoked, and revocation is final`);
   }
   const revokeNow = input.revoked === true && stored.status !== 'revoked';
-  const status =
-    stored.status === 'revoked' || revokeNow
-      ? 'revoked'
-      : input.disabled === undefined
-        ? stored.status
-        : input.disabled
-          ? 'disabled'
-          : 'active';
+  const status = stored.status === 'revoked' || revokeNow ? 'revoked' : input.disabled === undefined ? stored.status : input.disabled ? 'disabled' : 'active';
   const next: AdminApiKey = {
     ...stored,
     plan,
@@ -350,9 +324,7 @@ function planPrompt(
   if (mode === 'strict' && publishes && storedHead?.deleted === true && deleted) {
     conflicts.push({ kind: 'conflict', message: deletedPromptMessage(accountId, input.promptId) });
   }
-  const latest = [...merged.values()]
-    .filter((version) => version.published)
-    .sort((a, b) => compareVersions(b.version, a.version))[0];
+  const latest = [...merged.values()].filter((version) => version.published).sort((a, b) => compareVersions(b.version, a.version))[0];
   const latestContent = latest ? contentOf(fromStoredContent(latest)) : undefined;
   const storedLatest = storedHead?.latest ? contentOf(fromStoredContent(storedHead.latest)) : undefined;
   const write: HeadWrite = {
@@ -360,9 +332,7 @@ function planPrompt(
     promptId: input.promptId,
     ...(promptName !== storedHead?.promptName ? { promptName } : {}),
     ...(deleted !== storedHead?.deleted ? { deleted } : {}),
-    ...(latestContent && canonicalJson(latestContent) !== canonicalJson(storedLatest ?? null)
-      ? { latest: latestContent }
-      : {}),
+    ...(latestContent && canonicalJson(latestContent) !== canonicalJson(storedLatest ?? null) ? { latest: latestContent } : {}),
     ...(storedLatest ? { seenLatestVersion: storedLatest.version } : {}),
   };
   const labels = planLabels(accountId, input, storedHead, merged, storedLabels, deleted, mode);
@@ -387,8 +357,7 @@ function planLabels(
 ): { conflicts: Conflict[]; planned: PlannedPrompt['labels'] } {
   const conflicts: Conflict[] = [];
   const planned: PlannedPrompt['labels'] = [];
-  const where = (label: string) =>
-    input.source ? `${input.source}.labels.${label}` : `label ${label} of prompt ${input.promptId} of account ${accountId}`;
+  const where = (label: string) => (input.source ? `${input.source}.labels.${label}` : `label ${label} of prompt ${input.promptId} of account ${accountId}`);
   for (const [label, version] of Object.entries(input.labels ?? {})) {
     const storedVersion = labelledVersion(storedHead?.labels, label);
     const item = storedLabels.get(labelRef(accountId, input.promptId, label));

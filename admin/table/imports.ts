@@ -36,7 +36,11 @@ export async function importAccounts(
     // An existing account is updated field by field: replacing it would drop its prompt revision and
     // the keys registered on it, and a later raise would then fall below what its keys already carry.
     const existing = accounts.filter((item) => stored.accounts.has(item.accountId));
-    await batchPut(table.client, table.tableName, accounts.filter((item) => !stored.accounts.has(item.accountId)));
+    await batchPut(
+      table.client,
+      table.tableName,
+      accounts.filter((item) => !stored.accounts.has(item.accountId)),
+    );
     for (const { accountId, name, plan } of existing) await table.setOnExisting('importAccount', keys.account(accountId), { name, plan });
     await batchPut(table.client, table.tableName, versions);
     await inBatches(heads, (head) => writeHead(table, head));
@@ -56,7 +60,10 @@ export async function importAccounts(
     });
     for (const accountId of plan.revisedAccounts) await bumpPromptsRevision(table, accountId);
     for (const item of apiKeys) await upsertApiKey(table, item);
-    await catchUpKeys(table, apiKeys.map((item) => ({ accountId: String(item.accountId), keyHash: keyHashOf(item) })));
+    await catchUpKeys(
+      table,
+      apiKeys.map((item) => ({ accountId: String(item.accountId), keyHash: keyHashOf(item) })),
+    );
     for (const input of imports) {
       const before = stored.accounts.get(input.accountId);
       if (before && input.plan !== undefined && input.plan !== before.plan) {

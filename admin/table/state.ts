@@ -15,12 +15,16 @@ export async function loadState(table: Table, imports: readonly AccountImport[])
   );
   const [accountItems, keyItems, prompts, labelItems] = await Promise.all([
     batchGet<AccountItem>(table.client, table.tableName, unique(imports.map((input) => input.accountId)).map(keys.account)),
-    batchGet<WithKeys<ApiKeyItem>>(
-      table.client,
-      table.tableName,
-      unique(imports.flatMap((input) => input.keys.map((key) => key.keyHash))).map(keys.apiKey),
+    batchGet<WithKeys<ApiKeyItem>>(table.client, table.tableName, unique(imports.flatMap((input) => input.keys.map((key) => key.keyHash))).map(keys.apiKey)),
+    Promise.all(
+      imports.map((input) =>
+        loadPrompts(
+          table,
+          input.accountId,
+          input.prompts.map((p) => p.promptId),
+        ),
+      ),
     ),
-    Promise.all(imports.map((input) => loadPrompts(table, input.accountId, input.prompts.map((p) => p.promptId)))),
     batchGet<WithKeys<PromptLabelItem>>(table.client, table.tableName, labelKeys),
   ]);
   const heads = new Map<string, PromptHeadItem>();

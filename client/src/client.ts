@@ -453,10 +453,7 @@ class CachingPromptClient {
     if (this.#unauthorized) return { error: this.#unauthorized };
     const state = this.#lists.get(target);
     if (state) return { value: this.#listViews(target, state.ids, 'cache') };
-    const fromSnapshot =
-      target === LATEST
-        ? [...this.#snapshotLatest.keys()]
-        : [...(this.#snapshotLabels.get(target)?.keys() ?? [])];
+    const fromSnapshot = target === LATEST ? [...this.#snapshotLatest.keys()] : [...(this.#snapshotLabels.get(target)?.keys() ?? [])];
     if (fromSnapshot.length === 0) {
       const what = target === LATEST ? 'the prompt list' : `the prompt list at label ${target}`;
       return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };

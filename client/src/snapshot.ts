@@ -28,12 +28,7 @@ export interface PromptSnapshot {
 
 export type SnapshotLabels = { readonly [label: string]: { readonly [promptId: string]: string } };
 
-export function createSnapshot(
-  latest: readonly PromptData[],
-  others: readonly PromptData[],
-  createdAt: Date,
-  labels: SnapshotLabels = {},
-): PromptSnapshot {
+export function createSnapshot(latest: readonly PromptData[], others: readonly PromptData[], createdAt: Date, labels: SnapshotLabels = {}): PromptSnapshot {
   const latestVersions = new Set(latest.map((prompt) => versionKey(prompt.promptId, prompt.version)));
   const listed = new Set(latest.map((prompt) => prompt.promptId));
   const versions = new Map<string, PromptData>();
@@ -79,9 +74,7 @@ export function readSnapshot(input: unknown): PromptSnapshot {
   }
   const snapshot = objectAt(value, 'snapshot');
   if (snapshot.format !== SNAPSHOT_FORMAT || snapshot.formatVersion !== SNAPSHOT_FORMAT_VERSION) {
-    throw new InvalidOptionsError(
-      `snapshot: not a snapshot of this client (expected format "${SNAPSHOT_FORMAT}", formatVersion ${SNAPSHOT_FORMAT_VERSION})`,
-    );
+    throw new InvalidOptionsError(`snapshot: not a snapshot of this client (expected format "${SNAPSHOT_FORMAT}", formatVersion ${SNAPSHOT_FORMAT_VERSION})`);
   }
   if (typeof snapshot.createdAt !== 'string' || Number.isNaN(Date.parse(snapshot.createdAt))) {
     throw new InvalidOptionsError('snapshot.createdAt: must be an ISO 8601 date');

@@ -98,10 +98,7 @@ const SECTIONS: readonly { section: Section; text: string }[] = [
 
 function SignedIn(props: { config: SignInConfig; session: Session; expired: boolean; onExpired(): void; onSignIn(): void; onSignOut(): void }) {
   const { config, session, onExpired } = props;
-  const api = useMemo(
-    () => createApi({ token: () => currentSession()?.idToken ?? session.idToken, onUnauthorized: onExpired }),
-    [session, onExpired],
-  );
+  const api = useMemo(() => createApi({ token: () => currentSession()?.idToken ?? session.idToken, onUnauthorized: onExpired }), [session, onExpired]);
   const [route, navigate] = useRoute();
   const me = useLoad(() => api.me(), [api]);
   const [announcement, setAnnouncement] = useState('');

@@ -42,8 +42,7 @@ const BEARER_CHALLENGE = 'Bearer realm="prompts"';
 
 export const badRequest = (message: string): ApiError => new ApiError(400, 'BAD_REQUEST', message);
 
-export const missingAuthorization = (): ApiError =>
-  new ApiError(401, 'UNAUTHORIZED', 'Missing Authorization header', { 'WWW-Authenticate': BEARER_CHALLENGE });
+export const missingAuthorization = (): ApiError => new ApiError(401, 'UNAUTHORIZED', 'Missing Authorization header', { 'WWW-Authenticate': BEARER_CHALLENGE });
 
 export const invalidAuthorizationFormat = (): ApiError =>
   new ApiError(401, 'UNAUTHORIZED', 'Invalid Authorization header format', {
@@ -58,17 +57,14 @@ export const invalidApiKey = (): ApiError =>
 
 export const routeNotFound = (): ApiError => new ApiError(404, 'NOT_FOUND', 'Not found');
 
-export const promptNotFound = (promptId: string): ApiError =>
-  new ApiError(404, 'NOT_FOUND', `Prompt ${promptId} not found`);
+export const promptNotFound = (promptId: string): ApiError => new ApiError(404, 'NOT_FOUND', `Prompt ${promptId} not found`);
 
 export const versionNotFound = (promptId: string, version: string): ApiError =>
   new ApiError(404, 'VERSION_NOT_FOUND', `Version ${version} of prompt ${promptId} is not published`);
 
-export const labelNotFound = (promptId: string, label: string): ApiError =>
-  new ApiError(404, 'LABEL_NOT_FOUND', `Prompt ${promptId} has no label ${label}`);
+export const labelNotFound = (promptId: string, label: string): ApiError => new ApiError(404, 'LABEL_NOT_FOUND', `Prompt ${promptId} has no label ${label}`);
 
-export const methodNotAllowed = (allow: string = ALLOWED_METHODS): ApiError =>
-  new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', { Allow: allow });
+export const methodNotAllowed = (allow: string = ALLOWED_METHODS): ApiError => new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', { Allow: allow });
 
 export const usageLimitExceeded = (limit: number, upgradeUrl: string, retryAfterSeconds: number): ApiError =>
   new ApiError(

@@ -61,22 +61,24 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
     return reply.body === undefined ? emptyResponse(reply.status, headers) : jsonResponse(reply.status, reply.body, headers);
   };
 
-  return middy<ApiEvent, ApiResult, Error, ManagementContext>()
-    // logEvent: false, whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event holds the caller's token.
-    .use(injectLambdaContext(deps.telemetry.logger, { logEvent: false, resetKeys: true }))
-    .use(requestLog(deps.telemetry))
-    .use(storeDeadline())
-    .use(errorHandler())
-    .use(operationErrors())
-    .use(answerBudget())
-    .use(refusalAudit())
-    .use(signedIn())
-    .use(routeLookup(routes))
-    .use(operations(deps.table, deps.directory))
-    .use(membership())
-    .use(sentBody())
-    .use(pathParameters())
-    .use(roleCheck())
-    .use(validBody())
-    .handler(dispatch);
+  return (
+    middy<ApiEvent, ApiResult, Error, ManagementContext>()
+      // logEvent: false, whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event holds the caller's token.
+      .use(injectLambdaContext(deps.telemetry.logger, { logEvent: false, resetKeys: true }))
+      .use(requestLog(deps.telemetry))
+      .use(storeDeadline())
+      .use(errorHandler())
+      .use(operationErrors())
+      .use(answerBudget())
+      .use(refusalAudit())
+      .use(signedIn())
+      .use(routeLookup(routes))
+      .use(operations(deps.table, deps.directory))
+      .use(membership())
+      .use(sentBody())
+      .use(pathParameters())
+      .use(roleCheck())
+      .use(validBody())
+      .handler(dispatch)
+  );
 }

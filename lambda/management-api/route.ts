@@ -109,9 +109,7 @@ function hasPathParameters<Path extends string>(path: Path, params: Readonly<Rec
 
 export function defineRoute<const Path extends string, Schema extends z.ZodType>(route: RouteWithBody<Path, Schema>): ManagementRoute;
 export function defineRoute<const Path extends string>(route: RouteWithoutBody<Path>): ManagementRoute;
-export function defineRoute<const Path extends string, Schema extends z.ZodType>(
-  route: RouteWithBody<Path, Schema> | RouteWithoutBody<Path>,
-): ManagementRoute {
+export function defineRoute<const Path extends string, Schema extends z.ZodType>(route: RouteWithBody<Path, Schema> | RouteWithoutBody<Path>): ManagementRoute {
   const bind =
     <Body>(handle: (request: RouteRequest<Path, Body>) => Promise<Reply>, body: Body): BoundHandler =>
     (input) => {

@@ -7,10 +7,7 @@ import { createManagementHandler, type ManagementDependencies } from './manageme
 import { routesOf } from './routes';
 
 /** Built once per cold start: configuration, the store's clients (the read API's timeouts), the user pool's client. */
-export function managementDependencies(
-  env: NodeJS.ProcessEnv = process.env,
-  { maxSockets }: { readonly maxSockets?: number } = {},
-): ManagementDependencies {
+export function managementDependencies(env: NodeJS.ProcessEnv = process.env, { maxSockets }: { readonly maxSockets?: number } = {}): ManagementDependencies {
   const config = loadManagementConfig(env);
   const telemetry = createTelemetry(config);
   const clients = createStoreClients({

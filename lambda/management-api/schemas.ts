@@ -32,10 +32,17 @@ export const Role = z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` 
 export const RequestId = z.string().regex(REQUEST_ID_PATTERN, { error: 'must be a change request id, as the requests list shows it (req_...)' });
 
 const Name = (max: number) =>
-  z.string().trim().min(1, { error: 'must not be empty' }).max(max, { error: `must be at most ${max} characters` });
+  z
+    .string()
+    .trim()
+    .min(1, { error: 'must not be empty' })
+    .max(max, { error: `must be at most ${max} characters` });
 
 export const PromptConfig = z.strictObject({
-  model: z.string().min(1, { error: 'must not be empty' }).max(MAX_MODEL_LENGTH, { error: `must be at most ${MAX_MODEL_LENGTH} characters` }),
+  model: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .max(MAX_MODEL_LENGTH, { error: `must be at most ${MAX_MODEL_LENGTH} characters` }),
   temperature: z
     .number({ error: 'must be a number' })
     .min(TEMPERATURE_RANGE.min, { error: `must be from ${TEMPERATURE_RANGE.min} to ${TEMPERATURE_RANGE.max}` })
@@ -59,7 +66,12 @@ export const Tag = z.string().regex(TAG_PATTERN, { error: `must be a tag: ${TAG_
 export const PromptPatchBody = z
   .strictObject({
     promptName: Name(MAX_PROMPT_NAME_LENGTH).optional(),
-    description: z.string().trim().max(MAX_DESCRIPTION_LENGTH, { error: `must be at most ${MAX_DESCRIPTION_LENGTH} characters` }).nullable().optional(),
+    description: z
+      .string()
+      .trim()
+      .max(MAX_DESCRIPTION_LENGTH, { error: `must be at most ${MAX_DESCRIPTION_LENGTH} characters` })
+      .nullable()
+      .optional(),
     tags: z
       .array(Tag)
       .max(MAX_TAGS, { error: `must list at most ${MAX_TAGS} tags` })
@@ -88,7 +100,11 @@ export const AuditQuery = z.object({
   before: z.string().optional(),
   actor: z.string().trim().min(1, { error: 'must not be empty' }).max(320, { error: 'must be at most 320 characters' }).optional(),
   prompt: PromptId.optional(),
-  action: z.string().regex(/^[a-z]+(\.[a-z-]+)+$/, { error: 'must be an action such as label.set or version.publish' }).max(64).optional(),
+  action: z
+    .string()
+    .regex(/^[a-z]+(\.[a-z-]+)+$/, { error: 'must be an action such as label.set or version.publish' })
+    .max(64)
+    .optional(),
   outcome: z.enum(['succeeded', 'failed', 'refused'], { error: 'must be succeeded, failed or refused' }).optional(),
   from: AuditBound('from').optional(),
   to: AuditBound('to').optional(),

@@ -13,8 +13,7 @@ import { invalidParams } from './json-rpc';
 /** Prompts per page of `prompts/list`: small enough for any client to show, large enough that most accounts fit in one. */
 export const PROMPTS_PAGE_SIZE = 100;
 
-const templateOf = (prompt: Prompt): PromptTemplate =>
-  new PromptTemplate(`prompt ${prompt.promptId}`, prompt.systemMessage, prompt.userMessage);
+const templateOf = (prompt: Prompt): PromptTemplate => new PromptTemplate(`prompt ${prompt.promptId}`, prompt.systemMessage, prompt.userMessage);
 
 /** `{name, title, description, arguments}`: every placeholder, system message first, each once, and every one required. */
 export function toMcpPrompt(prompt: Prompt): McpPrompt {

@@ -6,10 +6,7 @@ import type { ApiDependencies } from './handlers/api-handler';
 import { createTelemetry, storeCallRecorder } from '../telemetry';
 
 /** Built once per cold start: configuration read, client and its connections kept warm between requests. */
-export function productionDependencies(
-  env: NodeJS.ProcessEnv = process.env,
-  { maxSockets }: { readonly maxSockets?: number } = {},
-): ApiDependencies {
+export function productionDependencies(env: NodeJS.ProcessEnv = process.env, { maxSockets }: { readonly maxSockets?: number } = {}): ApiDependencies {
   const config = loadConfig(env);
   const telemetry = createTelemetry(config);
   const clients = createStoreClients({

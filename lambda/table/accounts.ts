@@ -56,11 +56,16 @@ export async function listAccounts(table: Table): Promise<AdminAccount[]> {
 
 /** The plan applies from each key's next request, once it is copied to the keys (propagation.ts). */
 export async function setAccountPlan(table: Table, accountId: string, plan: Plan): Promise<void> {
-  await table.setOnExisting('setAccountPlan', keys.account(accountId), { plan }, {
-    onMissing: () => {
-      throw new NotFoundError(`account ${accountId} does not exist`);
+  await table.setOnExisting(
+    'setAccountPlan',
+    keys.account(accountId),
+    { plan },
+    {
+      onMissing: () => {
+        throw new NotFoundError(`account ${accountId} does not exist`);
+      },
     },
-  });
+  );
   await copyPlanToKeys(table, accountId, plan);
 }
 

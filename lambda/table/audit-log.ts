@@ -23,8 +23,7 @@ export const AUDIT_PAGE_SIZE = 50;
 /** How much of what a request names and asks for an entry keeps: enough to say what it was, never enough to make an entry big or deep. */
 const KEPT = { characters: 200, entries: 20, depth: 4, values: 100 } as const;
 
-const cut = (text: string): string =>
-  text.length <= KEPT.characters ? text : `${text.slice(0, KEPT.characters)}… (${text.length} characters)`;
+const cut = (text: string): string => (text.length <= KEPT.characters ? text : `${text.slice(0, KEPT.characters)}… (${text.length} characters)`);
 
 /**
  * A copy of JSON small enough for any entry: strings cut at 200 characters, at most 20 entries an array
@@ -174,9 +173,9 @@ export async function listAudit(
  * What the store leaves out as it reads (all but the time range, which narrows the key range itself); none
  * when nothing is filtered on. Its placeholders are the builder's own (`#n0`, `:v0`), apart from the key's.
  */
-function filterOf(filter: AuditFilter):
-  | { FilterExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> }
-  | undefined {
+function filterOf(
+  filter: AuditFilter,
+): { FilterExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> } | undefined {
   const e = new ExpressionNames();
   const parts: string[] = [];
   if (filter.actor !== undefined) {

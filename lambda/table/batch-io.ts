@@ -24,21 +24,14 @@ export async function batchPut(client: DynamoDBDocumentClient, tableName: string
         throw new IncompleteBatchError(`batchPut: ${requests.length} item(s) still unprocessed after ${MAX_ATTEMPTS} attempts`);
       }
       if (attempt > 1) await backOff(attempt);
-      const result = await callStore('batchPut', () =>
-        client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } })),
-      );
+      const result = await callStore('batchPut', () => client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } })));
       requests = (result.UnprocessedItems?.[tableName] ?? []) as typeof requests;
     }
   });
 }
 
 /** Reads every key, 100 per BatchGetItem, strongly consistent; absent items are simply not returned. */
-export async function batchGet<T>(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  keys: readonly Key[],
-  abortSignal?: AbortSignal,
-): Promise<T[]> {
+export async function batchGet<T>(client: DynamoDBDocumentClient, tableName: string, keys: readonly Key[], abortSignal?: AbortSignal): Promise<T[]> {
   const found: T[] = [];
   await inChunks(keys, BATCH_GET_LIMIT, async (chunk) => {
     let pending: Key[] = [...chunk];
@@ -48,10 +41,7 @@ export async function batchGet<T>(
       }
       if (attempt > 1) await backOff(attempt);
       const result = await callStore('batchGet', () =>
-        client.send(
-          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
-          ...(abortSignal ? [{ abortSignal }] : []),
-        ),
+        client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }), ...(abortSignal ? [{ abortSignal }] : [])),
       );
       found.push(...((result.Responses?.[tableName] ?? []) as T[]));
       pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
@@ -83,5 +73,4 @@ export async function inBatches<T>(items: readonly T[], write: (item: T) => Prom
   }
 }
 
-const backOff = (attempt: number) =>
-  new Promise<void>((resolve) => setTimeout(resolve, Math.min(1_000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2)));
+const backOff = (attempt: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.min(1_000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2)));

@@ -1,11 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  paginateQuery,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from './read-path/api-store';
 import { prefixes } from './schema';
 import type { BuiltProjection } from './update-expression';
@@ -18,11 +12,7 @@ import type { BuiltProjection } from './update-expression';
  */
 
 /** Throttling: the store refused the request before doing any of it. */
-const THROTTLING_ERROR_NAMES = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-]);
+const THROTTLING_ERROR_NAMES = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
 
 /** Names the SDK gives to throttling and to the store failing or not answering in time. */
 const UNAVAILABLE_ERROR_NAMES = new Set([
@@ -40,16 +30,7 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
 /** Network failures that happen before a request is sent: nothing reached the store. */
 const NEVER_SENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-const NETWORK_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 interface SdkErrorShape {
   name?: unknown;
@@ -126,8 +107,7 @@ export interface ReadOptions {
 }
 
 /** The SDK's per-call options: the abort signal when there is one, else none at all. */
-const callOptions = ({ abortSignal }: ReadOptions): [] | [{ abortSignal: AbortSignal }] =>
-  abortSignal ? [{ abortSignal }] : [];
+const callOptions = ({ abortSignal }: ReadOptions): [] | [{ abortSignal: AbortSignal }] => (abortSignal ? [{ abortSignal }] : []);
 
 /** One item by its key; strongly consistent unless `consistent` is false. */
 export async function getItem<T>(
@@ -138,10 +118,7 @@ export async function getItem<T>(
   options: ReadOptions & { readonly consistent?: boolean } = {},
 ): Promise<T | undefined> {
   const result = await callStore(callName, () =>
-    client.send(
-      new GetCommand({ TableName: tableName, Key: key, ConsistentRead: options.consistent ?? true }),
-      ...callOptions(options),
-    ),
+    client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: options.consistent ?? true }), ...callOptions(options)),
   );
   return result.Item as T | undefined;
 }
@@ -173,9 +150,7 @@ export async function batchGetItems<T>(
       ConsistentRead: true,
       ...options.projection,
     };
-    const result = await callStore(callName, () =>
-      client.send(new BatchGetCommand({ RequestItems: { [tableName]: request } }), ...callOptions(options)),
-    );
+    const result = await callStore(callName, () => client.send(new BatchGetCommand({ RequestItems: { [tableName]: request } }), ...callOptions(options)));
     found.push(...((result.Responses?.[tableName] ?? []) as T[]));
     pending = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
   }
@@ -183,12 +158,7 @@ export async function batchGetItems<T>(
 }
 
 /** Follows LastEvaluatedKey to the end: the store's 1 MB pages are never the caller's problem. */
-export async function queryAll<T>(
-  client: DynamoDBDocumentClient,
-  callName: string,
-  input: QueryCommandInput,
-  options: ReadOptions = {},
-): Promise<T[]> {
+export async function queryAll<T>(client: DynamoDBDocumentClient, callName: string, input: QueryCommandInput, options: ReadOptions = {}): Promise<T[]> {
   const pages = paginateQuery({ client }, input, ...callOptions(options));
   const items: T[] = [];
   await callStore(callName, async () => {
@@ -200,12 +170,7 @@ export async function queryAll<T>(
 }
 
 /** The items of one account's partition whose sort key starts with `skPrefix` (schema.ts `prefixes`). */
-export function partitionQuery(
-  tableName: string,
-  accountId: string,
-  skPrefix: string,
-  extra: Partial<QueryCommandInput> = {},
-): QueryCommandInput {
+export function partitionQuery(tableName: string, accountId: string, skPrefix: string, extra: Partial<QueryCommandInput> = {}): QueryCommandInput {
   const { ExpressionAttributeValues: extraValues, ...rest } = extra;
   return {
     TableName: tableName,

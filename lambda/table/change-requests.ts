@@ -250,12 +250,7 @@ const pointerDelete = (accountId: string, item: ChangeRequestItem): TransactionW
  * request), if the label still points at `from`. If it does not, the request turns stale and nothing moves
  * (`stale: true`, recorded as `request.stale`). One approval per person; only open requests.
  */
-export async function planApproveRequest(
-  table: Table,
-  accountId: string,
-  requestId: string,
-  approver: Decider,
-): Promise<PlannedChange<RequestDecision>> {
+export async function planApproveRequest(table: Table, accountId: string, requestId: string, approver: Decider): Promise<PlannedChange<RequestDecision>> {
   const item = await requireOpen(table, accountId, requestId);
   if (item.approvals.some((approval) => approval.who === approver.who)) {
     throw new ConflictError(`you have approved change request ${requestId} already: it needs another member's approval`);
@@ -339,7 +334,12 @@ export async function listRequests(
   if (options.state === 'open' && options.before === undefined) {
     const pointers = await listOpenRequestPointers(table, accountId);
     const items = await table.batchGet<ChangeRequestItem>(pointers.map((pointer) => keys.changeRequest(accountId, pointer.requestId)));
-    return { requests: items.filter((item) => item.state === 'open').sort(newestFirst).map(toChangeRequest) };
+    return {
+      requests: items
+        .filter((item) => item.state === 'open')
+        .sort(newestFirst)
+        .map(toChangeRequest),
+    };
   }
   const limit = options.limit ?? REQUEST_PAGE_SIZE;
   const before = options.before;

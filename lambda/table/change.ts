@@ -62,18 +62,15 @@ export class ChangeKeptRacingError extends ConflictError {
  * Plans and commits one change; an error thrown by the plan (the change is not allowed as things stand)
  * is recorded as a refusal and thrown on. A store that cannot answer records nothing: nothing changed.
  */
-export async function commitChange<T>(
-  table: Table,
-  attempt: AuditAttempt,
-  plan: () => Promise<PlannedChange<T>>,
-  options: ChangeOptions,
-): Promise<T> {
+export async function commitChange<T>(table: Table, attempt: AuditAttempt, plan: () => Promise<PlannedChange<T>>, options: ChangeOptions): Promise<T> {
   const followUp = options.followUpTable ?? table;
   try {
     for (let round = 1; round <= PLAN_ATTEMPTS; round += 1) {
       const planned = await plan();
       const entry = auditEntryWrite(table, planned.recordedAs ? { ...attempt, action: planned.recordedAs } : attempt, 'succeeded', planned.after);
-      const steps = (planned.alsoRecords ?? []).map(({ after, ...step }) => auditEntryWrite(table, { accountId: attempt.accountId, actor: attempt.actor, ...step }, 'succeeded', after).write);
+      const steps = (planned.alsoRecords ?? []).map(
+        ({ after, ...step }) => auditEntryWrite(table, { accountId: attempt.accountId, actor: attempt.actor, ...step }, 'succeeded', after).write,
+      );
       const writes = [...planned.writes, ...(planned.visible ? [raiseRevisionWrite(attempt.accountId)] : []), entry.write, ...steps];
       try {
         await table.transact(attempt.action, writes, { proof: entry.key });

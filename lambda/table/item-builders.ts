@@ -19,18 +19,7 @@ import { isPlan, monthlyLimitFor } from '../domain/plans';
 export type AdminAccount = Pick<AccountItem, 'accountId' | 'name' | 'plan' | 'createdAt'>;
 export type AdminApiKey = Pick<
   ApiKeyItem,
-  | 'keyId'
-  | 'accountId'
-  | 'plan'
-  | 'displayPrefix'
-  | 'status'
-  | 'monthlyLimit'
-  | 'scope'
-  | 'expiresAt'
-  | 'createdAt'
-  | 'revokedAt'
-  | 'name'
-  | 'createdBy'
+  'keyId' | 'accountId' | 'plan' | 'displayPrefix' | 'status' | 'monthlyLimit' | 'scope' | 'expiresAt' | 'createdAt' | 'revokedAt' | 'name' | 'createdBy'
 >;
 
 export function accountItem(accountId: string, name: string, plan: string, createdAt: string): WithKeys<AccountItem> {
@@ -82,11 +71,7 @@ export function withFreshDayCounters(item: WithKeys<ApiKeyItem>, now: string): W
   return { ...item, daysMonth: month, days: {}, [usageAttribute(month)]: 0 };
 }
 
-export function versionItem(
-  accountId: string,
-  promptId: string,
-  version: PromptContent & { published: boolean },
-): WithKeys<PromptVersionItem> {
+export function versionItem(accountId: string, promptId: string, version: PromptContent & { published: boolean }): WithKeys<PromptVersionItem> {
   return {
     ...keys.promptVersion(accountId, promptId, version.version),
     type: 'promptVersion',
@@ -99,7 +84,10 @@ export function versionItem(
 
 /** A version's strong ETag (without its quotes): the SHA-256 of its canonical content, cut to 32 hex digits. */
 export function contentEtag(version: PromptContent): string {
-  return createHash('sha256').update(canonicalJson(contentOf(version))).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(canonicalJson(contentOf(version)))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /** A version's content and nothing else, its config with the defaults filled in. */

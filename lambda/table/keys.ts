@@ -141,8 +141,20 @@ function keyChange(keyHash: string, stored: AdminApiKey, change: ApiKeyChange, a
   const result: AdminApiKey = {
     ...kept,
     ...(remove.includes('scope') ? {} : scope ? { scope } : stored.scope ? { scope: stored.scope } : {}),
-    ...(remove.includes('expiresAt') ? {} : typeof change.expiresAt === 'number' ? { expiresAt: change.expiresAt } : stored.expiresAt === undefined ? {} : { expiresAt: stored.expiresAt }),
-    ...(remove.includes('monthlyLimit') ? {} : own !== undefined ? { monthlyLimit: own } : stored.monthlyLimit === undefined ? {} : { monthlyLimit: stored.monthlyLimit }),
+    ...(remove.includes('expiresAt')
+      ? {}
+      : typeof change.expiresAt === 'number'
+        ? { expiresAt: change.expiresAt }
+        : stored.expiresAt === undefined
+          ? {}
+          : { expiresAt: stored.expiresAt }),
+    ...(remove.includes('monthlyLimit')
+      ? {}
+      : own !== undefined
+        ? { monthlyLimit: own }
+        : stored.monthlyLimit === undefined
+          ? {}
+          : { monthlyLimit: stored.monthlyLimit }),
     ...(change.name === undefined ? {} : { name: change.name }),
     ...(change.enabled === undefined ? {} : { status: change.enabled ? 'active' : 'disabled' }),
   };
@@ -266,11 +278,7 @@ export function newKeyRecord(table: Table, key: NewApiKey, plan: string): AdminA
 }
 
 /** Finds the key through the admin index, then reads its item for the current status. */
-async function requireApiKey(
-  table: Table,
-  accountId: string,
-  keyId: string,
-): Promise<{ keyHash: string; key: AdminApiKey }> {
+async function requireApiKey(table: Table, accountId: string, keyId: string): Promise<{ keyHash: string; key: AdminApiKey }> {
   const [indexed] = await table.query<WithKeys<ApiKeyItem>>('findApiKey', {
     IndexName: ADMIN_INDEX,
     KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',

@@ -101,7 +101,8 @@ const encodeCursor = (sortKey: string): string => Buffer.from(sortKey, 'utf8').t
 /** The sort key a cursor names, when it is the key of an entry of this label's history; otherwise undefined. */
 function cursorKey(cursor: string, promptId: string, label: string): string | undefined {
   const sortKey = Buffer.from(cursor, 'base64url').toString('utf8');
-  const valid = LABEL_HISTORY_SORT_KEY_PATTERN.test(sortKey) && encodeCursor(sortKey) === cursor && sortKey.startsWith(prefixes.labelHistoryOf(promptId, label));
+  const valid =
+    LABEL_HISTORY_SORT_KEY_PATTERN.test(sortKey) && encodeCursor(sortKey) === cursor && sortKey.startsWith(prefixes.labelHistoryOf(promptId, label));
   return valid ? sortKey : undefined;
 }
 

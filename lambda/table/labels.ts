@@ -77,13 +77,7 @@ export async function planSetLabel(
  * Takes the label off the prompt (a deleted prompt's too), as one transaction: the head's map, the label
  * item and the history entry. A prompt without it has nothing to write (`changed: false`).
  */
-export async function planRemoveLabel(
-  table: Table,
-  accountId: string,
-  promptId: string,
-  label: string,
-  cause: MoveCause,
-): Promise<PlannedChange<LabelChange>> {
+export async function planRemoveLabel(table: Table, accountId: string, promptId: string, label: string, cause: MoveCause): Promise<PlannedChange<LabelChange>> {
   requireSettable(label);
   const head = await table.get<PromptHeadItem>('removeLabel', keys.promptHead(accountId, promptId));
   if (!head) throw new PromptMissingError(accountId, promptId);
@@ -162,7 +156,9 @@ export function setLabel(
 
 /** A label removed by a bulk path (no audit entry of its own), the revision raised. */
 export function removeLabel(table: Table, accountId: string, promptId: string, label: string, options: { cause?: MoveCause } = {}): Promise<LabelChange> {
-  return commitUnaudited(table, 'removeLabel', () => planRemoveLabel(table, accountId, promptId, label, options.cause ?? IMPORT_CAUSE), { raiseRevisionOf: accountId });
+  return commitUnaudited(table, 'removeLabel', () => planRemoveLabel(table, accountId, promptId, label, options.cause ?? IMPORT_CAUSE), {
+    raiseRevisionOf: accountId,
+  });
 }
 
 /** The label items' copies brought in step with the head, after a bulk import renamed or (un)deleted it. */

@@ -64,12 +64,7 @@ export async function membershipsOf(table: Table, userId: string): Promise<Membe
 }
 
 /** A new member; 409 if the user is one already. An owner joins the account's `owners` in the same transaction. */
-export function planAddMember(
-  table: Table,
-  accountId: string,
-  member: Pick<MemberItem, 'userId' | 'email' | 'role'>,
-  addedBy: string,
-): PlannedChange<Member> {
+export function planAddMember(table: Table, accountId: string, member: Pick<MemberItem, 'userId' | 'email' | 'role'>, addedBy: string): PlannedChange<Member> {
   const item: WithKeys<MemberItem> = {
     ...keys.member(accountId, member.userId),
     ...adminIndexKeys.member(member.userId, accountId),
@@ -82,10 +77,15 @@ export function planAddMember(
     addedBy,
   };
   return {
-    writes: [{ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, ...(member.role === 'owner' ? [addOwnerWrite(accountId, member.userId)] : [])],
+    writes: [
+      { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      ...(member.role === 'owner' ? [addOwnerWrite(accountId, member.userId)] : []),
+    ],
     result: toMember(item),
     refused: (error) =>
-      error.failedAt(0) ? new ConflictError(`${member.email} is a member of account ${accountId} already`) : new NotFoundError(`account ${accountId} does not exist`),
+      error.failedAt(0)
+        ? new ConflictError(`${member.email} is a member of account ${accountId} already`)
+        : new NotFoundError(`account ${accountId} does not exist`),
   };
 }
 

@@ -309,13 +309,7 @@ export function touchHeadWrite(accountId: string, promptId: string, at: string, 
   };
 }
 
-async function requireDraftMatching(
-  table: Table,
-  accountId: string,
-  promptId: string,
-  version: string,
-  ifMatch: string,
-): Promise<PromptVersionItem> {
+async function requireDraftMatching(table: Table, accountId: string, promptId: string, version: string, ifMatch: string): Promise<PromptVersionItem> {
   await requireHead(table, accountId, promptId);
   const stored = await table.get<PromptVersionItem>('readDraft', keys.promptVersion(accountId, promptId, version));
   if (!stored) throw new NotFoundError(`prompt ${promptId} has no version ${version}`);

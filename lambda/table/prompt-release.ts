@@ -47,12 +47,7 @@ export interface ReleaseResult {
   readonly requests: readonly { readonly label: string; readonly requestId: string }[];
 }
 
-export async function planPromptRelease(
-  table: Table,
-  accountId: string,
-  release: PromptRelease,
-  releaser: Releaser,
-): Promise<PlannedChange<ReleaseResult>> {
+export async function planPromptRelease(table: Table, accountId: string, release: PromptRelease, releaser: Releaser): Promise<PlannedChange<ReleaseResult>> {
   const { promptId } = release;
   const { by } = releaser;
   const asked = release.requests?.labels ?? [];
@@ -66,9 +61,7 @@ export async function planPromptRelease(
   await Promise.all(asked.map(({ label }) => requireNoOpenRequest(table, accountId, promptId, label)));
 
   const at = table.timestamp();
-  const published = release.publish
-    ? { ...contentOf({ version: release.publish.version, ...release.publish.content }) }
-    : undefined;
+  const published = release.publish ? { ...contentOf({ version: release.publish.version, ...release.publish.content }) } : undefined;
   // Versions the labels point at (or would, once approved), other than the one published here: published, and read for their copies.
   const others = [...new Set([...adds, ...askedAdds].map(({ to }) => to).filter((version) => version !== published?.version))];
   const stored = await Promise.all(others.map((version) => table.get<PromptVersionItem>('releasePrompt', keys.promptVersion(accountId, promptId, version))));
@@ -115,7 +108,10 @@ export async function planPromptRelease(
     };
     writes.push({ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
   } else if (headChanges) {
-    const emptied = [...(release.details?.description !== undefined && !description ? ['description'] : []), ...(release.details?.tags !== undefined && !tags ? ['tags'] : [])];
+    const emptied = [
+      ...(release.details?.description !== undefined && !description ? ['description'] : []),
+      ...(release.details?.tags !== undefined && !tags ? ['tags'] : []),
+    ];
     writes.push({
       Update: {
         Key: keys.promptHead(accountId, promptId),
@@ -208,9 +204,25 @@ export function releaseSteps(
 ): (RecordedStep & { readonly after?: Record<string, unknown> })[] {
   const { promptId } = release;
   return [
-    ...(release.create ? [{ action: 'prompt.create', target: { promptId }, requested: { promptId, promptName: release.create.promptName }, after: { promptName: outcome.promptName } }] : []),
+    ...(release.create
+      ? [
+          {
+            action: 'prompt.create',
+            target: { promptId },
+            requested: { promptId, promptName: release.create.promptName },
+            after: { promptName: outcome.promptName },
+          },
+        ]
+      : []),
     ...(release.publish
-      ? [{ action: 'version.publish', target: { promptId, version: release.publish.version }, requested: { note: release.publish.note }, after: { published: true, note: release.publish.note } }]
+      ? [
+          {
+            action: 'version.publish',
+            target: { promptId, version: release.publish.version },
+            requested: { note: release.publish.note },
+            after: { published: true, note: release.publish.note },
+          },
+        ]
       : []),
     ...release.labels.map(({ label, to }) =>
       to === null
@@ -221,10 +233,22 @@ export function releaseSteps(
       action: 'request.open',
       target: { promptId, label },
       requested: { version: to, note: release.requests?.note },
-      after: { requestId: outcome.opened?.get(label)?.requestId ?? null, from: outcome.opened?.get(label)?.from ?? null, to, required: release.requests?.required ?? 1 },
+      after: {
+        requestId: outcome.opened?.get(label)?.requestId ?? null,
+        from: outcome.opened?.get(label)?.from ?? null,
+        to,
+        required: release.requests?.required ?? 1,
+      },
     })),
     ...(release.details
-      ? [{ action: 'prompt.update', target: { promptId }, requested: release.details, after: { promptName: outcome.promptName, description: outcome.description, tags: [...outcome.tags] } }]
+      ? [
+          {
+            action: 'prompt.update',
+            target: { promptId },
+            requested: release.details,
+            after: { promptName: outcome.promptName, description: outcome.description, tags: [...outcome.tags] },
+          },
+        ]
       : []),
   ];
 }

@@ -69,12 +69,9 @@ export async function listPromptSummaries(table: Table, accountId: string): Prom
   await requireAccount(table, accountId);
   const [heads, versions] = await Promise.all([
     table.queryPartition<PromptHeadItem>('listPromptSummaries', accountId, prefixes.promptHeads),
-    table.queryPartition<Pick<PromptVersionItem, 'promptId' | 'version' | 'published'>>(
-      'listPromptSummaries',
-      accountId,
-      prefixes.promptVersions,
-      { ProjectionExpression: 'promptId, version, published' },
-    ),
+    table.queryPartition<Pick<PromptVersionItem, 'promptId' | 'version' | 'published'>>('listPromptSummaries', accountId, prefixes.promptVersions, {
+      ProjectionExpression: 'promptId, version, published',
+    }),
   ]);
   const versionsOf = new Map<string, { version: string; published: boolean }[]>();
   for (const { promptId, version, published } of versions) {

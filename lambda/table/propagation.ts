@@ -102,10 +102,7 @@ async function copyToKeys(table: Table, accountId: string, account: Partial<Acco
  * Every written key is registered on its account item (see bumpPromptsRevision), which returns the
  * account's revision read in the same atomic step: the key takes it, or it would see older copies.
  */
-export async function catchUpKeys(
-  table: Table,
-  written: readonly { accountId: string; keyHash: string }[],
-): Promise<void> {
+export async function catchUpKeys(table: Table, written: readonly { accountId: string; keyHash: string }[]): Promise<void> {
   const byAccount = new Map<string, string[]>();
   for (const { accountId, keyHash } of written) byAccount.set(accountId, [...(byAccount.get(accountId) ?? []), keyHash]);
   for (const [accountId, keyHashes] of byAccount) {
@@ -131,18 +128,20 @@ async function raiseKeyRevisions(table: Table, keyHashes: readonly string[], rev
 
 /** Says the revision the key already held when it was not lower (undefined when raised, or when the key is gone). */
 async function raiseKeyRevision(table: Table, keyHash: string, revision: number): Promise<number | undefined> {
-  return table.update(
-    'raiseKeyRevision',
-    {
-      Key: keys.apiKey(keyHash),
-      ...buildUpdate({
-        set: { promptsRevision: revision },
-        condition: (e) =>
-          `attribute_exists(${e.name('pk')}) AND (attribute_not_exists(${e.name('promptsRevision')}) OR ${e.name('promptsRevision')} < ${e.value(revision)})`,
-      }),
-    },
-    // A higher revision is there already (a later change got there first, or the key is ahead of its
-    // account), or the key is gone.
-    async () => (await table.get<ApiKeyItem>('raiseKeyRevision', keys.apiKey(keyHash)))?.promptsRevision,
-  ).then((result) => (typeof result === 'number' ? result : undefined));
+  return table
+    .update(
+      'raiseKeyRevision',
+      {
+        Key: keys.apiKey(keyHash),
+        ...buildUpdate({
+          set: { promptsRevision: revision },
+          condition: (e) =>
+            `attribute_exists(${e.name('pk')}) AND (attribute_not_exists(${e.name('promptsRevision')}) OR ${e.name('promptsRevision')} < ${e.value(revision)})`,
+        }),
+      },
+      // A higher revision is there already (a later change got there first, or the key is ahead of its
+      // account), or the key is gone.
+      async () => (await table.get<ApiKeyItem>('raiseKeyRevision', keys.apiKey(keyHash)))?.promptsRevision,
+    )
+    .then((result) => (typeof result === 'number' ? result : undefined));
 }

@@ -12,14 +12,7 @@ import {
   type UpdateCommandInput,
   type UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import {
-  callStore,
-  callStoreUnlessRefused,
-  type ConditionFailure,
-  getItem,
-  partitionQuery,
-  queryAll,
-} from './calls';
+import { callStore, callStoreUnlessRefused, type ConditionFailure, getItem, partitionQuery, queryAll } from './calls';
 import { batchGet } from './batch-io';
 import { type TransactionWrite, transact } from './transaction';
 import { buildUpdate } from './update-expression';
@@ -78,13 +71,8 @@ export class Table {
   }
 
   /** One page of a query (its Limit, or the store's 1 MB), not followed further; `more` when the store has more. */
-  async queryPage<T>(
-    callName: string,
-    input: WithoutTable<QueryCommandInput>,
-  ): Promise<{ items: T[]; more: boolean; lastKey?: Record<string, unknown> }> {
-    const result = await callStore(callName, () =>
-      this.client.send(new QueryCommand({ TableName: this.tableName, ...input }), ...this.sendOptions),
-    );
+  async queryPage<T>(callName: string, input: WithoutTable<QueryCommandInput>): Promise<{ items: T[]; more: boolean; lastKey?: Record<string, unknown> }> {
+    const result = await callStore(callName, () => this.client.send(new QueryCommand({ TableName: this.tableName, ...input }), ...this.sendOptions));
     return {
       items: (result.Items ?? []) as T[],
       more: result.LastEvaluatedKey !== undefined,
@@ -92,12 +80,7 @@ export class Table {
     };
   }
 
-  queryPartition<T>(
-    callName: string,
-    accountId: string,
-    skPrefix: string,
-    extra: Partial<QueryCommandInput> = {},
-  ): Promise<T[]> {
+  queryPartition<T>(callName: string, accountId: string, skPrefix: string, extra: Partial<QueryCommandInput> = {}): Promise<T[]> {
     return queryAll<T>(this.client, callName, partitionQuery(this.tableName, accountId, skPrefix, extra), {
       abortSignal: this.options.abortSignal,
     });
@@ -114,20 +97,12 @@ export class Table {
   }
 
   /** An update; without `onRefusal`, a failed condition is an error like any other. */
-  update<R = never>(
-    callName: string,
-    input: WithoutTable<UpdateCommandInput>,
-    onRefusal?: OnRefusal<R>,
-  ): Promise<UpdateCommandOutput | R> {
+  update<R = never>(callName: string, input: WithoutTable<UpdateCommandInput>, onRefusal?: OnRefusal<R>): Promise<UpdateCommandOutput | R> {
     return this.write(callName, () => this.writer.send(new UpdateCommand({ TableName: this.tableName, ...input }), ...this.sendOptions), onRefusal);
   }
 
   /** A delete; without `onRefusal`, a failed condition is an error like any other. */
-  delete<R = never>(
-    callName: string,
-    input: WithoutTable<DeleteCommandInput>,
-    onRefusal?: OnRefusal<R>,
-  ): Promise<DeleteCommandOutput | R> {
+  delete<R = never>(callName: string, input: WithoutTable<DeleteCommandInput>, onRefusal?: OnRefusal<R>): Promise<DeleteCommandOutput | R> {
     return this.write(callName, () => this.writer.send(new DeleteCommand({ TableName: this.tableName, ...input }), ...this.sendOptions), onRefusal);
   }
 

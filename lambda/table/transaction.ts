@@ -84,7 +84,8 @@ export async function transact(
   options: TransactOptions = {},
 ): Promise<void> {
   if (writes.length === 0) return;
-  if (writes.length > MAX_TRANSACTION_WRITES) throw new RangeError(`${callName}: ${writes.length} writes, more than one transaction takes (${MAX_TRANSACTION_WRITES})`);
+  if (writes.length > MAX_TRANSACTION_WRITES)
+    throw new RangeError(`${callName}: ${writes.length} writes, more than one transaction takes (${MAX_TRANSACTION_WRITES})`);
   const TransactItems = writes.map((write) => withTable(write, tableName));
   const sendOptions = options.abortSignal ? [{ abortSignal: options.abortSignal }] : [];
   let token = randomUUID();

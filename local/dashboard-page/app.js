@@ -9,7 +9,11 @@ const redirectUri = `${location.origin}/`;
 let idToken;
 let refreshToken;
 
-const base64url = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const base64url = (bytes) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 const randomText = (size) => base64url(crypto.getRandomValues(new Uint8Array(size)));
 
 async function signIn() {

@@ -34,62 +34,64 @@ const LIST_LIMIT = 60;
 
 export function createCognitoApi(store: UserStore, userPoolId: string) {
   // A Map: the operation's name comes from the request (`__proto__` and `hasOwnProperty` are names too).
-  const operations = new Map<string, (input: Input) => Promise<unknown>>(Object.entries({
-    AdminCreateUser: async (input) => {
-      const email = requiredString(input, 'Username');
-      if (!EMAIL.test(email)) throw invalid('Username should be an email.');
-      const attributes = attributesOf(input.UserAttributes);
-      if (attributes.email !== undefined && attributes.email.toLowerCase() !== email.toLowerCase()) {
-        throw invalid('The email attribute must be the username: this pool signs people in by email.');
-      }
-      const existing = store.find(email);
-      if (input.MessageAction === 'RESEND') {
-        if (!existing) throw new CognitoError('UserNotFoundException', 'User does not exist.');
-        if (existing.status !== 'FORCE_CHANGE_PASSWORD') throw invalid('User is already confirmed.');
-        const updated = await store.setPassword(existing.userId, temporaryPasswordOf(input), false);
-        return { User: userType(updated) };
-      }
-      if (existing) throw new CognitoError('UsernameExistsException', 'An account with the given email already exists.');
-      try {
-        const user = await store.create({
-          email,
-          emailVerified: attributes.email_verified === 'true',
-          temporaryPassword: temporaryPasswordOf(input),
-        });
-        return { User: userType(user) };
-      } catch (error) {
-        if (error instanceof UserExistsError) throw new CognitoError('UsernameExistsException', error.message);
-        throw error;
-      }
-    },
-    AdminGetUser: async (input) => {
-      const user = existingUser(input);
-      const { Attributes, ...rest } = userType(user);
-      return { ...rest, UserAttributes: Attributes };
-    },
-    ListUsers: async (input) => {
-      const matches = filterOf(input.Filter);
-      const limit = input.Limit === undefined ? LIST_LIMIT : Number(input.Limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > LIST_LIMIT) throw invalid(`Limit must be from 1 to ${LIST_LIMIT}.`);
-      const start = input.PaginationToken === undefined ? 0 : pageStart(input.PaginationToken);
-      const found = store.list().filter(matches);
-      const page = found.slice(start, start + limit);
-      const next = start + limit < found.length ? Buffer.from(String(start + limit)).toString('base64url') : undefined;
-      return { Users: page.map(userType), ...(next ? { PaginationToken: next } : {}) };
-    },
-    AdminSetUserPassword: async (input) => {
-      const user = existingUser(input);
-      const password = requiredString(input, 'Password');
-      const violation = passwordPolicyViolation(password);
-      if (violation) throw new CognitoError('InvalidPasswordException', violation);
-      await store.setPassword(user.userId, password, input.Permanent === true);
-      return {};
-    },
-    AdminDeleteUser: async (input: Input) => {
-      await store.delete(existingUser(input).userId);
-      return {};
-    },
-  }));
+  const operations = new Map<string, (input: Input) => Promise<unknown>>(
+    Object.entries({
+      AdminCreateUser: async (input) => {
+        const email = requiredString(input, 'Username');
+        if (!EMAIL.test(email)) throw invalid('Username should be an email.');
+        const attributes = attributesOf(input.UserAttributes);
+        if (attributes.email !== undefined && attributes.email.toLowerCase() !== email.toLowerCase()) {
+          throw invalid('The email attribute must be the username: this pool signs people in by email.');
+        }
+        const existing = store.find(email);
+        if (input.MessageAction === 'RESEND') {
+          if (!existing) throw new CognitoError('UserNotFoundException', 'User does not exist.');
+          if (existing.status !== 'FORCE_CHANGE_PASSWORD') throw invalid('User is already confirmed.');
+          const updated = await store.setPassword(existing.userId, temporaryPasswordOf(input), false);
+          return { User: userType(updated) };
+        }
+        if (existing) throw new CognitoError('UsernameExistsException', 'An account with the given email already exists.');
+        try {
+          const user = await store.create({
+            email,
+            emailVerified: attributes.email_verified === 'true',
+            temporaryPassword: temporaryPasswordOf(input),
+          });
+          return { User: userType(user) };
+        } catch (error) {
+          if (error instanceof UserExistsError) throw new CognitoError('UsernameExistsException', error.message);
+          throw error;
+        }
+      },
+      AdminGetUser: async (input) => {
+        const user = existingUser(input);
+        const { Attributes, ...rest } = userType(user);
+        return { ...rest, UserAttributes: Attributes };
+      },
+      ListUsers: async (input) => {
+        const matches = filterOf(input.Filter);
+        const limit = input.Limit === undefined ? LIST_LIMIT : Number(input.Limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > LIST_LIMIT) throw invalid(`Limit must be from 1 to ${LIST_LIMIT}.`);
+        const start = input.PaginationToken === undefined ? 0 : pageStart(input.PaginationToken);
+        const found = store.list().filter(matches);
+        const page = found.slice(start, start + limit);
+        const next = start + limit < found.length ? Buffer.from(String(start + limit)).toString('base64url') : undefined;
+        return { Users: page.map(userType), ...(next ? { PaginationToken: next } : {}) };
+      },
+      AdminSetUserPassword: async (input) => {
+        const user = existingUser(input);
+        const password = requiredString(input, 'Password');
+        const violation = passwordPolicyViolation(password);
+        if (violation) throw new CognitoError('InvalidPasswordException', violation);
+        await store.setPassword(user.userId, password, input.Permanent === true);
+        return {};
+      },
+      AdminDeleteUser: async (input: Input) => {
+        await store.delete(existingUser(input).userId);
+        return {};
+      },
+    }),
+  );
 
   function existingUser(input: Input): StoredUser {
     const user = store.find(requiredString(input, 'Username'));

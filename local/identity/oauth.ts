@@ -196,8 +196,7 @@ export function createOAuth(settings: OAuthSettings, store: UserStore, key: Sign
         return errorPage(400, 'This sign-in has expired: start again from the application.');
       }
       const password = form.get('new_password') ?? '';
-      const problem =
-        password !== (form.get('confirm_password') ?? '') ? 'The two passwords differ.' : passwordPolicyViolation(password);
+      const problem = password !== (form.get('confirm_password') ?? '') ? 'The two passwords differ.' : passwordPolicyViolation(password);
       if (problem) return newPasswordPage(challenge, pending.request.redirectUri, problem);
       passwordChanges.delete(challenge);
       const user = await store.setPassword(pending.userId, password, true);

@@ -58,8 +58,7 @@ export class SignInThrottle {
     const now = this.now();
     const key = userKey(username);
     const previous = this.#users.get(key);
-    const failures =
-      previous && now - previous.lastFailureAt < FORGET_AFTER_MS ? previous : { count: 0, lockedUntil: 0, lastFailureAt: now };
+    const failures = previous && now - previous.lastFailureAt < FORGET_AFTER_MS ? previous : { count: 0, lockedUntil: 0, lastFailureAt: now };
     failures.count += 1;
     failures.lastFailureAt = now;
     if (failures.count >= FAILURES_BEFORE_LOCKOUT) {

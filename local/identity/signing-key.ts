@@ -68,7 +68,9 @@ function signingKeyOf(privateKey: KeyObject): SigningKey {
 
 /** RFC 7638: the key's id is the hash of its public members, so it changes exactly when the key does. */
 function thumbprint(n: string, e: string): string {
-  return createHash('sha256').update(JSON.stringify({ e, kty: 'RSA', n })).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify({ e, kty: 'RSA', n }))
+    .digest('base64url');
 }
 
 const base64url = (text: string): string => Buffer.from(text).toString('base64url');

@@ -141,9 +141,7 @@ export class UserStore {
 }
 
 function scryptAsync(password: string, salt: Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password, salt, KEY_LENGTH, SCRYPT, (error, key) => (error ? reject(error) : resolve(key))),
-  );
+  return new Promise((resolve, reject) => scrypt(password, salt, KEY_LENGTH, SCRYPT, (error, key) => (error ? reject(error) : resolve(key))));
 }
 
 async function hashPassword(password: string): Promise<string> {

@@ -160,7 +160,10 @@ test("a prompt's name, description and tags are changed on its page; the list fi
 
   await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Prompts' }).click();
   await page.getByRole('searchbox', { name: 'Search prompts' }).fill('invoices');
-  await page.getByRole('status').filter({ hasText: /1 of \d+ prompts match/ }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /1 of \d+ prompts match/ })
+    .waitFor();
   await page.getByRole('rowheader', { name: /Detailed and renamed/ }).waitFor();
   await expect(page.getByRole('list', { name: 'Tags of detailed' }).textContent()).resolves.toBe('billingsupport');
 
@@ -184,7 +187,10 @@ test('the audit log reads as sentences, filters by person, prompt, action, outco
   await button(page, 'Set label').click();
   await page.getByRole('combobox', { name: 'Version for staging' }).selectOption('1.0.1');
   await button(page, 'Move staging').click();
-  await page.getByRole('row', { name: /staging/ }).getByRole('cell', { name: '1.0.1', exact: true }).waitFor();
+  await page
+    .getByRole('row', { name: /staging/ })
+    .getByRole('cell', { name: '1.0.1', exact: true })
+    .waitFor();
 
   await page.getByRole('link', { name: 'Audit log' }).click();
   await page.getByRole('combobox', { name: 'Prompt' }).fill('chores');
@@ -209,7 +215,10 @@ test('the audit log reads as sentences, filters by person, prompt, action, outco
   await button(page, 'Apply filters').click();
   await page.getByText('No entry matches these filters on this page.').waitFor();
   await button(page, 'Clear filters').click();
-  await page.getByRole('status').filter({ hasText: /^Page 1$/ }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /^Page 1$/ })
+    .waitFor();
   await page.screenshot({ path: join(ARTIFACTS, 'dashboard-audit.png'), fullPage: true });
 });
 
@@ -274,13 +283,16 @@ async function seriousViolations(page: Page): Promise<{ id: string; impact: stri
     .map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, where: violation.nodes.map((node) => node.target.join(' ')) }));
 }
 
-test.each(['light', 'dark'] as const)('every page passes axe-core\'s WCAG 2.1 A and AA rules with no serious or critical violation, in the %s scheme', async (colorScheme) => {
-  const page = await harness.signedIn(harness.demo, { colorScheme });
-  for (const [name, url] of await everyPage(page)) {
-    await openPage(page, url);
-    expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
-  }
-  await page.goto(`${harness.stack.dashboardUrl}/#/accounts/${ACCOUNT}/prompts/chores`);
-  await page.getByRole('heading', { level: 1 }).first().waitFor();
-  await page.screenshot({ path: join(ARTIFACTS, `dashboard-prompt-${colorScheme}.png`), fullPage: true });
-});
+test.each(['light', 'dark'] as const)(
+  "every page passes axe-core's WCAG 2.1 A and AA rules with no serious or critical violation, in the %s scheme",
+  async (colorScheme) => {
+    const page = await harness.signedIn(harness.demo, { colorScheme });
+    for (const [name, url] of await everyPage(page)) {
+      await openPage(page, url);
+      expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
+    }
+    await page.goto(`${harness.stack.dashboardUrl}/#/accounts/${ACCOUNT}/prompts/chores`);
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, `dashboard-prompt-${colorScheme}.png`), fullPage: true });
+  },
+);

@@ -48,7 +48,7 @@ async function draftOpenedBy(page: Page, promptId: string): Promise<void> {
 
 const conflictPanel = (page: Page) => page.getByRole('region', { name: 'This draft changed since you typed your unsaved text' });
 
-test('A types without saving, B saves, A reloads: the conflict panel opens field by field, and B\'s text stays on the server until A chooses', async () => {
+test("A types without saving, B saves, A reloads: the conflict panel opens field by field, and B's text stays on the server until A chooses", async () => {
   const a = await harness.signedIn(ana);
   await draftOpenedBy(a, 'two-people');
   await textbox(a, 'User message template').fill('Hello ${name}, from Ana');
@@ -156,7 +156,7 @@ test('following a link with unsaved changes asks first: staying keeps the page a
   await a.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
 });
 
-test('closing or reloading the tab with unsaved changes asks the browser\'s own question', async () => {
+test("closing or reloading the tab with unsaved changes asks the browser's own question", async () => {
   const a = await harness.signedIn(ana);
   await draftOpenedBy(a, 'unloading');
   await textbox(a, 'User message template').fill('Half written');

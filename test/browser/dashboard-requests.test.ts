@@ -27,7 +27,11 @@ beforeAll(async () => {
   await owner.getByRole('heading', { name: 'Prompts', level: 1 }).waitFor();
   await publishedPrompt(harness, owner, 'restore-me', ['Good ${name}', 'Broken ${name} ${oops}']);
   // production is set before any label needs approval: the flows below start from 1.0.0; restore-me's went on to 1.0.1.
-  for (const [promptId, version] of [['greet', '1.0.0'], ['restore-me', '1.0.0'], ['restore-me', '1.0.1']]) {
+  for (const [promptId, version] of [
+    ['greet', '1.0.0'],
+    ['restore-me', '1.0.0'],
+    ['restore-me', '1.0.1'],
+  ]) {
     expect((await fromPage(owner, 'PUT', `/accounts/${ACCOUNT}/prompts/${promptId}/labels/production`, { version })).status).toBe(200);
   }
   await harness.closeTabs();
@@ -49,7 +53,8 @@ const api = (page: Page, method: string, path: string, body?: unknown) => fromPa
 async function productionNeedsApproval(owner: Page): Promise<void> {
   await approvalsFor(owner, ['production']);
   const open = (await api(owner, 'GET', '/requests?state=open')).body as { requests: { requestId: string }[] };
-  for (const { requestId } of open.requests) expect((await api(owner, 'POST', `/requests/${requestId}/reject`, { comment: 'left open by a test before' })).status).toBe(200);
+  for (const { requestId } of open.requests)
+    expect((await api(owner, 'POST', `/requests/${requestId}/reject`, { comment: 'left open by a test before' })).status).toBe(200);
 }
 
 async function approvalsFor(owner: Page, labels: readonly string[]): Promise<void> {
@@ -181,12 +186,21 @@ test('a rejected request and a withdrawn one leave the label where it was, each 
   await said(asker, 'You withdrew it.').waitFor();
   expect(await labelOf(asker, 'greet', 'production')).toBe(before);
 
-  await owner.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: /^Requests/ }).click();
+  await owner
+    .getByRole('navigation', { name: 'Sections' })
+    .getByRole('link', { name: /^Requests/ })
+    .click();
   await owner.getByRole('radio', { name: 'Rejected' }).check();
   await owner.getByRole('link', { name: `Move production of greet from ${before} to 1.0.2` }).waitFor();
-  await owner.getByRole('row', { name: /Shorter greeting/ }).getByText('rejected', { exact: true }).waitFor();
+  await owner
+    .getByRole('row', { name: /Shorter greeting/ })
+    .getByText('rejected', { exact: true })
+    .waitFor();
   await owner.getByRole('radio', { name: 'Withdrawn' }).check();
-  await owner.getByRole('row', { name: /Shorter greeting, again/ }).getByText('withdrawn', { exact: true }).waitFor();
+  await owner
+    .getByRole('row', { name: /Shorter greeting, again/ })
+    .getByText('withdrawn', { exact: true })
+    .waitFor();
   await owner.getByRole('radio', { name: 'Open' }).check();
   await owner.getByRole('status').filter({ hasText: 'No open requests.' }).waitFor();
 });
@@ -215,9 +229,15 @@ test('a request whose label moved meanwhile is stale: approving it is refused, a
   await owner.getByText(`Stale: production moved (to ${elsewhere}) after this was asked, so it no longer points at ${from}`, { exact: false }).waitFor();
   await owner.getByText('Nothing left to decide.').waitFor();
   expect(await labelOf(owner, 'greet', 'production')).toBe(elsewhere);
-  await owner.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: /^Requests/ }).click();
+  await owner
+    .getByRole('navigation', { name: 'Sections' })
+    .getByRole('link', { name: /^Requests/ })
+    .click();
   await owner.getByRole('radio', { name: 'Stale' }).check();
-  await owner.getByRole('row', { name: /Will go stale/ }).getByText('stale', { exact: true }).waitFor();
+  await owner
+    .getByRole('row', { name: /Will go stale/ })
+    .getByText('stale', { exact: true })
+    .waitFor();
 });
 
 test("a label's history, paged, restores a past version: at once for staging, through a request for production", async () => {
@@ -243,7 +263,10 @@ test("a label's history, paged, restores a past version: at once for staging, th
   const restoreStaging = owner.getByRole('dialog', { name: 'Restore staging to 1.0.1?' });
   await restoreStaging.getByRole('table', { name: 'User message' }).waitFor();
   await restoreStaging.getByRole('button', { name: 'Yes, restore staging to 1.0.1' }).click();
-  await owner.getByRole('row', { name: /^staging/ }).getByRole('cell', { name: '1.0.1', exact: true }).waitFor();
+  await owner
+    .getByRole('row', { name: /^staging/ })
+    .getByRole('cell', { name: '1.0.1', exact: true })
+    .waitFor();
   await staging.getByRole('row').nth(1).filter({ hasText: 'restored from the history' }).waitFor();
 
   // production needs approval: restoring restore-me's to 1.0.0 (1.0.1 needs a variable nobody sends) opens a request, which the other person approves.
@@ -251,8 +274,14 @@ test("a label's history, paged, restores a past version: at once for staging, th
   await asker.goto(harness.promptUrl('restore-me'));
   const production = asker.getByRole('region', { name: 'History of production' });
   await production.getByRole('rowheader', { name: '1.0.0 to 1.0.1' }).waitFor();
-  await production.getByRole('row', { name: /1\.0\.0 to 1\.0\.1/ }).getByText('production is here now').waitFor();
-  await production.getByRole('row', { name: /set to 1\.0\.0/ }).getByRole('button', { name: 'Restore production to 1.0.0' }).click();
+  await production
+    .getByRole('row', { name: /1\.0\.0 to 1\.0\.1/ })
+    .getByText('production is here now')
+    .waitFor();
+  await production
+    .getByRole('row', { name: /set to 1\.0\.0/ })
+    .getByRole('button', { name: 'Restore production to 1.0.0' })
+    .click();
   const restore = asker.getByRole('dialog', { name: 'Restore production to 1.0.0?' });
   await restore.getByRole('table', { name: 'User message' }).waitFor();
   await restore.getByText('production needs an approval: this opens a change request').waitFor();
@@ -356,38 +385,45 @@ async function seriousViolations(page: Page): Promise<{ id: string; impact: stri
     .map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, where: violation.nodes.map((node) => node.target.join(' ')) }));
 }
 
-test.each(['light', 'dark'] as const)('the new pages pass axe-core\'s WCAG 2.1 A and AA rules with no serious or critical violation, in the %s scheme', async (colorScheme) => {
-  const owner = await harness.signedIn(harness.demo, { colorScheme });
-  await productionNeedsApproval(owner);
-  if (((await api(owner, 'GET', '/requests?state=open')).body as { requests: unknown[] }).requests.length === 0) {
-    // An open request to look at: Rita asks for one.
-    const asker = await harness.signedIn(rita);
-    const to = (await labelOf(asker, 'greet', 'production')) === '1.0.1' ? '1.0.2' : '1.0.1';
-    expect((await api(asker, 'PUT', '/prompts/greet/labels/production', { version: to, note: 'For the accessibility check' })).status).toBe(202);
-  }
-  const requests = (await api(owner, 'GET', '/requests')).body as { requests: { requestId: string; state: string }[] };
-  const open = requests.requests.find((request) => request.state === 'open');
-  const decided = requests.requests.find((request) => request.state !== 'open');
-  if (!decided) throw new Error('the tests before left no decided request');
-  const base = `${harness.stack.dashboardUrl}/#/accounts/${ACCOUNT}`;
-  const pages: [string, string][] = [
-    ['requests', `${base}/requests`],
-    ['decided request', `${base}/requests/${decided.requestId}`],
-    ['settings', `${base}/settings`],
-    ['prompt with label history', `${base}/prompts/restore-me`],
-  ];
-  if (!open) throw new Error('no open request to check');
-  pages.push(['open request', `${base}/requests/${open.requestId}`]);
-  for (const [name, url] of pages) {
-    await owner.goto(url);
-    await owner.getByRole('heading', { level: 1 }).first().waitFor();
-    await owner.waitForLoadState('networkidle');
-    expect({ page: name, violations: await seriousViolations(owner) }).toEqual({ page: name, violations: [] });
-  }
-  // The restore confirmation, open over the page.
-  await owner.goto(`${base}/prompts/restore-me`);
-  await owner.getByRole('region', { name: 'History of production' }).getByRole('button', { name: /^Restore production to/ }).first().click();
-  await owner.getByRole('dialog').getByRole('table').first().waitFor();
-  expect({ page: 'restore dialog', violations: await seriousViolations(owner) }).toEqual({ page: 'restore dialog', violations: [] });
-  await owner.screenshot({ path: join(ARTIFACTS, `dashboard-restore-${colorScheme}.png`), fullPage: true });
-});
+test.each(['light', 'dark'] as const)(
+  "the new pages pass axe-core's WCAG 2.1 A and AA rules with no serious or critical violation, in the %s scheme",
+  async (colorScheme) => {
+    const owner = await harness.signedIn(harness.demo, { colorScheme });
+    await productionNeedsApproval(owner);
+    if (((await api(owner, 'GET', '/requests?state=open')).body as { requests: unknown[] }).requests.length === 0) {
+      // An open request to look at: Rita asks for one.
+      const asker = await harness.signedIn(rita);
+      const to = (await labelOf(asker, 'greet', 'production')) === '1.0.1' ? '1.0.2' : '1.0.1';
+      expect((await api(asker, 'PUT', '/prompts/greet/labels/production', { version: to, note: 'For the accessibility check' })).status).toBe(202);
+    }
+    const requests = (await api(owner, 'GET', '/requests')).body as { requests: { requestId: string; state: string }[] };
+    const open = requests.requests.find((request) => request.state === 'open');
+    const decided = requests.requests.find((request) => request.state !== 'open');
+    if (!decided) throw new Error('the tests before left no decided request');
+    const base = `${harness.stack.dashboardUrl}/#/accounts/${ACCOUNT}`;
+    const pages: [string, string][] = [
+      ['requests', `${base}/requests`],
+      ['decided request', `${base}/requests/${decided.requestId}`],
+      ['settings', `${base}/settings`],
+      ['prompt with label history', `${base}/prompts/restore-me`],
+    ];
+    if (!open) throw new Error('no open request to check');
+    pages.push(['open request', `${base}/requests/${open.requestId}`]);
+    for (const [name, url] of pages) {
+      await owner.goto(url);
+      await owner.getByRole('heading', { level: 1 }).first().waitFor();
+      await owner.waitForLoadState('networkidle');
+      expect({ page: name, violations: await seriousViolations(owner) }).toEqual({ page: name, violations: [] });
+    }
+    // The restore confirmation, open over the page.
+    await owner.goto(`${base}/prompts/restore-me`);
+    await owner
+      .getByRole('region', { name: 'History of production' })
+      .getByRole('button', { name: /^Restore production to/ })
+      .first()
+      .click();
+    await owner.getByRole('dialog').getByRole('table').first().waitFor();
+    expect({ page: 'restore dialog', violations: await seriousViolations(owner) }).toEqual({ page: 'restore dialog', violations: [] });
+    await owner.screenshot({ path: join(ARTIFACTS, `dashboard-restore-${colorScheme}.png`), fullPage: true });
+  },
+);

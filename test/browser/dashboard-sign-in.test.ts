@@ -127,7 +127,7 @@ test('a wrong password keeps the person on the sign-in form, with the reason', a
   expect(page.url().startsWith(standIn.endpoint)).toBe(true);
 });
 
-test('signing out forgets the token and ends the pool\'s session', async () => {
+test("signing out forgets the token and ends the pool's session", async () => {
   await signInThroughTheForm(demo.password);
   await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
 
@@ -148,7 +148,12 @@ test('an invited person chooses a new password on the way, and arrives signed in
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   await client.send(
-    new AdminCreateUserCommand({ UserPoolId: standIn.userPoolId, Username: 'grace@example.com', TemporaryPassword: 'Temporary-Pass-123', MessageAction: 'SUPPRESS' }),
+    new AdminCreateUserCommand({
+      UserPoolId: standIn.userPoolId,
+      Username: 'grace@example.com',
+      TemporaryPassword: 'Temporary-Pass-123',
+      MessageAction: 'SUPPRESS',
+    }),
   );
   client.destroy();
 

@@ -61,7 +61,11 @@ test('signs in as the demo user with PKCE, shows the account and the role, keeps
   await button(page, 'Sign out').click();
   expect((await revoked).status()).toBe(200);
   await button(page, 'Sign in').waitFor();
-  expect(await page.evaluate("[sessionStorage.getItem('dashboard.session'), sessionStorage.getItem('dashboard.refresh'), localStorage.length]")).toEqual([null, null, 0]);
+  expect(await page.evaluate("[sessionStorage.getItem('dashboard.session'), sessionStorage.getItem('dashboard.refresh'), localStorage.length]")).toEqual([
+    null,
+    null,
+    0,
+  ]);
   // The pool's own session ended too: signing in again asks for the password instead of letting anyone at this browser in.
   await button(page, 'Sign in').click();
   await page.waitForURL(`${stack.identityUrl}/**`);
@@ -70,7 +74,10 @@ test('signs in as the demo user with PKCE, shows the account and the role, keeps
 
 test('works from the keyboard: a new page focuses its heading, forms submit with Enter, a confirmation closes with Escape', async () => {
   const page = await signedIn();
-  const focused = () => page.evaluate('document.activeElement && (document.activeElement.getAttribute("aria-label") || document.activeElement.textContent || document.activeElement.id)');
+  const focused = () =>
+    page.evaluate(
+      'document.activeElement && (document.activeElement.getAttribute("aria-label") || document.activeElement.textContent || document.activeElement.id)',
+    );
   await expect(focused()).resolves.toBe('Prompts');
 
   await page.keyboard.press('Tab');
@@ -205,7 +212,10 @@ test('moving production to another version is what the read API serves for ?labe
 
   await button(page, 'Move production').click();
   await confirm.getByRole('button', { name: 'Yes, move production to 1.0.0' }).click();
-  await page.getByRole('row', { name: /production/ }).getByRole('cell', { name: '1.0.0', exact: true }).waitFor();
+  await page
+    .getByRole('row', { name: /production/ })
+    .getByRole('cell', { name: '1.0.0', exact: true })
+    .waitFor();
   expect(await (await readApi('/prompts/label-demo?label=production', secret)).json()).toMatchObject({ version: '1.0.0', userMessage: 'First ${name}' });
   await page.screenshot({ path: join(ARTIFACTS, 'dashboard-prompt.png'), fullPage: true });
 });
@@ -295,7 +305,8 @@ test('the audit log shows each change and each refused attempt, newest first, a 
   const page = await signedIn();
   await createPrompt(page, 'audited', 'Audited');
   // Enough changes to need a second page of 50.
-  for (let i = 0; i < 50; i += 1) expect((await fromPage(page, 'POST', `/accounts/${ACCOUNT}/prompts`, { promptId: `bulk-${i}`, promptName: `Bulk ${i}` })).status).toBe(201);
+  for (let i = 0; i < 50; i += 1)
+    expect((await fromPage(page, 'POST', `/accounts/${ACCOUNT}/prompts`, { promptId: `bulk-${i}`, promptName: `Bulk ${i}` })).status).toBe(201);
 
   await page.getByRole('link', { name: 'Audit log' }).click();
   const rows = page.getByRole('row');
@@ -319,7 +330,10 @@ test('the audit log shows each change and each refused attempt, newest first, a 
   ]) {
     expect(older.some((text) => text.startsWith(expected))).toBe(true);
   }
-  await page.getByRole('row', { name: /viewer@example.com published viewer-draft 1\.0\.0/ }).getByText(/^refused/).waitFor();
+  await page
+    .getByRole('row', { name: /viewer@example.com published viewer-draft 1\.0\.0/ })
+    .getByText(/^refused/)
+    .waitFor();
   expect(await rows.count()).toBeGreaterThan(1);
   await button(page, 'Newer entries').click();
   await page.getByRole('rowheader', { name: `${demo.email} created prompt bulk-49` }).waitFor();

@@ -19,9 +19,7 @@ test('serves the page at / with a policy that lets it connect to the API origin 
   expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
   expect(await response.text()).toContain('<script type="module" src="/app.js"></script>');
   const policy = response.headers.get('content-security-policy') ?? '';
-  expect(policy.split('; ')).toEqual(
-    expect.arrayContaining(["default-src 'none'", "script-src 'self'", `connect-src ${API_URL}`, "frame-ancestors 'none'"]),
-  );
+  expect(policy.split('; ')).toEqual(expect.arrayContaining(["default-src 'none'", "script-src 'self'", `connect-src ${API_URL}`, "frame-ancestors 'none'"]));
   expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   expect(response.headers.get('referrer-policy')).toBe('no-referrer');
 });

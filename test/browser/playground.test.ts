@@ -217,9 +217,7 @@ test('fills in the template variables on the page, as text, without calling the 
   await page.fill('#variables input[data-variable="topic"]', 'billing');
   await page.fill('#variables input[data-variable="agentName"]', '<img src=x onerror=alert(1)>');
 
-  expect(await text('#filled-message')).toBe(
-    'Write a reply to Ada about billing. Sign it <img src=x onerror=alert(1)>; greet Ada by name.',
-  );
+  expect(await text('#filled-message')).toBe('Write a reply to Ada about billing. Sign it <img src=x onerror=alert(1)>; greet Ada by name.');
   expect(await page.locator('#filled-message img').count()).toBe(0);
   expect(network.to(api.url).filter((exchange) => exchange.method === 'GET')).toHaveLength(2);
 
@@ -234,11 +232,7 @@ test('marks the placeholders not filled in yet', async () => {
   await openPrompt('support-reply', 2);
   await page.fill('#variables input[data-variable="topic"]', 'billing');
 
-  expect(await page.locator('#filled-message mark').allTextContents()).toEqual([
-    '${customerName}',
-    '${agentName}',
-    '${customerName}',
-  ]);
+  expect(await page.locator('#filled-message mark').allTextContents()).toEqual(['${customerName}', '${agentName}', '${customerName}']);
 });
 
 test('a pinned version fetched again revalidates with If-None-Match and gets 304', async () => {

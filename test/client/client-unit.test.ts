@@ -200,8 +200,14 @@ test.each([
   [{ baseUrl: BASE, apiKey: ' ' }, 'apiKey: must be a non-empty string'],
   [{ baseUrl: BASE, apiKey: KEY, ttlSeconds: -1 }, 'ttlSeconds: must be a number, 0 or more'],
   [{ baseUrl: BASE, apiKey: KEY, snapshot: '{' }, /^snapshot: not valid JSON/],
-  [{ baseUrl: BASE, apiKey: KEY, snapshot: { format: 'other' } as never }, 'snapshot: not a snapshot of this client (expected format "prompt-retrieval-snapshot", formatVersion 1)'],
-  [{ baseUrl: BASE, apiKey: KEY, snapshot: { ...snapshotOf(body('p')), versions: [{ ...body('q'), version: 1 }] } as never }, 'snapshot.versions[0].version: must be a string'],
+  [
+    { baseUrl: BASE, apiKey: KEY, snapshot: { format: 'other' } as never },
+    'snapshot: not a snapshot of this client (expected format "prompt-retrieval-snapshot", formatVersion 1)',
+  ],
+  [
+    { baseUrl: BASE, apiKey: KEY, snapshot: { ...snapshotOf(body('p')), versions: [{ ...body('q'), version: 1 }] } as never },
+    'snapshot.versions[0].version: must be a string',
+  ],
 ])('createPromptClient refuses bad options at once, naming the option: %#', (options, message) => {
   expect(() => createPromptClient(options)).toThrow(InvalidOptionsError);
   expect(() => createPromptClient(options)).toThrow(message);

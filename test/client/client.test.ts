@@ -49,10 +49,7 @@ async function setUp(
   };
 }
 
-const welcome = () =>
-  prompt('welcome-email', [
-    version('1.0.0', { systemMessage: 'You write to ${name}.', userMessage: 'Welcome ${name} to ${company}.' }),
-  ]);
+const welcome = () => prompt('welcome-email', [version('1.0.0', { systemMessage: 'You write to ${name}.', userMessage: 'Welcome ${name} to ${company}.' })]);
 
 test('the first call for a prompt waits for the API and returns it, its variables and its source', async () => {
   const { client, served } = await setUp([welcome()]);
@@ -199,11 +196,7 @@ test('a 404 on revalidation removes the prompt from the cache: the next call wai
   expect(error).toBeInstanceOf(NotFoundError);
   expect(error).toMatchObject({ code: 'NOT_FOUND', promptId: 'welcome-email' });
   await expect(client.get('welcome-email', { version: '1.0.0' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-  expect(served().slice(1)).toEqual([
-    'GET /prompts/welcome-email 404',
-    'GET /prompts/welcome-email 404',
-    'GET /prompts/welcome-email 404',
-  ]);
+  expect(served().slice(1)).toEqual(['GET /prompts/welcome-email 404', 'GET /prompts/welcome-email 404', 'GET /prompts/welcome-email 404']);
 });
 
 test('a version that is not published throws VERSION_NOT_FOUND', async () => {

@@ -26,9 +26,13 @@ async function setUp() {
   await stack.fixtures.account(accountId);
   await stack.fixtures.prompts(
     accountId,
-    prompt('welcome-email', [version('1.0.0', { userMessage: 'Hi ${name}' }), version('1.1.0', { userMessage: 'Hello ${name} at ${company}' }), version('1.2.0')], {
-      labels: { production: '1.0.0', staging: '1.1.0' },
-    }),
+    prompt(
+      'welcome-email',
+      [version('1.0.0', { userMessage: 'Hi ${name}' }), version('1.1.0', { userMessage: 'Hello ${name} at ${company}' }), version('1.2.0')],
+      {
+        labels: { production: '1.0.0', staging: '1.1.0' },
+      },
+    ),
     prompt('summary', [version('2.0.0')], { labels: { production: '2.0.0' } }),
     prompt('unlabelled', [version('1.0.0')]),
   );

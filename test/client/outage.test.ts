@@ -56,7 +56,7 @@ test('with the stack stopped, a cached pinned version is served', async () => {
   expect(await client.get('cached', { version: '1.0.0' })).toMatchObject({ version: '1.0.0', source: 'cache' });
 });
 
-test("with the stack stopped, a prompt never fetched is served from the snapshot, and then from memory at once", async () => {
+test('with the stack stopped, a prompt never fetched is served from the snapshot, and then from memory at once', async () => {
   const first = await client.get('only-in-snapshot');
   const again = await client.get('only-in-snapshot');
 

@@ -32,10 +32,14 @@ beforeAll(async () => {
   await stack.fixtures.account('acme');
   await stack.fixtures.prompts(
     'acme',
-    prompt('welcome-email', [
-      version('1.0.0', { systemMessage: 'Be brief.', userMessage: 'Welcome ${name}.' }),
-      version('1.1.0', { systemMessage: 'Write as ${company}.', userMessage: 'Welcome ${name} to ${company}.' }),
-    ], { labels: { production: '1.0.0' } }),
+    prompt(
+      'welcome-email',
+      [
+        version('1.0.0', { systemMessage: 'Be brief.', userMessage: 'Welcome ${name}.' }),
+        version('1.1.0', { systemMessage: 'Write as ${company}.', userMessage: 'Welcome ${name} to ${company}.' }),
+      ],
+      { labels: { production: '1.0.0' } },
+    ),
     prompt('no-variables', [version('1.0.0', { systemMessage: 'Hi.', userMessage: 'Say hello.' })]),
   );
   apiKey = await stack.fixtures.apiKey('acme');
@@ -58,7 +62,15 @@ test('npm pack builds a tarball of the ESM entry, its declarations and the bin, 
   const { stdout } = await run('tar', ['-tzf', tarball]);
   const files = stdout.trim().split('\n').sort();
 
-  expect(files).toEqual(expect.arrayContaining(['package/package.json', 'package/README.md', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/bin/prompt-types.js']));
+  expect(files).toEqual(
+    expect.arrayContaining([
+      'package/package.json',
+      'package/README.md',
+      'package/dist/index.js',
+      'package/dist/index.d.ts',
+      'package/dist/bin/prompt-types.js',
+    ]),
+  );
   expect(files.filter((file) => !/^package\/(package\.json|README\.md|dist\/[\w/-]+\.(js|d\.ts))$/.test(file))).toEqual([]);
   const manifest = JSON.parse(await readFile(join(app, 'node_modules/@prompt-retrieval/client/package.json'), 'utf8'));
   expect(manifest).toMatchObject({ name: '@prompt-retrieval/client', type: 'module' });
@@ -69,7 +81,9 @@ test('the main entry imports nothing but its own files, so it runs in browsers a
   const dist = join(app, 'node_modules/@prompt-retrieval/client/dist');
   const entryFiles = (await readdir(dist)).filter((file) => file.endsWith('.js'));
   const specifiers = await Promise.all(
-    entryFiles.map(async (file) => [...(await readFile(join(dist, file), 'utf8')).matchAll(/(?:import|export)[^'"]*from\s*['"]([^'"]+)['"]/g)].map((m) => m[1])),
+    entryFiles.map(async (file) =>
+      [...(await readFile(join(dist, file), 'utf8')).matchAll(/(?:import|export)[^'"]*from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]),
+    ),
   );
   expect(specifiers.flat().filter((specifier) => !specifier?.startsWith('./'))).toEqual([]);
 });
@@ -114,10 +128,14 @@ describe('typed variables', () => {
   let output: string;
 
   beforeAll(async () => {
-    const result = await run(join(app, 'node_modules/.bin/prompt-types'), ['--base-url', stack.url, '--out', 'src/prompts.generated.ts', '--all-versions', '--label', 'production'], {
-      cwd: app,
-      env: { ...process.env, PROMPTS_API_KEY: apiKey },
-    });
+    const result = await run(
+      join(app, 'node_modules/.bin/prompt-types'),
+      ['--base-url', stack.url, '--out', 'src/prompts.generated.ts', '--all-versions', '--label', 'production'],
+      {
+        cwd: app,
+        env: { ...process.env, PROMPTS_API_KEY: apiKey },
+      },
+    );
     output = result.stdout + result.stderr;
     generated = await readFile(join(app, 'src/prompts.generated.ts'), 'utf8');
   }, 60_000);
@@ -207,6 +225,6 @@ ${body}
 
   test("prompts.get('welcome-email').compile({ nmae: 'Ada' }) fails to type-check, naming the misspelt variable", () => {
     const errors = typeErrors('misspelt.ts', usage(`  (await prompts.get('welcome-email')).compile({ nmae: 'Ada', company: 'Acme' });`));
-    expect(errors).toEqual([expect.stringContaining("'nmae' does not exist in type 'TemplateValues<\"name\" | \"company\">'")]);
+    expect(errors).toEqual([expect.stringContaining('\'nmae\' does not exist in type \'TemplateValues<"name" | "company">\'')]);
   });
 });

@@ -23,8 +23,24 @@ beforeAll(async () => {
   await adminJson('accounts', 'create', '--name', 'Keys Ltd', '--plan', 'free', '--id', 'keys');
   for (const promptId of ['welcome-email', 'web.banner', 'notes']) {
     await adminJson(
-      'prompts', 'publish', '--account', 'keys', '--prompt', promptId, '--name', promptId, '--version', '1.0.0',
-      '--system-message', 'You are kind.', '--user-message', 'Hi ${name}', '--model', 'gpt-4o-mini', '--temperature', '0.2',
+      'prompts',
+      'publish',
+      '--account',
+      'keys',
+      '--prompt',
+      promptId,
+      '--name',
+      promptId,
+      '--version',
+      '1.0.0',
+      '--system-message',
+      'You are kind.',
+      '--user-message',
+      'Hi ${name}',
+      '--model',
+      'gpt-4o-mini',
+      '--temperature',
+      '0.2',
     );
   }
 }, 90_000);
@@ -36,8 +52,7 @@ afterAll(async () => {
 
 const { admin, adminJson } = adminCli(() => storeEnv);
 
-const status = async (apiKey: string, path: string) =>
-  (await fetchApi(`${stack.apiUrl}${path}`, { headers: { Authorization: `Bearer ${apiKey}` } })).status;
+const status = async (apiKey: string, path: string) => (await fetchApi(`${stack.apiUrl}${path}`, { headers: { Authorization: `Bearer ${apiKey}` } })).status;
 
 interface CreatedKey {
   apiKey: string;
@@ -79,9 +94,7 @@ it('keys rotate prints the new key once; both work in the grace period; --grace 
   expect(await status(fresh, '/prompts/web.banner')).toBe(200);
   expect(await status(fresh, '/prompts/notes')).toBe(404);
 
-  const next = await adminJson<CreatedKey & { retired: { state: string } }>(
-    'keys', 'rotate', '--account', 'keys', '--key', old.keyId, '--grace', '0',
-  );
+  const next = await adminJson<CreatedKey & { retired: { state: string } }>('keys', 'rotate', '--account', 'keys', '--key', old.keyId, '--grace', '0');
   expect(next.retired.state).toBe('revoked');
   expect(await status(old.apiKey, '/prompts/web.banner')).toBe(401);
   expect(await status(next.apiKey, '/prompts/web.banner')).toBe(200);
@@ -108,13 +121,25 @@ it('publishing to a deleted prompt is refused with the way back; prompts restore
   expect(await status(key.apiKey, '/prompts/notes?version=1.0.0')).toBe(404);
 
   const refused = await admin(
-    'prompts', 'publish', '--account', 'keys', '--prompt', 'notes', '--version', '2.0.0',
-    '--system-message', 's', '--user-message', 'u', '--model', 'm', '--temperature', '0',
+    'prompts',
+    'publish',
+    '--account',
+    'keys',
+    '--prompt',
+    'notes',
+    '--version',
+    '2.0.0',
+    '--system-message',
+    's',
+    '--user-message',
+    'u',
+    '--model',
+    'm',
+    '--temperature',
+    '0',
   );
   expect(refused.code).toBe(1);
-  expect(refused.stderr.trim()).toBe(
-    'admin: prompt notes of account keys is deleted: restore it first (prompts restore --account keys --prompt notes)',
-  );
+  expect(refused.stderr.trim()).toBe('admin: prompt notes of account keys is deleted: restore it first (prompts restore --account keys --prompt notes)');
 
   const restored = await admin('prompts', 'restore', '--account', 'keys', '--prompt', 'notes');
   expect(restored.stdout.trim()).toBe('Restored prompt notes of account keys');

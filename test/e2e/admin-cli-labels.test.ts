@@ -85,7 +85,16 @@ test('promote: staging moves to a new version, then production follows it; each 
   expect(await atLabel('production')).toBe('1.0.0');
 
   const promoted = await adminJson<Record<string, unknown>>(
-    'prompts', 'label', '--account', ACCOUNT, '--prompt', 'greeting', '--label', 'production', '--version', '1.2.0',
+    'prompts',
+    'label',
+    '--account',
+    ACCOUNT,
+    '--prompt',
+    'greeting',
+    '--label',
+    'production',
+    '--version',
+    '1.2.0',
   );
   expect(promoted).toEqual({ accountId: ACCOUNT, promptId: 'greeting', label: 'production', previousVersion: '1.0.0', version: '1.2.0', changed: true });
   expect(await atLabel('production')).toBe('1.2.0');
@@ -109,7 +118,16 @@ test('prompts list and prompts show show the labels', async () => {
   const show = await admin('prompts', 'show', '--account', ACCOUNT, '--prompt', 'greeting', '--version', '1.2.0');
   expect(show.stdout).toContain('version 1.2.0 (published, latest, staging)');
   expect(show.stdout).toContain('Labels: production=1.0.0, staging=1.2.0');
-  const atProduction = await adminJson<{ version: string; labelsHere: string[] }>('prompts', 'show', '--account', ACCOUNT, '--prompt', 'greeting', '--label', 'production');
+  const atProduction = await adminJson<{ version: string; labelsHere: string[] }>(
+    'prompts',
+    'show',
+    '--account',
+    ACCOUNT,
+    '--prompt',
+    'greeting',
+    '--label',
+    'production',
+  );
   expect(atProduction).toMatchObject({ version: '1.0.0', labelsHere: ['production'] });
 });
 

@@ -200,7 +200,7 @@ describe('prompts rollback', () => {
   });
 });
 
-it("usage --account gives every key of the account its count and limit", async () => {
+it('usage --account gives every key of the account its count and limit', async () => {
   const keys = await adminJson<{ keyId: string; monthlyLimit?: number }[]>('keys', 'list', '--account', ACCOUNT);
   const used = await adminJson<{ keys: { keyId: string; used: number; limit: number }[] }>('usage', '--account', ACCOUNT);
 

@@ -37,8 +37,7 @@ async function seedFile(name: string, seed: unknown): Promise<string> {
   return path;
 }
 
-const getPrompt = (apiKey: string, promptId: string) =>
-  fetchApi(`${stack.apiUrl}/prompts/${promptId}`, { headers: { Authorization: `Bearer ${apiKey}` } });
+const getPrompt = (apiKey: string, promptId: string) => fetchApi(`${stack.apiUrl}/prompts/${promptId}`, { headers: { Authorization: `Bearer ${apiKey}` } });
 
 it('round trip: create account, create key, import, GET through HTTP, revoke, then 401', async () => {
   const account = await adminJson<{ accountId: string; plan: string }>('accounts', 'create', '--name', 'Round Trip Ltd', '--plan', 'pro');
@@ -118,16 +117,30 @@ describe('an import that changes a published version', () => {
     const result = await admin('prompts', 'import', second);
 
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(
-      'admin: version 1.0.0 of prompt fixed of account immutable is published and cannot change: publish a new version instead\n',
-    );
+    expect(result.stderr).toBe('admin: version 1.0.0 of prompt fixed of account immutable is published and cannot change: publish a new version instead\n');
     expect(await (await getPrompt(apiKey, 'fixed')).json()).toMatchObject({ userMessage: 'original' });
     expect((await getPrompt(apiKey, 'added')).status).toBe(404);
   }, 60_000);
 
   it('is refused by prompts publish too, while a new version publishes and becomes the latest', async () => {
-    const changed = await admin('prompts', 'publish', '--account', 'immutable', '--prompt', 'fixed', '--version', '1.0.0',
-      '--system-message', 'x', '--user-message', 'changed', '--model', 'gpt-4o-mini', '--temperature', '0.3');
+    const changed = await admin(
+      'prompts',
+      'publish',
+      '--account',
+      'immutable',
+      '--prompt',
+      'fixed',
+      '--version',
+      '1.0.0',
+      '--system-message',
+      'x',
+      '--user-message',
+      'changed',
+      '--model',
+      'gpt-4o-mini',
+      '--temperature',
+      '0.3',
+    );
     expect(changed.code).toBe(1);
 
     const contentFile = await seedFile('fixed-1.1.0.json', content('newer'));
@@ -144,20 +157,27 @@ describe('an import that changes a published version', () => {
 
 it('refuses a malformed seed file with exit 2 and the path of the bad field', async () => {
   const file = await seedFile('bad-version.json', {
-    accounts: [{ accountId: 'bad', name: 'Bad', plan: 'free', prompts: [{ promptId: 'p', promptName: 'P', versions: [{ version: '1.0', published: true, ...content('x') }] }] }],
+    accounts: [
+      {
+        accountId: 'bad',
+        name: 'Bad',
+        plan: 'free',
+        prompts: [{ promptId: 'p', promptName: 'P', versions: [{ version: '1.0', published: true, ...content('x') }] }],
+      },
+    ],
   });
 
   const result = await admin('prompts', 'import', file);
 
   expect(result.code).toBe(2);
-  expect(result.stderr).toBe(
-    `admin: ${file}: accounts[0].prompts[0].versions[0].version: must be MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)\n`,
-  );
+  expect(result.stderr).toBe(`admin: ${file}: accounts[0].prompts[0].versions[0].version: must be MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)\n`);
   expect((await admin('accounts', 'list', '--json')).stdout).not.toContain('"bad"');
 }, 60_000);
 
 it('answers --help on a command with its usage and exit 0, without a store', async () => {
   const result = await runAdmin(['keys', 'create', '--help'], {});
   expect(result.code).toBe(0);
-  expect(result.stdout).toMatch(/^Usage: npx prompts-admin keys create --account <accountId> \[--name <name>\] \[--monthly-limit <n>\] \[--scope <ids>\] \[--expires <when>\] \[--json\]/);
+  expect(result.stdout).toMatch(
+    /^Usage: npx prompts-admin keys create --account <accountId> \[--name <name>\] \[--monthly-limit <n>\] \[--scope <ids>\] \[--expires <when>\] \[--json\]/,
+  );
 }, 60_000);

@@ -57,8 +57,12 @@ test('the burst is more than the local stack runs at once, so most of it waits i
   expect(BURST).toBeLessThanOrEqual(LOCAL_CONCURRENCY.maxRunning + LOCAL_CONCURRENCY.maxWaiting);
 });
 
-test.each([1, 100])('limit %i: exactly that many 200s, every other answer 429, none 503', async (limit) => {
-  const apiKey = await fixtures.apiKey(ACCOUNT, { monthlyLimit: limit });
-  const counts = await burst(apiKey);
-  expect(Object.fromEntries(counts)).toEqual({ 200: limit, 429: BURST - limit });
-}, 60_000);
+test.each([1, 100])(
+  'limit %i: exactly that many 200s, every other answer 429, none 503',
+  async (limit) => {
+    const apiKey = await fixtures.apiKey(ACCOUNT, { monthlyLimit: limit });
+    const counts = await burst(apiKey);
+    expect(Object.fromEntries(counts)).toEqual({ 200: limit, 429: BURST - limit });
+  },
+  60_000,
+);

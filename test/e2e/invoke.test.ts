@@ -32,8 +32,7 @@ it('counts the invoked request in the running stack, like a request over HTTP', 
   const before = await runInvoke(['getPrompt', 'events/get-prompt.json'], { DATA_DIR: dataDir });
   const after = await runInvoke(['getPrompt', 'events/get-prompt.json'], { DATA_DIR: dataDir });
 
-  const remaining = (result: { stdout: string }) =>
-    Number((JSON.parse(result.stdout) as { headers: Record<string, string> }).headers['X-RateLimit-Remaining']);
+  const remaining = (result: { stdout: string }) => Number((JSON.parse(result.stdout) as { headers: Record<string, string> }).headers['X-RateLimit-Remaining']);
   expect(remaining(before)).toBeGreaterThan(0);
   expect(remaining(after)).toBe(remaining(before) - 1);
 }, 60_000);

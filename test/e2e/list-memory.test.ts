@@ -89,7 +89,7 @@ async function listRequests(count: number): Promise<void> {
   await Promise.all(Array.from({ length: CONCURRENCY }, client));
 }
 
-test('list requests leave the local stack\'s RSS on a plateau once warm', async () => {
+test("list requests leave the local stack's RSS on a plateau once warm", async () => {
   await listRequests(WARM_UP);
   const warm = rssMb(stack.pid);
 

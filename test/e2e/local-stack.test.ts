@@ -67,7 +67,10 @@ describe('npm start from an empty DATA_DIR, with the demo seed', () => {
     const config = (await (await fetch(`${stack.dashboardUrl}/config.json`)).json()) as { authorizeUrl: string; tokenUrl: string; clientId: string };
     const idToken = await signIn({ ...config, redirectUri: `${stack.dashboardUrl}/` }, printed?.[1] ?? '', printed?.[2] ?? '');
     const api = (path: string, init: RequestInit = {}) =>
-      fetch(`${stack.dashboardUrl}/api${path}`, { ...init, headers: { Authorization: `Bearer ${idToken}`, 'Content-Type': 'application/json', ...init.headers } });
+      fetch(`${stack.dashboardUrl}/api${path}`, {
+        ...init,
+        headers: { Authorization: `Bearer ${idToken}`, 'Content-Type': 'application/json', ...init.headers },
+      });
 
     const me = (await (await api('/me')).json()) as { email: string; accounts: { accountId: string; role: string }[] };
     expect(me.email).toBe('demo@example.com');
@@ -181,13 +184,15 @@ describe('npm start with a port in use', () => {
     await new Promise((resolve) => blocker.close(resolve));
   });
 
-  it.each(['PORT', 'DYNAMODB_PORT', 'PLAYGROUND_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT'])('fails with one line naming %s and a port to use instead', async (variable) => {
-    const failure = await failedStart({ DATA_DIR: `${dataDir.path}/ports-${variable}`, [variable]: String(port) });
-    expect(failure.code).toBe(1);
-    expect(failure.output.trim()).toMatch(
-      new RegExp(`^npm start: port ${port} is in use: set ${variable} to a free port \\(e\\.g\\. ${variable}=\\d+\\)$`),
-    );
-  }, 60_000);
+  it.each(['PORT', 'DYNAMODB_PORT', 'PLAYGROUND_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT'])(
+    'fails with one line naming %s and a port to use instead',
+    async (variable) => {
+      const failure = await failedStart({ DATA_DIR: `${dataDir.path}/ports-${variable}`, [variable]: String(port) });
+      expect(failure.code).toBe(1);
+      expect(failure.output.trim()).toMatch(new RegExp(`^npm start: port ${port} is in use: set ${variable} to a free port \\(e\\.g\\. ${variable}=\\d+\\)$`));
+    },
+    60_000,
+  );
 
   it("suggests a port for PORT that is neither taken nor the playground's", async () => {
     const next = port + 1;

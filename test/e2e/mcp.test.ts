@@ -220,7 +220,7 @@ describe('keys, scopes and the quota, exactly as on GET', () => {
 });
 
 describe('the tools', () => {
-  test('get_prompt answers the read API\'s body as structured content, and the filled messages when given variables', async () => {
+  test("get_prompt answers the read API's body as structured content, and the filled messages when given variables", async () => {
     const { client } = await connect(await fixtures.apiKey(ACCOUNT));
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(['get_prompt', 'list_prompts']);

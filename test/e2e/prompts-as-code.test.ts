@@ -98,7 +98,10 @@ describe('the whole cycle', () => {
     const before = await served('welcome-email');
     const next = before.version.replace(/\.(\d+)$/, (_all, patch: string) => `.${Number(patch) + 1}`);
     await editFile(dir, 'welcome-email', (text) =>
-      text.replace(`version: ${before.version}`, `version: ${next}`).replace('labels:', `labels:\n  canary: ${next}`).replace('Write a welcome email', 'Write a short welcome email'),
+      text
+        .replace(`version: ${before.version}`, `version: ${next}`)
+        .replace('labels:', `labels:\n  canary: ${next}`)
+        .replace('Write a welcome email', 'Write a short welcome email'),
     );
 
     const dry = await admin('prompts', 'push', '--account', ACCOUNT, '--dir', dir, '--note', 'shorter', '--dry-run');
@@ -145,7 +148,11 @@ describe('files refused, and nothing changed', () => {
     ['YAML that does not parse', (text: string) => `${text}\nconfig: [unclosed\n`, /welcome-email\.prompt\.yaml:\d+: not valid YAML/],
     ['a wrong type', (text: string) => text.replace(/temperature: [\d.]+/, 'temperature: hot'), /welcome-email\.prompt\.yaml:\d+: config\.temperature: /],
     ['an unknown field', (text: string) => `${text}owner: someone\n`, /welcome-email\.prompt\.yaml:\d+: owner: unknown field/],
-    ['an id that differs from the file name', (text: string) => `promptId: other-prompt\n${text}`, /welcome-email\.prompt\.yaml:1: promptId: .*file is named for welcome-email/],
+    [
+      'an id that differs from the file name',
+      (text: string) => `promptId: other-prompt\n${text}`,
+      /welcome-email\.prompt\.yaml:1: promptId: .*file is named for welcome-email/,
+    ],
   ])('%s: exit 2 naming the file, the line and the field', async (_what, edit, message) => {
     const dir = await pulled();
     // Another file with a real change: it is not pushed either.
@@ -156,7 +163,7 @@ describe('files refused, and nothing changed', () => {
     expect(result.stderr).toMatch(message);
   });
 
-  test('the line named is the field\'s own', async () => {
+  test("the line named is the field's own", async () => {
     const dir = await pulled();
     await editFile(dir, 'welcome-email', (text) => text.replace(/temperature: [\d.]+/, 'temperature: 7'));
     const text = await readFile(fileOf(dir, 'welcome-email'), 'utf8');
@@ -204,7 +211,13 @@ test('a dashboard publish of the same version during a push: the prompt ends who
     const draft = await api(`/prompts/support-reply/versions/${next}`, { method: 'PUT', headers: { 'If-None-Match': '*' }, body: JSON.stringify(content) });
     if (draft.status !== 201) return draft.status;
     const etag = draft.headers.get('etag') ?? '';
-    return (await api(`/prompts/support-reply/versions/${next}/publish`, { method: 'POST', headers: { 'If-Match': etag }, body: JSON.stringify({ note: 'dashboard' }) })).status;
+    return (
+      await api(`/prompts/support-reply/versions/${next}/publish`, {
+        method: 'POST',
+        headers: { 'If-Match': etag },
+        body: JSON.stringify({ note: 'dashboard' }),
+      })
+    ).status;
   })();
   const [pushed] = await Promise.all([admin('prompts', 'push', '--account', ACCOUNT, '--dir', dir, '--note', 'race'), dashboard]);
   const now = await served('support-reply');

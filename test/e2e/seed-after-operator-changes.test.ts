@@ -24,8 +24,7 @@ afterAll(async () => {
 });
 
 const env = () => ({ DATA_DIR: join(folder.path, 'data') });
-const latestOf = async (promptId: string) =>
-  fetchApi(`${stack.apiUrl}/prompts/${promptId}`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
+const latestOf = async (promptId: string) => fetchApi(`${stack.apiUrl}/prompts/${promptId}`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
 
 it('starts again after a published draft and a deleted prompt, and keeps both as the operator left them', async () => {
   stack = await stacks.start(env());

@@ -1,11 +1,4 @@
-import {
-  BatchWriteItemCommand,
-  CreateTableCommand,
-  DynamoDBClient,
-  QueryCommand,
-  type QueryCommandInput,
-  ScanCommand,
-} from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, CreateTableCommand, DynamoDBClient, QueryCommand, type QueryCommandInput, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createTableInput } from '../../lambda/table/schema';
@@ -120,9 +113,7 @@ test('a Query of a whole partition reads it in small batches and still answers e
 });
 
 test('a page newest first (Limit, backwards) reads no more than its page needs', async () => {
-  const { result, leftBytes } = await readAheads(() =>
-    client.send(new QueryCommand(partition({ Limit: 5, ScanIndexForward: false }))),
-  );
+  const { result, leftBytes } = await readAheads(() => client.send(new QueryCommand(partition({ Limit: 5, ScanIndexForward: false }))));
 
   expect(result.Items?.map((item) => item.sk?.S)).toEqual([149, 148, 147, 146, 145].map(versionSk));
   expect(result.LastEvaluatedKey?.sk?.S).toBe(versionSk(145));

@@ -118,9 +118,7 @@ describe('a stalled store (SIGSTOP)', () => {
   test('a key already seen gets 503 within 5 s on latest, pinned and the list', async () => {
     const apiKey = await warmKey(direct);
     store.stop();
-    const answers = await Promise.all(
-      ['/prompts/greeting', '/prompts/greeting?version=1.0.0', '/prompts'].map((path) => get(direct, path, apiKey)),
-    );
+    const answers = await Promise.all(['/prompts/greeting', '/prompts/greeting?version=1.0.0', '/prompts'].map((path) => get(direct, path, apiKey)));
     answers.forEach(expectServiceUnavailable);
   });
 

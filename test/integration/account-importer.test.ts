@@ -46,8 +46,7 @@ const prompts = (count: number, prefix: string): PromptImport[] =>
     versions: [version('1.0.0'), version('1.1.0'), version('2.0.0', { published: false })],
   }));
 
-const unchangedOnly = (summary: ImportSummary) =>
-  Object.values(summary).every((count) => count.created === 0 && count.updated === 0);
+const unchangedOnly = (summary: ImportSummary) => Object.values(summary).every((count) => count.created === 0 && count.updated === 0);
 
 describe('importAccounts', () => {
   it('writes everything in batches, and a second identical import writes nothing', async () => {
@@ -71,17 +70,18 @@ describe('importAccounts', () => {
   });
 
   it('refuses the whole import when one version of one prompt would change, in either read path', async () => {
-    for (const [accountId, count] of [['few', 2], ['many', 15]] as const) {
+    for (const [accountId, count] of [
+      ['few', 2],
+      ['many', 15],
+    ] as const) {
       const original = prompts(count, accountId);
       await admin.importAccounts([{ accountId, name: accountId, plan: 'free', keys: [], prompts: original }]);
-      const changed = original.map((prompt, i) =>
-        i === count - 1 ? { ...prompt, versions: [version('1.0.0', { userMessage: 'changed' })] } : prompt,
-      );
+      const changed = original.map((prompt, i) => (i === count - 1 ? { ...prompt, versions: [version('1.0.0', { userMessage: 'changed' })] } : prompt));
       const added = { promptId: `${accountId}-new`, promptName: 'New', versions: [version('1.0.0')] };
 
-      await expect(
-        admin.importAccounts([{ accountId, keys: [], prompts: [added, ...changed] }]),
-      ).rejects.toThrow(`version 1.0.0 of prompt ${accountId}-${String(count - 1).padStart(3, '0')} of account ${accountId} is published and cannot change`);
+      await expect(admin.importAccounts([{ accountId, keys: [], prompts: [added, ...changed] }])).rejects.toThrow(
+        `version 1.0.0 of prompt ${accountId}-${String(count - 1).padStart(3, '0')} of account ${accountId} is published and cannot change`,
+      );
       expect(await listPromptSummaries(table, accountId)).toHaveLength(count);
     }
   });
@@ -100,7 +100,12 @@ describe('importAccounts', () => {
       const { entries } = await listAudit(table, accountId);
       expect(entries.filter((entry) => String(entry.outcome) === 'pending')).toEqual([]);
       expect(entries.filter((entry) => entry.outcome === 'succeeded')).toEqual([
-        expect.objectContaining({ action: 'import', actor: ACTOR, target: { accountId }, after: expect.objectContaining({ accounts: { created: 2, updated: 0, unchanged: 0 } }) }),
+        expect.objectContaining({
+          action: 'import',
+          actor: ACTOR,
+          target: { accountId },
+          after: expect.objectContaining({ accounts: { created: 2, updated: 0, unchanged: 0 } }),
+        }),
       ]);
     }
     expect((await listAudit(table, 'audited-a')).entries[0]).toMatchObject({ action: 'import', outcome: 'failed', reason: { code: 'CONFLICT' } });
@@ -120,8 +125,19 @@ describe('accounts (AccountOperations, as the CLI calls them)', () => {
     const { entries } = await listAudit(table, 'acme');
     expect(entries).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ action: 'account.create', actor: ACTOR, target: { accountId: 'acme' }, requested: { name: 'Acme', plan: 'free' }, outcome: 'succeeded' }),
-        expect.objectContaining({ action: 'account.create', requested: { name: 'Other', plan: 'pro' }, outcome: 'refused', reason: expect.objectContaining({ code: 'CONFLICT' }) }),
+        expect.objectContaining({
+          action: 'account.create',
+          actor: ACTOR,
+          target: { accountId: 'acme' },
+          requested: { name: 'Acme', plan: 'free' },
+          outcome: 'succeeded',
+        }),
+        expect.objectContaining({
+          action: 'account.create',
+          requested: { name: 'Other', plan: 'pro' },
+          outcome: 'refused',
+          reason: expect.objectContaining({ code: 'CONFLICT' }),
+        }),
         expect.objectContaining({ action: 'account.set-plan', actor: ACTOR, before: { plan: 'free' }, after: { plan: 'pro' }, outcome: 'succeeded' }),
       ]),
     );
@@ -135,7 +151,10 @@ describe('API keys (AccountOperations, as the CLI calls them)', () => {
 
   beforeAll(async () => {
     await ops.createAccount({ accountId: 'keyed', name: 'Keyed', plan: 'free' });
-    ({ apiKey, key: { keyId } } = await ops.createKey('keyed', { name: 'Keyed key', monthlyLimit: 10 }));
+    ({
+      apiKey,
+      key: { keyId },
+    } = await ops.createKey('keyed', { name: 'Keyed key', monthlyLimit: 10 }));
   });
 
   it('need an existing account', async () => {
@@ -169,7 +188,10 @@ describe('API keys (AccountOperations, as the CLI calls them)', () => {
   it('are revoked by id, once', async () => {
     expect((await ops.revokeKey('keyed', keyId)).alreadyRevoked).toBe(false);
     expect((await ops.revokeKey('keyed', keyId)).alreadyRevoked).toBe(true);
-    expect(await api.admit({ keyHash: hashApiKey(apiKey), month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline)).toEqual({ admitted: false, reason: 'invalid-key' });
+    expect(await api.admit({ keyHash: hashApiKey(apiKey), month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline)).toEqual({
+      admitted: false,
+      reason: 'invalid-key',
+    });
     await expect(ops.revokeKey('other', keyId)).rejects.toThrow(NotFoundError);
   });
 });
@@ -197,7 +219,10 @@ describe('publishing and deleting', () => {
         promptName: 'P',
         deleted: false,
         latestVersion: '1.0.0',
-        versions: [{ version: '1.0.0', published: true }, { version: '1.1.0', published: false }],
+        versions: [
+          { version: '1.0.0', published: true },
+          { version: '1.1.0', published: false },
+        ],
         labels: {},
       },
       { promptId: 'q', promptName: 'Q', deleted: true, latestVersion: '0.1.0', versions: [{ version: '0.1.0', published: true }], labels: {} },
@@ -238,9 +263,7 @@ describe('deleted prompts', () => {
 
   it('refuse an import that publishes to them, unless it restores them', async () => {
     const publishing = { promptId: 'greet', versions: [version('3.0.0')] };
-    await expect(admin.importAccounts([{ accountId: 'gone', keys: [], prompts: [publishing] }])).rejects.toThrow(
-      /is deleted: restore it first/,
-    );
+    await expect(admin.importAccounts([{ accountId: 'gone', keys: [], prompts: [publishing] }])).rejects.toThrow(/is deleted: restore it first/);
     expect(await api.findLatestPrompt(readerOf('gone'), 'greet')).toEqual({ found: false, reason: 'prompt-not-found' });
   });
 
@@ -284,7 +307,10 @@ describe('the start-up seed (create-missing)', () => {
     expect(unchangedOnly(again)).toBe(true);
     expect(await api.findLatestPrompt(readerOf('seeded'), 'w')).toMatchObject({ prompt: { version: '1.2.0' } });
     expect(await api.findLatestPrompt(readerOf('seeded'), 'x')).toEqual({ found: false, reason: 'prompt-not-found' });
-    expect(await api.admit({ keyHash: 'd'.repeat(64), month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline)).toEqual({ admitted: false, reason: 'invalid-key' });
+    expect(await api.admit({ keyHash: 'd'.repeat(64), month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline)).toEqual({
+      admitted: false,
+      reason: 'invalid-key',
+    });
   });
 
   it('creates what is missing, a new version of an existing prompt included', async () => {

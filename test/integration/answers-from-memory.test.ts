@@ -210,10 +210,11 @@ describe('a key created while a change propagates', () => {
     const apiKey = generateApiKey();
     registerApiKey(apiKey);
     const keyHash = hashApiKey(apiKey);
-    const { gsi1pk: _pk, gsi1sk: _sk, ...unindexed } = apiKeyItem(
-      keyHash,
-      newKeyRecord(table, { keyHash, keyId: keyIdFromHash(keyHash), accountId, displayPrefix: apiKey.slice(0, 8) }, 'pro'),
-    );
+    const {
+      gsi1pk: _pk,
+      gsi1sk: _sk,
+      ...unindexed
+    } = apiKeyItem(keyHash, newKeyRecord(table, { keyHash, keyId: keyIdFromHash(keyHash), accountId, displayPrefix: apiKey.slice(0, 8) }, 'pro'));
     await table.put('test', { Item: unindexed });
     await catchUpKeys(table, [{ accountId, keyHash }]);
     await api.get('/prompts/welcome', apiKey);
@@ -242,10 +243,7 @@ describe('memory stays bounded', () => {
   test('a list is counted at about its size: a list over the bound is read every time, never kept', async () => {
     const { accountId } = await freshAccount();
     const text = 'Answer the customer ${name} about ${topic}. '.repeat(50);
-    await api.fixtures.prompts(
-      accountId,
-      ...Array.from({ length: 40 }, (_, i) => prompt(`bulk-${i}`, [version('1.0.0', { userMessage: text })])),
-    );
+    await api.fixtures.prompts(accountId, ...Array.from({ length: 40 }, (_, i) => prompt(`bulk-${i}`, [version('1.0.0', { userMessage: text })])));
     const reader = { accountId, promptsRevision: 1, deadline };
     const roomy = new CachedPromptStore(api.realStore(), { ...DEFAULT_PROMPT_CACHE });
     const listed = await roomy.listPrompts(reader);

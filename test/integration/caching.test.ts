@@ -66,15 +66,12 @@ describe('ETag', () => {
 });
 
 describe('ETag of the list', () => {
-  test.each([['/prompts'], ['/prompts?include_versions=true']])(
-    '200 responses of GET %s carry a strong ETag computed from the body',
-    async (path) => {
-      const first = await api.get(path, key);
-      const again = await api.get(path, key);
-      expect(first.headers.etag).toMatch(/^"[^"]+"$/);
-      expect(again.headers.etag).toBe(first.headers.etag);
-    },
-  );
+  test.each([['/prompts'], ['/prompts?include_versions=true']])('200 responses of GET %s carry a strong ETag computed from the body', async (path) => {
+    const first = await api.get(path, key);
+    const again = await api.get(path, key);
+    expect(first.headers.etag).toMatch(/^"[^"]+"$/);
+    expect(again.headers.etag).toBe(first.headers.etag);
+  });
 
   test('the list with and without versions are different representations with different tags', async () => {
     const plain = await api.get('/prompts', key);
@@ -112,7 +109,11 @@ describe('ETag of the list', () => {
       await api.fixtures.account('big');
       bigKey = await api.fixtures.apiKey('big');
       const text = 'A long template for ${name}. '.repeat(200);
-      await api.fixtures.prompts('big', prompt('big-1', [version('1.0.0', { userMessage: text })]), prompt('big-2', [version('1.0.0', { systemMessage: text })]));
+      await api.fixtures.prompts(
+        'big',
+        prompt('big-1', [version('1.0.0', { userMessage: text })]),
+        prompt('big-2', [version('1.0.0', { systemMessage: text })]),
+      );
     });
 
     test('the gzipped representation has a tag of its own, derived from the plain one', async () => {
@@ -148,9 +149,7 @@ describe('ETag of the list', () => {
 
 describe('Cache-Control', () => {
   test('a pinned version is immutable', async () => {
-    expect((await api.get('/prompts/welcome?version=1.1.0', key)).headers['cache-control']).toBe(
-      'private, max-age=31536000, immutable',
-    );
+    expect((await api.get('/prompts/welcome?version=1.1.0', key)).headers['cache-control']).toBe('private, max-age=31536000, immutable');
   });
 
   test('latest revalidates', async () => {

@@ -43,7 +43,11 @@ const versionsOf = async (accountId: string, promptId: string) =>
   (await listPromptSummaries(table, accountId)).find((prompt) => prompt.promptId === promptId)?.versions;
 
 describe('a stored draft', () => {
-  beforeAll(() => account('drafts', [{ promptId: 'p', promptName: 'P', versions: [version('1.0.0'), version('1.1.0', { published: false }), version('1.2.0', { published: false })] }]));
+  beforeAll(() =>
+    account('drafts', [
+      { promptId: 'p', promptName: 'P', versions: [version('1.0.0'), version('1.1.0', { published: false }), version('1.2.0', { published: false })] },
+    ]),
+  );
 
   it('is published by the operation the API publishes with, becomes the latest, and once published is left as it is', async () => {
     expect(await publish('drafts', { promptId: 'p', version: '1.1.0' })).toBe('published');
@@ -139,7 +143,9 @@ describe('publishing under concurrency', () => {
   });
 
   it('lands two publishes of one new prompt at once: one creates it, the other reads again and publishes into it', async () => {
-    const outcomes = await Promise.all(['2.0.0', '2.1.0'].map((v) => publish('race', { promptId: 'both', promptName: 'Both', version: v, content: content(v) })));
+    const outcomes = await Promise.all(
+      ['2.0.0', '2.1.0'].map((v) => publish('race', { promptId: 'both', promptName: 'Both', version: v, content: content(v) })),
+    );
     expect(outcomes).toEqual(['published', 'published']);
     expect(await versionsOf('race', 'both')).toEqual([
       { version: '2.0.0', published: true },

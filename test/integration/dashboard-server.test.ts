@@ -21,15 +21,17 @@ let standIn: IdentityStandIn;
 let demo: DemoUser;
 let dashboard: DashboardServer;
 
-const echoClaims = (verify: ReturnType<typeof createTokenVerifier>): RequestListener => (request, response) => {
-  const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-  void (token ? verify(token) : Promise.resolve(undefined)).then((claims) => {
-    const status = claims ? 200 : 401;
-    const body = claims ? { path: request.url, method: request.method, claims } : { error: 'Unauthorized', code: 'UNAUTHORIZED' };
-    response.writeHead(status, { 'Content-Type': 'application/json' });
-    response.end(JSON.stringify(body));
-  });
-};
+const echoClaims =
+  (verify: ReturnType<typeof createTokenVerifier>): RequestListener =>
+  (request, response) => {
+    const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    void (token ? verify(token) : Promise.resolve(undefined)).then((claims) => {
+      const status = claims ? 200 : 401;
+      const body = claims ? { path: request.url, method: request.method, claims } : { error: 'Unauthorized', code: 'UNAUTHORIZED' };
+      response.writeHead(status, { 'Content-Type': 'application/json' });
+      response.end(JSON.stringify(body));
+    });
+  };
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'dashboard-server-'));

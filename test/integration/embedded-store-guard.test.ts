@@ -45,9 +45,7 @@ function putItem(headers: readonly (readonly [string, string])[]): RawRequest {
       ['Authorization', 'AWS4-HMAC-SHA256 Credential=page/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00'],
       ...headers,
     ],
-    body: Buffer.from(
-      JSON.stringify({ TableName: TABLE, Item: { pk: { S: 'ACCOUNT#acme' }, sk: { S: 'MEMBER#u1' }, role: { S: 'owner' } } }),
-    ),
+    body: Buffer.from(JSON.stringify({ TableName: TABLE, Item: { pk: { S: 'ACCOUNT#acme' }, sk: { S: 'MEMBER#u1' }, role: { S: 'owner' } } })),
   };
 }
 
@@ -77,7 +75,7 @@ test.each([
   expect(await storedRole()).toBe('viewer');
 });
 
-test("a CORS preflight from a page gets 403 and no CORS headers, so the browser never sends the write", async () => {
+test('a CORS preflight from a page gets 403 and no CORS headers, so the browser never sends the write', async () => {
   const answer = await sendRaw(store.endpoint, {
     method: 'OPTIONS',
     target: '/',

@@ -106,11 +106,14 @@ describe('the embedded store', () => {
         target: fc.constantFrom('/', '/?X-Amz-Algorithm=x', '/shell'),
         host: hostFor(port),
         origin: fc.option(originValue, { nil: undefined }),
-        headers: fc.tuple(dynamoTarget, fc.mixedCase(fc.constant('content-type'))).map(([target, name]) => [
-          ['X-Amz-Target', target],
-          [name, 'application/x-amz-json-1.0'],
-          ['Authorization', 'AWS4-HMAC-SHA256 Credential=page/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00'],
-        ] as const),
+        headers: fc.tuple(dynamoTarget, fc.mixedCase(fc.constant('content-type'))).map(
+          ([target, name]) =>
+            [
+              ['X-Amz-Target', target],
+              [name, 'application/x-amz-json-1.0'],
+              ['Authorization', 'AWS4-HMAC-SHA256 Credential=page/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00'],
+            ] as const,
+        ),
         body: writeBody,
       })
       .filter((generated) => generated.origin !== undefined || !allowed(generated.host, port));
@@ -141,14 +144,15 @@ describe('the embedded store, from programs on this machine', () => {
       target: fc.constant('/'),
       host: fc.constantFrom(`127.0.0.1:${port}`, `localhost:${port}`),
       origin: fc.constant(undefined),
-      headers: fc
-        .constantFrom('GetItem', 'PutItem', 'UpdateItem', 'Query', 'Scan', 'BatchWriteItem', 'ListTables')
-        .map((op) => [
-          ['X-Amz-Target', `DynamoDB_20120810.${op}`],
-          ['Content-Type', 'application/x-amz-json-1.0'],
-          ['Authorization', 'AWS4-HMAC-SHA256 Credential=cli/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00'],
-          ['X-Amz-Date', '20260101T000000Z'],
-        ] as const),
+      headers: fc.constantFrom('GetItem', 'PutItem', 'UpdateItem', 'Query', 'Scan', 'BatchWriteItem', 'ListTables').map(
+        (op) =>
+          [
+            ['X-Amz-Target', `DynamoDB_20120810.${op}`],
+            ['Content-Type', 'application/x-amz-json-1.0'],
+            ['Authorization', 'AWS4-HMAC-SHA256 Credential=cli/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00'],
+            ['X-Amz-Date', '20260101T000000Z'],
+          ] as const,
+      ),
       body: fc.oneof(jsonBody, fc.constantFrom('null', '[]', '5', 'true', '"text"')),
     });
     await assertFuzz(
@@ -185,7 +189,9 @@ describe("the user pool's stand-in", () => {
   }
 
   const cognitoTarget = fc.oneof(
-    fc.constantFrom('AdminCreateUser', 'AdminSetUserPassword', 'AdminDeleteUser', 'ListUsers', 'AdminGetUser').map((op) => `AWSCognitoIdentityProviderService.${op}`),
+    fc
+      .constantFrom('AdminCreateUser', 'AdminSetUserPassword', 'AdminDeleteUser', 'ListUsers', 'AdminGetUser')
+      .map((op) => `AWSCognitoIdentityProviderService.${op}`),
     fc.constantFrom(...PROTOTYPE_NAMES).map((name) => `AWSCognitoIdentityProviderService.${name}`),
     fc.constantFrom(...PROTOTYPE_NAMES).map((name) => `.${name}`),
     fc.string({ maxLength: 40 }).filter((text) => !/[\r\n]/.test(text)),
@@ -193,10 +199,31 @@ describe("the user pool's stand-in", () => {
   const oauthParams = fc
     .dictionary(
       fc.oneof(
-        fc.constantFrom('client_id', 'redirect_uri', 'response_type', 'code_challenge', 'code_challenge_method', 'scope', 'state', 'username', 'password', 'grant_type', 'code', 'code_verifier', 'refresh_token', 'token', 'logout_uri', 'challenge', 'new_password'),
+        fc.constantFrom(
+          'client_id',
+          'redirect_uri',
+          'response_type',
+          'code_challenge',
+          'code_challenge_method',
+          'scope',
+          'state',
+          'username',
+          'password',
+          'grant_type',
+          'code',
+          'code_verifier',
+          'refresh_token',
+          'token',
+          'logout_uri',
+          'challenge',
+          'new_password',
+        ),
         fc.constantFrom(...PROTOTYPE_NAMES),
       ),
-      fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('localdashboardclient', CALLBACK, 'code', 'S256', 'openid', 'authorization_code', 'refresh_token')),
+      fc.oneof(
+        fc.string({ maxLength: 60 }),
+        fc.constantFrom('localdashboardclient', CALLBACK, 'code', 'S256', 'openid', 'authorization_code', 'refresh_token'),
+      ),
       { maxKeys: 8 },
     )
     .map((params) => new URLSearchParams(Object.entries(params)).toString());
@@ -209,7 +236,13 @@ describe("the user pool's stand-in", () => {
         target: fc.constant('/'),
         host: hostFor(port),
         origin: fc.option(originValue, { nil: undefined }),
-        headers: cognitoTarget.map((target) => [['X-Amz-Target', target], ['Content-Type', 'application/x-amz-json-1.1']] as const),
+        headers: cognitoTarget.map(
+          (target) =>
+            [
+              ['X-Amz-Target', target],
+              ['Content-Type', 'application/x-amz-json-1.1'],
+            ] as const,
+        ),
         body,
       });
     const request = fc.oneof(
@@ -226,9 +259,22 @@ describe("the user pool's stand-in", () => {
       fc.record({
         method: fc.constantFrom('GET', 'POST', 'OPTIONS', 'PUT', 'DELETE'),
         target: fc.oneof(
-          fc.tuple(fc.constantFrom('/oauth2/authorize', '/oauth2/token', '/oauth2/revoke', '/login', '/login/new-password', '/logout', '/local_PromptsDev/.well-known/jwks.json', '/__proto__', '/constructor'), oauthParams).map(
-            ([path, query]) => (query ? `${path}?${query}` : path),
-          ),
+          fc
+            .tuple(
+              fc.constantFrom(
+                '/oauth2/authorize',
+                '/oauth2/token',
+                '/oauth2/revoke',
+                '/login',
+                '/login/new-password',
+                '/logout',
+                '/local_PromptsDev/.well-known/jwks.json',
+                '/__proto__',
+                '/constructor',
+              ),
+              oauthParams,
+            )
+            .map(([path, query]) => (query ? `${path}?${query}` : path)),
           // Absolute-form targets, some of them no URL at all.
           fc.constantFrom('http://[', 'http://a:b:c/', '*', '//attacker.example/logout'),
         ),
@@ -250,6 +296,8 @@ describe("the user pool's stand-in", () => {
       fuzzRuns(250),
     );
     expect(await userSnapshot()).toBe(before);
-    await expect(signIn({ authorizeUrl: standIn.authorizeUrl, tokenUrl: standIn.tokenUrl, clientId: standIn.clientId, redirectUri: CALLBACK }, demo.email, demo.password)).resolves.toEqual(expect.any(String));
+    await expect(
+      signIn({ authorizeUrl: standIn.authorizeUrl, tokenUrl: standIn.tokenUrl, clientId: standIn.clientId, redirectUri: CALLBACK }, demo.email, demo.password),
+    ).resolves.toEqual(expect.any(String));
   });
 });

@@ -40,7 +40,13 @@ afterAll(async () => {
 beforeEach(async () => {
   clock = Date.parse('2026-11-24T12:00:00Z');
   passwordChecks = 0;
-  const settings = { issuer: `${ORIGIN}/local_PromptsDev`, clientId: 'client', callbackUrls: new Set([CALLBACK]), logoutUrls: new Set([CALLBACK]), origin: ORIGIN };
+  const settings = {
+    issuer: `${ORIGIN}/local_PromptsDev`,
+    clientId: 'client',
+    callbackUrls: new Set([CALLBACK]),
+    logoutUrls: new Set([CALLBACK]),
+    origin: ORIGIN,
+  };
   oauth = createOAuth(settings, store, await loadOrCreateSigningKey(dir), new SignInThrottle(() => clock));
 });
 

@@ -5,16 +5,7 @@ import { AdminCreateUserCommand, CognitoIdentityProviderClient } from '@aws-sdk/
 import { type DemoUser, ensureDemoUser } from '../../local/identity/demo-user';
 import { type IdentityStandIn, startIdentityStandIn } from '../../local/identity/stand-in';
 import { createTokenVerifier, type VerifyToken } from '../../local/identity/verify-token';
-import {
-  codeOf,
-  exchangeCode,
-  formOf,
-  newPkce,
-  openSignInPage,
-  postForm,
-  type SignInTarget,
-  signIn,
-} from '../support/oauth-sign-in';
+import { codeOf, exchangeCode, formOf, newPkce, openSignInPage, postForm, type SignInTarget, signIn } from '../support/oauth-sign-in';
 
 /** Signing in to the local user pool as the dashboard does: the real OAuth flow, over HTTP. */
 
@@ -201,9 +192,7 @@ describe('a person invited with a temporary password', () => {
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
-    await client.send(
-      new AdminCreateUserCommand({ UserPoolId: standIn.userPoolId, Username: email, TemporaryPassword: temporary, MessageAction: 'SUPPRESS' }),
-    );
+    await client.send(new AdminCreateUserCommand({ UserPoolId: standIn.userPoolId, Username: email, TemporaryPassword: temporary, MessageAction: 'SUPPRESS' }));
     client.destroy();
   });
 
@@ -230,8 +219,7 @@ describe('a person invited with a temporary password', () => {
 
 describe('the token endpoint from the dashboard page', () => {
   it('allows the callback URL origin cross-origin, and no other', async () => {
-    const preflight = (origin: string) =>
-      fetch(standIn.tokenUrl, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' } });
+    const preflight = (origin: string) => fetch(standIn.tokenUrl, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' } });
 
     const allowed = await preflight('http://127.0.0.1:41901');
     const other = await preflight('https://attacker.example');

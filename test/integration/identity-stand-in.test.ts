@@ -48,8 +48,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const attribute = (attributes: { Name?: string; Value?: string }[] | undefined, name: string) =>
-  attributes?.find((entry) => entry.Name === name)?.Value;
+const attribute = (attributes: { Name?: string; Value?: string }[] | undefined, name: string) => attributes?.find((entry) => entry.Name === name)?.Value;
 
 describe('the Cognito API subset', () => {
   it('AdminCreateUser makes an invited user named by its sub, with the email as given', async () => {

@@ -5,16 +5,7 @@ import { CognitoIdentityProviderClient, ListUsersCommand } from '@aws-sdk/client
 import { type DemoUser, ensureDemoUser } from '../../local/identity/demo-user';
 import { SESSION_COOKIE } from '../../local/identity/oauth';
 import { type IdentityStandIn, startIdentityStandIn } from '../../local/identity/stand-in';
-import {
-  authorizeRequestUrl,
-  codeOf,
-  exchangeCode,
-  newPkce,
-  openSignInPage,
-  postForm,
-  type SignInTarget,
-  signIn,
-} from '../support/oauth-sign-in';
+import { authorizeRequestUrl, codeOf, exchangeCode, newPkce, openSignInPage, postForm, type SignInTarget, signIn } from '../support/oauth-sign-in';
 import { type RawRequest, sendRaw } from '../support/raw-http';
 
 /**
@@ -68,8 +59,7 @@ function adminCall(operation: string, body: unknown, headers: readonly (readonly
   };
 }
 
-const createUser = (email: string) =>
-  adminCall('AWSCognitoIdentityProviderService.AdminCreateUser', { UserPoolId: standIn.userPoolId, Username: email });
+const createUser = (email: string) => adminCall('AWSCognitoIdentityProviderService.AdminCreateUser', { UserPoolId: standIn.userPoolId, Username: email });
 const setPassword = (password: string) =>
   adminCall('AWSCognitoIdentityProviderService.AdminSetUserPassword', {
     UserPoolId: standIn.userPoolId,
@@ -115,7 +105,7 @@ describe("the administrative API answers this machine's programs only", () => {
   );
 
   test.each(['__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf', '.hasOwnProperty'])(
-    'an X-Amz-Target naming %s is an unknown operation: 400 in Cognito\'s format',
+    "an X-Amz-Target naming %s is an unknown operation: 400 in Cognito's format",
     async (name) => {
       const operation = name.startsWith('.') ? name : `AWSCognitoIdentityProviderService.${name}`;
       const answer = await sendRaw(standIn.endpoint, adminCall(operation, { UserPoolId: standIn.userPoolId }));

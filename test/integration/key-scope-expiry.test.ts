@@ -63,18 +63,14 @@ describe('a key scoped to prompts', () => {
     }
   });
 
-  test("does not see a prompt of another account that matches its scope", async () => {
+  test('does not see a prompt of another account that matches its scope', async () => {
     expect((await api.get('/prompts/web.globex', scoped)).status).toBe(404);
     expect(idsOf(await api.get('/prompts', scoped))).not.toContain('web.globex');
   });
 
   test('lists only the prompts in its scope, with and without versions', async () => {
     expect(idsOf(await api.get('/prompts', scoped))).toEqual(['web.banner', 'web.footer', 'welcome-email']);
-    expect(idsOf(await api.get('/prompts?include_versions=true', scoped))).toEqual([
-      'web.banner',
-      'web.footer',
-      'welcome-email',
-    ]);
+    expect(idsOf(await api.get('/prompts?include_versions=true', scoped))).toEqual(['web.banner', 'web.footer', 'welcome-email']);
   });
 
   test('a new scope applies from the next request, even on a version this container keeps in memory', async () => {

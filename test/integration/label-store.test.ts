@@ -1,11 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { FixtureStore } from '../support/fixture-store';
-import {
-  InvalidLabelError,
-  PromptDeletedError,
-  PromptMissingError,
-  VersionNotPublishedError,
-} from '../../lambda/table/errors';
+import { InvalidLabelError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from '../../lambda/table/errors';
 import type { PromptImport } from '../../admin/table/import-plan';
 import { importSeed } from '../../admin/import-seed';
 import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
@@ -48,8 +43,7 @@ afterAll(async () => local.close());
 const item = async <T>(key: Record<string, string>) =>
   (await local.client.send(new GetCommand({ TableName: local.tableName, Key: key }))).Item as T | undefined;
 const revisionOf = async (accountId: string) => Number((await item<{ promptsRevision?: number }>(keys.account(accountId)))?.promptsRevision ?? 0);
-const atLabel = async (promptId: string, label: string, accountId = 'acme') =>
-  api.findLabelledPrompt(readerOf(accountId), promptId, label);
+const atLabel = async (promptId: string, label: string, accountId = 'acme') => api.findLabelledPrompt(readerOf(accountId), promptId, label);
 
 describe('setLabel', () => {
   test('sets a label, and says it was not there before', async () => {

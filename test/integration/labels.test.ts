@@ -45,10 +45,7 @@ describe('GET /prompts/{promptId}?label=', () => {
 
   test('keeps every name of the config, __proto__ and constructor included, as the version pinned does', async () => {
     const inputData = JSON.parse('{"__proto__": {"x": 1}, "constructor": 2}') as unknown;
-    await api.fixtures.prompts(
-      'acme',
-      prompt('named', [version('1.0.0', { config: config({ inputData }) })], { labels: { exact: '1.0.0' } }),
-    );
+    await api.fixtures.prompts('acme', prompt('named', [version('1.0.0', { config: config({ inputData }) })], { labels: { exact: '1.0.0' } }));
     const labelled = await api.get('/prompts/named?label=exact', key);
     expect(labelled.rawBody).toBe((await api.get('/prompts/named?version=1.0.0', key)).rawBody);
     expect(labelled.rawBody).toContain('"inputData":{"__proto__":{"x":1},"constructor":2}');
@@ -144,9 +141,7 @@ describe('GET /prompts?label=', () => {
 
   test('with include_versions, each carries every published version of its prompt', async () => {
     const listed = (await api.get('/prompts?label=staging&include_versions=true', key)).json<PromptWithVersions[]>();
-    expect(listed.map((p) => [p.promptId, p.version, p.publishedVersions.map((v) => v.version)])).toEqual([
-      ['welcome', '1.1.0', ['1.0.0', '1.1.0', '1.2.0']],
-    ]);
+    expect(listed.map((p) => [p.promptId, p.version, p.publishedVersions.map((v) => v.version)])).toEqual([['welcome', '1.1.0', ['1.0.0', '1.1.0', '1.2.0']]]);
   });
 
   test('label=latest is the whole list', async () => {
@@ -212,10 +207,7 @@ describe('moving and removing a label applies from the very next request', () =>
 
 describe('a delete hides a prompt under every label; a restore brings its labels back', () => {
   beforeAll(async () => {
-    await api.fixtures.prompts(
-      'acme',
-      prompt('doomed', [version('1.0.0'), version('2.0.0')], { labels: { production: '1.0.0', staging: '2.0.0' } }),
-    );
+    await api.fixtures.prompts('acme', prompt('doomed', [version('1.0.0'), version('2.0.0')], { labels: { production: '1.0.0', staging: '2.0.0' } }));
   });
 
   test('after a delete, every label answers 404 NOT_FOUND and no list at a label has it', async () => {
@@ -268,7 +260,13 @@ describe('a scoped key sees the labels of the prompts in its scope only', () => 
 test('every request at a label counts one unit, as any GET', async () => {
   const counted = await api.fixtures.apiKey('acme', { monthlyLimit: 4 });
   const answers = [];
-  for (const path of ['/prompts/welcome?label=production', '/prompts?label=production', '/prompts/welcome?label=canary', '/prompts/welcome?label=X', '/prompts/welcome?label=production']) {
+  for (const path of [
+    '/prompts/welcome?label=production',
+    '/prompts?label=production',
+    '/prompts/welcome?label=canary',
+    '/prompts/welcome?label=X',
+    '/prompts/welcome?label=production',
+  ]) {
     answers.push(await api.get(path, counted));
   }
   expect(answers.map((answer) => answer.status)).toEqual([200, 200, 404, 400, 429]);

@@ -72,9 +72,7 @@ describe('what counts', () => {
   test('a unit is given back after a 500 too', async () => {
     const apiKey = await api.fixtures.apiKey('acme');
     const real = api.realStore();
-    api.useStore(
-      Object.assign(Object.create(real) as typeof real, { listPrompts: () => Promise.reject(new Error('bug')) }),
-    );
+    api.useStore(Object.assign(Object.create(real) as typeof real, { listPrompts: () => Promise.reject(new Error('bug')) }));
     try {
       expect((await api.get('/prompts', apiKey)).status).toBe(500);
     } finally {
@@ -141,7 +139,7 @@ describe('the counter never passes the limit', () => {
     });
   });
 
-  test('a lowered limit below this month\'s count still reports used == limit', async () => {
+  test("a lowered limit below this month's count still reports used == limit", async () => {
     const apiKey = await api.fixtures.apiKey('acme', { monthlyLimit: 3 });
     for (let i = 0; i < 3; i += 1) await api.get('/prompts/welcome', apiKey);
     await api.fixtures.admin.putApiKey({

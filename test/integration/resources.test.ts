@@ -189,7 +189,7 @@ describe('deleting a prompt', () => {
 });
 
 describe('tenant isolation', () => {
-  test("a prompt of one account is invisible to every key of another: 404, exactly as if it did not exist", async () => {
+  test('a prompt of one account is invisible to every key of another: 404, exactly as if it did not exist', async () => {
     const other = await api.get('/prompts/globex-only', key);
     const missing = await api.get('/prompts/never-existed', key);
     expect(other.status).toBe(404);
@@ -197,19 +197,19 @@ describe('tenant isolation', () => {
     expect(other.rawBody?.replace('globex-only', 'X')).toBe(missing.rawBody?.replace('never-existed', 'X'));
   });
 
-  test('the same promptId in two accounts resolves within the caller\'s account', async () => {
+  test("the same promptId in two accounts resolves within the caller's account", async () => {
     expect((await api.get('/prompts/alpha', key)).json<Prompt>().version).toBe('3.0.1');
     expect((await api.get('/prompts/alpha', globexKey)).json<Prompt>().version).toBe('9.0.0');
   });
 
-  test('the list holds only the caller\'s account', async () => {
+  test("the list holds only the caller's account", async () => {
     const ids = (await api.get('/prompts', globexKey)).json<Prompt[]>().map((p) => p.promptId);
     expect(ids).toEqual(['alpha', 'globex-only']);
   });
 });
 
 describe('lists larger than one store page', () => {
-  test('GET /prompts follows the store\'s pages to the end: a list over 1 MB comes back whole', async () => {
+  test("GET /prompts follows the store's pages to the end: a list over 1 MB comes back whole", async () => {
     await api.fixtures.account('bulk');
     const bulkKey = await api.fixtures.apiKey('bulk');
     const big = 'x'.repeat(3_000);
@@ -233,9 +233,7 @@ describe('lists larger than one store page', () => {
     try {
       const list = await api.get('/prompts', bulkKey);
       expect(list.json<Prompt[]>()).toHaveLength(count);
-      expect(list.json<Prompt[]>().map((p) => p.promptId)).toEqual(
-        Array.from({ length: count }, (_, i) => `bulk-${String(i).padStart(4, '0')}`),
-      );
+      expect(list.json<Prompt[]>().map((p) => p.promptId)).toEqual(Array.from({ length: count }, (_, i) => `bulk-${String(i).padStart(4, '0')}`));
       expect(queries.length).toBeGreaterThan(1);
 
       const gzipped = await api.get('/prompts', bulkKey, { 'Accept-Encoding': 'gzip, br' });
@@ -289,9 +287,7 @@ describe('stored data the API reads defensively', () => {
 
   test('a version written now holds its config as JSON text, so every key of it is kept', async () => {
     const { client, tableName } = api.localStore;
-    const stored = await client.send(
-      new GetCommand({ TableName: tableName, Key: { pk: 'ACCOUNT#acme', sk: 'VERSION#zeta#000000000.000000000.000000001' } }),
-    );
+    const stored = await client.send(new GetCommand({ TableName: tableName, Key: { pk: 'ACCOUNT#acme', sk: 'VERSION#zeta#000000000.000000000.000000001' } }));
     expect(typeof stored.Item?.config).toBe('string');
     expect(JSON.parse(String(stored.Item?.config))).toEqual(config());
   });

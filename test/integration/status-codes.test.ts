@@ -46,9 +46,7 @@ describe('401 UNAUTHORIZED', () => {
       const response = await api.request('GET', '/prompts/welcome', { headers: { Authorization: authorization } });
       // A blank value is a missing header; anything else that is not "Bearer <key>" is a bad format.
       expectError(response, 401, 'UNAUTHORIZED');
-      expect(['Invalid Authorization header format', 'Missing Authorization header']).toContain(
-        response.json<ErrorBody>().error,
-      );
+      expect(['Invalid Authorization header format', 'Missing Authorization header']).toContain(response.json<ErrorBody>().error);
       expect(response.headers['www-authenticate']).toBe('Bearer realm="prompts"');
     },
   );
@@ -197,16 +195,13 @@ describe('400 BAD_REQUEST', () => {
 });
 
 describe('405 METHOD_NOT_ALLOWED', () => {
-  test.each([['HEAD'], ['POST'], ['PUT'], ['PATCH'], ['DELETE'], ['TRACE'], ['CONNECT']])(
-    '%s is answered 405 with Allow: GET, OPTIONS',
-    async (method) => {
-      for (const path of ['/prompts', '/prompts/welcome']) {
-        const response = await api.request(method, path, { apiKey: key });
-        expectError(response, 405, 'METHOD_NOT_ALLOWED', 'Method not allowed');
-        expect(response.headers.allow).toBe('GET, OPTIONS');
-      }
-    },
-  );
+  test.each([['HEAD'], ['POST'], ['PUT'], ['PATCH'], ['DELETE'], ['TRACE'], ['CONNECT']])('%s is answered 405 with Allow: GET, OPTIONS', async (method) => {
+    for (const path of ['/prompts', '/prompts/welcome']) {
+      const response = await api.request(method, path, { apiKey: key });
+      expectError(response, 405, 'METHOD_NOT_ALLOWED', 'Method not allowed');
+      expect(response.headers.allow).toBe('GET, OPTIONS');
+    }
+  });
 });
 
 describe('500 INTERNAL_ERROR', () => {

@@ -76,7 +76,10 @@ function coldFunctions(env: Record<string, string> = {}) {
 /** Every line the functions write from now on, and their request lines. */
 function watch() {
   const from = capturedLogRecords().length;
-  const lines = () => capturedLogRecords().slice(from).filter((record) => record.service === SERVICE);
+  const lines = () =>
+    capturedLogRecords()
+      .slice(from)
+      .filter((record) => record.service === SERVICE);
   return { lines, requests: () => lines().filter((record) => record.message === 'request') };
 }
 
@@ -152,9 +155,7 @@ describe('one line per request, carrying its metrics (CloudWatch embedded metric
       ...fields,
     });
     expect(emfProblems(line)).toEqual([]);
-    expect(metricValues(lines, METRIC.requests)).toEqual([
-      { value: 1, dimensions: { service: SERVICE, route: fields.route, status: fields.status } },
-    ]);
+    expect(metricValues(lines, METRIC.requests)).toEqual([{ value: 1, dimensions: { service: SERVICE, route: fields.route, status: fields.status } }]);
     expect(metricValues(lines, METRIC.latency)).toEqual([{ value: line.latencyMs, dimensions: { service: SERVICE } }]);
     const refusals = [METRIC.unauthorized, METRIC.usageLimitExceeded, METRIC.serviceUnavailable];
     for (const metric of refusals) {

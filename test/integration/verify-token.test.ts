@@ -127,7 +127,11 @@ describe('the JWKS', () => {
   });
 
   it('cannot be had when the stand-in is down: an error, not a refusal', async () => {
-    const down = createTokenVerifier({ ...standIn, issuer: 'http://127.0.0.1:41949/local_Down', jwksUri: 'http://127.0.0.1:41949/local_Down/.well-known/jwks.json' });
+    const down = createTokenVerifier({
+      ...standIn,
+      issuer: 'http://127.0.0.1:41949/local_Down',
+      jwksUri: 'http://127.0.0.1:41949/local_Down/.well-known/jwks.json',
+    });
 
     await expect(down(key.sign(idClaims({ iss: 'http://127.0.0.1:41949/local_Down' })))).rejects.toBeInstanceOf(IdentityUnavailableError);
   });
@@ -135,7 +139,11 @@ describe('the JWKS', () => {
 
 describe('the issuer is configuration, checked when the verifier is made', () => {
   it.each([
-    ['the deployed pool', 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Abc', 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Abc/.well-known/jwks.json'],
+    [
+      'the deployed pool',
+      'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Abc',
+      'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Abc/.well-known/jwks.json',
+    ],
     ['another machine', 'http://10.0.0.5:9229/local_PromptsDev', 'http://10.0.0.5:9229/local_PromptsDev/.well-known/jwks.json'],
     ['keys from elsewhere', 'http://127.0.0.1:41905/local_PromptsDev', 'http://127.0.0.1:41906/keys.json'],
   ])('refuses %s', (_, issuer, jwksUri) => {

@@ -52,7 +52,8 @@ beforeAll(async () => {
   owner = await api.person('owner@acme.test', 'acme', 'owner');
   editor = await api.person('editor@acme.test', 'acme', 'editor');
   viewer = await api.person('viewer@acme.test', 'acme', 'viewer');
-  for (let i = 0; i < 60; i++) expect((await api.send('POST', `${A}/prompts`, { as: editor, body: { promptId: `bulk-${i}`, promptName: `Bulk ${i}` } })).status).toBe(201);
+  for (let i = 0; i < 60; i++)
+    expect((await api.send('POST', `${A}/prompts`, { as: editor, body: { promptId: `bulk-${i}`, promptName: `Bulk ${i}` } })).status).toBe(201);
   expect((await api.send('POST', `${A}/prompts`, { as: owner, body: { promptId: 'owned', promptName: 'Owned' } })).status).toBe(201);
   // Refused: a viewer creating a prompt.
   expect((await api.send('POST', `${A}/prompts`, { as: viewer, body: { promptId: 'sneaky', promptName: 'Sneaky' } })).status).toBe(403);
@@ -76,7 +77,7 @@ test('prompt: only the changes of that prompt', async () => {
   ]);
 });
 
-test('action and outcome: the attempt refused by role, and the one refused by the store\'s condition', async () => {
+test("action and outcome: the attempt refused by role, and the one refused by the store's condition", async () => {
   expect((await all('?outcome=refused')).map((entry) => [entry.action, entry.target.promptId])).toContainEqual(['prompt.create', 'sneaky']);
   expect((await all('?action=prompt.create&outcome=refused')).map((entry) => entry.target.promptId).sort()).toEqual(['owned', 'sneaky']);
 });

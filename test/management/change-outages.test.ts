@@ -410,7 +410,8 @@ const CHANGES: readonly Change[] = [
       await setup.prompts(welcome());
       await setup.etagOf('welcome', '1.1.0');
     },
-    send: (send, { people, etags }) => send('DELETE', '/prompts/welcome/versions/1.1.0', { as: people.owner, headers: { 'If-Match': etags['welcome@1.1.0'] as string } }),
+    send: (send, { people, etags }) =>
+      send('DELETE', '/prompts/welcome/versions/1.1.0', { as: people.owner, headers: { 'If-Match': etags['welcome@1.1.0'] as string } }),
   },
   {
     name: 'publish a first version',
@@ -420,7 +421,11 @@ const CHANGES: readonly Change[] = [
       await setup.etagOf('fresh', '1.0.0');
     },
     send: (send, { people, etags }) =>
-      send('POST', '/prompts/fresh/versions/1.0.0/publish', { as: people.owner, headers: { 'If-Match': etags['fresh@1.0.0'] as string }, body: { note: 'first' } }),
+      send('POST', '/prompts/fresh/versions/1.0.0/publish', {
+        as: people.owner,
+        headers: { 'If-Match': etags['fresh@1.0.0'] as string },
+        body: { note: 'first' },
+      }),
   },
   {
     name: 'publish a lower version after a higher one',
@@ -430,7 +435,11 @@ const CHANGES: readonly Change[] = [
       await setup.etagOf('welcome', '1.5.0');
     },
     send: (send, { people, etags }) =>
-      send('POST', '/prompts/welcome/versions/1.5.0/publish', { as: people.owner, headers: { 'If-Match': etags['welcome@1.5.0'] as string }, body: { note: 'a fix' } }),
+      send('POST', '/prompts/welcome/versions/1.5.0/publish', {
+        as: people.owner,
+        headers: { 'If-Match': etags['welcome@1.5.0'] as string },
+        body: { note: 'a fix' },
+      }),
   },
   {
     name: 'label set',
@@ -542,7 +551,8 @@ const CHANGES: readonly Change[] = [
   {
     name: 'key update',
     writes: [TX],
-    send: (send, { people, key }) => send('PATCH', `/keys/${key.keyId}`, { as: people.owner, body: { name: 'renamed', scope: ['welcome'], monthlyLimit: 500 } }),
+    send: (send, { people, key }) =>
+      send('PATCH', `/keys/${key.keyId}`, { as: people.owner, body: { name: 'renamed', scope: ['welcome'], monthlyLimit: 500 } }),
   },
   {
     name: 'key rotate (grace 1 h)',
@@ -603,23 +613,22 @@ beforeAll(async () => {
 const cleanRunOf = (change: Change): Run => cleanRuns.get(change) as Run;
 
 describe('a clean run of each change', () => {
-  test.each(CHANGES.map((change) => ({ name: change.name, change, answer: change.refused ? 'refused (409)' : 'answered 2xx', writes: change.writes.join(', ') })))(
-    '$name: $answer, with the writes $writes',
-    ({ change }) => {
-      const clean = cleanRunOf(change);
-      expect(clean.writes).toEqual(change.writes);
-      expectNoPending(clean);
-      if (change.refused) {
-        expect(clean.response.status).toBe(409);
-        expect(entriesAdded(clean).map((entry) => entry.outcome)).toEqual(['refused']);
-        expect(difference(clean.before, clean.after).added).toHaveLength(1);
-      } else {
-        expect(clean.response.status).toBeGreaterThanOrEqual(200);
-        expect(clean.response.status).toBeLessThan(300);
-        expect(entriesAdded(clean).map((entry) => entry.outcome)).toEqual(Array(change.entries ?? 1).fill('succeeded'));
-      }
-    },
-  );
+  test.each(
+    CHANGES.map((change) => ({ name: change.name, change, answer: change.refused ? 'refused (409)' : 'answered 2xx', writes: change.writes.join(', ') })),
+  )('$name: $answer, with the writes $writes', ({ change }) => {
+    const clean = cleanRunOf(change);
+    expect(clean.writes).toEqual(change.writes);
+    expectNoPending(clean);
+    if (change.refused) {
+      expect(clean.response.status).toBe(409);
+      expect(entriesAdded(clean).map((entry) => entry.outcome)).toEqual(['refused']);
+      expect(difference(clean.before, clean.after).added).toHaveLength(1);
+    } else {
+      expect(clean.response.status).toBeGreaterThanOrEqual(200);
+      expect(clean.response.status).toBeLessThan(300);
+      expect(entriesAdded(clean).map((entry) => entry.outcome)).toEqual(Array(change.entries ?? 1).fill('succeeded'));
+    }
+  });
 });
 
 describe('an outage from each write of each change', () => {
@@ -675,48 +684,60 @@ describe('after the commit', () => {
     };
   };
 
-  test('the transaction applied, its answer lost, then no write gets through: 2xx, since the proof read (GetItem) finds its audit entry', async () => {
-    const seen: { operation: string; body: string }[] = [];
-    const outcome = await run(labelSet, (lane) => {
-      const rule = outage(lane, 'drop-answer', 1);
-      return (operation, body) => {
-        seen.push({ operation, body });
-        return rule(operation, body);
-      };
-    });
-    expect(outcome.response.status).toBe(200);
-    const transaction = seen.findIndex((call) => call.operation === TX);
-    const entry = entriesAdded(outcome)[0] as Item;
-    expect(entry).toMatchObject({ action: 'label.set', outcome: 'succeeded' });
-    // After the lost answer (its retries throttled), the entry's own key is read.
-    const proof = seen.slice(transaction + 1).find((call) => call.operation === 'GetItem' && call.body.includes(entry.sk as string));
-    expect(proof).toBeDefined();
-    expect(JSON.parse(proof?.body as string)).toMatchObject({ ConsistentRead: true, Key: { sk: { S: entry.sk } } });
-  }, CASE_TIMEOUT_MS);
-
-  test("the copy to the keys fails after the commit: 2xx and whole, and the next change copies the revision to the key", async () => {
-    const [clean, outcome] = await Promise.all([run(labelSet, counting), run(labelSet, (lane) => outage(lane, 'throttle', 2))]);
-    expectWhole(outcome, clean);
-    const held = await keyRevision(outcome.account);
-    expect(held.key).toBeLessThan(held.account);
-    // Until a later change copies it, the read API may serve the account's prompts as they were: its line says so.
-    const line = capturedRequestLines(TEST_SERVICE_NAME).find((record) => record.accountId === outcome.account.accountId && record.status === 200);
-    expect(line).toMatchObject({ level: 'WARN', route: 'PUT /api/accounts/{accountId}/prompts/{promptId}/labels/{label}', keysCopyFailure: 'StoreUnavailableError' });
-
-    const lane = await openLane();
-    try {
-      lane.proxy.rule = counting(lane);
-      const next = await lane.door.send('PUT', `/api/accounts/${outcome.account.accountId}/prompts/welcome/labels/beta`, {
-        as: outcome.account.people.owner,
-        body: { version: '1.0.0' },
+  test(
+    'the transaction applied, its answer lost, then no write gets through: 2xx, since the proof read (GetItem) finds its audit entry',
+    async () => {
+      const seen: { operation: string; body: string }[] = [];
+      const outcome = await run(labelSet, (lane) => {
+        const rule = outage(lane, 'drop-answer', 1);
+        return (operation, body) => {
+          seen.push({ operation, body });
+          return rule(operation, body);
+        };
       });
-      expect(next.status).toBe(200);
-      expect(lane.writes).toEqual([TX, 'UpdateItem']);
-    } finally {
-      await lane.close();
-    }
-    const copied = await keyRevision(outcome.account);
-    expect(copied.account).toBe(held.account + 1);
-    expect(copied.key).toBe(copied.account);
-  }, CASE_TIMEOUT_MS);
+      expect(outcome.response.status).toBe(200);
+      const transaction = seen.findIndex((call) => call.operation === TX);
+      const entry = entriesAdded(outcome)[0] as Item;
+      expect(entry).toMatchObject({ action: 'label.set', outcome: 'succeeded' });
+      // After the lost answer (its retries throttled), the entry's own key is read.
+      const proof = seen.slice(transaction + 1).find((call) => call.operation === 'GetItem' && call.body.includes(entry.sk as string));
+      expect(proof).toBeDefined();
+      expect(JSON.parse(proof?.body as string)).toMatchObject({ ConsistentRead: true, Key: { sk: { S: entry.sk } } });
+    },
+    CASE_TIMEOUT_MS,
+  );
+
+  test(
+    'the copy to the keys fails after the commit: 2xx and whole, and the next change copies the revision to the key',
+    async () => {
+      const [clean, outcome] = await Promise.all([run(labelSet, counting), run(labelSet, (lane) => outage(lane, 'throttle', 2))]);
+      expectWhole(outcome, clean);
+      const held = await keyRevision(outcome.account);
+      expect(held.key).toBeLessThan(held.account);
+      // Until a later change copies it, the read API may serve the account's prompts as they were: its line says so.
+      const line = capturedRequestLines(TEST_SERVICE_NAME).find((record) => record.accountId === outcome.account.accountId && record.status === 200);
+      expect(line).toMatchObject({
+        level: 'WARN',
+        route: 'PUT /api/accounts/{accountId}/prompts/{promptId}/labels/{label}',
+        keysCopyFailure: 'StoreUnavailableError',
+      });
+
+      const lane = await openLane();
+      try {
+        lane.proxy.rule = counting(lane);
+        const next = await lane.door.send('PUT', `/api/accounts/${outcome.account.accountId}/prompts/welcome/labels/beta`, {
+          as: outcome.account.people.owner,
+          body: { version: '1.0.0' },
+        });
+        expect(next.status).toBe(200);
+        expect(lane.writes).toEqual([TX, 'UpdateItem']);
+      } finally {
+        await lane.close();
+      }
+      const copied = await keyRevision(outcome.account);
+      expect(copied.account).toBe(held.account + 1);
+      expect(copied.key).toBe(copied.account);
+    },
+    CASE_TIMEOUT_MS,
+  );
 });

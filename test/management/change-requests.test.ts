@@ -39,7 +39,25 @@ interface Request {
 }
 
 /** Prompts for the tests, each with production and staging at 1.0.0; 1.1.0 adds a placeholder and drops one. */
-const PROMPTS = ['ask', 'listed', 'remove', 'roles', 'same', 'second', 'refused', 'direct', 'own', 'deny', 'apply', 'reject', 'withdraw', 'stale', 'race', 'restore', 'body'];
+const PROMPTS = [
+  'ask',
+  'listed',
+  'remove',
+  'roles',
+  'same',
+  'second',
+  'refused',
+  'direct',
+  'own',
+  'deny',
+  'apply',
+  'reject',
+  'withdraw',
+  'stale',
+  'race',
+  'restore',
+  'body',
+];
 
 beforeAll(async () => {
   await api.start();
@@ -48,12 +66,20 @@ beforeAll(async () => {
   await api.fixtures.account('settings', 'pro');
   const versions = [
     version('1.0.0', { systemMessage: 'You greet ${name}.', userMessage: 'Hello ${name} from ${city}' }),
-    version('1.1.0', { systemMessage: 'You greet ${name} warmly.', userMessage: 'Hello ${name}, it is ${day}', config: { model: 'gpt-4o', temperature: 0.2, schema: [], inputData: null, inputDataRootName: null } }),
+    version('1.1.0', {
+      systemMessage: 'You greet ${name} warmly.',
+      userMessage: 'Hello ${name}, it is ${day}',
+      config: { model: 'gpt-4o', temperature: 0.2, schema: [], inputData: null, inputDataRootName: null },
+    }),
     version('1.2.0'),
     version('1.3.0', { published: false }),
   ];
   await api.fixtures.prompts('acme', ...PROMPTS.map((id) => prompt(id, versions, { labels: { production: '1.0.0', release: '1.0.0', staging: '1.0.0' } })));
-  await api.fixtures.prompts('duo', prompt('pair', versions, { labels: { production: '1.0.0' } }), prompt('together', versions, { labels: { production: '1.0.0' } }));
+  await api.fixtures.prompts(
+    'duo',
+    prompt('pair', versions, { labels: { production: '1.0.0' } }),
+    prompt('together', versions, { labels: { production: '1.0.0' } }),
+  );
   owner = await api.person('owner@acme.test', 'acme', 'owner');
   asker = await api.person('asker@acme.test', 'acme', 'admin');
   approver = await api.person('approver@acme.test', 'acme', 'admin');
@@ -73,7 +99,8 @@ const labelsOf = async (promptId: string, account = 'acme'): Promise<Record<stri
   ((await api.send('GET', `/api/accounts/${account}/prompts/${promptId}`, { as: owner })).body as { labels: Record<string, string> }).labels;
 
 const historyOf = async (promptId: string, label = 'production') =>
-  ((await api.send('GET', `${P}/${promptId}/labels/${label}/history`, { as: viewer })).body as { entries: { reason: string | null; to: string | null }[] }).entries;
+  ((await api.send('GET', `${P}/${promptId}/labels/${label}/history`, { as: viewer })).body as { entries: { reason: string | null; to: string | null }[] })
+    .entries;
 
 async function ask(promptId: string, body: Record<string, unknown>, options: { as?: Person; label?: string; account?: string } = {}): Promise<Request> {
   const path = `/api/accounts/${options.account ?? 'acme'}/prompts/${promptId}/labels/${options.label ?? 'production'}`;
@@ -107,7 +134,9 @@ describe('the account setting', () => {
     expect(set.status).toBe(200);
     expect(set.body).toMatchObject({ approvals: { labels: ['production', 'canary'], required: 3 } });
     expect(await settings()).toEqual({ labels: ['production', 'canary'], required: 3 });
-    expect((await api.send('PATCH', S, { as: owner, body: { approvals: { labels: ['production'] } } })).body).toMatchObject({ approvals: { labels: ['production'], required: 1 } });
+    expect((await api.send('PATCH', S, { as: owner, body: { approvals: { labels: ['production'] } } })).body).toMatchObject({
+      approvals: { labels: ['production'], required: 1 },
+    });
     expect((await api.send('PATCH', S, { as: owner, body: { approvals: { labels: [] } } })).status).toBe(200);
     expect(await settings()).toEqual({ labels: [], required: 1 });
   });
@@ -195,7 +224,10 @@ describe('asking', () => {
     const { request } = response.body as { request: Request };
     expect(request).toMatchObject({ from: '1.0.0', to: null, state: 'open' });
     expect(await labelsOf('remove')).toMatchObject({ production: '1.0.0' });
-    expect((await api.send('GET', `${A}/requests/${request.requestId}`, { as: viewer })).body).toMatchObject({ toVersion: null, placeholders: { added: [], removed: ['name', 'city'] } });
+    expect((await api.send('GET', `${A}/requests/${request.requestId}`, { as: viewer })).body).toMatchObject({
+      toVersion: null,
+      placeholders: { added: [], removed: ['name', 'city'] },
+    });
     expect((await decide(request.requestId, 'approve', approver)).status).toBe(200);
     expect(await labelsOf('remove')).not.toHaveProperty('production');
     expect((await historyOf('remove'))[0]).toMatchObject({ to: null, reason: `request ${request.requestId}` });
@@ -243,7 +275,21 @@ describe('asking', () => {
   test('a label not under approval moves at once (200); the CLI moves one under approval at once too (break-glass, label.set)', async () => {
     expect((await api.send('PUT', `${P}/direct/labels/staging`, { as: editor, body: { version: '1.1.0' } })).status).toBe(200);
     expect(await labelsOf('direct')).toMatchObject({ staging: '1.1.0' });
-    const cli = await api.cli('ops', 'prompts', 'label', '--account', 'acme', '--prompt', 'direct', '--label', 'production', '--version', '1.2.0', '--note', 'incident 42');
+    const cli = await api.cli(
+      'ops',
+      'prompts',
+      'label',
+      '--account',
+      'acme',
+      '--prompt',
+      'direct',
+      '--label',
+      'production',
+      '--version',
+      '1.2.0',
+      '--note',
+      'incident 42',
+    );
     expect(cli.code).toBe(0);
     expect(await labelsOf('direct')).toMatchObject({ production: '1.2.0' });
     expect((await historyOf('direct'))[0]).toMatchObject({ to: '1.2.0', reason: 'incident 42' });
@@ -265,7 +311,7 @@ describe('deciding', () => {
     ]);
   });
 
-  test('a viewer cannot approve (403), nor an editor a protected label\'s request (403); the request is unchanged', async () => {
+  test("a viewer cannot approve (403), nor an editor a protected label's request (403); the request is unchanged", async () => {
     const request = await ask('deny', { version: '1.1.0' });
     expect((await decide(request.requestId, 'approve', viewer, {})).status).toBe(403);
     expect((await decide(request.requestId, 'approve', editor, {})).status).toBe(403);
@@ -299,7 +345,9 @@ describe('deciding', () => {
       { action: 'label.set', outcome: 'succeeded' },
     ]);
     // Applied: no longer open, and decided once only.
-    expect((await api.send('GET', `${A}/requests?state=open`, { as: viewer })).body).not.toMatchObject({ requests: [expect.objectContaining({ requestId: request.requestId })] });
+    expect((await api.send('GET', `${A}/requests?state=open`, { as: viewer })).body).not.toMatchObject({
+      requests: [expect.objectContaining({ requestId: request.requestId })],
+    });
     const again = await decide(request.requestId, 'approve', owner, {});
     expect(again.status).toBe(409);
     expect(await requestOf(request.requestId)).toEqual(now);
@@ -317,7 +365,10 @@ describe('deciding', () => {
     expect(await requestOf(request.requestId, 'duo')).toEqual((first.body as { request: Request }).request);
     const second = await decide(request.requestId, 'approve', owner, { comment: 'second pair of eyes' }, 'duo');
     expect(second.status).toBe(200);
-    expect((second.body as { request: Request }).request).toMatchObject({ state: 'applied', approvals: [{ by: 'approver@acme.test' }, { by: 'owner@acme.test' }] });
+    expect((second.body as { request: Request }).request).toMatchObject({
+      state: 'applied',
+      approvals: [{ by: 'approver@acme.test' }, { by: 'owner@acme.test' }],
+    });
     expect(await labelsOf('pair', 'duo')).toMatchObject({ production: '1.1.0' });
   });
 
@@ -329,7 +380,8 @@ describe('deciding', () => {
     expect(now.state).toBe('applied');
     expect(now.approvals.map((approval) => approval.by).sort()).toEqual(['approver@acme.test', 'owner@acme.test']);
     expect(await labelsOf('together', 'duo')).toMatchObject({ production: '1.2.0' });
-    const history = ((await api.send('GET', '/api/accounts/duo/prompts/together/labels/production/history', { as: owner })).body as { entries: unknown[] }).entries;
+    const history = ((await api.send('GET', '/api/accounts/duo/prompts/together/labels/production/history', { as: owner })).body as { entries: unknown[] })
+      .entries;
     expect(history).toHaveLength(2);
   });
 
@@ -337,7 +389,11 @@ describe('deciding', () => {
     const request = await ask('reject', { version: '1.1.0' });
     const rejected = await decide(request.requestId, 'reject', approver, { comment: 'Not before the launch' });
     expect(rejected.status).toBe(200);
-    expect((rejected.body as { request: Request }).request).toMatchObject({ state: 'rejected', approvals: [], decision: { by: 'approver@acme.test', comment: 'Not before the launch' } });
+    expect((rejected.body as { request: Request }).request).toMatchObject({
+      state: 'rejected',
+      approvals: [],
+      decision: { by: 'approver@acme.test', comment: 'Not before the launch' },
+    });
     expect(await labelsOf('reject')).toMatchObject({ production: '1.0.0' });
     const late = await decide(request.requestId, 'approve', owner, {});
     expect(late.status).toBe(409);
@@ -370,14 +426,20 @@ describe('deciding', () => {
     const approved = await decide(request.requestId, 'approve', approver, { comment: 'ok' });
     expect(approved.status).toBe(409);
     expect(approved.body).toMatchObject({ code: 'CONFLICT' });
-    expect(await requestOf(request.requestId)).toEqual({ ...request, state: 'stale', decision: { by: 'approver@acme.test', at: expect.any(String), comment: 'ok' } });
+    expect(await requestOf(request.requestId)).toEqual({
+      ...request,
+      state: 'stale',
+      decision: { by: 'approver@acme.test', at: expect.any(String), comment: 'ok' },
+    });
     expect(await labelsOf('stale')).toMatchObject({ production: '1.2.0' });
     expect((await historyOf('stale')).map((entry) => entry.reason)).not.toContain(`request ${request.requestId}`);
-    expect(await audited('acme', request.requestId, 'request.approve', 'request.stale', 'request.apply')).toEqual([{ action: 'request.stale', outcome: 'succeeded' }]);
+    expect(await audited('acme', request.requestId, 'request.approve', 'request.stale', 'request.apply')).toEqual([
+      { action: 'request.stale', outcome: 'succeeded' },
+    ]);
     expect((await decide(request.requestId, 'approve', owner, {})).status).toBe(409);
   });
 
-  test('under a race (the label moves between the approval\'s read and its write): the approval is planned again, finds it stale, and nothing of it moves', async () => {
+  test("under a race (the label moves between the approval's read and its write): the approval is planned again, finds it stale, and nothing of it moves", async () => {
     const request = await ask('race', { version: '1.1.0' });
     let raced = false;
     const racing = new (class extends Table {
@@ -449,7 +511,9 @@ describe('the list', () => {
     expect(first.requests).toHaveLength(3);
     const second = await listRequests(api.table, 'acme', { limit: 3, before: first.next as string });
     const all = await listRequests(api.table, 'acme');
-    expect([...first.requests, ...second.requests].map((request) => request.requestId)).toEqual(all.requests.slice(0, first.requests.length + second.requests.length).map((request) => request.requestId));
+    expect([...first.requests, ...second.requests].map((request) => request.requestId)).toEqual(
+      all.requests.slice(0, first.requests.length + second.requests.length).map((request) => request.requestId),
+    );
     const rejected = await listRequests(api.table, 'acme', { state: 'rejected', limit: 1 });
     expect(rejected.requests).toHaveLength(1);
     expect(rejected.next).toEqual(expect.any(String));

@@ -112,16 +112,22 @@ test('keys create, set, rotate and revoke, never with the key', async () => {
 });
 
 test('prompts publish: a new prompt, its draft and the publish, each step as the API makes it', async () => {
-  await expectSteps(() => cli('prompts', 'publish', ...greet, '--name', 'Greet', '--version', '1.0.0', ...contentOptions), [
-    entry('prompt.create', { promptId: 'greet' }, { requested: { promptId: 'greet', promptName: 'Greet' } }),
-    entry('draft.create', { promptId: 'greet', version: '1.0.0' }),
-    entry('version.publish', { promptId: 'greet', version: '1.0.0' }, { requested: { note: 'Published with the admin CLI' } }),
-  ]);
+  await expectSteps(
+    () => cli('prompts', 'publish', ...greet, '--name', 'Greet', '--version', '1.0.0', ...contentOptions),
+    [
+      entry('prompt.create', { promptId: 'greet' }, { requested: { promptId: 'greet', promptName: 'Greet' } }),
+      entry('draft.create', { promptId: 'greet', version: '1.0.0' }),
+      entry('version.publish', { promptId: 'greet', version: '1.0.0' }, { requested: { note: 'Published with the admin CLI' } }),
+    ],
+  );
   const warmer = [...contentOptions.slice(0, 2), '--user-message', 'Hello ${name}', ...contentOptions.slice(4)];
-  await expectSteps(() => cli('prompts', 'publish', ...greet, '--version', '1.1.0', '--note', 'Warmer', ...warmer), [
-    entry('draft.create', { promptId: 'greet', version: '1.1.0' }),
-    entry('version.publish', { promptId: 'greet', version: '1.1.0' }, { requested: { note: 'Warmer' } }),
-  ]);
+  await expectSteps(
+    () => cli('prompts', 'publish', ...greet, '--version', '1.1.0', '--note', 'Warmer', ...warmer),
+    [
+      entry('draft.create', { promptId: 'greet', version: '1.1.0' }),
+      entry('version.publish', { promptId: 'greet', version: '1.1.0' }, { requested: { note: 'Warmer' } }),
+    ],
+  );
   // Published already with this content: nothing to do, nothing recorded.
   expect(await recorded(() => cli('prompts', 'publish', ...greet, '--version', '1.0.0', ...contentOptions))).toEqual([]);
 });
@@ -138,25 +144,35 @@ test('prompts label and unlabel, an unlabel of a label the prompt does not carry
     await recorded(async () => {
       again = await cli('prompts', 'unlabel', ...greet, '--label', 'production');
     }),
-  ).toEqual([
-    expect.objectContaining({ action: 'label.remove', actor: ACTOR, outcome: 'refused', reason: expect.objectContaining({ code: 'NOT_FOUND' }) }),
-  ]);
+  ).toEqual([expect.objectContaining({ action: 'label.remove', actor: ACTOR, outcome: 'refused', reason: expect.objectContaining({ code: 'NOT_FOUND' }) })]);
   expect(again?.stdout).toBe('Prompt greet has no label production: nothing changed\n');
 });
 
 test('prompts rollback, delete and restore', async () => {
-  await expectSteps(() => cli('prompts', 'rollback', ...greet, '--to', '1.0.0'), [
-    entry('draft.create', { promptId: 'greet', version: '1.1.1' }),
-    entry('version.publish', { promptId: 'greet', version: '1.1.1' }, { requested: { note: 'Rollback: the content of 1.0.0, published again' } }),
-  ]);
+  await expectSteps(
+    () => cli('prompts', 'rollback', ...greet, '--to', '1.0.0'),
+    [
+      entry('draft.create', { promptId: 'greet', version: '1.1.1' }),
+      entry('version.publish', { promptId: 'greet', version: '1.1.1' }, { requested: { note: 'Rollback: the content of 1.0.0, published again' } }),
+    ],
+  );
   expect(await recorded(() => cli('prompts', 'delete', ...greet))).toEqual([entry('prompt.delete', { promptId: 'greet' })]);
   expect(await recorded(() => cli('prompts', 'restore', ...greet))).toEqual([entry('prompt.restore', { promptId: 'greet' })]);
 });
 
 test('prompts import: one entry for the account, settled with what it changed', async () => {
   const file = join(folder, 'seed.json');
-  const version = { version: '1.0.0', published: true, systemMessage: 's', userMessage: 'u', config: { model: 'gpt-4o-mini', temperature: 0, schema: [], inputData: null, inputDataRootName: null } };
-  await writeFile(file, JSON.stringify({ accounts: [{ accountId: ACCOUNT, prompts: [{ promptId: 'imported', promptName: 'Imported', versions: [version] }] }] }));
+  const version = {
+    version: '1.0.0',
+    published: true,
+    systemMessage: 's',
+    userMessage: 'u',
+    config: { model: 'gpt-4o-mini', temperature: 0, schema: [], inputData: null, inputDataRootName: null },
+  };
+  await writeFile(
+    file,
+    JSON.stringify({ accounts: [{ accountId: ACCOUNT, prompts: [{ promptId: 'imported', promptName: 'Imported', versions: [version] }] }] }),
+  );
   const entries = await recorded(() => cli('prompts', 'import', file));
   expect(entries).toEqual([entry('import', { accountId: ACCOUNT }, { after: expect.objectContaining({ prompts: { created: 1, updated: 0, unchanged: 0 } }) })]);
 });
@@ -173,7 +189,7 @@ test('members add, set-role and remove', async () => {
   expect(await recorded(() => cli('members', 'remove', ...on, '--user', userId))).toEqual([entry('member.remove', { userId })]);
 });
 
-test('the API shows the same log, nothing left pending, every entry the operator\'s', async () => {
+test("the API shows the same log, nothing left pending, every entry the operator's", async () => {
   const response = await api.send('GET', `/api/accounts/${ACCOUNT}/audit?actor=${OPERATOR}`, { as: owner });
   const entries = (response.body as { entries: AuditEntry[] }).entries;
   expect(entries.length).toBe(await logLength());

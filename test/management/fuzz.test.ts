@@ -132,7 +132,8 @@ async function check(request: FuzzManagementRequest): Promise<void> {
   const written = JSON.stringify([...newEntries, ...items.map((id) => after.items.get(id))]);
   if (secrets.some((secret) => written.includes(secret))) problems.push("a key's secret was stored");
   if (response.status < 400) {
-    if (action === undefined && (items.length > 0 || newEntries.length > 0)) problems.push(`a read changed ${items.length} items and wrote ${newEntries.length} audit entries`);
+    if (action === undefined && (items.length > 0 || newEntries.length > 0))
+      problems.push(`a read changed ${items.length} items and wrote ${newEntries.length} audit entries`);
     if (action !== undefined && (newEntries.length !== 1 || newEntries[0]?.outcome !== 'succeeded')) {
       problems.push(`a change answered ${response.status} with ${newEntries.length} audit entries: ${JSON.stringify(newEntries)}`);
     }
@@ -146,7 +147,8 @@ async function check(request: FuzzManagementRequest): Promise<void> {
     if (action !== undefined && member && resolve(request.parameters.accountId ?? '') === 'acme') {
       const [entry] = newEntries;
       if (newEntries.length !== 1) problems.push(`a member's refused attempt (${response.status}) left ${newEntries.length} audit entries`);
-      else if (Object.keys((entry?.target ?? {}) as object).length === 0) problems.push(`a refused attempt was audited without its target: ${JSON.stringify(entry)}`);
+      else if (Object.keys((entry?.target ?? {}) as object).length === 0)
+        problems.push(`a refused attempt was audited without its target: ${JSON.stringify(entry)}`);
     }
   }
   if (problems.length > 0) throw new Error(`${describeRequest(request, path)} -> ${response.status}\n  ${problems.join('\n  ')}`);

@@ -22,10 +22,7 @@ afterAll(() => api.stop());
 async function admit(apiKey: string, at: string) {
   const store = new DynamoStore(api.local.clients, api.local.tableName);
   const when = new Date(at);
-  return store.admit(
-    { keyHash: hashApiKey(apiKey), month: at.slice(0, 7), day: at.slice(8, 10), at: when },
-    AbortSignal.timeout(3000),
-  );
+  return store.admit({ keyHash: hashApiKey(apiKey), month: at.slice(0, 7), day: at.slice(8, 10), at: when }, AbortSignal.timeout(3000));
 }
 
 test('an admin creates a key: 201 with the key, this once; no later answer, list, audit entry or log line holds it', async () => {
@@ -33,7 +30,14 @@ test('an admin creates a key: 201 with the key, this once; no later answer, list
   expect(created.status).toBe(201);
   const { apiKey, key } = created.body as { apiKey: string; key: { keyId: string } };
   expect(apiKey).toMatch(/^prs_/);
-  expect(key).toMatchObject({ name: 'Web app', state: 'active', monthlyLimit: 100, scope: ['web.*'], expiresAt: '2030-01-01T00:00:00.000Z', createdBy: 'admin@acme.test' });
+  expect(key).toMatchObject({
+    name: 'Web app',
+    state: 'active',
+    monthlyLimit: 100,
+    scope: ['web.*'],
+    expiresAt: '2030-01-01T00:00:00.000Z',
+    createdBy: 'admin@acme.test',
+  });
   expect(JSON.stringify(key)).not.toContain(apiKey);
 
   const later = [
@@ -51,7 +55,7 @@ test('an admin creates a key: 201 with the key, this once; no later answer, list
   expect((await admit(apiKey, '2026-11-23T10:00:00Z')).admitted).toBe(true);
 });
 
-test('the list: id, name, prefix, state, limit in force, scope, expiry, created at and by, this month\'s count', async () => {
+test("the list: id, name, prefix, state, limit in force, scope, expiry, created at and by, this month's count", async () => {
   const { body } = await api.send('POST', K, { as: admin, body: { name: 'Counted' } });
   const { apiKey, key } = body as { apiKey: string; key: { keyId: string } };
   const month = new Date().toISOString().slice(0, 7);
@@ -78,11 +82,18 @@ test('change name, limit, scope, expiry, disable and enable; a revoked key stays
   const { body } = await api.send('POST', K, { as: admin, body: { name: 'Change me' } });
   const { apiKey, key } = body as { apiKey: string; key: { keyId: string } };
   const path = `${K}/${key.keyId}`;
-  const changed = await api.send('PATCH', path, { as: admin, body: { name: 'Changed', monthlyLimit: 1, scope: ['a', 'b*'], expiresAt: '2031-01-01T00:00:00Z' } });
+  const changed = await api.send('PATCH', path, {
+    as: admin,
+    body: { name: 'Changed', monthlyLimit: 1, scope: ['a', 'b*'], expiresAt: '2031-01-01T00:00:00Z' },
+  });
   expect(changed.body).toMatchObject({ name: 'Changed', monthlyLimit: 1, scope: ['a', 'b*'], expiresAt: '2031-01-01T00:00:00.000Z' });
   expect((await admit(apiKey, '2026-11-23T10:00:00Z')).admitted).toBe(true);
   expect(await admit(apiKey, '2026-11-23T10:00:01Z')).toMatchObject({ admitted: false, reason: 'limit-reached' });
-  expect((await api.send('PATCH', path, { as: admin, body: { monthlyLimit: null, scope: null, expiresAt: null } })).body).toMatchObject({ monthlyLimit: null, scope: null, expiresAt: null });
+  expect((await api.send('PATCH', path, { as: admin, body: { monthlyLimit: null, scope: null, expiresAt: null } })).body).toMatchObject({
+    monthlyLimit: null,
+    scope: null,
+    expiresAt: null,
+  });
   expect((await admit(apiKey, '2026-11-23T10:00:02Z')).admitted).toBe(true);
   expect((await api.send('PATCH', path, { as: admin, body: { disabled: true } })).body).toMatchObject({ state: 'disabled' });
   expect(await admit(apiKey, '2026-11-23T10:00:03Z')).toMatchObject({ admitted: false, reason: 'invalid-key' });

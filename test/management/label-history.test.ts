@@ -108,7 +108,11 @@ describe('the management API', () => {
   test('a restore (`restore: true`) moves back to a past version and says so: `restore`, or `restore: <note>`', async () => {
     await put('restored', 'production', { version: '1.0.0' }, admin);
     await put('restored', 'production', { version: '1.1.0' }, admin);
-    expect((await put('restored', 'production', { version: '1.0.0', restore: true }, admin)).body).toEqual({ label: 'production', version: '1.0.0', previous: '1.1.0' });
+    expect((await put('restored', 'production', { version: '1.0.0', restore: true }, admin)).body).toEqual({
+      label: 'production',
+      version: '1.0.0',
+      previous: '1.1.0',
+    });
     await put('restored', 'production', { version: '1.1.0' }, admin);
     await put('restored', 'production', { version: '1.0.0', restore: true, note: '1.1.0 breaks the greeting' }, admin);
     expect(moves(await history('restored', 'production')).map(({ to, reason }) => ({ to, reason }))).toEqual([
@@ -172,7 +176,21 @@ describe('paging', () => {
 
 describe('every door', () => {
   test('the CLI: prompts label --note keeps the note, by cli:<operator>; prompts label-history prints it, --json gives the page', async () => {
-    const moved = await api.cli(OPERATOR, 'prompts', 'label', '--account', 'acme', '--prompt', 'welcome', '--label', 'cli', '--version', '1.1.0', '--note', 'Hotfix');
+    const moved = await api.cli(
+      OPERATOR,
+      'prompts',
+      'label',
+      '--account',
+      'acme',
+      '--prompt',
+      'welcome',
+      '--label',
+      'cli',
+      '--version',
+      '1.1.0',
+      '--note',
+      'Hotfix',
+    );
     expect(moved.code).toBe(0);
     expect(moves(await history('welcome', 'cli'))).toEqual([{ from: null, to: '1.1.0', by: `cli:${OPERATOR}`, reason: 'Hotfix' }]);
 
@@ -180,12 +198,31 @@ describe('every door', () => {
     expect(printed.code).toBe(0);
     expect(printed.stdout).toMatch(/cli:ci-bot\s+-\s+1\.1\.0\s+Hotfix/);
     const json = await api.cli(OPERATOR, 'prompts', 'label-history', '--account', 'acme', '--prompt', 'welcome', '--label', 'cli', '--json');
-    expect(JSON.parse(json.stdout)).toMatchObject({ accountId: 'acme', promptId: 'welcome', label: 'cli', entries: [{ by: `cli:${OPERATOR}`, from: null, to: '1.1.0', reason: 'Hotfix' }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      accountId: 'acme',
+      promptId: 'welcome',
+      label: 'cli',
+      entries: [{ by: `cli:${OPERATOR}`, from: null, to: '1.1.0', reason: 'Hotfix' }],
+    });
   });
 
   test('the CLI refuses a note that is empty or over 500 characters (exit 2), and moves nothing', async () => {
     for (const note of ['', 'x'.repeat(501)]) {
-      const refused = await api.cli(OPERATOR, 'prompts', 'label', '--account', 'acme', '--prompt', 'welcome', '--label', 'cli', '--version', '1.0.0', '--note', note);
+      const refused = await api.cli(
+        OPERATOR,
+        'prompts',
+        'label',
+        '--account',
+        'acme',
+        '--prompt',
+        'welcome',
+        '--label',
+        'cli',
+        '--version',
+        '1.0.0',
+        '--note',
+        note,
+      );
       expect(refused.code).toBe(2);
     }
     expect((await history('welcome', 'cli')).entries).toHaveLength(1);
@@ -230,6 +267,8 @@ describe('every door', () => {
   test("a move and its entry are one transaction: the move's plan carries the entry among its writes", async () => {
     const planned = await planSetLabel(api.table, 'acme', 'welcome', 'epsilon', '1.0.0', { by: 'cli:test', reason: 'why' });
     const puts = planned.writes.flatMap((write) => ('Put' in write ? [write.Put.Item] : []));
-    expect(puts).toContainEqual(expect.objectContaining({ type: 'labelHistory', sk: expect.stringMatching(/^LABELHIST#welcome#epsilon#/), from: null, to: '1.0.0', reason: 'why' }));
+    expect(puts).toContainEqual(
+      expect.objectContaining({ type: 'labelHistory', sk: expect.stringMatching(/^LABELHIST#welcome#epsilon#/), from: null, to: '1.0.0', reason: 'why' }),
+    );
   });
 });

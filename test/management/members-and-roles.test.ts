@@ -125,7 +125,13 @@ describe('the audit log', () => {
     await api.send('POST', '/api/accounts/acme/prompts', { as: editor, body: { promptId: 'audited', promptName: 'A' } });
     await api.send('POST', '/api/accounts/acme/prompts', { as: editor, body: { promptId: 'bad id' } });
     const [invalid, conflict, refused, created] = await auditOf('acme', viewer);
-    expect(created).toMatchObject({ action: 'prompt.create', target: { promptId: 'audited' }, outcome: 'succeeded', after: { promptName: 'A' }, actor: { type: 'user', email: 'editor@acme.test' } });
+    expect(created).toMatchObject({
+      action: 'prompt.create',
+      target: { promptId: 'audited' },
+      outcome: 'succeeded',
+      after: { promptName: 'A' },
+      actor: { type: 'user', email: 'editor@acme.test' },
+    });
     expect(refused).toMatchObject({ action: 'prompt.create', outcome: 'refused', reason: { code: 'FORBIDDEN' }, actor: { email: 'viewer@acme.test' } });
     expect(conflict).toMatchObject({ action: 'prompt.create', outcome: 'refused', reason: { code: 'CONFLICT' } });
     expect(invalid).toMatchObject({ action: 'prompt.create', outcome: 'refused', reason: { code: 'BAD_REQUEST' } });
@@ -161,7 +167,9 @@ describe('the CLI and the API: two doors, the same stored items', () => {
   const cli = (...argv: string[]) => api.cli('ci-bot', ...argv);
 
   const memberItem = async (accountId: string, userId: string) => {
-    const { Item } = await api.local.client.send(new GetCommand({ TableName: api.local.tableName, Key: { pk: `ACCOUNT#${accountId}`, sk: `MEMBER#${userId}` } }));
+    const { Item } = await api.local.client.send(
+      new GetCommand({ TableName: api.local.tableName, Key: { pk: `ACCOUNT#${accountId}`, sk: `MEMBER#${userId}` } }),
+    );
     const { addedAt: _at, addedBy: _by, ...rest } = Item as Record<string, unknown>;
     return rest;
   };
@@ -208,7 +216,11 @@ describe('the CLI and the API: two doors, the same stored items', () => {
     const apiOwner = await api.person('owner@api-labels.test', byApi, 'owner');
     const label = (name: string) => `/api/accounts/${byApi}/prompts/greet/labels/${name}`;
 
-    for (const [name, version] of [['production', '1.1.0'], ['staging', '1.1.0'], ['staging', '1.0.0']] as const) {
+    for (const [name, version] of [
+      ['production', '1.1.0'],
+      ['staging', '1.1.0'],
+      ['staging', '1.0.0'],
+    ] as const) {
       expect((await cli('prompts', 'label', '--account', byCli, '--prompt', 'greet', '--label', name, '--version', version)).code).toBe(0);
       expect((await api.send('PUT', label(name), { as: apiOwner, body: { version } })).status).toBe(200);
     }
@@ -241,7 +253,8 @@ describe('the CLI and the API: two doors, the same stored items', () => {
     ]);
     expect(await historyOf(byApi)).toEqual(history.map((entry) => ({ ...entry, by: 'owner@api-labels.test' })));
     const revisionOf = async (accountId: string) =>
-      (await api.local.client.send(new GetCommand({ TableName: api.local.tableName, Key: { pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' } }))).Item?.promptsRevision;
+      (await api.local.client.send(new GetCommand({ TableName: api.local.tableName, Key: { pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' } }))).Item
+        ?.promptsRevision;
     expect(await revisionOf(byCli)).toBe(await revisionOf(byApi));
 
     const logOf = async (accountId: string) => {
@@ -252,7 +265,16 @@ describe('the CLI and the API: two doors, the same stored items', () => {
           ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}`, ':audit': 'AUDIT#' },
         }),
       );
-      return Items.map(({ action, target, requested, before, after, outcome, reason, actor }) => ({ action, target, requested, before, after, outcome, reason, actor }));
+      return Items.map(({ action, target, requested, before, after, outcome, reason, actor }) => ({
+        action,
+        target,
+        requested,
+        before,
+        after,
+        outcome,
+        reason,
+        actor,
+      }));
     };
     const [fromCli, fromApi] = [await logOf(byCli), await logOf(byApi)];
     expect(fromCli.map(({ actor: _actor, ...entry }) => entry)).toEqual(fromApi.map(({ actor: _actor, ...entry }) => entry));
@@ -275,9 +297,19 @@ describe('the CLI and the API: two doors, the same stored items', () => {
     const audit = await api.send('GET', '/api/accounts/cli-keys/audit', { as: keysOwner });
     expect(audit.rawBody).not.toContain(apiKey);
     expect((audit.body as { entries: unknown[] }).entries).toEqual([
-      expect.objectContaining({ action: 'key.revoke', target: { keyId: 'key_0000000000000000' }, outcome: 'refused', reason: expect.objectContaining({ code: 'NOT_FOUND' }) }),
+      expect.objectContaining({
+        action: 'key.revoke',
+        target: { keyId: 'key_0000000000000000' },
+        outcome: 'refused',
+        reason: expect.objectContaining({ code: 'NOT_FOUND' }),
+      }),
       expect.objectContaining({ action: 'key.revoke', target: { keyId }, outcome: 'succeeded', actor: { type: 'cli', operator: 'ci-bot' } }),
-      expect.objectContaining({ action: 'key.create', target: { name: 'CLI key' }, outcome: 'succeeded', after: expect.objectContaining({ keyId, status: 'active' }) }),
+      expect.objectContaining({
+        action: 'key.create',
+        target: { name: 'CLI key' },
+        outcome: 'succeeded',
+        after: expect.objectContaining({ keyId, status: 'active' }),
+      }),
     ]);
   });
 
@@ -289,7 +321,9 @@ describe('the CLI and the API: two doors, the same stored items', () => {
     expect((await api.send('GET', '/api/accounts/acme', { as: person })).body).toMatchObject({ role: 'admin' });
     expect((await cli('members', 'remove', '--account', 'acme', '--user', person.userId)).code).toBe(0);
     expect((await api.send('GET', '/api/accounts/acme', { as: person })).status).toBe(404);
-    const owners = ((await api.send('GET', M, { as: owner })).body as { members: { userId: string; role: string }[] }).members.filter((m) => m.role === 'owner');
+    const owners = ((await api.send('GET', M, { as: owner })).body as { members: { userId: string; role: string }[] }).members.filter(
+      (m) => m.role === 'owner',
+    );
     const lastOwner = owners[0]?.userId ?? '';
     const refused = await cli('members', 'remove', '--account', 'acme', '--user', lastOwner);
     expect(refused.code).toBe(1);

@@ -36,14 +36,20 @@ async function labelsOf(promptId: string): Promise<unknown> {
 /** JSON text of arrays and objects in turn, `depth` levels deep: as text, because JSON.stringify itself cannot write 100,000 levels. */
 const nestedText = (depth: number): string => {
   const opening = Array.from({ length: depth }, (_, level) => (level % 2 === 0 ? '[' : '{"a":'));
-  return `${opening.join('')}1${opening.reverse().map((open) => (open === '[' ? ']' : '}')).join('')}`;
+  return `${opening.join('')}1${opening
+    .reverse()
+    .map((open) => (open === '[' ? ']' : '}'))
+    .join('')}`;
 };
 const nested = (depth: number): unknown => JSON.parse(nestedText(depth));
 
 describe('label names', () => {
   test('a label named constructor is a label like any other: set, read back, moved, removed', async () => {
     const path = `${P}/welcome/labels/constructor`;
-    expect(await api.send('PUT', path, { as: editor, body: { version: '1.0.0' } })).toMatchObject({ status: 200, body: { label: 'constructor', previous: null } });
+    expect(await api.send('PUT', path, { as: editor, body: { version: '1.0.0' } })).toMatchObject({
+      status: 200,
+      body: { label: 'constructor', previous: null },
+    });
     expect(await labelsOf('welcome')).toEqual({ constructor: '1.0.0' });
     expect(await api.send('PUT', path, { as: editor, body: { version: '1.1.0' } })).toMatchObject({ status: 200, body: { previous: '1.0.0' } });
     expect((await api.send('DELETE', path, { as: editor })).status).toBe(204);
@@ -83,18 +89,18 @@ describe('label names', () => {
     ['prod.v2', 'prod.v2'],
     ['latest', 'latest'],
     ['33 characters', 'x'.repeat(33)],
-  ])(
-    'a label named %s does not follow the label rule: 400 naming label on every label route, nothing changed',
-    async (_name, label) => {
-      const before = await labelsOf('welcome');
-      const path = `${P}/welcome/labels/${encodeURIComponent(label)}`;
-      for (const [method, body] of [['PUT', { version: '1.0.0' }], ['DELETE', undefined]] as const) {
-        const response = await api.send(method, path, { as: editor, ...(body ? { body } : {}) });
-        expect([method, response.status, response.body]).toEqual([method, 400, expect.objectContaining({ code: 'BAD_REQUEST', field: 'label' })]);
-      }
-      expect(await labelsOf('welcome')).toEqual(before);
-    },
-  );
+  ])('a label named %s does not follow the label rule: 400 naming label on every label route, nothing changed', async (_name, label) => {
+    const before = await labelsOf('welcome');
+    const path = `${P}/welcome/labels/${encodeURIComponent(label)}`;
+    for (const [method, body] of [
+      ['PUT', { version: '1.0.0' }],
+      ['DELETE', undefined],
+    ] as const) {
+      const response = await api.send(method, path, { as: editor, ...(body ? { body } : {}) });
+      expect([method, response.status, response.body]).toEqual([method, 400, expect.objectContaining({ code: 'BAD_REQUEST', field: 'label' })]);
+    }
+    expect(await labelsOf('welcome')).toEqual(before);
+  });
 
   test('a prompt with the id __proto__ is a prompt like any other: labelled constructor, listed, unlabelled', async () => {
     expect((await api.send('PUT', `${P}/__proto__/labels/constructor`, { as: editor, body: { version: '1.0.0' } })).status).toBe(200);
@@ -138,7 +144,10 @@ describe('deep JSON', () => {
   ])('a draft whose config.%s nests %i levels deep: 400 naming the field, nothing stored', async (field, depth, number) => {
     const path = `${P}/deep/versions/${number}`;
     const response = await api.send('PUT', path, { as: editor, rawBody: draftText(field, depth), headers: { 'If-None-Match': '*' } });
-    expect(response).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST', field: `config.${field}`, error: `config.${field}: must nest at most 24 levels deep` } });
+    expect(response).toMatchObject({
+      status: 400,
+      body: { code: 'BAD_REQUEST', field: `config.${field}`, error: `config.${field}: must nest at most 24 levels deep` },
+    });
     expect((await api.send('GET', path, { as: viewer })).status).toBe(404);
   });
 
@@ -155,7 +164,11 @@ describe('deep JSON', () => {
 
   test('brackets inside strings are text, not nesting: a message of 10,000 brackets is stored', async () => {
     const body = draft({});
-    const created = await api.send('PUT', `${P}/deep/versions/9.2.0`, { as: editor, body: { ...body, systemMessage: '[{'.repeat(10_000) }, headers: { 'If-None-Match': '*' } });
+    const created = await api.send('PUT', `${P}/deep/versions/9.2.0`, {
+      as: editor,
+      body: { ...body, systemMessage: '[{'.repeat(10_000) },
+      headers: { 'If-None-Match': '*' },
+    });
     expect(created.status).toBe(201);
   });
 

@@ -32,20 +32,23 @@ const cli = (...argv: string[]) => api.cli('ops', ...argv);
 test.each([
   ['free', FREE, 5_000],
   ['pro', PRO, 50_000],
-] as const)("a key of a %s account is created with its plan's limit or less, never more: 400 naming the plan's limit, no key made", async (_plan, path, ceiling) => {
-  const as = path === FREE ? freeAdmin : proAdmin;
-  const before = await keysOf(path, as);
-  for (const monthlyLimit of [ceiling + 1, 2 ** 53 - 1, 1e15]) {
-    const response = await api.send('POST', path, { as, body: { name: `over ${monthlyLimit}`, monthlyLimit } });
-    expect(response).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST', field: 'monthlyLimit' } });
-    expect((response.body as { error: string }).error).toContain(String(ceiling));
-  }
-  expect(await keysOf(path, as)).toEqual(before);
-  for (const monthlyLimit of [ceiling, 1, 0]) {
-    const created = await api.send('POST', path, { as, body: { name: `at ${monthlyLimit}`, monthlyLimit } });
-    expect(created).toMatchObject({ status: 201, body: { key: { monthlyLimit } } });
-  }
-});
+] as const)(
+  "a key of a %s account is created with its plan's limit or less, never more: 400 naming the plan's limit, no key made",
+  async (_plan, path, ceiling) => {
+    const as = path === FREE ? freeAdmin : proAdmin;
+    const before = await keysOf(path, as);
+    for (const monthlyLimit of [ceiling + 1, 2 ** 53 - 1, 1e15]) {
+      const response = await api.send('POST', path, { as, body: { name: `over ${monthlyLimit}`, monthlyLimit } });
+      expect(response).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST', field: 'monthlyLimit' } });
+      expect((response.body as { error: string }).error).toContain(String(ceiling));
+    }
+    expect(await keysOf(path, as)).toEqual(before);
+    for (const monthlyLimit of [ceiling, 1, 0]) {
+      const created = await api.send('POST', path, { as, body: { name: `at ${monthlyLimit}`, monthlyLimit } });
+      expect(created).toMatchObject({ status: 201, body: { key: { monthlyLimit } } });
+    }
+  },
+);
 
 test("a key's limit is changed to the plan's or less, never more: 400 naming the plan's limit, the key as it was", async () => {
   const created = await api.send('POST', FREE, { as: freeAdmin, body: { name: 'patched', monthlyLimit: 100 } });
@@ -55,8 +58,14 @@ test("a key's limit is changed to the plan's or less, never more: 400 naming the
   const over = await api.send('PATCH', `${FREE}/${keyId}`, { as: freeAdmin, body: { name: 'renamed too', monthlyLimit: 5_001 } });
   expect(over).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST', field: 'monthlyLimit', error: expect.stringContaining('5000') } });
   expect(await stored()).toEqual(before);
-  expect(await api.send('PATCH', `${FREE}/${keyId}`, { as: freeAdmin, body: { monthlyLimit: 5_000 } })).toMatchObject({ status: 200, body: { monthlyLimit: 5_000 } });
-  expect(await api.send('PATCH', `${FREE}/${keyId}`, { as: freeAdmin, body: { monthlyLimit: null } })).toMatchObject({ status: 200, body: { monthlyLimit: null } });
+  expect(await api.send('PATCH', `${FREE}/${keyId}`, { as: freeAdmin, body: { monthlyLimit: 5_000 } })).toMatchObject({
+    status: 200,
+    body: { monthlyLimit: 5_000 },
+  });
+  expect(await api.send('PATCH', `${FREE}/${keyId}`, { as: freeAdmin, body: { monthlyLimit: null } })).toMatchObject({
+    status: 200,
+    body: { monthlyLimit: null },
+  });
   expect(await stored()).toMatchObject({ monthlyLimit: null, limit: 5_000 });
 });
 

@@ -28,11 +28,22 @@ const listed = async (promptId: string) =>
   ((await api.send('GET', P, { as: viewer })).body as { prompts: { promptId: string }[] }).prompts.find((entry) => entry.promptId === promptId);
 
 test('an editor sets the description and tags: 200 with the details; the list and the prompt show them', async () => {
-  const response = await api.send('PATCH', `${P}/farewell`, { as: editor, body: { description: 'Said when a customer leaves.', tags: ['email', 'lifecycle'] } });
+  const response = await api.send('PATCH', `${P}/farewell`, {
+    as: editor,
+    body: { description: 'Said when a customer leaves.', tags: ['email', 'lifecycle'] },
+  });
   expect(response.status).toBe(200);
-  expect(response.body).toEqual({ promptId: 'farewell', promptName: 'Prompt farewell', description: 'Said when a customer leaves.', tags: ['email', 'lifecycle'] });
+  expect(response.body).toEqual({
+    promptId: 'farewell',
+    promptName: 'Prompt farewell',
+    description: 'Said when a customer leaves.',
+    tags: ['email', 'lifecycle'],
+  });
   expect(await listed('farewell')).toMatchObject({ description: 'Said when a customer leaves.', tags: ['email', 'lifecycle'] });
-  expect((await api.send('GET', `${P}/farewell`, { as: viewer })).body).toMatchObject({ description: 'Said when a customer leaves.', tags: ['email', 'lifecycle'] });
+  expect((await api.send('GET', `${P}/farewell`, { as: viewer })).body).toMatchObject({
+    description: 'Said when a customer leaves.',
+    tags: ['email', 'lifecycle'],
+  });
 });
 
 test('a prompt without details lists a null description and no tags', async () => {
@@ -50,10 +61,15 @@ test('a new name is what the read API serves from the next request, at latest an
   const apiKey = await api.fixtures.apiKey('acme');
   const store = new DynamoStore(api.local.clients, api.local.tableName);
   const revision = async () => {
-    const admission = await store.admit({ keyHash: hashApiKey(apiKey), month: '2026-11', day: '24', at: new Date('2026-11-24T00:00:00Z') }, AbortSignal.timeout(3000));
+    const admission = await store.admit(
+      { keyHash: hashApiKey(apiKey), month: '2026-11', day: '24', at: new Date('2026-11-24T00:00:00Z') },
+      AbortSignal.timeout(3000),
+    );
     return admission.admitted ? admission.key.promptsRevision : -1;
   };
-  expect((await api.send('PUT', `${P}/welcome/labels/production`, { as: await api.person('admin@acme.test', 'acme', 'admin'), body: { version: '1.0.0' } })).status).toBe(200);
+  expect(
+    (await api.send('PUT', `${P}/welcome/labels/production`, { as: await api.person('admin@acme.test', 'acme', 'admin'), body: { version: '1.0.0' } })).status,
+  ).toBe(200);
   const before = await revision();
   expect((await api.send('PATCH', `${P}/welcome`, { as: editor, body: { promptName: 'Welcome, renamed' } })).status).toBe(200);
   expect(await revision()).toBeGreaterThan(before);
@@ -71,7 +87,13 @@ test('a change of details is audited with what it was and what it became', async
   const audit = (await api.send('GET', '/api/accounts/acme/audit?action=prompt.update&prompt=farewell', { as: viewer })).body as {
     entries: { action: string; outcome: string; target: Record<string, string>; after?: Record<string, unknown>; actor: { email?: string } }[];
   };
-  expect(audit.entries[0]).toMatchObject({ action: 'prompt.update', outcome: 'succeeded', target: { promptId: 'farewell' }, after: { tags: ['audited'] }, actor: { email: 'editor@acme.test' } });
+  expect(audit.entries[0]).toMatchObject({
+    action: 'prompt.update',
+    outcome: 'succeeded',
+    target: { promptId: 'farewell' },
+    after: { tags: ['audited'] },
+    actor: { email: 'editor@acme.test' },
+  });
 });
 
 test.each([
@@ -97,7 +119,9 @@ test('a viewer may not change details: 403, audited as refused, nothing changed'
   const response = await api.send('PATCH', `${P}/farewell`, { as: viewer, body: { promptName: 'Viewer was here' } });
   expect(response.status).toBe(403);
   expect(await listed('farewell')).toEqual(before);
-  const audit = (await api.send('GET', '/api/accounts/acme/audit?outcome=refused&prompt=farewell', { as: viewer })).body as { entries: { actor: { email?: string }; action: string }[] };
+  const audit = (await api.send('GET', '/api/accounts/acme/audit?outcome=refused&prompt=farewell', { as: viewer })).body as {
+    entries: { actor: { email?: string }; action: string }[];
+  };
   expect(audit.entries[0]).toMatchObject({ action: 'prompt.update', actor: { email: 'viewer@acme.test' } });
 });
 

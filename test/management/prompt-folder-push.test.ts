@@ -41,40 +41,50 @@ afterAll(async () => {
 async function changedFile(next: string): Promise<PromptFile> {
   const served = (await readServedPrompts(harness.table, ACCOUNT)).find((each) => each.promptId === 'greeting')?.latest;
   if (!served) throw new Error('greeting is not served');
-  const text = formatPromptFile({ ...served, version: next, promptName: `Greeting ${next}`, userMessage: `New text ${next} for \${name}`, labels: { production: next } });
+  const text = formatPromptFile({
+    ...served,
+    version: next,
+    promptName: `Greeting ${next}`,
+    userMessage: `New text ${next} for \${name}`,
+    labels: { production: next },
+  });
   return parsePromptFile('greeting.prompt.yaml', text);
 }
 
 const greeting = async () => (await readServedPrompts(harness.table, ACCOUNT)).find((each) => each.promptId === 'greeting');
 
-test.each(['throttle', 'drop-answer'] as const)('an outage from the first write on ("%s"): the prompt is whole or as it was, and the answer says which', async (fault) => {
-  const file = await changedFile(fault === 'throttle' ? '1.1.0' : '1.2.0');
-  const before = await greeting();
-  const [plan] = planFolder([file], await readServedPrompts(harness.table, ACCOUNT)).changes;
-  let writes = 0;
-  proxy.rule = (operation) => {
-    if (!WRITES.has(operation)) return 'pass';
-    writes += 1;
-    return writes === 1 ? fault : 'throttle';
-  };
-  const ops = new AccountOperations({ table, actor: { type: 'cli', operator: 'test' } });
-  const outcome = await pushPrompt(ops, ACCOUNT, plan ?? { promptId: '', create: false, labels: [], pending: [] }, file, 'note');
-  proxy.rule = () => 'pass';
-  const after = await greeting();
-  if (outcome.outcome === 'changed') {
-    expect(after?.latest?.version).toBe(file.version);
-    expect(after?.labels).toEqual({ production: file.version });
-    expect(after?.latest?.promptName).toBe(file.promptName);
-  } else {
-    expect(after).toEqual(before);
-  }
-  // A lost answer to a transaction that committed is found by its audit entry: the push says it changed.
-  expect(outcome.outcome).toBe(fault === 'drop-answer' ? 'changed' : 'unchanged');
-  const { entries } = await listAudit(harness.table, ACCOUNT, { filter: { promptId: 'greeting' } });
-  const recorded = entries.filter((entry) => entry.target.version === file.version || entry.requested !== undefined);
-  expect(entries.every((entry) => entry.outcome !== ('pending' as string))).toBe(true);
-  if (outcome.outcome === 'changed') expect(recorded.map((entry) => entry.action).sort()).toEqual(expect.arrayContaining(['label.set', 'version.publish']));
-}, 30_000);
+test.each(['throttle', 'drop-answer'] as const)(
+  'an outage from the first write on ("%s"): the prompt is whole or as it was, and the answer says which',
+  async (fault) => {
+    const file = await changedFile(fault === 'throttle' ? '1.1.0' : '1.2.0');
+    const before = await greeting();
+    const [plan] = planFolder([file], await readServedPrompts(harness.table, ACCOUNT)).changes;
+    let writes = 0;
+    proxy.rule = (operation) => {
+      if (!WRITES.has(operation)) return 'pass';
+      writes += 1;
+      return writes === 1 ? fault : 'throttle';
+    };
+    const ops = new AccountOperations({ table, actor: { type: 'cli', operator: 'test' } });
+    const outcome = await pushPrompt(ops, ACCOUNT, plan ?? { promptId: '', create: false, labels: [], pending: [] }, file, 'note');
+    proxy.rule = () => 'pass';
+    const after = await greeting();
+    if (outcome.outcome === 'changed') {
+      expect(after?.latest?.version).toBe(file.version);
+      expect(after?.labels).toEqual({ production: file.version });
+      expect(after?.latest?.promptName).toBe(file.promptName);
+    } else {
+      expect(after).toEqual(before);
+    }
+    // A lost answer to a transaction that committed is found by its audit entry: the push says it changed.
+    expect(outcome.outcome).toBe(fault === 'drop-answer' ? 'changed' : 'unchanged');
+    const { entries } = await listAudit(harness.table, ACCOUNT, { filter: { promptId: 'greeting' } });
+    const recorded = entries.filter((entry) => entry.target.version === file.version || entry.requested !== undefined);
+    expect(entries.every((entry) => entry.outcome !== ('pending' as string))).toBe(true);
+    if (outcome.outcome === 'changed') expect(recorded.map((entry) => entry.action).sort()).toEqual(expect.arrayContaining(['label.set', 'version.publish']));
+  },
+  30_000,
+);
 
 test('a push after a failed one finishes the job: the folder and the account then agree', async () => {
   const file = await changedFile('1.3.0');

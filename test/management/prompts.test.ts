@@ -40,7 +40,14 @@ describe('prompts', () => {
   test('create: 201; the same id again, deleted or not: 409', async () => {
     const created = await api.send('POST', P, { as: editor, body: { promptId: 'greet', promptName: 'Greeting' } });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ promptId: 'greet', promptName: 'Greeting', deleted: false, latestVersion: null, drafts: [], updatedBy: 'editor@acme.test' });
+    expect(created.body).toMatchObject({
+      promptId: 'greet',
+      promptName: 'Greeting',
+      deleted: false,
+      latestVersion: null,
+      drafts: [],
+      updatedBy: 'editor@acme.test',
+    });
     expect((await api.send('POST', P, { as: editor, body: { promptId: 'greet', promptName: 'Again' } })).status).toBe(409);
     expect((await api.send('POST', P, { as: editor, body: { promptId: 'welcome', promptName: 'Again' } })).status).toBe(409);
   });
@@ -124,7 +131,11 @@ describe('drafts and ETags', () => {
 
   test('a published version is never changed: PUT and DELETE are 409', async () => {
     const read = await api.send('GET', `${P}/welcome/versions/1.0.0`, { as: viewer });
-    const put = await api.send('PUT', `${P}/welcome/versions/1.0.0`, { as: editor, body: content('changed'), headers: { 'If-Match': read.headers.etag as string } });
+    const put = await api.send('PUT', `${P}/welcome/versions/1.0.0`, {
+      as: editor,
+      body: content('changed'),
+      headers: { 'If-Match': read.headers.etag as string },
+    });
     expect(put.status).toBe(409);
     expect((await api.send('PUT', `${P}/welcome/versions/1.0.0`, { as: editor, body: content(), headers: { 'If-None-Match': '*' } })).status).toBe(409);
     expect((await api.send('DELETE', `${P}/welcome/versions/1.0.0`, { as: editor, headers: { 'If-Match': read.headers.etag as string } })).status).toBe(409);
@@ -176,7 +187,10 @@ describe('publish', () => {
 
     const apiKey = await api.fixtures.apiKey('acme');
     const store = new DynamoStore(api.local.clients, api.local.tableName);
-    const admission = await store.admit({ keyHash: hashApiKey(apiKey), month: '2026-11', day: '23', at: new Date('2026-11-23T00:00:00Z') }, AbortSignal.timeout(3000));
+    const admission = await store.admit(
+      { keyHash: hashApiKey(apiKey), month: '2026-11', day: '23', at: new Date('2026-11-23T00:00:00Z') },
+      AbortSignal.timeout(3000),
+    );
     expect(admission.admitted).toBe(true);
     const served = await store.findLatestPrompt({ accountId: 'acme', promptsRevision: 0, deadline: AbortSignal.timeout(3000) }, 'launch');
     expect(served).toMatchObject({ found: true, prompt: { version: '1.0.0', systemMessage: 'Launched' } });
@@ -186,12 +200,17 @@ describe('publish', () => {
     const apiKey = await api.fixtures.apiKey('acme');
     const store = new DynamoStore(api.local.clients, api.local.tableName);
     const revision = async () => {
-      const admission = await store.admit({ keyHash: hashApiKey(apiKey), month: '2026-11', day: '23', at: new Date('2026-11-23T00:00:00Z') }, AbortSignal.timeout(3000));
+      const admission = await store.admit(
+        { keyHash: hashApiKey(apiKey), month: '2026-11', day: '23', at: new Date('2026-11-23T00:00:00Z') },
+        AbortSignal.timeout(3000),
+      );
       return admission.admitted ? admission.key.promptsRevision : undefined;
     };
     const etag = await newDraft('raised', '1.0.0', content('Raised'));
     const before = await revision();
-    expect((await api.send('POST', `${P}/raised/versions/1.0.0/publish`, { as: editor, body: { note: 'First' }, headers: { 'If-Match': etag } })).status).toBe(200);
+    expect((await api.send('POST', `${P}/raised/versions/1.0.0/publish`, { as: editor, body: { note: 'First' }, headers: { 'If-Match': etag } })).status).toBe(
+      200,
+    );
     expect(await revision()).toBeGreaterThan(before ?? Number.POSITIVE_INFINITY);
   });
 

@@ -41,8 +41,9 @@ afterAll(async () => {
 
 const cli = (...argv: string[]) => api.cli(OPERATOR, 'prompts', ...argv, '--account', ACCOUNT, '--dir', dir);
 const labelsOf = async (promptId: string) =>
-  ((await api.send('GET', `/api/accounts/${ACCOUNT}/prompts/${promptId}`, { as: owner })).body as { labels: Record<string, string>; updatedBy: string | null });
-const openOf = async (promptId: string) => (await listRequests(api.table, ACCOUNT, { state: 'open' })).requests.filter((request) => request.promptId === promptId);
+  (await api.send('GET', `/api/accounts/${ACCOUNT}/prompts/${promptId}`, { as: owner })).body as { labels: Record<string, string>; updatedBy: string | null };
+const openOf = async (promptId: string) =>
+  (await listRequests(api.table, ACCOUNT, { state: 'open' })).requests.filter((request) => request.promptId === promptId);
 
 async function edit(promptId: string, change: (text: string) => string): Promise<void> {
   const file = join(dir, `${promptId}.prompt.yaml`);
@@ -70,7 +71,7 @@ test('a push publishes and moves the other labels, and opens a change request fo
   expect(entries.every((entry) => entry.outcome === 'succeeded')).toBe(true);
 });
 
-test('diff then: the label awaiting the file\'s move is pending, not drift (exit 0); --json says so', async () => {
+test("diff then: the label awaiting the file's move is pending, not drift (exit 0); --json says so", async () => {
   const diff = await cli('diff');
   expect(diff.code).toBe(0);
   const [request] = await openOf('welcome');
@@ -123,7 +124,9 @@ test('a label whose open request moves it elsewhere than the file: drift (exit 1
 });
 
 test("a push that renames a prompt and asks for its label's move brings the label item's copy of the name in step, the label left where it was", async () => {
-  await edit('renamed', (text) => text.replace(/^promptName: .*$/m, 'promptName: Renamed notice').replace(/labels:\n(?:\s+.*\n)*/, 'labels:\n  production: 1.1.0\n'));
+  await edit('renamed', (text) =>
+    text.replace(/^promptName: .*$/m, 'promptName: Renamed notice').replace(/labels:\n(?:\s+.*\n)*/, 'labels:\n  production: 1.1.0\n'),
+  );
   expect((await cli('push', '--note', 'Rename')).code).toBe(0);
   const item = await api.table.get<{ promptName: string; labelled: { version: string } }>('test', keys.promptLabel(ACCOUNT, 'production', 'renamed'));
   expect(item).toMatchObject({ promptName: 'Renamed notice', labelled: { version: '1.0.0' } });

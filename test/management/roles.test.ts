@@ -52,11 +52,19 @@ const refusals = CHANGES.flatMap(([method, path, least, body]) =>
 );
 
 test.each(refusals)('a %s is refused %s %s (needs %s): 403, recorded, nothing changed', async (role, method, _shown, _least, path, body) => {
-  const response = await api.send(method, path({ keyId, ownerId }), { as: people[role], ...(body === undefined ? {} : { body }), headers: { 'If-Match': '"x"', 'If-None-Match': '*' } });
+  const response = await api.send(method, path({ keyId, ownerId }), {
+    as: people[role],
+    ...(body === undefined ? {} : { body }),
+    headers: { 'If-Match': '"x"', 'If-None-Match': '*' },
+  });
   expect(response.status).toBe(403);
   expect(response.body).toMatchObject({ code: 'FORBIDDEN' });
   const audit = await api.send('GET', `${A}/audit`, { as: people.viewer });
-  expect((audit.body as { entries: unknown[] }).entries[0]).toMatchObject({ outcome: 'refused', reason: { code: 'FORBIDDEN' }, actor: { userId: people[role].userId } });
+  expect((audit.body as { entries: unknown[] }).entries[0]).toMatchObject({
+    outcome: 'refused',
+    reason: { code: 'FORBIDDEN' },
+    actor: { userId: people[role].userId },
+  });
 });
 
 test('each role may make the changes of its rank (the ones no later test depends on)', async () => {

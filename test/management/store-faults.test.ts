@@ -35,19 +35,23 @@ const timed = async (run: () => Promise<{ status: number; body: unknown; headers
   return { response, ms: Date.now() - started };
 };
 
-test.each(['stall', 'throttle', 'drop-answer'] as const)('the store does "%s" on every call: 503 SERVICE_UNAVAILABLE within 5 s', async (fault) => {
-  proxy.rule = () => fault;
-  for (const run of [
-    () => api.send('GET', '/api/accounts/acme/prompts', { as: owner }),
-    () => api.send('POST', '/api/accounts/acme/prompts', { as: owner, body: { promptId: 'p', promptName: 'P' } }),
-  ]) {
-    const { response, ms } = await timed(run);
-    expect(response.status).toBe(503);
-    expect(response.body).toEqual({ error: expect.any(String), code: 'SERVICE_UNAVAILABLE' });
-    expect(response.headers['retry-after']).toBe('1');
-    expect(ms).toBeLessThan(5_000);
-  }
-}, 30_000);
+test.each(['stall', 'throttle', 'drop-answer'] as const)(
+  'the store does "%s" on every call: 503 SERVICE_UNAVAILABLE within 5 s',
+  async (fault) => {
+    proxy.rule = () => fault;
+    for (const run of [
+      () => api.send('GET', '/api/accounts/acme/prompts', { as: owner }),
+      () => api.send('POST', '/api/accounts/acme/prompts', { as: owner, body: { promptId: 'p', promptName: 'P' } }),
+    ]) {
+      const { response, ms } = await timed(run);
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ error: expect.any(String), code: 'SERVICE_UNAVAILABLE' });
+      expect(response.headers['retry-after']).toBe('1');
+      expect(ms).toBeLessThan(5_000);
+    }
+  },
+  30_000,
+);
 
 interface Entry {
   action: string;

@@ -47,9 +47,7 @@ describe('openapi.yaml, the document', () => {
   });
 
   test('documents every status docs/behaviour-rules.md gives each operation, and no other', () => {
-    expect(documentedStatuses('get', '/prompts/{promptId}')).toEqual(
-      ['200', '304', '400', '401', '404', '405', '429', '500', '503'].sort(),
-    );
+    expect(documentedStatuses('get', '/prompts/{promptId}')).toEqual(['200', '304', '400', '401', '404', '405', '429', '500', '503'].sort());
     expect(documentedStatuses('get', '/prompts')).toEqual(['200', '304', '400', '401', '405', '429', '500', '503'].sort());
     expect(documentedStatuses('options', '/prompts/{promptId}')).toEqual(['204']);
     expect(documentedStatuses('options', '/prompts')).toEqual(['204']);
@@ -73,8 +71,7 @@ describe('openapi.yaml, the document', () => {
     const gateway = raw['x-gateway-responses'];
     expect(gateway.throttled?.response).toEqual({ $ref: '#/components/responses/RateLimited' });
     expect(gateway.requestTooLarge?.response).toEqual({ $ref: '#/components/responses/PayloadTooLarge' });
-    const example = (name: string) =>
-      Object.values(raw.components.responses[name]?.content['application/json']?.examples ?? {})[0]?.value;
+    const example = (name: string) => Object.values(raw.components.responses[name]?.content['application/json']?.examples ?? {})[0]?.value;
     expect(example('RateLimited')).toEqual(JSON.parse(gatewayAnswerBody(gatewayAnswer('THROTTLED'))));
     expect(example('PayloadTooLarge')).toEqual(JSON.parse(gatewayAnswerBody(gatewayAnswer('REQUEST_TOO_LARGE'))));
     const codes = (document.components.schemas.ErrorCode as { enum: string[] }).enum;
@@ -192,9 +189,7 @@ function example(name: string): ObservedResponse {
 describe('the examples of openapi.yaml', () => {
   test('cover every documented response', () => {
     const documented = Object.entries(document.paths).flatMap(([template, item]) =>
-      HTTP_METHODS.flatMap((method) =>
-        Object.keys(item[method]?.responses ?? {}).map((status) => `${method.toUpperCase()} ${template} ${status}`),
-      ),
+      HTTP_METHODS.flatMap((method) => Object.keys(item[method]?.responses ?? {}).map((status) => `${method.toUpperCase()} ${template} ${status}`)),
     );
     for (const response of documented) {
       expect(examples.some(({ name }) => name.startsWith(response))).toBe(true);
@@ -223,13 +218,9 @@ describe('expectResponseMatchesOpenApi', () => {
   };
 
   test('accepts header names in any case, and a fetch Headers object', () => {
-    const lowerCase = Object.fromEntries(
-      Object.entries(found.headers as Record<string, string>).map(([name, value]) => [name.toLowerCase(), value]),
-    );
+    const lowerCase = Object.fromEntries(Object.entries(found.headers as Record<string, string>).map(([name, value]) => [name.toLowerCase(), value]));
     expect(() => expectResponseMatchesOpenApi({ ...found, headers: lowerCase })).not.toThrow();
-    expect(() =>
-      expectResponseMatchesOpenApi({ ...found, headers: new Headers(found.headers as Record<string, string>) }),
-    ).not.toThrow();
+    expect(() => expectResponseMatchesOpenApi({ ...found, headers: new Headers(found.headers as Record<string, string>) })).not.toThrow();
   });
 
   test('rejects an error body without code', () => {
@@ -248,15 +239,11 @@ describe('expectResponseMatchesOpenApi', () => {
   });
 
   test('rejects a 429 without Retry-After', () => {
-    expect(() => expectResponseMatchesOpenApi(withoutHeader(quota, 'Retry-After'))).toThrow(
-      /header Retry-After is required but missing/,
-    );
+    expect(() => expectResponseMatchesOpenApi(withoutHeader(quota, 'Retry-After'))).toThrow(/header Retry-After is required but missing/);
   });
 
   test('rejects a 200 without X-RateLimit-Reset', () => {
-    expect(() => expectResponseMatchesOpenApi(withoutHeader(found, 'X-RateLimit-Reset'))).toThrow(
-      /header X-RateLimit-Reset is required but missing/,
-    );
+    expect(() => expectResponseMatchesOpenApi(withoutHeader(found, 'X-RateLimit-Reset'))).toThrow(/header X-RateLimit-Reset is required but missing/);
   });
 
   test('rejects a rate-limit header that is not an integer', () => {
@@ -299,9 +286,7 @@ describe('expectResponseMatchesOpenApi', () => {
     );
     const routeNotFound = { ...notFound, path: '/nowhere', body: '{"error":"Not found","code":"NOT_FOUND"}' };
     expect(() => expectResponseMatchesOpenApi(routeNotFound)).not.toThrow();
-    expect(() => expectResponseMatchesOpenApi({ ...routeNotFound, body: notFound.body })).toThrow(
-      /body\/error must be equal to constant \("Not found"\)/,
-    );
+    expect(() => expectResponseMatchesOpenApi({ ...routeNotFound, body: notFound.body })).toThrow(/body\/error must be equal to constant \("Not found"\)/);
   });
 });
 

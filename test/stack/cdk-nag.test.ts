@@ -5,8 +5,7 @@ import { GUARD_NAMESPACE } from '../../lib/policy-checks';
 import { acknowledgmentsIn as allAcknowledgmentsIn, synthesizeService } from './synth';
 
 /** cdk-nag's acknowledgments: cfn-guard's are cfn-guard.test.ts's. */
-const acknowledgmentsIn = (root: IConstruct) =>
-  allAcknowledgmentsIn(root).filter(({ ruleId }) => !ruleId.startsWith(`${GUARD_NAMESPACE}::`));
+const acknowledgmentsIn = (root: IConstruct) => allAcknowledgmentsIn(root).filter(({ ruleId }) => !ruleId.startsWith(`${GUARD_NAMESPACE}::`));
 
 describe('cdk-nag AwsSolutions checks', () => {
   const { app, stack } = synthesizeService();

@@ -158,7 +158,7 @@ describe('the distribution', () => {
     expect(origin.CustomOriginConfig).toEqual({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
   });
 
-  it('sends the security headers on every answer, the API\'s included: CSP, HSTS, nosniff, no framing, no referrer', () => {
+  it("sends the security headers on every answer, the API's included: CSP, HSTS, nosniff, no framing, no referrer", () => {
     const policyRef = { Ref: logicalId(hosted.hosting.headers) };
     expect((distributionConfig().DefaultCacheBehavior as Record<string, unknown>).ResponseHeadersPolicyId).toEqual(policyRef);
     expect(apiBehaviour().ResponseHeadersPolicyId).toEqual(policyRef);

@@ -29,7 +29,12 @@ function tableAfter(document: string, heading: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim()));
+    rows.push(
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
@@ -77,7 +82,7 @@ describe('docs/deploy.md', () => {
     expect(deployDoc).toContain(`${alarms} alarms $${(alarms * 0.1).toFixed(alarms % 10 === 0 ? 0 : 2)}`);
   });
 
-  it("tables exactly the environment variables lambda/config.ts reads", () => {
+  it('tables exactly the environment variables lambda/config.ts reads', () => {
     const config = fs.readFileSync(path.join(ROOT, 'lambda/config.ts'), 'utf8');
     const read = new Set([
       ...[...config.matchAll(/env\.([A-Z][A-Z0-9_]+)/g)].map((match) => match[1] as string),
@@ -89,9 +94,7 @@ describe('docs/deploy.md', () => {
   });
 
   it('names no setting the stack no longer has', () => {
-    const mentioned = [...`${deployDoc}\n${readme}`.matchAll(/-c (\w+)=/g)]
-      .map((match) => match[1] as string)
-      .filter((name) => name !== 'name'); // `-c name=value`, the form
+    const mentioned = [...`${deployDoc}\n${readme}`.matchAll(/-c (\w+)=/g)].map((match) => match[1] as string).filter((name) => name !== 'name'); // `-c name=value`, the form
     expect(mentioned.length).toBeGreaterThan(3);
     for (const name of mentioned) expect(Object.values(CONTEXT_KEYS)).toContain(name);
   });

@@ -48,7 +48,9 @@ const INDEX_PARTITIONS: Readonly<Record<string, string>> = {
 };
 /** Sort-key prefixes, and the index attributes written on items (which need no index right). */
 const NOT_PARTITIONS = [
-  ...Object.keys(prefixes).filter((name) => name !== 'accountPartition').map((name) => `prefixes.${name}`),
+  ...Object.keys(prefixes)
+    .filter((name) => name !== 'accountPartition')
+    .map((name) => `prefixes.${name}`),
   'adminIndexKeys.account',
   'adminIndexKeys.apiKey',
   'adminIndexKeys.member',
@@ -235,7 +237,7 @@ describe('the synthesized policies', () => {
     };
   }
 
-  it('covers every function of the stack but CDK\'s deploy-time upload function', () => {
+  it("covers every function of the stack but CDK's deploy-time upload function", () => {
     const inTemplate = Object.entries(resources)
       .filter(([id, resource]) => resource.Type === 'AWS::Lambda::Function' && !id.startsWith('CustomCDKBucketDeployment'))
       .map(([id]) => id);

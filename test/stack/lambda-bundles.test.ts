@@ -87,9 +87,7 @@ describe('lambda/', () => {
 
     const notShipped = files.filter((file) => !shipped.has(file) && !reached.has(file));
     if (notShipped.length > 0) {
-      throw new Error(
-        `in no function bundle, so not for lambda/ (move them where their users are: admin/, local/, test/support/): ${notShipped.join(', ')}`,
-      );
+      throw new Error(`in no function bundle, so not for lambda/ (move them where their users are: admin/, local/, test/support/): ${notShipped.join(', ')}`);
     }
   }, 30_000);
 });

@@ -91,10 +91,9 @@ test('and finds exactly the acknowledged decisions when the acknowledgments are 
   const ignore = jest.spyOn(Validations.prototype, 'acknowledge').mockImplementation(() => undefined);
   const { app: bare } = synthesize();
   ignore.mockRestore();
-  expect(managementViolations(bare).map((violation) => violation.ruleName).sort()).toEqual([
-    'AwsSolutions-APIG2',
-    'AwsSolutions-APIG3',
-    'AwsSolutions-APIG6',
-    'AwsSolutions-L1',
-  ]);
+  expect(
+    managementViolations(bare)
+      .map((violation) => violation.ruleName)
+      .sort(),
+  ).toEqual(['AwsSolutions-APIG2', 'AwsSolutions-APIG3', 'AwsSolutions-APIG6', 'AwsSolutions-L1']);
 });

@@ -68,7 +68,7 @@ const graphs = (namespace: string, metricName: string, dimension: string, value:
   });
 
 describe('every function', () => {
-  it('is found in the template: the read API\'s four and the management API\'s five', () => {
+  it("is found in the template: the read API's four and the management API's five", () => {
     expect(functions).toHaveLength(9);
   });
 
@@ -99,9 +99,7 @@ describe('every REST API', () => {
 
   it.each(apiNames)('%s has an alarm on its share of 5xx answers and one on its p99 latency', (name) => {
     const [serverErrors] = apiAlarms(name, '5XXError');
-    expect(serverErrors?.Metrics).toEqual(
-      expect.arrayContaining([expect.objectContaining({ Expression: 'IF(requests > 0, 100 * errors / requests, 0)' })]),
-    );
+    expect(serverErrors?.Metrics).toEqual(expect.arrayContaining([expect.objectContaining({ Expression: 'IF(requests > 0, 100 * errors / requests, 0)' })]));
     expect(apiAlarms(name, 'Count')).toEqual([serverErrors]);
     expect(serverErrors).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanThreshold' });
     expect(apiAlarms(name, 'Latency')).toEqual([

@@ -24,8 +24,7 @@ const { stack, template } = synthesizeService({
   context: { stage: 'test', throttleRateLimit: '7', throttleBurstLimit: '13', logRetentionDays: '14' },
 });
 
-const logicalId = (element: { node: { defaultChild?: unknown } }): string =>
-  stack.getLogicalId(element.node.defaultChild as CfnElement);
+const logicalId = (element: { node: { defaultChild?: unknown } }): string => stack.getLogicalId(element.node.defaultChild as CfnElement);
 const tableId = logicalId(stack.table.table);
 const functionIds = {
   getPrompt: logicalId(stack.functions.getPrompt.function),
@@ -35,8 +34,7 @@ const functionIds = {
 };
 
 const resources = (type: string): Record<string, Resource> => template.findResources(type) as Record<string, Resource>;
-const actionsOf = (statement: Statement): string[] =>
-  Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+const actionsOf = (statement: Statement): string[] => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]);
 
 function policyStatementsOfRole(roleId: string): Statement[] {
   return Object.values(resources('AWS::IAM::Policy'))
@@ -50,8 +48,7 @@ function roleIdOfFunction(functionId: string): string {
 }
 
 /** `*`-globs as IAM's StringLike evaluates them. */
-const likeMatches = (pattern: string, value: string): boolean =>
-  new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`).test(value);
+const likeMatches = (pattern: string, value: string): boolean => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`).test(value);
 function escapeRegExp(text: string): string {
   return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -106,7 +103,7 @@ describe('the Lambda functions', () => {
   const isReadFunction = (id: string): boolean => !id.startsWith('Management') && !id.startsWith('CustomCDKBucketDeployment');
   const functions = Object.fromEntries(Object.entries(resources('AWS::Lambda::Function')).filter(([id]) => isReadFunction(id)));
 
-  it('are exactly the four read API functions (GET twice, the fallback, MCP) beside the management API\'s (no log-retention or other helper Lambdas)', () => {
+  it("are exactly the four read API functions (GET twice, the fallback, MCP) beside the management API's (no log-retention or other helper Lambdas)", () => {
     expect(Object.keys(functions).sort()).toEqual(Object.values(functionIds).sort());
     expect(Object.keys(template.findResources('Custom::LogRetention'))).toEqual([]);
   });
@@ -124,20 +121,17 @@ describe('the Lambda functions', () => {
     },
   );
 
-  it.each(Object.entries(functionIds))(
-    '%s gets the table name, upgrade URL, its service name and log level, and source-mapped traces',
-    (_name, id) => {
-      expect(functions[id]?.Properties.Environment).toEqual({
-        Variables: {
-          TABLE_NAME: { Ref: tableId },
-          UPGRADE_URL: TEST_UPGRADE_URL,
-          POWERTOOLS_SERVICE_NAME: 'prompt-service-test',
-          POWERTOOLS_LOG_LEVEL: 'INFO',
-          NODE_OPTIONS: '--enable-source-maps',
-        },
-      });
-    },
-  );
+  it.each(Object.entries(functionIds))('%s gets the table name, upgrade URL, its service name and log level, and source-mapped traces', (_name, id) => {
+    expect(functions[id]?.Properties.Environment).toEqual({
+      Variables: {
+        TABLE_NAME: { Ref: tableId },
+        UPGRADE_URL: TEST_UPGRADE_URL,
+        POWERTOOLS_SERVICE_NAME: 'prompt-service-test',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+    });
+  });
 
   it('log at the level -c logLevel gives them', () => {
     const debug = synthesizeService({ context: { logLevel: 'debug' } }).template;
@@ -221,12 +215,7 @@ describe('least-privilege IAM', () => {
   );
 
   it('lets GetItem reach every item the API reads: keys (with their usage counters), prompt heads and versions', () => {
-    const readable = [
-      keys.apiKey('0f'.repeat(32)),
-      keys.account('acme'),
-      keys.promptHead('acme', 'welcome'),
-      keys.promptVersion('acme', 'welcome', '1.10.0'),
-    ];
+    const readable = [keys.apiKey('0f'.repeat(32)), keys.account('acme'), keys.promptHead('acme', 'welcome'), keys.promptVersion('acme', 'welcome', '1.10.0')];
     const patterns = [LEADING_KEY_PATTERNS.apiKeyPartitions, LEADING_KEY_PATTERNS.accountPartitions];
     for (const key of readable) expect(patterns.some((pattern) => likeMatches(pattern, key.pk))).toBe(true);
   });
@@ -309,8 +298,7 @@ describe('the REST API', () => {
 
   it.each(Object.entries(functionIds))('lets API Gateway invoke %s from this API only', (_name, id) => {
     const permissions = Object.values(resources('AWS::Lambda::Permission')).filter(
-      (permission) =>
-        JSON.stringify(permission.Properties.FunctionName) === JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }),
+      (permission) => JSON.stringify(permission.Properties.FunctionName) === JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }),
     );
     expect(permissions.length).toBeGreaterThan(0);
     for (const permission of permissions) {
@@ -326,9 +314,7 @@ describe('the REST API', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       RestApiId: { Ref: apiId },
       StageName: 'test',
-      MethodSettings: [
-        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 7, ThrottlingBurstLimit: 13, DataTraceEnabled: false }),
-      ],
+      MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 7, ThrottlingBurstLimit: 13, DataTraceEnabled: false })],
     });
   });
 
@@ -364,25 +350,19 @@ describe('the REST API', () => {
     ['INTEGRATION_TIMEOUT', '503', 'SERVICE_UNAVAILABLE', '1'],
     ['DEFAULT_4XX', undefined, 'BAD_REQUEST', undefined],
     ['DEFAULT_5XX', undefined, 'INTERNAL_ERROR', undefined],
-  ])(
-    "rewrites the gateway's own %s answer into %s %s: the API's JSON error, CORS for every origin, Retry-After %s",
-    (type, status, code, retryAfter) => {
-      const response = responseOf(type);
-      expect(response?.StatusCode).toBe(status);
-      const body = JSON.parse(response?.ResponseTemplates['application/json'] ?? '') as Record<string, unknown>;
-      expect(body).toEqual({ error: expect.any(String), code });
-      expect(response?.ResponseParameters).toMatchObject({
-        'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
-        'gatewayresponse.header.Access-Control-Expose-Headers':
-          "'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag'",
-        'gatewayresponse.header.Content-Type': "'application/json'",
-        'gatewayresponse.header.Cache-Control': "'no-store'",
-      });
-      expect(response?.ResponseParameters['gatewayresponse.header.Retry-After']).toBe(
-        retryAfter === undefined ? undefined : `'${retryAfter}'`,
-      );
-    },
-  );
+  ])("rewrites the gateway's own %s answer into %s %s: the API's JSON error, CORS for every origin, Retry-After %s", (type, status, code, retryAfter) => {
+    const response = responseOf(type);
+    expect(response?.StatusCode).toBe(status);
+    const body = JSON.parse(response?.ResponseTemplates['application/json'] ?? '') as Record<string, unknown>;
+    expect(body).toEqual({ error: expect.any(String), code });
+    expect(response?.ResponseParameters).toMatchObject({
+      'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
+      'gatewayresponse.header.Access-Control-Expose-Headers': "'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag'",
+      'gatewayresponse.header.Content-Type': "'application/json'",
+      'gatewayresponse.header.Cache-Control': "'no-store'",
+    });
+    expect(response?.ResponseParameters['gatewayresponse.header.Retry-After']).toBe(retryAfter === undefined ? undefined : `'${retryAfter}'`);
+  });
 
   it('leaves no answer of the gateway in its own format: every 4xx and 5xx has a gateway response', () => {
     const types = gatewayResponses.map((response) => response.ResponseType);
@@ -451,17 +431,17 @@ describe('alarms', () => {
     MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions: Dimension[] } };
   };
   const queriesOf = (alarm: Resource) => alarm.Properties.Metrics as MetricQuery[];
-  const metricNamesOf = (alarm: Resource) =>
-    queriesOf(alarm).flatMap((query) => (query.MetricStat ? [query.MetricStat.Metric.MetricName] : []));
+  const metricNamesOf = (alarm: Resource) => queriesOf(alarm).flatMap((query) => (query.MetricStat ? [query.MetricStat.Metric.MetricName] : []));
 
   it('alarm on the share of 5xx responses of the read API', () => {
     const alarm = alarms.find(
-      (candidate) => candidate.Properties.Metrics && JSON.stringify(candidate.Properties.Metrics).includes('"prompt-service-test"') && metricNamesOf(candidate).includes('5XXError'),
+      (candidate) =>
+        candidate.Properties.Metrics &&
+        JSON.stringify(candidate.Properties.Metrics).includes('"prompt-service-test"') &&
+        metricNamesOf(candidate).includes('5XXError'),
     );
     expect(alarm).toBeDefined();
-    expect(queriesOf(alarm as Resource).find((query) => query.Expression)?.Expression).toBe(
-      'IF(requests > 0, 100 * errors / requests, 0)',
-    );
+    expect(queriesOf(alarm as Resource).find((query) => query.Expression)?.Expression).toBe('IF(requests > 0, 100 * errors / requests, 0)');
     expect(metricNamesOf(alarm as Resource).sort()).toEqual(['5XXError', 'Count']);
     for (const query of queriesOf(alarm as Resource).filter((q) => q.MetricStat)) {
       expect(query.MetricStat?.Metric.Dimensions).toEqual([{ Name: 'ApiName', Value: 'prompt-service-test' }]);
@@ -493,7 +473,7 @@ describe('alarms', () => {
     }
   });
 
-  it('alarm on any quota unit that could not be given back, from the functions\' RefundFailed metric', () => {
+  it("alarm on any quota unit that could not be given back, from the functions' RefundFailed metric", () => {
     const alarm = alarms.find((candidate) => candidate.Properties.MetricName === METRIC.refundFailed);
     expect(alarm?.Properties).toMatchObject({
       Namespace: METRICS_NAMESPACE,
@@ -515,19 +495,17 @@ describe('alarms', () => {
     }
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-        ]),
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
   });
 
   it('subscribe alarmEmail to the topic when it is given, and nobody otherwise', () => {
     template.resourceCountIs('AWS::SNS::Subscription', 0);
-    synthesizeService({ context: { alarmEmail: 'ops@prompts.test' } }).template.hasResourceProperties(
-      'AWS::SNS::Subscription',
-      { Protocol: 'email', Endpoint: 'ops@prompts.test' },
-    );
+    synthesizeService({ context: { alarmEmail: 'ops@prompts.test' } }).template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@prompts.test',
+    });
   });
 });
 
@@ -553,23 +531,15 @@ describe('the dashboard', () => {
     ]);
   });
 
-  it.each([
-    METRIC.unauthorized,
-    METRIC.usageLimitExceeded,
-    METRIC.serviceUnavailable,
-    METRIC.gatewayThrottled,
-    METRIC.storeLatency,
-    METRIC.latency,
-  ])("graphs %s of this stage's service", (name) => {
-    expect(graphed).toContainEqual(
-      expect.arrayContaining([METRICS_NAMESPACE, name, 'service', 'prompt-service-test']),
-    );
-  });
+  it.each([METRIC.unauthorized, METRIC.usageLimitExceeded, METRIC.serviceUnavailable, METRIC.gatewayThrottled, METRIC.storeLatency, METRIC.latency])(
+    "graphs %s of this stage's service",
+    (name) => {
+      expect(graphed).toContainEqual(expect.arrayContaining([METRICS_NAMESPACE, name, 'service', 'prompt-service-test']));
+    },
+  );
 
   it('shows the failed-refund alarm', () => {
-    const alarmId = Object.entries(resources('AWS::CloudWatch::Alarm')).find(
-      ([, alarm]) => alarm.Properties.MetricName === METRIC.refundFailed,
-    )?.[0];
+    const alarmId = Object.entries(resources('AWS::CloudWatch::Alarm')).find(([, alarm]) => alarm.Properties.MetricName === METRIC.refundFailed)?.[0];
     const alarmWidgets = widgets.map((widget) => widget.properties as { annotations?: { alarms?: string[] } });
     const shown = alarmWidgets.flatMap((properties) => properties.annotations?.alarms ?? []);
     expect(shown).toEqual([JSON.stringify({ 'Fn::GetAtt': [alarmId, 'Arn'] })]);
@@ -629,4 +599,3 @@ describe('the upgrade URL', () => {
     Annotations.fromStack(stack as PromptServiceStack).hasNoWarning('*', Match.stringLikeRegexp('placeholder'));
   });
 });
-

@@ -34,13 +34,10 @@ type GetAtt = { 'Fn::GetAtt': [string, string] };
 const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'prompt-service-synth-'));
 synthesizeService({ bundle: true, outdir }).app.synth();
 const templateFile = path.join(outdir, `${STACK_NAME}.template.json`);
-const resources = (JSON.parse(fs.readFileSync(templateFile, 'utf8')) as { Resources: Record<string, CfnResource> })
-  .Resources;
+const resources = (JSON.parse(fs.readFileSync(templateFile, 'utf8')) as { Resources: Record<string, CfnResource> }).Resources;
 
 const functions = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::Lambda::Function');
-const functionBySamId = new Map(
-  functions.map(([logicalId, resource]) => [resource.Metadata?.SamResourceId, { logicalId, resource }]),
-);
+const functionBySamId = new Map(functions.map(([logicalId, resource]) => [resource.Metadata?.SamResourceId, { logicalId, resource }]));
 
 function functionFor(samId: string): { logicalId: string; resource: CfnResource } {
   const found = functionBySamId.get(samId);
@@ -66,9 +63,7 @@ function resourcePath(resourceId: unknown): string {
 function samIdBehindMethod(method: string, path: string): unknown {
   const found = Object.values(resources).find(
     (resource) =>
-      resource.Type === 'AWS::ApiGateway::Method' &&
-      resource.Properties.HttpMethod === method &&
-      resourcePath(resource.Properties.ResourceId) === path,
+      resource.Type === 'AWS::ApiGateway::Method' && resource.Properties.HttpMethod === method && resourcePath(resource.Properties.ResourceId) === path,
   );
   const uri = (found?.Properties.Integration as { Uri?: { 'Fn::Join': [string, unknown[]] } } | undefined)?.Uri;
   const arn = uri?.['Fn::Join'][1].find((part): part is GetAtt => typeof part === 'object' && part !== null && 'Fn::GetAtt' in part);
@@ -97,11 +92,7 @@ interface BundleResult {
  * with plain `node`: what Lambda (or SAM's container) does with the zip. Anything the bundle failed to
  * include would fail to import here.
  */
-async function invokeBundle(
-  samId: string,
-  event: APIGatewayProxyEvent,
-  env: Record<string, string>,
-): Promise<BundleResult> {
+async function invokeBundle(samId: string, event: APIGatewayProxyEvent, env: Record<string, string>): Promise<BundleResult> {
   const { resource } = functionFor(samId);
   const [file, exportName] = String(resource.Properties.Handler).split('.');
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prompt-service-bundle-'));
@@ -174,8 +165,7 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
   );
 
   it.each(Object.values(FUNCTION_IDS).map(samFunctionId))('%s declares TABLE_NAME and an absolute UPGRADE_URL', (id) => {
-    const variables = (functionFor(id).resource.Properties.Environment as { Variables: Record<string, unknown> })
-      .Variables;
+    const variables = (functionFor(id).resource.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(variables.TABLE_NAME).toEqual({ Ref: expect.any(String) });
     expect(new URL(String(variables.UPGRADE_URL)).href).toBe(TEST_UPGRADE_URL);
   });
@@ -183,8 +173,7 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
   it.each(MANAGEMENT_FUNCTIONS.map((fn) => samFunctionId(fn.id)))(
     '%s declares TABLE_NAME and USER_POOL_ID as references SAM needs given (--env-vars)',
     (id) => {
-      const variables = (functionFor(id).resource.Properties.Environment as { Variables: Record<string, unknown> })
-        .Variables;
+      const variables = (functionFor(id).resource.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       expect(variables).toMatchObject({ TABLE_NAME: { Ref: expect.any(String) }, USER_POOL_ID: { Ref: expect.any(String) } });
     },
   );
@@ -232,7 +221,14 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
       accountId: 'sam-local',
       displayPrefix: apiKey.slice(0, 8),
     });
-    if (promptId) await admin.importPrompt('sam-local', prompt(promptId, versions.map((v) => version(v))));
+    if (promptId)
+      await admin.importPrompt(
+        'sam-local',
+        prompt(
+          promptId,
+          versions.map((v) => version(v)),
+        ),
+      );
   }
 
   it('GetPromptFunction answers events/get-prompt.json, a REST API proxy event for GET /prompts/{promptId}', async () => {
@@ -273,12 +269,16 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
   it.each([
     ['preflight.json', 204],
     ['method-not-allowed.json', 405],
-  ])('FallbackFunction answers events/%s with %i', async (file, status) => {
-    const event = readEvent(file);
-    expect(samIdBehindMethod('ANY', event.resource)).toBe('FallbackFunction');
-    const result = await invokeBundle('FallbackFunction', event, env());
-    expect(result.statusCode).toBe(status);
-  }, 30_000);
+  ])(
+    'FallbackFunction answers events/%s with %i',
+    async (file, status) => {
+      const event = readEvent(file);
+      expect(samIdBehindMethod('ANY', event.resource)).toBe('FallbackFunction');
+      const result = await invokeBundle('FallbackFunction', event, env());
+      expect(result.statusCode).toBe(status);
+    },
+    30_000,
+  );
 
   it('McpFunction answers events/mcp.json, a prompts/get over POST /mcp, with the prompt compiled and one unit counted', async () => {
     const event = readEvent('mcp.json');
@@ -324,8 +324,7 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
 
 describe('the management bundles, run with plain node on their events/ files, as `sam local invoke` would', () => {
   let store: LocalStore;
-  const claimsOf = (event: APIGatewayProxyEvent) =>
-    (event.requestContext.authorizer as { claims: { sub: string; email: string } }).claims;
+  const claimsOf = (event: APIGatewayProxyEvent) => (event.requestContext.authorizer as { claims: { sub: string; email: string } }).claims;
 
   beforeAll(async () => {
     store = await startLocalStore('sam-local-management-test');
@@ -346,20 +345,24 @@ describe('the management bundles, run with plain node on their events/ files, as
     ['manage-keys.json', 'ManageKeysFunction', 'prs_sam_'],
     ['manage-members.json', 'ManageMembersFunction', 'owner@example.com'],
     ['manage-activity.json', 'ManageActivityFunction', '"entries"'],
-  ])('%s, the claims the Cognito authorizer would pass, is answered by %s with 200', async (file, samId, expected) => {
-    const event = readEvent(file);
-    expect(event.requestContext.authorizer).toMatchObject({ claims: { token_use: 'id' } });
-    expect(samIdBehindMethod(event.httpMethod, event.resource)).toBe(samId);
-    const result = await invokeBundle(samId, event, {
-      TABLE_NAME: store.tableName,
-      DYNAMODB_ENDPOINT: store.endpoint,
-      USER_POOL_ID: 'us-east-1_EXAMPLE',
-    });
-    expect(result.statusCode).toBe(200);
-    expect(result.body).toContain(expected);
-  }, 30_000);
+  ])(
+    '%s, the claims the Cognito authorizer would pass, is answered by %s with 200',
+    async (file, samId, expected) => {
+      const event = readEvent(file);
+      expect(event.requestContext.authorizer).toMatchObject({ claims: { token_use: 'id' } });
+      expect(samIdBehindMethod(event.httpMethod, event.resource)).toBe(samId);
+      const result = await invokeBundle(samId, event, {
+        TABLE_NAME: store.tableName,
+        DYNAMODB_ENDPOINT: store.endpoint,
+        USER_POOL_ID: 'us-east-1_EXAMPLE',
+      });
+      expect(result.statusCode).toBe(200);
+      expect(result.body).toContain(expected);
+    },
+    30_000,
+  );
 
-  it('answers an event without the authorizer\'s claims with 401: what `sam local start-api` would send, as it runs no Cognito authorizer', async () => {
+  it("answers an event without the authorizer's claims with 401: what `sam local start-api` would send, as it runs no Cognito authorizer", async () => {
     const { authorizer: _claims, ...requestContext } = readEvent('manage-accounts.json').requestContext;
     const event = { ...readEvent('manage-accounts.json'), requestContext } as APIGatewayProxyEvent;
     const result = await invokeBundle('ManageAccountsFunction', event, {
@@ -381,7 +384,12 @@ describe('docs/sam-local.md', () => {
 
   it('names every function of the stack and every file of events/, once each', () => {
     expect([...new Set(rows.map((row) => row.samId))].sort()).toEqual(ALL_FUNCTION_IDS.map(samFunctionId).sort());
-    expect(rows.map((row) => row.file).sort()).toEqual(fs.readdirSync(EVENTS_DIR).filter((file) => file.endsWith('.json')).sort());
+    expect(rows.map((row) => row.file).sort()).toEqual(
+      fs
+        .readdirSync(EVENTS_DIR)
+        .filter((file) => file.endsWith('.json'))
+        .sort(),
+    );
   });
 
   it('pairs each event with the function SAM sends it to', () => {

@@ -83,12 +83,16 @@ export class CodeAnalysis {
   readonly #classes: ts.ClassDeclaration[];
 
   constructor(entryFiles: readonly string[]) {
-    const config = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.json'), {}, {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    const config = ts.getParsedCommandLineOfConfigFile(
+      path.join(ROOT, 'tsconfig.json'),
+      {},
+      {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+          throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+        },
       },
-    });
+    );
     if (!config) throw new Error('cannot read tsconfig.json');
     this.program = ts.createProgram({ rootNames: entryFiles.map((file) => path.join(ROOT, file)), options: config.options });
     this.checker = this.program.getTypeChecker();

@@ -20,8 +20,7 @@ const lookup =
   (key: string): unknown =>
     values[key];
 
-const settings = (values: Record<string, unknown>) =>
-  settingsFromContext(lookup({ upgradeUrl: 'https://prompts.test/upgrade', ...values }));
+const settings = (values: Record<string, unknown>) => settingsFromContext(lookup({ upgradeUrl: 'https://prompts.test/upgrade', ...values }));
 
 describe('deployment settings from CDK context', () => {
   it('defaults to stage prod, RETAIN, 50 requests/s with a burst of 100, 30 days of logs at INFO, no alarm email, no WAF', () => {

@@ -152,9 +152,7 @@ async function pages(context: StoreUnderTest, input: Omit<QueryCommandInput, 'Ta
   const found: { items: (string | undefined)[]; lastKey: Item | undefined }[] = [];
   let startKey: Item | undefined;
   do {
-    const page = await context.client.send(
-      new QueryCommand({ TableName: context.table, ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
-    );
+    const page = await context.client.send(new QueryCommand({ TableName: context.table, ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
     startKey = page.LastEvaluatedKey;
     found.push({ items: (page.Items ?? []).map((item) => item[sortKey]?.S), lastKey: normalized(startKey) });
   } while (startKey && found.length < 10);
@@ -191,8 +189,7 @@ async function untilNoConflict<T>(call: () => Promise<T>): Promise<T> {
       const conflict =
         failure.name === 'TransactionConflictException' ||
         failure.name === 'TransactionInProgressException' ||
-        (failure.name === 'TransactionCanceledException' &&
-          (failure.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict'));
+        (failure.name === 'TransactionCanceledException' && (failure.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict'));
       if (!conflict || attempt >= 50) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20));
     }
@@ -260,13 +257,7 @@ export const transactionCases: ContractCase[] = [
   contractCase(
     'CancellationReasons: one per action in order, with the stored item only where ALL_OLD was asked and the item exists',
     async (context) => {
-      const [e1, e2, e3, fresh, missing] = ['e1', 'e2', 'e3', 'fresh', 'missing'].map((id) => head(context, id)) as Item[] as [
-        Item,
-        Item,
-        Item,
-        Item,
-        Item,
-      ];
+      const [e1, e2, e3, fresh, missing] = ['e1', 'e2', 'e3', 'fresh', 'missing'].map((id) => head(context, id)) as Item[] as [Item, Item, Item, Item, Item];
       for (const item of [e1, e2, e3]) await putItem(context, { ...item, n: n(5), tags: { SS: ['b', 'a'] } });
       const six = { ExpressionAttributeValues: { ':six': n(6) } };
       return write(context, [
@@ -284,13 +275,7 @@ export const transactionCases: ContractCase[] = [
         message:
           'Transaction cancelled, please refer cancellation reasons for specific reasons ' +
           '[ConditionalCheckFailed, None, ConditionalCheckFailed, ConditionalCheckFailed, ConditionalCheckFailed]',
-        reasons: [
-          { ...failed, item: expect.objectContaining({ n: n(5), tags: { SS: ['a', 'b'] } }) },
-          { code: 'None' },
-          failed,
-          failed,
-          failed,
-        ],
+        reasons: [{ ...failed, item: expect.objectContaining({ n: n(5), tags: { SS: ['a', 'b'] } }) }, { code: 'None' }, failed, failed, failed],
       });
     },
   ),
@@ -505,9 +490,7 @@ export const transactionCases: ContractCase[] = [
       const a = head(context, 'a');
       const written = await write(context, [put(context, a)], { ReturnConsumedCapacity: 'TOTAL', ReturnItemCollectionMetrics: 'SIZE' });
       const got = await answer(() =>
-        context.client.send(
-          new TransactGetItemsCommand({ TransactItems: [{ Get: { TableName: context.table, Key: a } }], ReturnConsumedCapacity: 'TOTAL' }),
-        ),
+        context.client.send(new TransactGetItemsCommand({ TransactItems: [{ Get: { TableName: context.table, Key: a } }], ReturnConsumedCapacity: 'TOTAL' })),
       );
       return {
         written: 'ok' in written ? written.ok.consumed?.map((c) => [c.TableName, c.CapacityUnits]) : written,
@@ -539,9 +522,7 @@ export const transactionCases: ContractCase[] = [
           ),
         );
         for (const key of [x, y]) {
-          calls.push(() =>
-            context.client.send(new UpdateItemCommand({ TableName: context.table, Key: key, UpdateExpression: 'ADD n :one', ...both })),
-          );
+          calls.push(() => context.client.send(new UpdateItemCommand({ TableName: context.table, Key: key, UpdateExpression: 'ADD n :one', ...both })));
         }
         calls.push(async () => {
           const got = await context.client.send(
@@ -682,7 +663,11 @@ export const singleItemCases: ContractCase[] = [
       const [a, missing] = ['a', 'missing'].map((id) => head(context, id)) as [Item, Item];
       const stored = { ...a, n: n(7), tags: { SS: ['y', 'x'] } };
       await putItem(context, stored);
-      const refuse = { ConditionExpression: 'n = :zero', ExpressionAttributeValues: { ':zero': n(0) }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+      const refuse = {
+        ConditionExpression: 'n = :zero',
+        ExpressionAttributeValues: { ':zero': n(0) },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      };
       const itemOf = async (call: () => Promise<unknown>) => {
         const result = await answer(call);
         return 'refused' in result ? [result.refused, result.item ?? null] : ['ok'];
@@ -835,11 +820,7 @@ export const singleItemCases: ContractCase[] = [
       );
     },
     (outcome) => {
-      expect(outcome.map((page) => page.items)).toEqual([
-        ['PROMPT#a', 'PROMPT#b'],
-        ['PROMPT#c', 'PROMPT#d'],
-        ['PROMPT#e'],
-      ]);
+      expect(outcome.map((page) => page.items)).toEqual([['PROMPT#a', 'PROMPT#b'], ['PROMPT#c', 'PROMPT#d'], ['PROMPT#e']]);
       // A page ends at the table key of its last item.
       expect(Object.keys(outcome[0]?.lastKey ?? {}).sort()).toEqual(['pk', 'sk']);
       expect(outcome[0]?.lastKey?.sk).toEqual(s('PROMPT#b'));

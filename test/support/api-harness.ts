@@ -47,9 +47,7 @@ export interface ErrorBody {
 export function decodedBody(result: ApiResult): string | undefined {
   if (!result.isBase64Encoded || result.body === undefined) return result.body;
   const bytes = Buffer.from(result.body, 'base64');
-  const gzipped = Object.entries(result.headers).some(
-    ([name, value]) => name.toLowerCase() === 'content-encoding' && value === 'gzip',
-  );
+  const gzipped = Object.entries(result.headers).some(([name, value]) => name.toLowerCase() === 'content-encoding' && value === 'gzip');
   return (gzipped ? gunzipSync(bytes) : bytes).toString('utf8');
 }
 

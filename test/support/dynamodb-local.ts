@@ -101,8 +101,7 @@ async function listTables(endpoint: string): Promise<boolean> {
         'Content-Type': 'application/x-amz-json-1.0',
         'X-Amz-Target': 'DynamoDB_20120810.ListTables',
         'X-Amz-Date': '20240101T000000Z',
-        Authorization:
-          'AWS4-HMAC-SHA256 Credential=local/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+        Authorization: 'AWS4-HMAC-SHA256 Credential=local/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
       },
       body: '{}',
       signal: AbortSignal.timeout(2_000),

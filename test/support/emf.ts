@@ -41,12 +41,9 @@ const MAX_VALUES_PER_METRIC = 100;
 const MAX_DIMENSION_VALUE_LENGTH = 1024;
 const MAX_NAME_LENGTH = 1024;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-const isName = (value: unknown): value is string =>
-  typeof value === 'string' && value.length > 0 && value.length <= MAX_NAME_LENGTH;
-const extraMembers = (object: Record<string, unknown>, allowed: readonly string[]): string[] =>
-  Object.keys(object).filter((key) => !allowed.includes(key));
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isName = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= MAX_NAME_LENGTH;
+const extraMembers = (object: Record<string, unknown>, allowed: readonly string[]): string[] => Object.keys(object).filter((key) => !allowed.includes(key));
 
 function directiveProblems(directive: unknown, at: string, root: Record<string, unknown>): string[] {
   if (!isObject(directive)) return [`${at} is not an object`];
@@ -92,7 +89,8 @@ function directiveProblems(directive: unknown, at: string, root: Record<string, 
     const values = Array.isArray(value) ? value : [value];
     if (!(metric.Name in root)) problems.push(`metric ${metric.Name} is not a member of the root`);
     else if (values.length === 0 || values.length > MAX_VALUES_PER_METRIC) problems.push(`metric ${metric.Name} has ${values.length} values`);
-    else if (!values.every((each) => typeof each === 'number' && Number.isFinite(each))) problems.push(`metric ${metric.Name} is not a number or an array of numbers`);
+    else if (!values.every((each) => typeof each === 'number' && Number.isFinite(each)))
+      problems.push(`metric ${metric.Name} is not a number or an array of numbers`);
   }
   return problems;
 }

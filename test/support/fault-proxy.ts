@@ -36,7 +36,10 @@ export async function startFaultProxy(storeEndpoint: string): Promise<FaultProxy
     },
   };
   const server: Server = createServer(async (incoming: IncomingMessage, response: ServerResponse) => {
-    const operation = String(incoming.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+    const operation =
+      String(incoming.headers['x-amz-target'] ?? '')
+        .split('.')
+        .pop() ?? '';
     const chunks: Buffer[] = [];
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);

@@ -58,13 +58,14 @@ export class FixtureStore extends AccountImporter {
    * One published version, as a one-version import: a fixture, unaudited like the rest of this store. The CLI and
    * the management API publish through the operations (admin/publish-version.ts, lambda/operations/).
    */
-  async publishVersion(
-    accountId: string,
-    request: { promptId: string; version: string; content: VersionContent; promptName?: string },
-  ): Promise<void> {
+  async publishVersion(accountId: string, request: { promptId: string; version: string; content: VersionContent; promptName?: string }): Promise<void> {
     const { promptId, version, content, promptName } = request;
     await this.importAccounts([
-      { accountId, keys: [], prompts: [{ promptId, ...(promptName === undefined ? {} : { promptName }), versions: [{ version, ...content, published: true }] }] },
+      {
+        accountId,
+        keys: [],
+        prompts: [{ promptId, ...(promptName === undefined ? {} : { promptName }), versions: [{ version, ...content, published: true }] }],
+      },
     ]);
   }
 

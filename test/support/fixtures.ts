@@ -16,10 +16,7 @@ export const config = (overrides: Partial<PromptConfig> = {}): PromptConfig => (
   ...overrides,
 });
 
-export const version = (
-  versionNumber: string,
-  overrides: Partial<PromptVersionInput> = {},
-): PromptVersionInput => ({
+export const version = (versionNumber: string, overrides: Partial<PromptVersionInput> = {}): PromptVersionInput => ({
   version: versionNumber,
   published: true,
   systemMessage: `System message of ${versionNumber}`,
@@ -47,10 +44,7 @@ export class Fixtures {
   }
 
   /** Creates a key for the account and returns it in plaintext, as a user would hold it. */
-  async apiKey(
-    accountId: string,
-    options: Pick<NewApiKey, 'monthlyLimit' | 'revoked' | 'scope' | 'expiresAt'> = {},
-  ): Promise<string> {
+  async apiKey(accountId: string, options: Pick<NewApiKey, 'monthlyLimit' | 'revoked' | 'scope' | 'expiresAt'> = {}): Promise<string> {
     const apiKey = generateApiKey();
     registerApiKey(apiKey);
     const keyHash = hashApiKey(apiKey);

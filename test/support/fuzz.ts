@@ -80,7 +80,10 @@ const tokenName = fc.stringMatching(/^[-!#$%&'*+.^_`|~0-9A-Za-z]{1,24}$/);
 const headerName = fc
   .oneof(
     { weight: 4, arbitrary: fc.mixedCase(prototypeName) },
-    { weight: 3, arbitrary: fc.mixedCase(fc.constantFrom('if-none-match', 'accept-encoding', 'origin', 'content-type', 'x-forwarded-for', 'user-agent', 'x-api-key')) },
+    {
+      weight: 3,
+      arbitrary: fc.mixedCase(fc.constantFrom('if-none-match', 'accept-encoding', 'origin', 'content-type', 'x-forwarded-for', 'user-agent', 'x-api-key')),
+    },
     { weight: 3, arbitrary: tokenName },
   )
   .filter((name) => !FRAMING_HEADERS.has(name.toLowerCase()));
@@ -92,8 +95,26 @@ export const invalidHeaderName = fc.constantFrom('', 'with space', 'naïve', 'к
 const lineSafe = (text: string) => !/[\r\n]/.test(text);
 
 const headerValue = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('Bearer <valid>', 'Bearer <limited>', 'Bearer <revoked>', `Bearer ${UNKNOWN_KEY}`, 'bearer <valid>', 'Bearer \t<valid>  ') },
-  { weight: 2, arbitrary: fc.constantFrom('', '*', '"x"', 'W/"x"', 'gzip', 'gzip;q=0, *;q=0', 'https://example.test', 'Basic dXNlcjpwYXNz', 'Bearer', '__proto__', 'constructor') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom('Bearer <valid>', 'Bearer <limited>', 'Bearer <revoked>', `Bearer ${UNKNOWN_KEY}`, 'bearer <valid>', 'Bearer \t<valid>  '),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '',
+      '*',
+      '"x"',
+      'W/"x"',
+      'gzip',
+      'gzip;q=0, *;q=0',
+      'https://example.test',
+      'Basic dXNlcjpwYXNz',
+      'Bearer',
+      '__proto__',
+      'constructor',
+    ),
+  },
   { weight: 2, arbitrary: fc.stringMatching(/^[\x20-\x7e]{0,40}$/) },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 16 }).filter(lineSafe) },
 );
@@ -101,7 +122,19 @@ const headerValue = fc.oneof(
 const authorizationValue = fc.oneof(
   { weight: 6, arbitrary: fc.constant('Bearer <valid>') },
   { weight: 3, arbitrary: fc.constantFrom('Bearer <limited>', 'Bearer <revoked>', `Bearer ${UNKNOWN_KEY}`) },
-  { weight: 2, arbitrary: fc.constantFrom('bearer <valid>', 'BEARER   <valid>', 'Bearer <valid> extra', 'Bearer <valid>,Bearer <limited>', 'Token <valid>', '', ' ', 'Bearer') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'bearer <valid>',
+      'BEARER   <valid>',
+      'Bearer <valid> extra',
+      'Bearer <valid>,Bearer <limited>',
+      'Token <valid>',
+      '',
+      ' ',
+      'Bearer',
+    ),
+  },
   { weight: 1, arbitrary: headerValue },
 );
 
@@ -126,7 +159,10 @@ const path = fc.oneof(
   { weight: 3, arbitrary: fc.constant('/prompts') },
   { weight: 3, arbitrary: fc.constant('/prompts/welcome') },
   { weight: 5, arbitrary: promptId.map((id) => `/prompts/${id}`) },
-  { weight: 1, arbitrary: fc.constantFrom('/', '/prompts/', '//prompts', '/prompts//welcome', '/prompts/welcome/', '/prompts/a/b', '/PROMPTS', '/prompts/../prompts') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('/', '/prompts/', '//prompts', '/prompts//welcome', '/prompts/welcome/', '/prompts/a/b', '/PROMPTS', '/prompts/../prompts'),
+  },
   { weight: 1, arbitrary: fc.array(segment, { maxLength: 4 }).map((segments) => `/${segments.join('/')}`) },
 );
 
@@ -137,7 +173,25 @@ const queryName = fc.oneof(
 );
 
 const queryValue = fc.oneof(
-  { weight: 5, arbitrary: fc.constantFrom('1.0.0', '1.1.0', '2.0.0', '01.0.0', '1.0', '1.0.0.0', '1000000000.0.0', 'true', 'false', 'TRUE', '', 'production', '__proto__', 'constructor') },
+  {
+    weight: 5,
+    arbitrary: fc.constantFrom(
+      '1.0.0',
+      '1.1.0',
+      '2.0.0',
+      '01.0.0',
+      '1.0',
+      '1.0.0.0',
+      '1000000000.0.0',
+      'true',
+      'false',
+      'TRUE',
+      '',
+      'production',
+      '__proto__',
+      'constructor',
+    ),
+  },
   { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 24 }) },
   // Past what node:http reads of a request head (16 KB) sometimes: the gateway answers that too.
   { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 20_000 }).map((length) => 'v'.repeat(length)) },
@@ -228,9 +282,7 @@ export function answerProblems(request: FuzzRequest, answer: FuzzAnswer, keys: F
     return problems;
   }
   if (documented) {
-    problems.push(
-      ...openApiMismatches({ method: request.method, path: request.path, status: answer.status, headers: answer.headers, body: answer.body }),
-    );
+    problems.push(...openApiMismatches({ method: request.method, path: request.path, status: answer.status, headers: answer.headers, body: answer.body }));
     return problems;
   }
   let parsed: unknown;

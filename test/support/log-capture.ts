@@ -140,9 +140,7 @@ export function capturedLogRecords(): readonly LogRecord[] {
 
 /** The service's one line per request, optionally only those of one service name. */
 export function capturedRequestLines(service?: string): readonly LogRecord[] {
-  return capturedLogRecords().filter(
-    (line) => line.message === 'request' && (service === undefined || line.service === service),
-  );
+  return capturedLogRecords().filter((line) => line.message === 'request' && (service === undefined || line.service === service));
 }
 
 /** The lines captured so far that carry embedded metrics (each request's line does). */

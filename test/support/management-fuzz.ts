@@ -85,11 +85,27 @@ const PARAMETER_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
 
 /** Each UTF-8 byte outside the unreserved characters as %XX, as a client encodes (a lone surrogate as U+FFFD's bytes). */
 const percentEncoded = (value: string): string =>
-  [...Buffer.from(value, 'utf8')].map((byte) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  [...Buffer.from(value, 'utf8')]
+    .map((byte) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
 
 const QUERY_NAMES = fc.oneof(fc.constantFrom('before', 'month', 'before', 'month', 'state'), prototypeName, fc.string({ maxLength: 8 }));
 const QUERY_VALUES = fc.oneof(
-  fc.constantFrom('QVVESVQj', 'QVVESVQjeA', 'AUDIT#', '2026-11', '2026-13', '1999-01', '', '__proto__', 'constructor', 'nonsense', 'open', 'stale', 'req_20260101000000000_00000000'),
+  fc.constantFrom(
+    'QVVESVQj',
+    'QVVESVQjeA',
+    'AUDIT#',
+    '2026-11',
+    '2026-13',
+    '1999-01',
+    '',
+    '__proto__',
+    'constructor',
+    'nonsense',
+    'open',
+    'stale',
+    'req_20260101000000000_00000000',
+  ),
   fc.base64String({ maxLength: 80 }).map((text) => text.replace(/=+$/, '').replaceAll('+', '-').replaceAll('/', '_')),
   fc.integer({ min: 1_000, max: 8_000 }).map((length) => 'Q'.repeat(length)),
   anyText,
@@ -133,15 +149,20 @@ const VALID_BODIES: Readonly<Record<string, Record<string, unknown>>> = {
 };
 
 /** JSON text nested `depth` levels, as text: JSON.stringify cannot write the deepest. */
-const nestedText = (depth: number, open: '[' | '{"a":'): string =>
-  `${open.repeat(depth)}1${(open === '[' ? ']' : '}').repeat(depth)}`;
+const nestedText = (depth: number, open: '[' | '{"a":'): string => `${open.repeat(depth)}1${(open === '[' ? ']' : '}').repeat(depth)}`;
 
 /** What goes where a field's value goes: any JSON, deep JSON, long strings (within a body's limits), extreme numbers. */
 const fieldValue: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value) ?? 'null') },
-  { weight: 2, arbitrary: fc.tuple(fc.integer({ min: 20, max: 60_000 }), fc.constantFrom('[' as const, '{"a":' as const)).map(([depth, open]) => nestedText(depth, open)) },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.integer({ min: 20, max: 60_000 }), fc.constantFrom('[' as const, '{"a":' as const)).map(([depth, open]) => nestedText(depth, open)),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 100, max: 320_000 }).map((length) => JSON.stringify('x'.repeat(length))) },
-  { weight: 1, arbitrary: fc.constantFrom('1e308', '-0', '9007199254740993', '-1', '0.5', 'true', 'null', '[]', '{}', '""', '"__proto__"', '{"__proto__":{"admin":true}}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('1e308', '-0', '9007199254740993', '-1', '0.5', 'true', 'null', '[]', '{}', '""', '"__proto__"', '{"__proto__":{"admin":true}}'),
+  },
 );
 
 /** An object's members as JSON text, so `__proto__` stays an own name however it is spelled. */
@@ -164,7 +185,19 @@ function bodyFor(routeKey: string): fc.Arbitrary<string | undefined> {
   });
   const config = fc
     .record({ field: fc.constantFrom('model', 'temperature', 'schema', 'inputData', 'inputDataRootName', '__proto__', 'constructor'), value: fieldValue })
-    .map(({ field, value }) => objectText([...validMembers.filter(([member]) => member !== 'config'), ['config', objectText([['model', '"m"'], ['temperature', '1'], [field, value]])]]));
+    .map(({ field, value }) =>
+      objectText([
+        ...validMembers.filter(([member]) => member !== 'config'),
+        [
+          'config',
+          objectText([
+            ['model', '"m"'],
+            ['temperature', '1'],
+            [field, value],
+          ]),
+        ],
+      ]),
+    );
   return fc.oneof(
     { weight: 2, arbitrary: fc.constant(fields.length > 0 ? JSON.stringify(valid) : undefined) },
     { weight: 6, arbitrary: mutated },
@@ -181,11 +214,16 @@ export function fuzzManagementRequests(): fc.Arbitrary<FuzzManagementRequest> {
     const names = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name as string);
     // `.` and `..` are no segments a URL can carry: a client resolves them before sending.
     const segment = (values: fc.Arbitrary<string>) => values.filter((value) => value !== '.' && value !== '..');
-    const parameters = fc.record(Object.fromEntries(names.map((name) => [name, segment(PARAMETER_VALUES[name] ?? anyText)])) as Record<string, fc.Arbitrary<string>>);
+    const parameters = fc.record(
+      Object.fromEntries(names.map((name) => [name, segment(PARAMETER_VALUES[name] ?? anyText)])) as Record<string, fc.Arbitrary<string>>,
+    );
     return fc.record({
       method: fc.constant(method),
       resource: fc.constant(path),
-      caller: fc.oneof({ weight: 8, arbitrary: fc.constantFrom<Caller>('owner', 'admin', 'editor', 'viewer') }, { weight: 2, arbitrary: fc.constantFrom(...CALLERS) }),
+      caller: fc.oneof(
+        { weight: 8, arbitrary: fc.constantFrom<Caller>('owner', 'admin', 'editor', 'viewer') },
+        { weight: 2, arbitrary: fc.constantFrom(...CALLERS) },
+      ),
       parameters,
       query: fc.oneof({ weight: 2, arbitrary: fc.constant('') }, { weight: 1, arbitrary: query }),
       headers,
@@ -204,7 +242,10 @@ export function pathOf(request: FuzzManagementRequest, resolve: (value: string) 
 
 /** A short line of the request for a failure report: never a body of 300 KB. */
 export function describeRequest(request: FuzzManagementRequest, path: string): string {
-  const body = request.body === undefined ? 'no body' : `body ${JSON.stringify(request.body.slice(0, 160))}${request.body.length > 160 ? `... (${request.body.length} characters)` : ''}`;
+  const body =
+    request.body === undefined
+      ? 'no body'
+      : `body ${JSON.stringify(request.body.slice(0, 160))}${request.body.length > 160 ? `... (${request.body.length} characters)` : ''}`;
   return `${request.caller}: ${request.method} ${path.slice(0, 200)}${request.query ? `?${request.query.slice(0, 120)}` : ''} ${JSON.stringify(request.headers)} ${body}`;
 }
 
@@ -223,7 +264,8 @@ export interface TableState {
 const snapshotOf = (item: unknown): string =>
   JSON.stringify(item, (_, value: unknown) => {
     if (value instanceof Set) return [...value].map(String).sort();
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     return value;
   });
 

@@ -28,4 +28,3 @@ export function validateWithOpenApiSchemaValidator(documents: readonly unknown[]
   });
   return JSON.parse(output) as ValidatorResult[];
 }
-

@@ -102,9 +102,7 @@ function withAbsoluteRefs(schema: unknown): unknown {
   return Object.fromEntries(
     Object.entries(schema).map(([keyword, value]) => [
       keyword,
-      keyword === '$ref' && typeof value === 'string'
-        ? value.replace(COMPONENT_SCHEMA_REF, `${DOCUMENT_ID}#/$defs/`)
-        : withAbsoluteRefs(value),
+      keyword === '$ref' && typeof value === 'string' ? value.replace(COMPONENT_SCHEMA_REF, `${DOCUMENT_ID}#/$defs/`) : withAbsoluteRefs(value),
     ]),
   );
 }
@@ -208,9 +206,7 @@ export function documentedResponses(method: string, path: string): DocumentedRes
 }
 
 function responseFor(documented: DocumentedResponses, status: number): { key: string; response: ResponseObject } | undefined {
-  const key = [String(status), `${Math.floor(status / 100)}XX`, 'default'].find(
-    (candidate) => documented.responses[candidate] !== undefined,
-  );
+  const key = [String(status), `${Math.floor(status / 100)}XX`, 'default'].find((candidate) => documented.responses[candidate] !== undefined);
   const response = key === undefined ? undefined : documented.responses[key];
   return key === undefined || response === undefined ? undefined : { key, response: resolveReference(response) };
 }
@@ -218,9 +214,7 @@ function responseFor(documented: DocumentedResponses, status: number): { key: st
 // ---- checking one response
 
 /** Header values as a test holds them: a Lambda result's headers, or a fetch Response's `headers`. */
-export type HeaderSource =
-  | { forEach(callback: (value: string, name: string) => void): void }
-  | Readonly<Record<string, string | number | boolean | undefined>>;
+export type HeaderSource = { forEach(callback: (value: string, name: string) => void): void } | Readonly<Record<string, string | number | boolean | undefined>>;
 
 export interface ObservedResponse {
   readonly method: string;
@@ -344,7 +338,5 @@ export function expectResponseMatchesOpenApi(observed: ObservedResponse): void {
   const { where, mismatches } = compare(observed);
   if (mismatches.length === 0) return;
   const request = `${observed.method.toUpperCase()} ${observed.path} -> ${observed.status}`;
-  throw new OpenApiMismatchError(
-    `${request} does not match openapi.yaml (${where}):\n${mismatches.map((problem) => `  - ${problem}`).join('\n')}`,
-  );
+  throw new OpenApiMismatchError(`${request} does not match openapi.yaml (${where}):\n${mismatches.map((problem) => `  - ${problem}`).join('\n')}`);
 }

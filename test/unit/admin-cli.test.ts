@@ -33,9 +33,18 @@ test.each([
   [['keys', 'create', '--account'], 'admin: keys create: --account needs a value (see --help)'],
   [['keys', 'create', '--account', 'acme', '--monthly-limit', '-5'], 'admin: --monthly-limit must be a whole number of 0 or more'],
   [['keys', 'create', '--account', 'acme', '--monthly-limit', '1.5'], 'admin: --monthly-limit must be a whole number of 0 or more'],
-  [['prompts', 'publish', '--account', 'a', '--prompt', 'p', '--version', 'v1'], 'admin: --version must be MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)'],
-  [['prompts', 'publish', '--account', 'a', '--prompt', 'p', '--version', '1.0.0', '--file', 'x.json', '--model', 'm'], 'admin: give the content either with --file or with options, not both'],
-  [['prompts', 'publish', '--account', 'a', '--prompt', 'p', '--version', '1.0.0', '--model', 'm'], 'admin: --system-message is required with the content options'],
+  [
+    ['prompts', 'publish', '--account', 'a', '--prompt', 'p', '--version', 'v1'],
+    'admin: --version must be MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)',
+  ],
+  [
+    ['prompts', 'publish', '--account', 'a', '--prompt', 'p', '--version', '1.0.0', '--file', 'x.json', '--model', 'm'],
+    'admin: give the content either with --file or with options, not both',
+  ],
+  [
+    ['prompts', 'publish', '--account', 'a', '--prompt', 'p', '--version', '1.0.0', '--model', 'm'],
+    'admin: --system-message is required with the content options',
+  ],
   [['prompts', 'import'], 'admin: prompts import: missing argument: prompts import <file-or-folder> [--dry-run] (see --help)'],
   [['usage', '--account', 'a', '--key', 'key_0123456789abcdef', '--month', '2026-13'], 'admin: --month must be YYYY-MM, e.g. 2026-11'],
   [['keys', 'frobnicate'], 'admin: keys: unknown action "frobnicate", expected one of create, list, set, rotate, revoke (see keys --help)'],

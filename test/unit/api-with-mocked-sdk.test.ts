@@ -94,8 +94,7 @@ function givenAdmitted(used = 1, monthlyLimit?: number, givingBack: 'taken' | 't
   ddb.on(GetCommand, { Key: { pk: 'ACCOUNT#acme', sk: 'PROMPT#welcome' } }).resolves({ Item: head });
 }
 
-const throttled = () =>
-  new ProvisionedThroughputExceededException({ message: 'Rate exceeded', $metadata: { httpStatusCode: 400 } });
+const throttled = () => new ProvisionedThroughputExceededException({ message: 'Rate exceeded', $metadata: { httpStatusCode: 400 } });
 
 beforeEach(() => {
   ddb.reset();
@@ -143,9 +142,7 @@ describe('store throttling or outage after the SDK retries is 503 SERVICE_UNAVAI
   });
 
   test('a store-side 5xx is 503', async () => {
-    ddb.on(UpdateCommand).rejects(
-      Object.assign(new Error('Internal'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }),
-    );
+    ddb.on(UpdateCommand).rejects(Object.assign(new Error('Internal'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }));
     expect((await getPrompt()).status).toBe(503);
   });
 
@@ -324,9 +321,7 @@ describe('header values of a successful response', () => {
       starts.push(input.ExclusiveStartKey);
       return pages[starts.length - 1];
     });
-    const response = toApiResponse(
-      await api.list(apiEvent('GET', '/prompts', { apiKey: API_KEY }), lambdaContext()),
-    );
+    const response = toApiResponse(await api.list(apiEvent('GET', '/prompts', { apiKey: API_KEY }), lambdaContext()));
     expect(response.json<Array<{ promptId: string }>>().map((p) => p.promptId)).toEqual(['a', 'b', 'c']);
     expect(starts).toEqual([undefined, { pk: 'ACCOUNT#acme', sk: 'PROMPT#a' }, { pk: 'ACCOUNT#acme', sk: 'PROMPT#b' }]);
   });
@@ -362,7 +357,7 @@ describe('store round trips', () => {
     expect(events).toEqual(['admit:start', 'admit:end', 'read:start']);
   });
 
-  test("a key whose account is known: the prompt is read while the key is verified, one round trip in all", async () => {
+  test('a key whose account is known: the prompt is read while the key is verified, one round trip in all', async () => {
     givenAdmitted(1);
     await getPrompt();
     ddb.reset();
@@ -418,9 +413,9 @@ describe('store round trips', () => {
     givenAdmitted(1);
     await getPrompt();
     ddb.reset();
-    ddb.on(UpdateCommand).rejects(
-      new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall({ ...keyItem(1), status: 'revoked' }) }),
-    );
+    ddb
+      .on(UpdateCommand)
+      .rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall({ ...keyItem(1), status: 'revoked' }) }));
     ddb.on(GetCommand).resolves({ Item: head });
     const response = await getPrompt();
     expect(response.status).toBe(401);
@@ -431,9 +426,7 @@ describe('store round trips', () => {
     givenAdmitted(1);
     await getPrompt();
     ddb.reset();
-    ddb.on(UpdateCommand).rejects(
-      new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall(keyItem(5000)) }),
-    );
+    ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall(keyItem(5000)) }));
     ddb.on(GetCommand).rejects(throttled());
     const response = await getPrompt();
     expect(response.status).toBe(429);
@@ -441,7 +434,11 @@ describe('store round trips', () => {
   });
 
   test('OPTIONS, 405 and unknown routes make no store call', async () => {
-    for (const [method, path] of [['OPTIONS', '/prompts'], ['POST', '/prompts'], ['GET', '/nowhere']] as const) {
+    for (const [method, path] of [
+      ['OPTIONS', '/prompts'],
+      ['POST', '/prompts'],
+      ['GET', '/nowhere'],
+    ] as const) {
       await api.get(apiEvent(method, path, { apiKey: API_KEY }), lambdaContext());
     }
     expect(ddb.calls()).toHaveLength(0);

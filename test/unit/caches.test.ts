@@ -103,9 +103,7 @@ describe('CachedPromptStore', () => {
 
   test('a copy read under one prompt revision is not served under another: a delete shows at once', async () => {
     let deleted = false;
-    const { store, calls } = countingStore(() =>
-      deleted ? { found: false, reason: 'prompt-not-found' } : { found: true, prompt: prompt('1.0.0') },
-    );
+    const { store, calls } = countingStore(() => (deleted ? { found: false, reason: 'prompt-not-found' } : { found: true, prompt: prompt('1.0.0') }));
     const cached = new CachedPromptStore(store, options);
     await cached.findPromptVersion(reader('acme', 4), 'p', '1.0.0');
     deleted = true;
@@ -115,9 +113,7 @@ describe('CachedPromptStore', () => {
 
   test('a version not found is not remembered: publishing it shows at once', async () => {
     let published = false;
-    const { store, calls } = countingStore(() =>
-      published ? { found: true, prompt: prompt('2.0.0') } : { found: false, reason: 'version-not-found' },
-    );
+    const { store, calls } = countingStore(() => (published ? { found: true, prompt: prompt('2.0.0') } : { found: false, reason: 'version-not-found' }));
     const cached = new CachedPromptStore(store, options);
     expect((await cached.findPromptVersion(reader('acme'), 'p', '2.0.0')).found).toBe(false);
     published = true;
@@ -156,9 +152,7 @@ describe('CachedPromptStore', () => {
 
   test('NOT_FOUND and LABEL_NOT_FOUND are remembered under their revision too', async () => {
     let found = false;
-    const { store, calls } = countingStore(() =>
-      found ? { found: true, prompt: prompt('1.0.0') } : { found: false, reason: 'prompt-not-found' },
-    );
+    const { store, calls } = countingStore(() => (found ? { found: true, prompt: prompt('1.0.0') } : { found: false, reason: 'prompt-not-found' }));
     const cached = new CachedPromptStore(store, options);
     expect((await cached.findLatestPrompt(reader('acme', 1), 'p')).found).toBe(false);
     expect((await cached.findLabelledPrompt(reader('acme', 1), 'p', 'x')).found).toBe(false);

@@ -13,7 +13,7 @@ test('reads the table, upgrade URL, region and store endpoint from the environme
   });
 });
 
-test('the service name and log level come from Powertools\' own variables, as the stack sets them', () => {
+test("the service name and log level come from Powertools' own variables, as the stack sets them", () => {
   expect(loadConfig({ ...base, POWERTOOLS_SERVICE_NAME: 'prompt-service-prod', POWERTOOLS_LOG_LEVEL: 'debug' })).toMatchObject({
     serviceName: 'prompt-service-prod',
     logLevel: 'DEBUG',

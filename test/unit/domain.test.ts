@@ -116,7 +116,7 @@ describe('label names', () => {
 });
 
 describe('labels of a prompt', () => {
-  test('only the labels map\'s own names count: constructor is a label, or absent like any other', () => {
+  test("only the labels map's own names count: constructor is a label, or absent like any other", () => {
     expect(labelledVersion({}, 'constructor')).toBeUndefined();
     expect(labelledVersion({ staging: '1.0.0' }, 'toString')).toBeUndefined();
     expect(labelledVersion(JSON.parse('{"constructor":"1.2.0"}'), 'constructor')).toBe('1.2.0');

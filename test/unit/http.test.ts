@@ -27,9 +27,8 @@ describe('routing', () => {
     expect(statusOf(() => matchRoute('HEAD', '/prompts'))).toBe(405);
   });
 
-  test.each([['/'], ['/prompts/'.concat('a/b')], ['/prompts/x/'], ['/promptsx'], ['/prompts/../prompts']])(
-    'GET %s is no route',
-    (path) => expect(statusOf(() => matchRoute('GET', path))).toBe(404),
+  test.each([['/'], ['/prompts/'.concat('a/b')], ['/prompts/x/'], ['/promptsx'], ['/prompts/../prompts']])('GET %s is no route', (path) =>
+    expect(statusOf(() => matchRoute('GET', path))).toBe(404),
   );
 });
 

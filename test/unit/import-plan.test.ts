@@ -1,12 +1,5 @@
 import type { PromptHeadItem, PromptVersionItem } from '../../lambda/table/item-types';
-import {
-  type AccountImport,
-  type ApiKeyImport,
-  planImport,
-  promptRef,
-  type PromptVersionInput,
-  type StoredState,
-} from '../../admin/table/import-plan';
+import { type AccountImport, type ApiKeyImport, planImport, promptRef, type PromptVersionInput, type StoredState } from '../../admin/table/import-plan';
 import type { AdminApiKey } from '../../lambda/table/item-builders';
 
 /** What an import may change of what is stored, decided before any write. */
@@ -37,12 +30,7 @@ const storedKey = (overrides: Partial<AdminApiKey> = {}): AdminApiKey => ({
   ...overrides,
 });
 
-function stored(parts: {
-  account?: boolean;
-  keys?: AdminApiKey[];
-  head?: Partial<PromptHeadItem>;
-  versions?: PromptVersionItem[];
-} = {}): StoredState {
+function stored(parts: { account?: boolean; keys?: AdminApiKey[]; head?: Partial<PromptHeadItem>; versions?: PromptVersionItem[] } = {}): StoredState {
   const ref = promptRef('acme', 'p');
   return {
     accounts: new Map(parts.account === false ? [] : [['acme', { accountId: 'acme', name: 'Acme', plan: 'free', createdAt: NOW }]]),
@@ -87,11 +75,7 @@ test('a draft may change, and may be published', () => {
 });
 
 test('the head carries the highest published version by semantic-version order, drafts aside', () => {
-  const plan = planImport(
-    promptImport(version('1.9.0'), version('1.10.0'), version('2.0.0', false)),
-    stored(),
-    NOW,
-  );
+  const plan = planImport(promptImport(version('1.9.0'), version('1.10.0'), version('2.0.0', false)), stored(), NOW);
   expect(plan.writes.heads).toEqual([expect.objectContaining({ promptId: 'p', latest: expect.objectContaining({ version: '1.10.0' }) })]);
 });
 
@@ -107,23 +91,17 @@ test('what the import leaves out keeps its stored value', () => {
 
 test('a new account needs a name and a plan', () => {
   const plan = planImport(importOf(), stored({ account: false }), NOW);
-  expect(plan.conflicts).toEqual([
-    { kind: 'missing', message: 'account acme does not exist, and a name and a plan are needed to create it' },
-  ]);
+  expect(plan.conflicts).toEqual([{ kind: 'missing', message: 'account acme does not exist, and a name and a plan are needed to create it' }]);
 });
 
 test('a new prompt needs a name', () => {
   const plan = planImport(importOf({ prompts: [{ promptId: 'p', versions: [version('1.0.0')] }] }), stored(), NOW);
-  expect(plan.conflicts.map((conflict) => conflict.message)).toEqual([
-    'prompt p of account acme does not exist, and a name is needed to create it',
-  ]);
+  expect(plan.conflicts.map((conflict) => conflict.message)).toEqual(['prompt p of account acme does not exist, and a name is needed to create it']);
 });
 
 test('a revoked key stays revoked', () => {
   const plan = planImport(importOf({ keys: [{ ...key, revoked: false }] }), stored({ keys: [storedKey({ status: 'revoked' })] }), NOW);
-  expect(plan.conflicts.map((conflict) => conflict.message)).toEqual([
-    'API key key_hash of account acme is revoked, and revocation is final',
-  ]);
+  expect(plan.conflicts.map((conflict) => conflict.message)).toEqual(['API key key_hash of account acme is revoked, and revocation is final']);
 });
 
 test('a key of another account is refused', () => {
@@ -131,11 +109,9 @@ test('a key of another account is refused', () => {
   expect(plan.conflicts.map((conflict) => conflict.message)).toEqual(['API key key_hash belongs to account other, not acme']);
 });
 
-test('revoking through an import keeps the key\'s creation time', () => {
+test("revoking through an import keeps the key's creation time", () => {
   const plan = planImport(importOf({ keys: [{ ...key, revoked: true }] }), stored({ keys: [storedKey()] }), NOW);
-  expect(plan.writes.keys).toEqual([
-    expect.objectContaining({ status: 'revoked', revokedAt: NOW, createdAt: '2026-01-01T00:00:00.000Z' }),
-  ]);
+  expect(plan.writes.keys).toEqual([expect.objectContaining({ status: 'revoked', revokedAt: NOW, createdAt: '2026-01-01T00:00:00.000Z' })]);
 });
 
 test('the same account, prompt or version twice in one import is refused', () => {

@@ -53,18 +53,16 @@ beforeEach(() => {
 
 /** node:http rather than fetch: it sends repeated headers as separate lines, as a client may. */
 function send(method: string, path: string, headers: Record<string, string | string[]> = {}, body?: Buffer) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>(
-    (resolve, reject) => {
-      const length = body ? { 'Content-Length': String(body.length) } : {};
-      const req = httpRequest(`${base}${path}`, { method, headers: { ...headers, ...length } }, (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      });
-      req.on('error', reject);
-      req.end(body);
-    },
-  );
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    const length = body ? { 'Content-Length': String(body.length) } : {};
+    const req = httpRequest(`${base}${path}`, { method, headers: { ...headers, ...length } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 const lastEvent = () => {
@@ -74,11 +72,7 @@ const lastEvent = () => {
 };
 
 /** What every answer the gateway gives itself carries, as the deployed gateway responses do. */
-function expectGatewayAnswer(
-  response: { status: number; headers: Record<string, string | string[] | undefined>; body: string },
-  status: number,
-  code: string,
-) {
+function expectGatewayAnswer(response: { status: number; headers: Record<string, string | string[] | undefined>; body: string }, status: number, code: string) {
   expect(response.status).toBe(status);
   expect(JSON.parse(response.body)).toEqual({ error: expect.any(String), code });
   expect(response.headers).toMatchObject({
@@ -196,7 +190,7 @@ test("a body over API Gateway's 10 MB is 413 PAYLOAD_TOO_LARGE, and no function 
   expect(received).toEqual([]);
 });
 
-test('a method no resource has (no ANY behind it) is 404 NOT_FOUND, not the gateway\'s 403', async () => {
+test("a method no resource has (no ANY behind it) is 404 NOT_FOUND, not the gateway's 403", async () => {
   const bare = createHttpGateway({
     routes: [{ routeKey: 'GET /prompts', function: recording('listPrompts') }],
     onFunctionError: () => undefined,
@@ -205,11 +199,7 @@ test('a method no resource has (no ANY behind it) is 404 NOT_FOUND, not the gate
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
   try {
     const response = await fetch(`http://127.0.0.1:${(bare.address() as AddressInfo).port}/prompts`, { method: 'POST' });
-    expectGatewayAnswer(
-      { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() },
-      404,
-      'NOT_FOUND',
-    );
+    expectGatewayAnswer({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() }, 404, 'NOT_FOUND');
   } finally {
     await new Promise((resolve) => bare.close(resolve));
   }
@@ -237,7 +227,10 @@ describe('names are data: the event holds whatever names the client sent, and th
     const response = await sendRaw(base, {
       method: 'GET',
       target: `/prompts/welcome?${name}=1&${name}=2&version=1.0.0`,
-      headers: [[name, 'a'], [name, 'b']],
+      headers: [
+        [name, 'a'],
+        [name, 'b'],
+      ],
     });
     expect(response.status).toBe(200);
     const { event } = lastEvent();
@@ -255,7 +248,11 @@ describe('names are data: the event holds whatever names the client sent, and th
     await sendRaw(base, {
       method: 'GET',
       target: '/prompts',
-      headers: [['Authorization', 'Bearer a'], ['authorization', 'Bearer b'], ['AUTHORIZATION', 'Bearer c']],
+      headers: [
+        ['Authorization', 'Bearer a'],
+        ['authorization', 'Bearer b'],
+        ['AUTHORIZATION', 'Bearer c'],
+      ],
     });
     const { event } = lastEvent();
     expect(event.headers.Authorization).toBe('Bearer c');
@@ -264,7 +261,7 @@ describe('names are data: the event holds whatever names the client sent, and th
   });
 });
 
-describe('what node:http would answer itself is answered in the API\'s format', () => {
+describe("what node:http would answer itself is answered in the API's format", () => {
   test.each([
     ['a header name that is not a token', 'GET /prompts HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n'],
     ['an empty header name', 'GET /prompts HTTP/1.1\r\nHost: x\r\n: 1\r\n\r\n'],
@@ -359,7 +356,7 @@ describe('concurrency, as a deployed function has it', () => {
     expect(mostRunning).toBe(2);
   });
 
-  test('a request beyond the line gets the service\'s own 503, in its JSON format and readable by a browser', async () => {
+  test("a request beyond the line gets the service's own 503, in its JSON format and readable by a browser", async () => {
     gate = new Promise<void>((resolve) => (open = resolve));
     const admitted = Array.from({ length: 5 }, () => fetch(`${smallBase}/x`).then((r) => r.status));
     await new Promise((resolve) => setTimeout(resolve, 50));

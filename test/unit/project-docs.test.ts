@@ -67,7 +67,7 @@ test.each(DOCUMENTS)('%s links only files of the repository', (document) => {
   expect(outside).toEqual([]);
 });
 
-test.each(DOCUMENTS)("%s links only headings its targets have", (document) => {
+test.each(DOCUMENTS)('%s links only headings its targets have', (document) => {
   const broken = relativeLinks(document)
     .filter(({ file, fragment }) => fragment !== undefined && file.endsWith('.md') && existsSync(join(ROOT, file)))
     .filter(({ file, fragment }) => !anchorsOf(file).has(fragment as string))

@@ -6,7 +6,11 @@ import { formatPromptFile, type PromptFile, PromptFileError, parsePromptFile } f
 
 /** A prompt file (docs/prompts-as-code.md) says exactly what it was written from, whatever the messages hold. */
 
-const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.array(fc.string({ maxLength: 12 }), { maxLength: 6 }).map((lines) => lines.join('\n')));
+const text = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme' }),
+  fc.array(fc.string({ maxLength: 12 }), { maxLength: 6 }).map((lines) => lines.join('\n')),
+);
 const promptFile = fc.record({
   promptId: fc.constant('welcome-email'),
   promptName: fc.string({ minLength: 1, maxLength: 60 }).filter((name) => name.trim() !== ''),
@@ -22,9 +26,9 @@ const promptFile = fc.record({
     inputData: fc.jsonValue({ maxDepth: 2 }),
     inputDataRootName: fc.option(fc.string({ maxLength: 10 }), { nil: null }),
   }),
-  labels: fc.dictionary(fc.stringMatching(/^[a-k][a-z0-9_-]{0,6}$/), fc.constant('1.0.0')).map((labels) =>
-    Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1))),
-  ),
+  labels: fc
+    .dictionary(fc.stringMatching(/^[a-k][a-z0-9_-]{0,6}$/), fc.constant('1.0.0'))
+    .map((labels) => Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)))),
 });
 
 test('a written file reads back as what it was written from, and writing it again gives the same bytes', () => {

@@ -14,8 +14,7 @@ const version = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-const seedWith = (account: Record<string, unknown>) =>
-  JSON.stringify({ accounts: [{ accountId: 'acme', name: 'Acme', plan: 'free', ...account }] });
+const seedWith = (account: Record<string, unknown>) => JSON.stringify({ accounts: [{ accountId: 'acme', name: 'Acme', plan: 'free', ...account }] });
 
 const withPrompt = (prompt: Record<string, unknown>) => seedWith({ prompts: [{ promptId: 'p', promptName: 'P', versions: [version()], ...prompt }] });
 const withVersion = (overrides: Record<string, unknown>) => withPrompt({ versions: [version(), version({ version: '1.1.0', ...overrides })] });
@@ -54,17 +53,37 @@ test.each([
   ['an unknown top-level field', '{"accounts": [], "acounts": []}', 'seed.json: acounts: unknown field (expected one of $schema, accounts)'],
   ['a bad account id', seedWith({ accountId: 'a#b' }), 'seed.json: accounts[0].accountId: must be 1 to 64 characters of A-Z a-z 0-9 _ . -'],
   ['an unknown plan', seedWith({ plan: 'gold' }), 'seed.json: accounts[0].plan: must be one of free, pro'],
-  ['a bad version', withVersion({ version: '1.01.0' }), 'seed.json: accounts[0].prompts[0].versions[1].version: must be MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)'],
+  [
+    'a bad version',
+    withVersion({ version: '1.01.0' }),
+    'seed.json: accounts[0].prompts[0].versions[1].version: must be MAJOR.MINOR.PATCH (digits, no leading zeros, e.g. 1.2.0)',
+  ],
   ['a missing published flag', withVersion({ published: undefined }), 'seed.json: accounts[0].prompts[0].versions[1].published: is required: true or false'],
-  ['a temperature above 2', withVersion({ config: { model: 'm', temperature: 2.5 } }), 'seed.json: accounts[0].prompts[0].versions[1].config.temperature: must be between 0 and 2'],
-  ['a schema that is not an array', withVersion({ config: { model: 'm', temperature: 1, schema: {} } }), 'seed.json: accounts[0].prompts[0].versions[1].config.schema: must be an array'],
-  ['a numeric inputDataRootName', withVersion({ config: { model: 'm', temperature: 1, inputDataRootName: 3 } }), 'seed.json: accounts[0].prompts[0].versions[1].config.inputDataRootName: must be a string or null'],
+  [
+    'a temperature above 2',
+    withVersion({ config: { model: 'm', temperature: 2.5 } }),
+    'seed.json: accounts[0].prompts[0].versions[1].config.temperature: must be between 0 and 2',
+  ],
+  [
+    'a schema that is not an array',
+    withVersion({ config: { model: 'm', temperature: 1, schema: {} } }),
+    'seed.json: accounts[0].prompts[0].versions[1].config.schema: must be an array',
+  ],
+  [
+    'a numeric inputDataRootName',
+    withVersion({ config: { model: 'm', temperature: 1, inputDataRootName: 3 } }),
+    'seed.json: accounts[0].prompts[0].versions[1].config.inputDataRootName: must be a string or null',
+  ],
   ['a missing model', withVersion({ config: { temperature: 1 } }), 'seed.json: accounts[0].prompts[0].versions[1].config.model: is required'],
   ['an unknown version field', withVersion({ publised: true }), /^seed\.json: accounts\[0\]\.prompts\[0\]\.versions\[1\]\.publised: unknown field/],
   ['a version twice', withVersion({ version: '1.0.0' }), 'seed.json: accounts[0].prompts[0].versions[1]: version 1.0.0 already appears at versions[0]'],
   ['a bad prompt id', withPrompt({ promptId: 'has space' }), 'seed.json: accounts[0].prompts[0].promptId: must be 1 to 128 characters of A-Z a-z 0-9 _ . -'],
   ['an empty prompt name', withPrompt({ promptName: ' ' }), 'seed.json: accounts[0].prompts[0].promptName: must not be empty'],
-  ['a negative monthly limit', seedWith({ keys: [{ apiKey: 'prs_valid_key_0123456789', monthlyLimit: -1 }] }), 'seed.json: accounts[0].keys[0].monthlyLimit: must be a whole number of 0 or more'],
+  [
+    'a negative monthly limit',
+    seedWith({ keys: [{ apiKey: 'prs_valid_key_0123456789', monthlyLimit: -1 }] }),
+    'seed.json: accounts[0].keys[0].monthlyLimit: must be a whole number of 0 or more',
+  ],
 ])('refuses %s', (_name, text, expected) => {
   if (typeof expected === 'string') expect(refusal(text)).toBe(expected);
   else expect(refusal(text)).toMatch(expected);
@@ -143,9 +162,7 @@ describe('several files as one seed', () => {
 test('keys reach the store only as their hash, id and display prefix', () => {
   const apiKey = 'prs_valid_key_0123456789';
   const [account] = toAccountImports(parseSeed(seedWith({ keys: [{ apiKey, monthlyLimit: 10 }] }), 'seed.json'));
-  expect(account?.keys).toEqual([
-    { keyHash: hashApiKey(apiKey), keyId: keyIdFromHash(hashApiKey(apiKey)), displayPrefix: 'prs_vali', monthlyLimit: 10 },
-  ]);
+  expect(account?.keys).toEqual([{ keyHash: hashApiKey(apiKey), keyId: keyIdFromHash(hashApiKey(apiKey)), displayPrefix: 'prs_vali', monthlyLimit: 10 }]);
   expect(JSON.stringify(account)).not.toContain(apiKey);
 });
 
@@ -156,7 +173,11 @@ describe('labels', () => {
   });
 
   test.each([
-    ['a label on a draft of the file', { labels: { production: '1.1.0' } }, 'accounts[0].prompts[0].labels.production: version 1.1.0 is a draft in this file: only a published version can be labelled'],
+    [
+      'a label on a draft of the file',
+      { labels: { production: '1.1.0' } },
+      'accounts[0].prompts[0].labels.production: version 1.1.0 is a draft in this file: only a published version can be labelled',
+    ],
     ['the reserved name latest', { labels: { latest: '1.0.0' } }, 'accounts[0].prompts[0].labels.latest: a label must be 1 to 32 characters'],
     ['a name with capitals', { labels: { Production: '1.0.0' } }, 'accounts[0].prompts[0].labels.Production: a label must be'],
     ['a version that is not MAJOR.MINOR.PATCH', { labels: { production: '1.0' } }, 'accounts[0].prompts[0].labels.production: must be a version'],

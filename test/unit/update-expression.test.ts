@@ -166,7 +166,10 @@ test('a condition alone, and a projection, have their own placeholders', () => {
   const condition = buildCondition((e) => `${e.name('role')} = ${e.value('owner')}`);
   expect(spelledOut(condition)).toEqual({ condition: 'role = "owner"' });
   const projection = buildProjection(['promptId', 'latest.version', 'name']);
-  expect(projection).toEqual({ ProjectionExpression: '#n0, #n1.#n2, #n3', ExpressionAttributeNames: { '#n0': 'promptId', '#n1': 'latest', '#n2': 'version', '#n3': 'name' } });
+  expect(projection).toEqual({
+    ProjectionExpression: '#n0, #n1.#n2, #n3',
+    ExpressionAttributeNames: { '#n0': 'promptId', '#n1': 'latest', '#n2': 'version', '#n3': 'name' },
+  });
   expect(() => buildProjection([])).toThrow(RangeError);
 });
 
@@ -174,7 +177,10 @@ describe('an update built once, its open names and values given at each call', (
   const USED = openName('used');
   const TODAY = `days.${openName('day')}`;
   const prepared = prepareUpdate({
-    set: { [USED]: (e: ExpressionNames) => `${e.name(USED)} + ${e.value(1)}`, [TODAY]: (e: ExpressionNames) => `if_not_exists(${e.name(TODAY)}, ${e.value(0)}) + ${e.value(1)}` },
+    set: {
+      [USED]: (e: ExpressionNames) => `${e.name(USED)} + ${e.value(1)}`,
+      [TODAY]: (e: ExpressionNames) => `if_not_exists(${e.name(TODAY)}, ${e.value(0)}) + ${e.value(1)}`,
+    },
     condition: (e) => `${e.name(USED)} < ${e.name('limit')} AND ${e.name('daysMonth')} = ${e.value(openValue('month'))}`,
   });
 
@@ -202,8 +208,8 @@ describe('an update built once, its open names and values given at each call', (
   });
 
   test('a name or a value not given is refused, never sent as undefined', () => {
-    expect(() => prepared({ day: '15', month: '2026-11' })).toThrow('the update\'s name used was not given');
-    expect(() => prepared({ used: 'used#2026-11', day: '15' })).toThrow('the update\'s value month was not given');
+    expect(() => prepared({ day: '15', month: '2026-11' })).toThrow("the update's name used was not given");
+    expect(() => prepared({ used: 'used#2026-11', day: '15' })).toThrow("the update's value month was not given");
   });
 });
 
@@ -221,7 +227,17 @@ describe('against the embedded store', () => {
     await store.client.send(
       new PutCommand({
         TableName: store.tableName,
-        Item: { ...Key, status: 'active', name: 'old', scope: ['a'], count: 1, tags: new Set(['t']), newKeys: new Set(['x', 'y']), latest: { version: '1.0.0' }, days: { '15': 2 } },
+        Item: {
+          ...Key,
+          status: 'active',
+          name: 'old',
+          scope: ['a'],
+          count: 1,
+          tags: new Set(['t']),
+          newKeys: new Set(['x', 'y']),
+          latest: { version: '1.0.0' },
+          days: { '15': 2 },
+        },
       }),
     );
     const update = (status: string) =>
@@ -236,7 +252,8 @@ describe('against the embedded store', () => {
         remove: ['scope'],
         add: { count: 2, tags: new Set(['u']) },
         delete: { newKeys: new Set(['x']) },
-        condition: (e) => `attribute_exists(${e.name('pk')}) AND ${e.name('status')} = ${e.value(status)} AND ${e.name('latest.version')} = ${e.value('1.0.0')}`,
+        condition: (e) =>
+          `attribute_exists(${e.name('pk')}) AND ${e.name('status')} = ${e.value(status)} AND ${e.name('latest.version')} = ${e.value('1.0.0')}`,
       });
 
     const refused = store.client.send(new UpdateCommand({ TableName: store.tableName, Key, ...update('disabled') }));

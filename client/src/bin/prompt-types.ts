@@ -125,7 +125,7 @@ main(process.argv.slice(2), process.env).then(
   (error: unknown) => {
     const code = (error as { code?: unknown })?.code;
     const usage = error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'));
-    const message = error instanceof PromptClientError ? `${error.code}: ${error.message}` : (error as Error)?.message ?? String(error);
+    const message = error instanceof PromptClientError ? `${error.code}: ${error.message}` : ((error as Error)?.message ?? String(error));
     process.stderr.write(`prompt-types: ${message}${usage ? ' (see --help)' : ''}\n`);
     process.exitCode = usage ? 2 : 1;
   },

@@ -41,7 +41,11 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const part = encodeURIComponent;
 
 export function createApi({ token, onUnauthorized }: ApiOptions) {
-  async function call<T>(method: Method, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ body: T; etag: string | null; status: number }> {
+  async function call<T>(
+    method: Method,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<{ body: T; etag: string | null; status: number }> {
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
     const bearer = token();
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
@@ -163,9 +167,17 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
     },
     request: (accountId: string, requestId: string) => get<RequestDetail>(`${account(accountId)}/requests/${part(requestId)}`),
     approveRequest: async (accountId: string, requestId: string, comment: string) =>
-      (await call<{ request: ChangeRequest }>('POST', `${account(accountId)}/requests/${part(requestId)}/approve`, { body: comment.trim() ? { comment: comment.trim() } : {} })).body.request,
+      (
+        await call<{ request: ChangeRequest }>('POST', `${account(accountId)}/requests/${part(requestId)}/approve`, {
+          body: comment.trim() ? { comment: comment.trim() } : {},
+        })
+      ).body.request,
     rejectRequest: async (accountId: string, requestId: string, comment: string) =>
-      (await call<{ request: ChangeRequest }>('POST', `${account(accountId)}/requests/${part(requestId)}/reject`, { body: comment.trim() ? { comment: comment.trim() } : {} })).body.request,
+      (
+        await call<{ request: ChangeRequest }>('POST', `${account(accountId)}/requests/${part(requestId)}/reject`, {
+          body: comment.trim() ? { comment: comment.trim() } : {},
+        })
+      ).body.request,
     withdrawRequest: async (accountId: string, requestId: string) =>
       (await call<{ request: ChangeRequest }>('POST', `${account(accountId)}/requests/${part(requestId)}/withdraw`, { body: {} })).body.request,
 

@@ -65,7 +65,10 @@ function takePending(): PendingSignIn | undefined {
   }
 }
 
-export type SignInOutcome = { readonly kind: 'none' } | { readonly kind: 'signed-in'; readonly returnTo: string } | { readonly kind: 'error'; readonly message: string };
+export type SignInOutcome =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'signed-in'; readonly returnTo: string }
+  | { readonly kind: 'error'; readonly message: string };
 
 /**
  * Finishes a sign-in when the page was opened by the redirect back (`?code=&state=`): the code is

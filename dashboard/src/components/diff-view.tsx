@@ -1,12 +1,26 @@
 import { changedRowCount, type ComparableContent, contentDiff, type DiffRow, wordPieces } from '../logic/diff-rows';
 
 /** A side-by-side diff of two versions' content, section by section; unchanged sections fold away. */
-export function DiffView({ before, after, beforeTitle, afterTitle }: { before: ComparableContent | undefined; after: ComparableContent; beforeTitle: string; afterTitle: string }) {
+export function DiffView({
+  before,
+  after,
+  beforeTitle,
+  afterTitle,
+}: {
+  before: ComparableContent | undefined;
+  after: ComparableContent;
+  beforeTitle: string;
+  afterTitle: string;
+}) {
   const sections = contentDiff(before, after);
   const changed = sections.reduce((sum, section) => sum + changedRowCount(section.rows), 0);
   return (
     <div class="diff">
-      <p role="status">{changed === 0 ? `No differences between ${beforeTitle} and ${afterTitle}.` : `${changed} changed ${changed === 1 ? 'line' : 'lines'} between ${beforeTitle} and ${afterTitle}.`}</p>
+      <p role="status">
+        {changed === 0
+          ? `No differences between ${beforeTitle} and ${afterTitle}.`
+          : `${changed} changed ${changed === 1 ? 'line' : 'lines'} between ${beforeTitle} and ${afterTitle}.`}
+      </p>
       {sections.map((section) =>
         changedRowCount(section.rows) === 0 ? (
           <p key={section.title} class="muted">
@@ -55,12 +69,16 @@ function Row({ row }: { row: DiffRow }) {
       <td class="line-number">{row.left?.line ?? ''}</td>
       <td class={`text ${leftKind}`}>
         {row.left && row.kind !== 'same' ? <span class="visually-hidden">{row.kind === 'changed' ? 'was: ' : `${SIGN[row.kind]}: `}</span> : null}
-        {words ? words.map((piece, index) => (piece.kind === 'same' ? piece.text : piece.kind === 'removed' ? <del key={index}>{piece.text}</del> : null)) : (row.left?.text ?? '')}
+        {words
+          ? words.map((piece, index) => (piece.kind === 'same' ? piece.text : piece.kind === 'removed' ? <del key={index}>{piece.text}</del> : null))
+          : (row.left?.text ?? '')}
       </td>
       <td class="line-number">{row.right?.line ?? ''}</td>
       <td class={`text ${rightKind}`}>
         {row.right && row.kind !== 'same' ? <span class="visually-hidden">{row.kind === 'changed' ? 'now: ' : `${SIGN[row.kind]}: `}</span> : null}
-        {words ? words.map((piece, index) => (piece.kind === 'same' ? piece.text : piece.kind === 'added' ? <ins key={index}>{piece.text}</ins> : null)) : (row.right?.text ?? '')}
+        {words
+          ? words.map((piece, index) => (piece.kind === 'same' ? piece.text : piece.kind === 'added' ? <ins key={index}>{piece.text}</ins> : null))
+          : (row.right?.text ?? '')}
       </td>
     </tr>
   );

@@ -28,7 +28,9 @@ export function FieldError({ problem, field, id }: { problem: unknown; field: st
 
 /** True when a 400 names one of these fields: the field shows it, the form's general note does not. */
 export function isFieldProblem(problem: unknown, fields: readonly string[]): boolean {
-  return problem instanceof ApiProblem && problem.status === 400 && fields.some((name) => problem.field === name || problem.field?.startsWith(`${name}.`) === true);
+  return (
+    problem instanceof ApiProblem && problem.status === 400 && fields.some((name) => problem.field === name || problem.field?.startsWith(`${name}.`) === true)
+  );
 }
 
 export function Loading({ what }: { what: string }) {

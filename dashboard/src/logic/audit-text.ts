@@ -15,32 +15,34 @@ export interface AuditEntry {
 }
 
 /** Each action in words; a Map, since an entry's action is data. */
-export const ACTIONS: ReadonlyMap<string, string> = new Map(Object.entries({
-  'account.update': 'changed the account settings',
-  'prompt.create': 'created prompt',
-  'prompt.update': 'changed the details of',
-  'prompt.delete': 'deleted prompt',
-  'prompt.restore': 'restored prompt',
-  'draft.create': 'created draft',
-  'draft.save': 'saved draft',
-  'draft.delete': 'deleted draft',
-  'version.publish': 'published',
-  'label.set': 'moved label',
-  'label.remove': 'removed label',
-  'request.open': 'asked for approval to move',
-  'request.approve': 'approved the change request for',
-  'request.reject': 'rejected the change request for',
-  'request.withdraw': 'withdrew the change request for',
-  'request.apply': 'applied the change request for',
-  'request.stale': 'found stale the change request for',
-  'key.create': 'created key',
-  'key.update': 'changed key',
-  'key.rotate': 'rotated key',
-  'key.revoke': 'revoked key',
-  'member.add': 'added member',
-  'member.set-role': 'changed the role of',
-  'member.remove': 'removed member',
-}));
+export const ACTIONS: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    'account.update': 'changed the account settings',
+    'prompt.create': 'created prompt',
+    'prompt.update': 'changed the details of',
+    'prompt.delete': 'deleted prompt',
+    'prompt.restore': 'restored prompt',
+    'draft.create': 'created draft',
+    'draft.save': 'saved draft',
+    'draft.delete': 'deleted draft',
+    'version.publish': 'published',
+    'label.set': 'moved label',
+    'label.remove': 'removed label',
+    'request.open': 'asked for approval to move',
+    'request.approve': 'approved the change request for',
+    'request.reject': 'rejected the change request for',
+    'request.withdraw': 'withdrew the change request for',
+    'request.apply': 'applied the change request for',
+    'request.stale': 'found stale the change request for',
+    'key.create': 'created key',
+    'key.update': 'changed key',
+    'key.rotate': 'rotated key',
+    'key.revoke': 'revoked key',
+    'member.add': 'added member',
+    'member.set-role': 'changed the role of',
+    'member.remove': 'removed member',
+  }),
+);
 
 export function actorName(entry: Pick<AuditEntry, 'actor'>): string {
   return entry.actor.type === 'user' ? entry.actor.email : `operator ${entry.actor.operator} (CLI)`;

@@ -27,7 +27,14 @@ export interface DraftContent {
   };
 }
 
-export type DraftField = 'systemMessage' | 'userMessage' | 'config.model' | 'config.temperature' | 'config.schema' | 'config.inputData' | 'config.inputDataRootName';
+export type DraftField =
+  | 'systemMessage'
+  | 'userMessage'
+  | 'config.model'
+  | 'config.temperature'
+  | 'config.schema'
+  | 'config.inputData'
+  | 'config.inputDataRootName';
 
 /** The same bounds as lambda/domain/content-rules.ts. */
 export const TEMPERATURE_RANGE = { min: 0, max: 2 } as const;
@@ -52,7 +59,9 @@ export function formOf(content: ContentLike): DraftForm {
   };
 }
 
-export type FormResult = { readonly content: DraftContent; readonly problems?: undefined } | { readonly content?: undefined; readonly problems: Partial<Record<DraftField, string>> };
+export type FormResult =
+  | { readonly content: DraftContent; readonly problems?: undefined }
+  | { readonly content?: undefined; readonly problems: Partial<Record<DraftField, string>> };
 
 export function contentOf(form: DraftForm): FormResult {
   const problems: Partial<Record<DraftField, string>> = {};

@@ -89,7 +89,10 @@ export interface PendingSignIn {
   readonly returnTo: string;
 }
 
-export type CallbackResult = { readonly kind: 'none' } | { readonly kind: 'code'; readonly code: string } | { readonly kind: 'error'; readonly message: string };
+export type CallbackResult =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'code'; readonly code: string }
+  | { readonly kind: 'error'; readonly message: string };
 
 /** Reads the redirect back from the sign-in page; only an answer to this tab's own request is accepted. */
 export function readCallback(search: string, pending: PendingSignIn | undefined): CallbackResult {

@@ -16,7 +16,9 @@ export interface PromptListView {
 export const ALL_PROMPTS: PromptListView = { text: '', label: '', tag: '', sort: 'id' };
 
 const searchable = (prompt: PromptListEntry): string =>
-  [prompt.promptId, prompt.promptName, prompt.description ?? '', ...prompt.tags, ...Object.keys(prompt.labels), prompt.latestVersion ?? ''].join(' ').toLowerCase();
+  [prompt.promptId, prompt.promptName, prompt.description ?? '', ...prompt.tags, ...Object.keys(prompt.labels), prompt.latestVersion ?? '']
+    .join(' ')
+    .toLowerCase();
 
 export function promptsShown(prompts: readonly PromptListEntry[], view: PromptListView): PromptListEntry[] {
   const words = view.text.toLowerCase().split(/\s+/).filter(Boolean);
@@ -46,5 +48,12 @@ export function facetsOf(prompts: readonly PromptListEntry[]): { labels: string[
 
 /** Tags as a person types them: separated by commas or spaces, each once, in the order typed. */
 export function tagsFromText(text: string): string[] {
-  return [...new Set(text.split(/[\s,]+/).map((tag) => tag.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(/[\s,]+/)
+        .map((tag) => tag.trim())
+        .filter(Boolean),
+    ),
+  ];
 }

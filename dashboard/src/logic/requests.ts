@@ -259,7 +259,10 @@ export function approvalSettingsProblem(labels: readonly string[], required: num
 }
 
 /** How many approvals a move of `label` needs in the account; undefined when it moves at once. */
-export function approvalsNeeded(approvals: { readonly labels: readonly string[]; readonly required: number } | null | undefined, label: string): number | undefined {
+export function approvalsNeeded(
+  approvals: { readonly labels: readonly string[]; readonly required: number } | null | undefined,
+  label: string,
+): number | undefined {
   if (!approvals?.labels.includes(label)) return undefined;
   return approvals.required;
 }

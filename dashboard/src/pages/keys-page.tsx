@@ -21,7 +21,9 @@ export function KeysPage() {
   return (
     <>
       <PageTitle>API keys</PageTitle>
-      <p class="muted">Applications send a key as <code>Authorization: Bearer …</code> to the read API. Each key counts its requests against a monthly limit.</p>
+      <p class="muted">
+        Applications send a key as <code>Authorization: Bearer …</code> to the read API. Each key counts its requests against a monthly limit.
+      </p>
       <DeniedNote id={deniedId} reason={denied} />
       {issued ? (
         <SecretPanel
@@ -93,7 +95,19 @@ export const keyTitle = (key: Pick<ApiKey, 'name' | 'keyId'>) => key.name ?? key
 
 const STATE_WORDS: Readonly<Record<string, string>> = { active: 'active', disabled: 'disabled', revoked: 'revoked', expired: 'expired' };
 
-function KeyRow({ apiKey, denied, deniedId, onChanged, onIssued }: { apiKey: ApiKey; denied: string | undefined; deniedId: string; onChanged(): void; onIssued(issued: IssuedKey): void }) {
+function KeyRow({
+  apiKey,
+  denied,
+  deniedId,
+  onChanged,
+  onIssued,
+}: {
+  apiKey: ApiKey;
+  denied: string | undefined;
+  deniedId: string;
+  onChanged(): void;
+  onIssued(issued: IssuedKey): void;
+}) {
   const { api, account, announce } = useWorkspace();
   const [confirm, setConfirm] = useState<'revoke' | 'rotate' | undefined>(undefined);
   const [grace, setGrace] = useState('86400');
@@ -214,7 +228,15 @@ function KeyRow({ apiKey, denied, deniedId, onChanged, onIssued }: { apiKey: Api
   );
 }
 
-function NewKeyForm({ denied, deniedId, onCreated }: { denied: string | undefined; deniedId: string; onCreated(issued: IssuedKey, promptId: string | undefined): void }) {
+function NewKeyForm({
+  denied,
+  deniedId,
+  onCreated,
+}: {
+  denied: string | undefined;
+  deniedId: string;
+  onCreated(issued: IssuedKey, promptId: string | undefined): void;
+}) {
   const { api, account } = useWorkspace();
   const [name, setName] = useState('');
   const [limit, setLimit] = useState('');
@@ -231,7 +253,10 @@ function NewKeyForm({ denied, deniedId, onCreated }: { denied: string | undefine
     setLimit('');
     setScope([]);
     setExpires('');
-    onCreated(issued, scope.find((entry) => !entry.endsWith('*')));
+    onCreated(
+      issued,
+      scope.find((entry) => !entry.endsWith('*')),
+    );
   });
   const disabled = denied !== undefined;
   return (
@@ -245,11 +270,27 @@ function NewKeyForm({ denied, deniedId, onCreated }: { denied: string | undefine
         }}
       >
         <Control label="Key name" problem={create.problem} field="name" describedBy={denied ? deniedId : undefined}>
-          {(control) => <input {...control} value={name} required maxLength={100} disabled={disabled} onInput={(event) => setName(event.currentTarget.value)} />}
-        </Control>
-        <Control label="Monthly limit" hint="Empty: the account plan's limit, which is also the most a key may have." problem={create.problem} field="monthlyLimit">
           {(control) => (
-            <input {...control} type="number" min={0} step={1} value={limit} placeholder="the plan's" disabled={disabled} onInput={(event) => setLimit(event.currentTarget.value)} />
+            <input {...control} value={name} required maxLength={100} disabled={disabled} onInput={(event) => setName(event.currentTarget.value)} />
+          )}
+        </Control>
+        <Control
+          label="Monthly limit"
+          hint="Empty: the account plan's limit, which is also the most a key may have."
+          problem={create.problem}
+          field="monthlyLimit"
+        >
+          {(control) => (
+            <input
+              {...control}
+              type="number"
+              min={0}
+              step={1}
+              value={limit}
+              placeholder="the plan's"
+              disabled={disabled}
+              onInput={(event) => setLimit(event.currentTarget.value)}
+            />
           )}
         </Control>
         <Control label="Expires on" hint="At the end of that day (UTC). Empty: never." problem={create.problem} field="expiresAt">
@@ -266,7 +307,17 @@ function NewKeyForm({ denied, deniedId, onCreated }: { denied: string | undefine
 }
 
 /** The prompts a key may read: picked from the account's prompt ids and their prefixes; an id no prompt has is pointed out. */
-function ScopePicker({ scope, onChange, disabled, problem }: { scope: readonly string[]; onChange(scope: readonly string[]): void; disabled: boolean; problem: unknown }) {
+function ScopePicker({
+  scope,
+  onChange,
+  disabled,
+  problem,
+}: {
+  scope: readonly string[];
+  onChange(scope: readonly string[]): void;
+  disabled: boolean;
+  problem: unknown;
+}) {
   const { api, account } = useWorkspace();
   const prompts = useLoad(() => api.prompts(account.accountId), [api, account.accountId]);
   const promptIds = (prompts.data ?? []).filter((prompt) => !prompt.deleted).map((prompt) => prompt.promptId);
@@ -281,7 +332,9 @@ function ScopePicker({ scope, onChange, disabled, problem }: { scope: readonly s
   return (
     <fieldset class="scope-picker">
       <legend>Scope</legend>
-      <p class="hint">Which prompts the key may read: pick prompt ids, or prefixes like <code>web.*</code>. None: every prompt of the account.</p>
+      <p class="hint">
+        Which prompts the key may read: pick prompt ids, or prefixes like <code>web.*</code>. None: every prompt of the account.
+      </p>
       {scope.length === 0 ? (
         <p>Every prompt.</p>
       ) : (
@@ -291,7 +344,13 @@ function ScopePicker({ scope, onChange, disabled, problem }: { scope: readonly s
             return (
               <li key={item}>
                 <span class="mono">{item}</span> <span class={match.matches === 0 ? 'field-error' : 'muted'}>({match.words})</span>{' '}
-                <button type="button" class="button plain small" disabled={disabled} aria-label={`Remove ${item} from the scope`} onClick={() => onChange(scope.filter((other) => other !== item))}>
+                <button
+                  type="button"
+                  class="button plain small"
+                  disabled={disabled}
+                  aria-label={`Remove ${item} from the scope`}
+                  onClick={() => onChange(scope.filter((other) => other !== item))}
+                >
                   Remove
                 </button>
               </li>
@@ -344,8 +403,8 @@ function SecretPanel({ issued, why, promptId, onDone }: { issued: IssuedKey; why
     <section aria-labelledby="secret-title" class="card secret">
       <h2 id="secret-title">Copy your new key now</h2>
       <p>
-        {why} <strong>This is the only time it is shown:</strong> only its hash is stored, so nobody can show it again. Keep it in your
-        application's secret settings.
+        {why} <strong>This is the only time it is shown:</strong> only its hash is stored, so nobody can show it again. Keep it in your application's secret
+        settings.
       </p>
       <div class="field copy-row">
         <label>
@@ -354,7 +413,9 @@ function SecretPanel({ issued, why, promptId, onDone }: { issued: IssuedKey; why
         </label>
         <CopyButton text={issued.apiKey} label="Copy key" copiedText="Key copied" />
       </div>
-      <p class="muted">Each sample reads what the <code>production</code> label points at: drop the label for the latest version.</p>
+      <p class="muted">
+        Each sample reads what the <code>production</code> label points at: drop the label for the latest version.
+      </p>
       {samples.map((sample) => (
         <div class="field copy-row" key={sample.title}>
           <label>

@@ -35,8 +35,8 @@ export function MembersPage() {
         <section class="card secret" aria-labelledby="temporary-title">
           <h2 id="temporary-title">Temporary password for {added.member.email}</h2>
           <p>
-            Give it to them yourself: this stack sends no invitation email, and this is the only time it is shown. They choose their own
-            password when they first sign in.
+            Give it to them yourself: this stack sends no invitation email, and this is the only time it is shown. They choose their own password when they
+            first sign in.
           </p>
           <div class="field copy-row">
             <label>
@@ -147,7 +147,12 @@ function MemberRow({ member, onChanged }: { member: Member; onChanged(): void })
         <div class="inline-form">
           <label>
             <span class="visually-hidden">Role of {member.email}</span>
-            <select value={next} disabled={rowDenied !== undefined} aria-describedby={rowDenied ? deniedId : undefined} onChange={(event) => setNext(event.currentTarget.value as Role)}>
+            <select
+              value={next}
+              disabled={rowDenied !== undefined}
+              aria-describedby={rowDenied ? deniedId : undefined}
+              onChange={(event) => setNext(event.currentTarget.value as Role)}
+            >
               {choices.map((r) => (
                 <option key={r} value={r}>
                   {r}
@@ -220,7 +225,9 @@ function AddMember({ denied, deniedId, onAdded }: { denied: string | undefined; 
         }}
       >
         <Control label="Email" problem={add.problem} field="email" describedBy={denied ? deniedId : undefined}>
-          {(control) => <input {...control} type="email" value={email} required disabled={denied !== undefined} onInput={(event) => setEmail(event.currentTarget.value)} />}
+          {(control) => (
+            <input {...control} type="email" value={email} required disabled={denied !== undefined} onInput={(event) => setEmail(event.currentTarget.value)} />
+          )}
         </Control>
         <Control label="Role for the new member">
           {(control) => (

@@ -60,11 +60,16 @@ function DetailsPanel({ detail, onChanged }: { detail: PromptDetail; onChanged()
   const denied = denial(role, 'edit drafts');
   const deniedId = useId('details-denied');
   const save = useAction(async () => {
-    await api.updatePromptDetails(account.accountId, detail.promptId, { promptName: name.trim(), description: description.trim() || null, tags: tagsFromText(tags) });
+    await api.updatePromptDetails(account.accountId, detail.promptId, {
+      promptName: name.trim(),
+      description: description.trim() || null,
+      tags: tagsFromText(tags),
+    });
     announce('Details saved.');
     onChanged();
   });
-  const unchanged = name.trim() === detail.promptName && (description.trim() || null) === detail.description && tagsFromText(tags).join(',') === detail.tags.join(',');
+  const unchanged =
+    name.trim() === detail.promptName && (description.trim() || null) === detail.description && tagsFromText(tags).join(',') === detail.tags.join(',');
   return (
     <section aria-labelledby="details-title" class="card">
       <h2 id="details-title">Details</h2>
@@ -80,10 +85,21 @@ function DetailsPanel({ detail, onChanged }: { detail: PromptDetail; onChanged()
         }}
       >
         <Control label="Name" problem={save.problem} field="promptName" describedBy={denied ? deniedId : undefined}>
-          {(control) => <input {...control} value={name} required maxLength={200} disabled={denied !== undefined} onInput={(event) => setName(event.currentTarget.value)} />}
+          {(control) => (
+            <input {...control} value={name} required maxLength={200} disabled={denied !== undefined} onInput={(event) => setName(event.currentTarget.value)} />
+          )}
         </Control>
         <Control label="Description" problem={save.problem} field="description">
-          {(control) => <input {...control} value={description} maxLength={1000} size={50} disabled={denied !== undefined} onInput={(event) => setDescription(event.currentTarget.value)} />}
+          {(control) => (
+            <input
+              {...control}
+              value={description}
+              maxLength={1000}
+              size={50}
+              disabled={denied !== undefined}
+              onInput={(event) => setDescription(event.currentTarget.value)}
+            />
+          )}
         </Control>
         <Control label="Tags" hint="Separated by commas: a to z, 0 to 9, - and _." problem={save.problem} field="tags">
           {(control) => <input {...control} value={tags} disabled={denied !== undefined} onInput={(event) => setTags(event.currentTarget.value)} />}
@@ -204,15 +220,15 @@ export function NewDraft({ detail, initialFrom }: { detail: PromptDetail; initia
       >
         <Control label="Start from">
           {(control) => (
-          <select {...control} value={from} disabled={denied !== undefined} onChange={(event) => setFrom(event.currentTarget.value)}>
-            {sources.map((v) => (
-              <option key={v.version} value={v.version}>
-                version {v.version}
-                {v.published ? '' : ' (draft)'}
-              </option>
-            ))}
-            <option value="">an empty prompt</option>
-          </select>
+            <select {...control} value={from} disabled={denied !== undefined} onChange={(event) => setFrom(event.currentTarget.value)}>
+              {sources.map((v) => (
+                <option key={v.version} value={v.version}>
+                  version {v.version}
+                  {v.published ? '' : ' (draft)'}
+                </option>
+              ))}
+              <option value="">an empty prompt</option>
+            </select>
           )}
         </Control>
         <div class="control">
@@ -262,8 +278,8 @@ function LabelsPanel({ detail, onChanged }: { detail: PromptDetail; onChanged():
     <section aria-labelledby="labels-title">
       <h2 id="labels-title">Labels</h2>
       <p class="muted">
-        The read API serves a label's version for <code>?label=name</code>. To roll back, move the label to an earlier version, or restore it
-        from its history below: it follows from the next request. Protected labels ({protectedLabels.join(', ') || 'none'}) need an admin.
+        The read API serves a label's version for <code>?label=name</code>. To roll back, move the label to an earlier version, or restore it from its history
+        below: it follows from the next request. Protected labels ({protectedLabels.join(', ') || 'none'}) need an admin.
         {approvals && approvals.labels.length > 0
           ? ` Moves of ${approvals.labels.join(', ')} need ${approvals.required === 1 ? 'an approval' : `${approvals.required} approvals`}: they open a change request.`
           : ''}
@@ -280,14 +296,24 @@ function LabelsPanel({ detail, onChanged }: { detail: PromptDetail; onChanged():
           </thead>
           <tbody>
             {labels.map(([label, version]) => (
-              <LabelRow key={label} detail={detail} label={label} version={version} published={published.map((v) => v.version)} protectedLabels={protectedLabels} onChanged={onChanged} />
+              <LabelRow
+                key={label}
+                detail={detail}
+                label={label}
+                version={version}
+                published={published.map((v) => v.version)}
+                protectedLabels={protectedLabels}
+                onChanged={onChanged}
+              />
             ))}
           </tbody>
         </table>
       ) : (
         <p>No labels yet.</p>
       )}
-      {published.length > 0 ? <AddLabel detail={detail} published={published.map((v) => v.version)} protectedLabels={protectedLabels} onChanged={onChanged} /> : null}
+      {published.length > 0 ? (
+        <AddLabel detail={detail} published={published.map((v) => v.version)} protectedLabels={protectedLabels} onChanged={onChanged} />
+      ) : null}
     </section>
   );
 }
@@ -336,7 +362,12 @@ function LabelRow(props: { detail: PromptDetail; label: string; version: string;
         <div class="inline-form">
           <label>
             Version for {label}
-            <select value={target} disabled={denied !== undefined} aria-describedby={denied ? deniedId : undefined} onChange={(event) => setTarget(event.currentTarget.value)}>
+            <select
+              value={target}
+              disabled={denied !== undefined}
+              aria-describedby={denied ? deniedId : undefined}
+              onChange={(event) => setTarget(event.currentTarget.value)}
+            >
               {props.published.map((v) => (
                 <option key={v} value={v}>
                   {v}

@@ -19,16 +19,18 @@ export function PromptsPage() {
   return (
     <>
       <PageTitle>Prompts</PageTitle>
-      <NewPrompt
-        denied={denial(role, 'create prompts')}
-        onCreated={(promptId) => navigate({ page: 'prompt', accountId: account.accountId, promptId })}
-      />
+      <NewPrompt denied={denial(role, 'create prompts')} onCreated={(promptId) => navigate({ page: 'prompt', accountId: account.accountId, promptId })} />
       <section aria-labelledby="prompt-list-title">
         <h2 id="prompt-list-title">All prompts</h2>
         <search class="filters" aria-label="Find prompts">
           <label>
             Search prompts
-            <input type="search" value={view.text} onInput={(event) => set({ text: event.currentTarget.value })} placeholder="id, name, description, tag or label" />
+            <input
+              type="search"
+              value={view.text}
+              onInput={(event) => set({ text: event.currentTarget.value })}
+              placeholder="id, name, description, tag or label"
+            />
           </label>
           <label>
             With label
@@ -170,7 +172,14 @@ function NewPrompt({ denied, onCreated }: { denied: string | undefined; onCreate
         </Control>
         <Control label="Prompt name" problem={create.problem} field="promptName">
           {(control) => (
-            <input {...control} value={promptName} required maxLength={200} disabled={denied !== undefined} onInput={(event) => setPromptName(event.currentTarget.value)} />
+            <input
+              {...control}
+              value={promptName}
+              required
+              maxLength={200}
+              disabled={denied !== undefined}
+              onInput={(event) => setPromptName(event.currentTarget.value)}
+            />
           )}
         </Control>
         <Button type="submit" kind="primary" busy={create.busy} busyText="Creating…" denied={denied} deniedId={deniedId}>

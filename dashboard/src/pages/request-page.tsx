@@ -5,16 +5,7 @@ import { useAction, useId, useLoad } from '../components/hooks';
 import { PlaceholderChangeView } from '../components/placeholder-change';
 import { Button, DeniedNote, ErrorNote, Loading, PageTitle, When } from '../components/ui';
 import { ApiProblem } from '../logic/api-errors';
-import {
-  approvalCount,
-  decisionDenial,
-  hasApproved,
-  isPerson,
-  requestTitle,
-  stateExplanation,
-  stateWord,
-  withdrawDenial,
-} from '../logic/requests';
+import { approvalCount, decisionDenial, hasApproved, isPerson, requestTitle, stateExplanation, stateWord, withdrawDenial } from '../logic/requests';
 import { hrefOf } from '../logic/route';
 import { useWorkspace } from '../workspace';
 
@@ -102,8 +93,8 @@ export function RequestPage({ requestId }: { requestId: string }) {
           </>
         ) : request.to === null ? (
           <p>
-            {request.label} would be taken off {request.promptId}: applications reading <code>?label={request.label}</code> would get 404 instead of
-            version {request.from ?? 'none'}.
+            {request.label} would be taken off {request.promptId}: applications reading <code>?label={request.label}</code> would get 404 instead of version{' '}
+            {request.from ?? 'none'}.
           </p>
         ) : (
           <p class="muted">Version {request.to} could not be read.</p>
@@ -181,7 +172,15 @@ function Decision({ request, onDecided }: { request: ChangeRequest; onDecided():
         <>
           <p>You asked for this change: someone else approves or rejects it. You can withdraw it while it is open.</p>
           <DeniedNote id={deniedId} reason={withdrawDenial(request, me)} />
-          <Button kind="danger" busy={withdraw.busy} busyText="Withdrawing…" disabled={busy} denied={withdrawDenial(request, me)} deniedId={deniedId} onClick={() => void withdraw.run()}>
+          <Button
+            kind="danger"
+            busy={withdraw.busy}
+            busyText="Withdrawing…"
+            disabled={busy}
+            denied={withdrawDenial(request, me)}
+            deniedId={deniedId}
+            onClick={() => void withdraw.run()}
+          >
             Withdraw request
           </Button>
         </>
@@ -214,7 +213,15 @@ function Decision({ request, onDecided }: { request: ChangeRequest; onDecided():
             <Button type="submit" kind="primary" busy={approve.busy} busyText="Approving…" disabled={busy} denied={approveDenied} deniedId={deniedId}>
               Approve
             </Button>
-            <Button kind="danger" busy={reject.busy} busyText="Rejecting…" disabled={busy} denied={denied} deniedId={deniedId} onClick={() => void reject.run()}>
+            <Button
+              kind="danger"
+              busy={reject.busy}
+              busyText="Rejecting…"
+              disabled={busy}
+              denied={denied}
+              deniedId={deniedId}
+              onClick={() => void reject.run()}
+            >
               Reject
             </Button>
           </div>

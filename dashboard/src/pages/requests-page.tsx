@@ -20,8 +20,8 @@ export function RequestsPage() {
     <>
       <PageTitle>Requests</PageTitle>
       <p class="muted">
-        A move of a label that needs approval waits here as a change request until enough others approve it (the label then moves), someone rejects
-        it, or whoever asked withdraws it. Owners choose the labels and the number of approvals on the{' '}
+        A move of a label that needs approval waits here as a change request until enough others approve it (the label then moves), someone rejects it, or
+        whoever asked withdraws it. Owners choose the labels and the number of approvals on the{' '}
         <a href={hrefOf({ page: 'settings', accountId: account.accountId })}>Settings</a> page.
       </p>
       <fieldset class="choices state-filter">
@@ -65,9 +65,7 @@ export function RequestsPage() {
                 {requests.data.map((request) => (
                   <tr key={request.requestId}>
                     <th scope="row">
-                      <a href={hrefOf({ page: 'request', accountId: account.accountId, requestId: request.requestId })}>
-                        {requestTitle(request)}
-                      </a>
+                      <a href={hrefOf({ page: 'request', accountId: account.accountId, requestId: request.requestId })}>{requestTitle(request)}</a>
                       {request.note ? <div class="muted">{request.note}</div> : null}
                     </th>
                     <td>

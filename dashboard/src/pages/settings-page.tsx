@@ -79,7 +79,13 @@ function ApprovalsForm({ settings }: { settings: AccountSettings }) {
           if (!problem) void save.run();
         }}
       >
-        <Control label="Labels that need approval" hint="Separated by commas, e.g. production. Empty: none." problem={save.problem} field="approvals.labels" describedBy={[checked?.field === 'labels' ? labelsError : '', denied ? deniedId : ''].filter(Boolean).join(' ')}>
+        <Control
+          label="Labels that need approval"
+          hint="Separated by commas, e.g. production. Empty: none."
+          problem={save.problem}
+          field="approvals.labels"
+          describedBy={[checked?.field === 'labels' ? labelsError : '', denied ? deniedId : ''].filter(Boolean).join(' ')}
+        >
           {(control) => (
             <input
               {...control}

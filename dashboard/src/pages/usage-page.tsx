@@ -49,11 +49,21 @@ function KeyUsagePanel({ usage, month, daysKept }: { usage: KeyUsage; month: str
     <section class="card" aria-labelledby={headingId}>
       <h2 id={headingId}>{title}</h2>
       <p>
-        <meter min={0} max={Math.max(usage.limit, 1)} value={Math.min(usage.used, Math.max(usage.limit, 1))} high={Math.max(usage.limit, 1) * 0.8} aria-label={`${title}: used of its limit in ${month}`} />{' '}
+        <meter
+          min={0}
+          max={Math.max(usage.limit, 1)}
+          value={Math.min(usage.used, Math.max(usage.limit, 1))}
+          high={Math.max(usage.limit, 1) * 0.8}
+          aria-label={`${title}: used of its limit in ${month}`}
+        />{' '}
         <strong>{usage.used.toLocaleString()}</strong> of {usage.limit.toLocaleString()} requests ({usedShare(usage.used, usage.limit)}%)
         {usage.used >= usage.limit && usage.limit > 0 ? <strong class="warn-text"> · limit reached: further requests get 429</strong> : null}
       </p>
-      {days === null ? <p class="muted">Per-day counts are kept for this month and the one before only.</p> : <DayChart title={title} month={month} days={days} />}
+      {days === null ? (
+        <p class="muted">Per-day counts are kept for this month and the one before only.</p>
+      ) : (
+        <DayChart title={title} month={month} days={days} />
+      )}
     </section>
   );
 }

@@ -34,8 +34,15 @@ export function ConflictPanel({ conflict, onResolve }: { conflict: Conflict; onR
     <section class="conflict" aria-labelledby="conflict-title">
       <h2 id="conflict-title">{conflict.cause === 'save' ? 'Someone saved this draft in between' : 'This draft changed since you typed your unsaved text'}</h2>
       <p role="alert">
-        <strong>{who}</strong> saved it{at ? <> at <When iso={at} /></> : null} after you started your changes. Their draft stays as they
-        saved it until you choose. Your text is kept here, unsaved: for each field below, take theirs or keep yours, then save.
+        <strong>{who}</strong> saved it
+        {at ? (
+          <>
+            {' '}
+            at <When iso={at} />
+          </>
+        ) : null}{' '}
+        after you started your changes. Their draft stays as they saved it until you choose. Your text is kept here, unsaved: for each field below, take theirs
+        or keep yours, then save.
       </p>
       {fields.length === 0 ? <p>Your text and theirs are the same: nothing to choose.</p> : null}
       {fields.map((field) => {
@@ -92,13 +99,13 @@ function ChangedText({ text, other, side, label }: { text: string; other: string
     <figure>
       <figcaption class="visually-hidden">{label}</figcaption>
       <pre class="message">
-      {text === '' ? <span class="muted">(empty)</span> : null}
-      {pieces.map((piece, index) => {
-        if (piece.kind === 'same') return piece.text;
-        const shown = side === 'theirs' ? piece.kind === 'removed' : piece.kind === 'added';
-        if (!shown) return null;
-        return side === 'theirs' ? <del key={index}>{piece.text}</del> : <ins key={index}>{piece.text}</ins>;
-      })}
+        {text === '' ? <span class="muted">(empty)</span> : null}
+        {pieces.map((piece, index) => {
+          if (piece.kind === 'same') return piece.text;
+          const shown = side === 'theirs' ? piece.kind === 'removed' : piece.kind === 'added';
+          if (!shown) return null;
+          return side === 'theirs' ? <del key={index}>{piece.text}</del> : <ins key={index}>{piece.text}</ins>;
+        })}
       </pre>
     </figure>
   );

@@ -40,7 +40,17 @@ function startingPoint(stored: StoredVersion, kept: UnsavedDraft | undefined): {
  * ETag it was typed over; a save or a return that meets a newer draft opens the conflict panel; leaving asks;
  * a draft published or deleted elsewhere turns the tab read-only with the reason at the top.
  */
-export function DraftEditor({ promptId, stored, detail, onPublished }: { promptId: string; stored: StoredVersion; detail: PromptDetail | undefined; onPublished(): void }) {
+export function DraftEditor({
+  promptId,
+  stored,
+  detail,
+  onPublished,
+}: {
+  promptId: string;
+  stored: StoredVersion;
+  detail: PromptDetail | undefined;
+  onPublished(): void;
+}) {
   const { api, account, role, me, navigate, announce } = useWorkspace();
   const keptKey = unsavedDraftKey({ userId: me.userId, accountId: account.accountId, promptId, version: stored.version });
   const [start] = useState(() => startingPoint(stored, readUnsavedDraft(sessionStorage, keptKey)));
@@ -59,9 +69,7 @@ export function DraftEditor({ promptId, stored, detail, onPublished }: { promptI
   const dirty = !sameContent(form, formOf(base));
   const denied = denial(role, 'edit drafts');
   const locked =
-    denied ??
-    (gone ? 'This draft is no longer editable here.' : undefined) ??
-    (conflict ? 'Choose between your text and theirs above first.' : undefined);
+    denied ?? (gone ? 'This draft is no longer editable here.' : undefined) ?? (conflict ? 'Choose between your text and theirs above first.' : undefined);
   const publishDenied = denial(role, 'publish versions') ?? (gone || conflict ? locked : undefined);
   const deniedId = useId('editor-denied');
 
@@ -161,7 +169,11 @@ export function DraftEditor({ promptId, stored, detail, onPublished }: { promptI
     setForm(merged);
     setConflict(undefined);
     setRestored(false);
-    announce(sameContent(merged, conflict.theirsForm) ? 'Their draft is loaded; your changes were dropped.' : 'Your choices are in the form, over their draft: save to keep them.');
+    announce(
+      sameContent(merged, conflict.theirsForm)
+        ? 'Their draft is loaded; your changes were dropped.'
+        : 'Your choices are in the form, over their draft: save to keep them.',
+    );
   };
   const discard = () => {
     setForm(formOf(base));
@@ -267,17 +279,45 @@ export function DraftEditor({ promptId, stored, detail, onPublished }: { promptI
           }}
         >
           <TextField label="System message" value={form.systemMessage} onInput={set('systemMessage')} rows={6} {...field('systemMessage')} />
-          <TextField label="User message template" value={form.userMessage} onInput={set('userMessage')} rows={8} hint="Write ${name} for a variable; $${ for a literal ${." {...field('userMessage')} />
+          <TextField
+            label="User message template"
+            value={form.userMessage}
+            onInput={set('userMessage')}
+            rows={8}
+            hint="Write ${name} for a variable; $${ for a literal ${."
+            {...field('userMessage')}
+          />
           <div class="row">
             <InputField label="Model" value={form.model} onInput={set('model')} {...field('config.model')} />
-            <InputField label="Temperature" value={form.temperature} onInput={set('temperature')} inputMode="decimal" hint="0 to 2" {...field('config.temperature')} />
+            <InputField
+              label="Temperature"
+              value={form.temperature}
+              onInput={set('temperature')}
+              inputMode="decimal"
+              hint="0 to 2"
+              {...field('config.temperature')}
+            />
           </div>
           <TextField label="Schema (JSON array)" value={form.schema} onInput={set('schema')} rows={4} mono {...field('config.schema')} />
           <TextField label="Input data (JSON, optional)" value={form.inputData} onInput={set('inputData')} rows={4} mono {...field('config.inputData')} />
-          <InputField label="Input data root name (optional)" value={form.inputDataRootName} onInput={set('inputDataRootName')} {...field('config.inputDataRootName')} />
+          <InputField
+            label="Input data root name (optional)"
+            value={form.inputDataRootName}
+            onInput={set('inputDataRootName')}
+            {...field('config.inputDataRootName')}
+          />
           <ApiFieldProblem problem={save.problem ?? publish.problem} />
           <div class="actions">
-            <Button type="submit" kind="primary" busy={save.busy} busyText="Saving…" denied={locked} deniedId={deniedId} disabled={!dirty} aria-keyshortcuts="Control+S Meta+S">
+            <Button
+              type="submit"
+              kind="primary"
+              busy={save.busy}
+              busyText="Saving…"
+              denied={locked}
+              deniedId={deniedId}
+              disabled={!dirty}
+              aria-keyshortcuts="Control+S Meta+S"
+            >
               Save draft
             </Button>
             {dirty ? (
@@ -322,7 +362,12 @@ export function DraftEditor({ promptId, stored, detail, onPublished }: { promptI
             <summary>{latest ? `Changes against the latest published version, ${latest}` : 'Content to publish (no version is published yet)'}</summary>
             {latest && !latestContent.data ? <Loading what={`version ${latest}`} /> : null}
             {latest === undefined || latestContent.data ? (
-              <DiffView before={latestContent.data} after={formContent} beforeTitle={latest ? `Latest (${latest})` : 'Nothing'} afterTitle={`This draft (${stored.version})`} />
+              <DiffView
+                before={latestContent.data}
+                after={formContent}
+                beforeTitle={latest ? `Latest (${latest})` : 'Nothing'}
+                afterTitle={`This draft (${stored.version})`}
+              />
             ) : null}
           </details>
         ) : null}
@@ -352,7 +397,14 @@ export function DraftEditor({ promptId, stored, detail, onPublished }: { promptI
               {noteProblem ?? `${note.trim().length} of 500 characters: what changed and why.`}
             </span>
           </div>
-          <Button type="submit" kind="primary" busy={publish.busy} busyText={`Publishing ${stored.version}…`} denied={publishDenied} deniedId={`${deniedId}-publish`}>
+          <Button
+            type="submit"
+            kind="primary"
+            busy={publish.busy}
+            busyText={`Publishing ${stored.version}…`}
+            denied={publishDenied}
+            deniedId={`${deniedId}-publish`}
+          >
             Publish version {stored.version}
           </Button>
           <ErrorNote problem={isApiFieldProblem(publish.problem) ? undefined : publish.problem} doing="Publishing" />
@@ -373,7 +425,13 @@ export function DraftEditor({ promptId, stored, detail, onPublished }: { promptI
       >
         <p>The draft's text is gone for good. Published versions are not affected.</p>
       </ConfirmDialog>
-      <ConfirmDialog open={confirmDiscard} title="Discard your unsaved changes?" confirmText="Yes, discard them" onConfirm={discard} onCancel={() => setConfirmDiscard(false)}>
+      <ConfirmDialog
+        open={confirmDiscard}
+        title="Discard your unsaved changes?"
+        confirmText="Yes, discard them"
+        onConfirm={discard}
+        onCancel={() => setConfirmDiscard(false)}
+      >
         <p>The form goes back to the draft as last saved{base.updatedBy ? ` by ${savedByYou ? 'you' : base.updatedBy}` : ''}. What you typed since is gone.</p>
       </ConfirmDialog>
     </>
@@ -381,7 +439,8 @@ export function DraftEditor({ promptId, stored, detail, onPublished }: { promptI
 }
 
 const API_DRAFT_FIELDS = ['systemMessage', 'userMessage', 'config'];
-const isApiFieldProblem = (problem: unknown) => problem instanceof ApiProblem && problem.status === 400 && API_DRAFT_FIELDS.some((name) => problem.field?.startsWith(name) === true);
+const isApiFieldProblem = (problem: unknown) =>
+  problem instanceof ApiProblem && problem.status === 400 && API_DRAFT_FIELDS.some((name) => problem.field?.startsWith(name) === true);
 
 /** A 400 about a field of the content: said in the form, by the field's name. */
 function ApiFieldProblem({ problem }: { problem: unknown }) {

@@ -32,7 +32,10 @@ function OneLabelHistory({ detail, label, current, onChanged }: { detail: Prompt
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors.at(-1);
   // Read again when the label moves (`current`), so a restore shows at the top.
-  const page = useLoad(() => api.labelHistory(account.accountId, detail.promptId, label, cursor), [api, account.accountId, detail.promptId, label, cursor, current]);
+  const page = useLoad(
+    () => api.labelHistory(account.accountId, detail.promptId, label, cursor),
+    [api, account.accountId, detail.promptId, label, cursor, current],
+  );
   const [restoring, setRestoring] = useState<string | undefined>(undefined);
   const [opened, setOpened] = useState<ChangeRequest | undefined>(undefined);
   const protectedLabels = settings?.protectedLabels ?? ['production'];

@@ -63,8 +63,17 @@ export function LabelMoveDialog(props: {
       )}
       {contents.data ? (
         <>
-          <DiffView before={contents.data[0]} after={contents.data[1]} beforeTitle={from ? `${label} now (${from})` : 'Nothing'} afterTitle={`${label} after (${to})`} />
-          <PlaceholderChangeView change={placeholderChange(contents.data[0], contents.data[1])} hadBefore={contents.data[0] !== undefined} titleId={variablesId} />
+          <DiffView
+            before={contents.data[0]}
+            after={contents.data[1]}
+            beforeTitle={from ? `${label} now (${from})` : 'Nothing'}
+            afterTitle={`${label} after (${to})`}
+          />
+          <PlaceholderChangeView
+            change={placeholderChange(contents.data[0], contents.data[1])}
+            hadBefore={contents.data[0] !== undefined}
+            titleId={variablesId}
+          />
         </>
       ) : (
         <Loading what="the two versions" />
@@ -74,7 +83,14 @@ export function LabelMoveDialog(props: {
         <label for={noteId} class="label">
           Reason (optional)
         </label>
-        <textarea id={noteId} rows={2} maxLength={500} value={note} aria-describedby={`${noteId}-hint`} onInput={(event) => setNote(event.currentTarget.value)} />
+        <textarea
+          id={noteId}
+          rows={2}
+          maxLength={500}
+          value={note}
+          aria-describedby={`${noteId}-hint`}
+          onInput={(event) => setNote(event.currentTarget.value)}
+        />
         <span class="hint" id={`${noteId}-hint`}>
           Up to 500 characters, kept in the label's history{approvals !== undefined ? ' and shown on the request' : ''}.
         </span>

@@ -46,7 +46,11 @@ export function Preview(props: {
         </fieldset>
       ) : null}
       <p class="muted" role="status">
-        {missing.length === 0 ? (variables.length === 0 ? 'Nothing to fill in.' : 'Every variable has a sample value.') : `Still to fill in: ${missing.join(', ')}.`}
+        {missing.length === 0
+          ? variables.length === 0
+            ? 'Nothing to fill in.'
+            : 'Every variable has a sample value.'
+          : `Still to fill in: ${missing.join(', ')}.`}
       </p>
       <section aria-labelledby="preview-system">
         <h3 id="preview-system">System message preview</h3>

@@ -31,7 +31,9 @@ export const accountRoutes: readonly ManagementRoute[] = [
       const settings = await request.ops.updateSettings(request.params.accountId, {
         ...(change.name === undefined ? {} : { name: change.name }),
         ...(change.protectedLabels === undefined ? {} : { protectedLabels: change.protectedLabels }),
-        ...(change.approvals === undefined ? {} : { approvals: { labels: change.approvals.labels, ...(change.approvals.required === undefined ? {} : { required: change.approvals.required }) } }),
+        ...(change.approvals === undefined
+          ? {}
+          : { approvals: { labels: change.approvals.labels, ...(change.approvals.required === undefined ? {} : { required: change.approvals.required }) } }),
       });
       return { status: 200, body: { ...settings, role: request.member?.role } };
     },

@@ -14,7 +14,7 @@ export const auditRoutes: readonly ManagementRoute[] = [
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         const field = issue?.path.length ? String(issue.path[0]) : undefined;
-        throw badRequest(`${field ?? "query"}: ${issue?.message ?? "not understood"}`, field);
+        throw badRequest(`${field ?? 'query'}: ${issue?.message ?? 'not understood'}`, field);
       }
       const { before, actor, prompt, action, outcome, from, to } = parsed.data;
       if (before !== undefined && decodeCursor(before) === undefined) {

@@ -64,7 +64,8 @@ export const memberRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const target = await requireTarget(request.table, request.params);
       if (target.userId !== request.caller.userId) {
-        if (!request.member || !may(request.member.role, 'manage members')) throw forbidden(`a ${request.member?.role ?? 'viewer'} may leave the account, but only admins remove other members`);
+        if (!request.member || !may(request.member.role, 'manage members'))
+          throw forbidden(`a ${request.member?.role ?? 'viewer'} may leave the account, but only admins remove other members`);
         requireMayManage(request.member, target.role, undefined);
       }
       await request.ops.removeMember(request.params.accountId, target.userId, target);

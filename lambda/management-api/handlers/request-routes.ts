@@ -76,7 +76,10 @@ export const requestRoutes: readonly ManagementRoute[] = [
         const now = decided.request.from === null ? 'was set' : `moved from ${decided.request.from}`;
         return {
           status: 409,
-          body: { error: `label ${item.label} of prompt ${item.promptId} ${now} since change request ${requestId} was opened: the request is stale, nothing moved`, code: 'CONFLICT' },
+          body: {
+            error: `label ${item.label} of prompt ${item.promptId} ${now} since change request ${requestId} was opened: the request is stale, nothing moved`,
+            code: 'CONFLICT',
+          },
         };
       }
       return { status: 200, body: { request: decided.request } };

@@ -19,7 +19,10 @@ export function answerBudget(): ManagementMiddleware {
     before: (request) => {
       const arrivedAt = request.context.arrivedAt ?? Date.now();
       const due = new Promise<never>((_, reject) => {
-        timers.set(request, setTimeout(() => reject(serviceUnavailable()), Math.max(0, arrivedAt + ANSWER_BUDGET_MS - Date.now())));
+        timers.set(
+          request,
+          setTimeout(() => reject(serviceUnavailable()), Math.max(0, arrivedAt + ANSWER_BUDGET_MS - Date.now())),
+        );
       });
       // It may run out while no step waits (an answer on its way out): that is no unhandled rejection.
       due.catch(() => undefined);

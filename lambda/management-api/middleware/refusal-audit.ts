@@ -31,7 +31,12 @@ const refuse = async (request: ManagementMiddyRequest): Promise<void> => {
   const { route, accountId, ops, sent } = context;
   if (!route?.action || accountId === undefined || !ops) return;
   const json = sent?.json;
-  const attempt = { accountId, action: route.action, target: targetOf(route, accountId, event.pathParameters ?? {}, json), ...(json === undefined ? {} : { requested: json }) };
+  const attempt = {
+    accountId,
+    action: route.action,
+    target: targetOf(route, accountId, event.pathParameters ?? {}, json),
+    ...(json === undefined ? {} : { requested: json }),
+  };
   // A refusal the store cannot record is still answered as one; one still being recorded when the answer is due, 503.
   const recorded = ops.refuse(attempt, { code: error.code, message: error.message }).catch(() => undefined);
   await withinBudget(context, recorded).catch((late: unknown) => {

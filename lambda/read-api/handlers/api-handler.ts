@@ -68,17 +68,19 @@ export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers,
 
   const { logger } = deps.telemetry;
   const telemetry = requestTelemetry(deps.telemetry, deps.observeRequests);
-  return middy<ApiEvent, ApiResult, Error, ApiContext>(telemetry.plugin)
-    // logEvent: false overrides POWERTOOLS_LOGGER_LOG_EVENT: the event holds the caller's key.
-    .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
-    .use(telemetry.middleware)
-    .use(cors(options.cors))
-    .use(compression())
-    .use(routeGuard(served))
-    .use(storeDeadline())
-    .use(authenticate())
-    .use(options.beforeKeyCheck ? [options.beforeKeyCheck] : [])
-    .use(quota(deps.usage, { upgradeUrl: deps.upgradeUrl, now: deps.now, keyAccounts }))
-    .use(errorHandler())
-    .handler(dispatch);
+  return (
+    middy<ApiEvent, ApiResult, Error, ApiContext>(telemetry.plugin)
+      // logEvent: false overrides POWERTOOLS_LOGGER_LOG_EVENT: the event holds the caller's key.
+      .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
+      .use(telemetry.middleware)
+      .use(cors(options.cors))
+      .use(compression())
+      .use(routeGuard(served))
+      .use(storeDeadline())
+      .use(authenticate())
+      .use(options.beforeKeyCheck ? [options.beforeKeyCheck] : [])
+      .use(quota(deps.usage, { upgradeUrl: deps.upgradeUrl, now: deps.now, keyAccounts }))
+      .use(errorHandler())
+      .handler(dispatch)
+  );
 }

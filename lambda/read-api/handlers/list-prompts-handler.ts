@@ -17,8 +17,7 @@ function includeVersionsOf(value: string | undefined): boolean {
 const list = (store: PromptStore, reader: PromptReader, label: string | undefined) =>
   label === undefined ? store.listPrompts(reader) : store.listLabelledPrompts(reader, label);
 
-const visibleTo = <P extends Prompt>(reader: PromptReader, prompts: P[]): P[] =>
-  prompts.filter((prompt) => isInScope(reader.scope, prompt.promptId));
+const visibleTo = <P extends Prompt>(reader: PromptReader, prompts: P[]): P[] => prompts.filter((prompt) => isInScope(reader.scope, prompt.promptId));
 
 /** What `GET /prompts` lists (without versions): the prompts the key may see, by promptId, at the label if one is given. */
 export const readPromptList = async (store: PromptStore, reader: PromptReader, label: string | undefined): Promise<Prompt[]> =>

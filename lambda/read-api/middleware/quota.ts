@@ -42,10 +42,7 @@ export function rateLimitHeaders(usage: UsageState): Record<string, string> {
  * key and quota still decide first. A unit is given back if the request ends in 5xx (within the refund
  * budget of store-deadline.ts); every response from here on has rate-limit headers.
  */
-export const quota = (
-  store: UsageStore,
-  { upgradeUrl, now, keyAccounts }: QuotaOptions,
-): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => {
+export const quota = (store: UsageStore, { upgradeUrl, now, keyAccounts }: QuotaOptions): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => {
   /** `counted`: the answer is admit's (a unit taken, or refused at the limit); else checkKey's, which counts nothing. */
   const decide = (request: ApiRequest, keyHash: string, at: Date, period: QuotaPeriod, admission: Admission, counted: boolean): void => {
     if (!admission.admitted && admission.reason === 'invalid-key') {

@@ -27,8 +27,7 @@ type Answer = PromptLookup | readonly Prompt[] | readonly PromptWithVersions[];
 const ANSWER_OVERHEAD = 100;
 
 function charactersOf(prompt: Prompt): number {
-  return prompt.promptId.length + prompt.promptName.length + prompt.systemMessage.length + prompt.userMessage.length +
-    JSON.stringify(prompt.config).length;
+  return prompt.promptId.length + prompt.promptName.length + prompt.systemMessage.length + prompt.userMessage.length + JSON.stringify(prompt.config).length;
 }
 
 function charactersOfAnswer(answer: Answer): number {
@@ -99,9 +98,7 @@ export class CachedPromptStore implements PromptStore {
 
   /** LABEL_NOT_FOUND is kept too: setting a label raises the revision. */
   findLabelledPrompt(reader: PromptReader, promptId: string, label: string): Promise<PromptLookup> {
-    return this.remembered(entryKey(reader, 'label', promptId, label), () =>
-      this.store.findLabelledPrompt(reader, promptId, label),
-    );
+    return this.remembered(entryKey(reader, 'label', promptId, label), () => this.store.findLabelledPrompt(reader, promptId, label));
   }
 
   listLabelledPrompts(reader: PromptReader, label: string): Promise<Prompt[]> {
@@ -109,9 +106,7 @@ export class CachedPromptStore implements PromptStore {
   }
 
   listLabelledPromptsWithVersions(reader: PromptReader, label: string): Promise<PromptWithVersions[]> {
-    return this.remembered(entryKey(reader, 'list+versions at', label), () =>
-      this.store.listLabelledPromptsWithVersions(reader, label),
-    );
+    return this.remembered(entryKey(reader, 'list+versions at', label), () => this.store.listLabelledPromptsWithVersions(reader, label));
   }
 
   listPrompts(reader: PromptReader): Promise<Prompt[]> {

@@ -77,7 +77,10 @@ function startMonth(keep: 'last-month' | 'none', stored: 'a-month' | 'none') {
     set: { [USED]: fromZeroPlusOne(USED), days: openValue('freshDays'), daysMonth: MONTH, ...carried },
     remove: keep === 'last-month' ? [] : ['prevDays', 'prevDaysMonth'],
     condition: (e) =>
-      admissionCondition(e, stored === 'none' ? `attribute_not_exists(${e.name('daysMonth')})` : `${e.name('daysMonth')} = ${e.value(openValue('storedMonth'))}`),
+      admissionCondition(
+        e,
+        stored === 'none' ? `attribute_not_exists(${e.name('daysMonth')})` : `${e.name('daysMonth')} = ${e.value(openValue('storedMonth'))}`,
+      ),
   });
 }
 const START_MONTH = {
@@ -199,9 +202,7 @@ export class DynamoStore implements ApiStore {
       async (refused): Promise<CountResult> => ({
         // DynamoDB (and the embedded store, patches/) return the item as it stood; a store without
         // ReturnValuesOnConditionCheckFailure does not, and the item is read back.
-        refused: refused.Item
-          ? (unmarshall(refused.Item) as ApiKeyItem)
-          : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), deadline),
+        refused: refused.Item ? (unmarshall(refused.Item) as ApiKeyItem) : await this.getItem<ApiKeyItem>('admit', keys.apiKey(keyHash), deadline),
       }),
     );
   }
@@ -238,12 +239,7 @@ export class DynamoStore implements ApiStore {
     const [head, item] = await Promise.all([
       this.getItem<PromptHeadItem>('findPromptVersion', keys.promptHead(accountId, promptId), deadline),
       // A published version never changes, and an unpublished one is never served: any replica will do.
-      this.getItem<PromptVersionItem>(
-        'findPromptVersion',
-        keys.promptVersion(accountId, promptId, version),
-        deadline,
-        false,
-      ),
+      this.getItem<PromptVersionItem>('findPromptVersion', keys.promptVersion(accountId, promptId, version), deadline, false),
     ]);
     if (!isVisible(head)) return { found: false, reason: 'prompt-not-found' };
     if (!item?.published) return { found: false, reason: 'version-not-found' };
@@ -295,13 +291,7 @@ export class DynamoStore implements ApiStore {
   async listLabelledPromptsWithVersions({ accountId, deadline }: PromptReader, label: string): Promise<PromptWithVersions[]> {
     const [items, versions] = await Promise.all([
       this.queryAll<PromptLabelItem>('listLabelledPromptsWithVersions', accountId, prefixes.labelled(label), deadline),
-      this.queryAll<PublishedVersionRow>(
-        'listLabelledPromptsWithVersions',
-        accountId,
-        prefixes.promptVersions,
-        deadline,
-        PUBLISHED_VERSIONS_QUERY,
-      ),
+      this.queryAll<PublishedVersionRow>('listLabelledPromptsWithVersions', accountId, prefixes.promptVersions, deadline, PUBLISHED_VERSIONS_QUERY),
     ]);
     const publishedByPrompt = groupByPrompt(versions);
     return items
@@ -313,13 +303,7 @@ export class DynamoStore implements ApiStore {
     return getItem<T>(this.clients.reads, this.tableName, callName, key, { abortSignal: deadline, consistent });
   }
 
-  private queryAll<T>(
-    callName: string,
-    accountId: string,
-    skPrefix: string,
-    deadline: Deadline,
-    extra: Partial<QueryCommandInput> = {},
-  ): Promise<T[]> {
+  private queryAll<T>(callName: string, accountId: string, skPrefix: string, deadline: Deadline, extra: Partial<QueryCommandInput> = {}): Promise<T[]> {
     const input = partitionQuery(this.tableName, accountId, skPrefix, { ConsistentRead: true, ...extra });
     return queryAll<T>(this.clients.reads, callName, input, { abortSignal: deadline });
   }

@@ -80,7 +80,10 @@ export class DashboardHarness {
     // A profile already signed in at the pool (another tab's sign-in) comes straight back, as with Cognito.
     const landed = await Promise.race([
       page.waitForURL(`${this.stack.identityUrl}/**`).then(() => 'form' as const),
-      page.getByRole('heading', { name: 'Prompts', level: 1 }).waitFor().then(() => 'dashboard' as const),
+      page
+        .getByRole('heading', { name: 'Prompts', level: 1 })
+        .waitFor()
+        .then(() => 'dashboard' as const),
     ]);
     if (landed === 'dashboard') return page;
     await page.getByLabel('Email').fill(person.email);
@@ -174,7 +177,13 @@ export async function createKey(page: Page, name: string, scope: readonly string
 }
 
 /** The management API from inside the page, with the page's own token, as a person's browser would send it. */
-export async function fromPage(page: Page, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+export async function fromPage(
+  page: Page,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
   // A script text: the tests are type-checked without the DOM's types.
   const request = JSON.stringify({ method, path, body: body === undefined ? undefined : JSON.stringify(body), headers });
   return page.evaluate(`(async ({ method, path, body, headers }) => {

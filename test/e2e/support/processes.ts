@@ -151,9 +151,7 @@ export function runNpm(args: readonly string[], env: Env): Promise<Exited> {
 /** npx beside that npm (`prompts-admin ...`): the form docs/cli.md documents for the admin CLI. */
 export function runNpx(args: readonly string[], env: Env): Promise<Exited> {
   const npmCli = process.env.npm_execpath;
-  const [command, prefix]: [string, string[]] = npmCli?.endsWith('npm-cli.js')
-    ? [process.execPath, [join(dirname(npmCli), 'npx-cli.js')]]
-    : ['npx', []];
+  const [command, prefix]: [string, string[]] = npmCli?.endsWith('npm-cli.js') ? [process.execPath, [join(dirname(npmCli), 'npx-cli.js')]] : ['npx', []];
   return run(spawn(command, [...prefix, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 

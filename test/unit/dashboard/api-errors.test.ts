@@ -39,7 +39,9 @@ describe('API errors in words', () => {
   });
 
   test('no answer at all says the service could not be reached', () => {
-    expect(problemInWords(new ApiProblem(0, 'NETWORK', ''), 'Saving')).toBe('Saving failed: the service could not be reached. Check your connection and try again.');
+    expect(problemInWords(new ApiProblem(0, 'NETWORK', ''), 'Saving')).toBe(
+      'Saving failed: the service could not be reached. Check your connection and try again.',
+    );
   });
 
   test('a field problem drops the field name to sit next to the field', () => {

@@ -1,17 +1,27 @@
 import { type AuditEntry, auditSentence, changeText, outcomeText } from '../../../dashboard/src/logic/audit-text';
 
 const user = { type: 'user' as const, userId: 'u1', email: 'ada@example.com' };
-const entry = (fields: Partial<AuditEntry>): AuditEntry => ({ entryId: 'e', at: '2026-11-23T10:00:00Z', actor: user, action: 'x', target: {}, outcome: 'succeeded', ...fields });
+const entry = (fields: Partial<AuditEntry>): AuditEntry => ({
+  entryId: 'e',
+  at: '2026-11-23T10:00:00Z',
+  actor: user,
+  action: 'x',
+  target: {},
+  outcome: 'succeeded',
+  ...fields,
+});
 
 describe('audit entries in sentences', () => {
   test('a publish names the prompt and version', () => {
-    expect(auditSentence(entry({ action: 'version.publish', target: { promptId: 'welcome', version: '1.0.1' } }))).toBe('ada@example.com published welcome 1.0.1');
+    expect(auditSentence(entry({ action: 'version.publish', target: { promptId: 'welcome', version: '1.0.1' } }))).toBe(
+      'ada@example.com published welcome 1.0.1',
+    );
   });
 
   test('a label move names the label, the prompt, where it was and where it went', () => {
-    expect(auditSentence(entry({ action: 'label.set', target: { promptId: 'welcome-email', label: 'production' }, after: { version: '1.3.0', was: '1.2.0' } }))).toBe(
-      'ada@example.com moved production of welcome-email from 1.2.0 to 1.3.0',
-    );
+    expect(
+      auditSentence(entry({ action: 'label.set', target: { promptId: 'welcome-email', label: 'production' }, after: { version: '1.3.0', was: '1.2.0' } })),
+    ).toBe('ada@example.com moved production of welcome-email from 1.2.0 to 1.3.0');
     expect(auditSentence(entry({ action: 'label.set', target: { promptId: 'welcome', label: 'staging' }, after: { version: '1.0.0', was: null } }))).toBe(
       'ada@example.com moved staging of welcome to 1.0.0',
     );
@@ -19,14 +29,28 @@ describe('audit entries in sentences', () => {
 
   test("a change request's steps name the label, the prompt and the move asked for", () => {
     expect(
-      auditSentence(entry({ action: 'request.open', target: { promptId: 'welcome', label: 'production' }, after: { requestId: 'req_1', from: '1.0.0', to: '1.0.1', required: 1 } })),
+      auditSentence(
+        entry({
+          action: 'request.open',
+          target: { promptId: 'welcome', label: 'production' },
+          after: { requestId: 'req_1', from: '1.0.0', to: '1.0.1', required: 1 },
+        }),
+      ),
     ).toBe('ada@example.com asked for approval to move production of welcome from 1.0.0 to 1.0.1');
-    expect(auditSentence(entry({ action: 'request.apply', target: { requestId: 'req_1', promptId: 'welcome', label: 'production' }, after: { state: 'applied', from: '1.0.0', to: '1.0.1' } }))).toBe(
-      'ada@example.com applied the change request for production of welcome from 1.0.0 to 1.0.1',
-    );
-    expect(auditSentence(entry({ action: 'request.reject', target: { requestId: 'req_1', promptId: 'welcome', label: 'production' }, after: { state: 'rejected' } }))).toBe(
-      'ada@example.com rejected the change request for production of welcome',
-    );
+    expect(
+      auditSentence(
+        entry({
+          action: 'request.apply',
+          target: { requestId: 'req_1', promptId: 'welcome', label: 'production' },
+          after: { state: 'applied', from: '1.0.0', to: '1.0.1' },
+        }),
+      ),
+    ).toBe('ada@example.com applied the change request for production of welcome from 1.0.0 to 1.0.1');
+    expect(
+      auditSentence(
+        entry({ action: 'request.reject', target: { requestId: 'req_1', promptId: 'welcome', label: 'production' }, after: { state: 'rejected' } }),
+      ),
+    ).toBe('ada@example.com rejected the change request for production of welcome');
   });
 
   test('a change of details names the prompt', () => {

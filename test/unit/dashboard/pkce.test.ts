@@ -1,4 +1,13 @@
-import { authorizeUrl, base64url, challengeFor, createVerifier, logoutUrl, readCallback, revokeRequestBody, tokenRequestBody } from '../../../dashboard/src/logic/pkce';
+import {
+  authorizeUrl,
+  base64url,
+  challengeFor,
+  createVerifier,
+  logoutUrl,
+  readCallback,
+  revokeRequestBody,
+  tokenRequestBody,
+} from '../../../dashboard/src/logic/pkce';
 
 const config = {
   authorizeUrl: 'http://127.0.0.1:42001/oauth2/authorize',

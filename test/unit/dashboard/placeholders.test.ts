@@ -24,7 +24,15 @@ describe('the editor finds ${variable} placeholders as the client does', () => {
 
 describe('the preview fills the sample values in', () => {
   test('variables with a sample become the sample; literal $${ shows as ${', () => {
-    expect(previewText('Hi ${name} from ${team}, cost $${price}', new Map([['name', 'Ada'], ['team', 'Acme']]))).toBe('Hi Ada from Acme, cost ${price}');
+    expect(
+      previewText(
+        'Hi ${name} from ${team}, cost $${price}',
+        new Map([
+          ['name', 'Ada'],
+          ['team', 'Acme'],
+        ]),
+      ),
+    ).toBe('Hi Ada from Acme, cost ${price}');
   });
 
   test('a variable without a sample, or with an empty one, stays a named gap', () => {
@@ -42,7 +50,15 @@ describe('the preview fills the sample values in', () => {
   });
 
   test('unfilled lists the variables still without a value', () => {
-    expect(unfilled(['name', 'plan', 'team'], new Map([['name', 'Ada'], ['plan', '']]))).toEqual(['plan', 'team']);
+    expect(
+      unfilled(
+        ['name', 'plan', 'team'],
+        new Map([
+          ['name', 'Ada'],
+          ['plan', ''],
+        ]),
+      ),
+    ).toEqual(['plan', 'team']);
   });
 
   test('names such as constructor and __proto__ are variables like any other, never inherited values', () => {

@@ -18,7 +18,13 @@ const entry = (promptId: string, fields: Partial<PromptListEntry> = {}): PromptL
 });
 
 const prompts = [
-  entry('welcome', { promptName: 'Zebra welcome', description: 'Greets a new customer', tags: ['email'], labels: { production: '1.0.0' }, updatedAt: '2026-11-01T00:00:00Z' }),
+  entry('welcome', {
+    promptName: 'Zebra welcome',
+    description: 'Greets a new customer',
+    tags: ['email'],
+    labels: { production: '1.0.0' },
+    updatedAt: '2026-11-01T00:00:00Z',
+  }),
   entry('farewell', { promptName: 'Alpha farewell', tags: ['email', 'churn'], updatedAt: '2026-11-20T00:00:00Z' }),
   entry('search', { promptName: 'Middle search', description: 'Finds products' }),
 ];

@@ -41,7 +41,10 @@ describe('the variables a label move adds and removes, in plain words', () => {
   const messages = (systemMessage: string, userMessage: string) => ({ systemMessage, userMessage });
 
   test('a variable the new version needs and the old did not is added; one it dropped is removed', () => {
-    expect(placeholderChange(messages('You help ${company}.', 'Hi ${name}'), messages('You help ${company}.', 'Hi ${name} in ${city}'))).toEqual({ added: ['city'], removed: [] });
+    expect(placeholderChange(messages('You help ${company}.', 'Hi ${name}'), messages('You help ${company}.', 'Hi ${name} in ${city}'))).toEqual({
+      added: ['city'],
+      removed: [],
+    });
     expect(placeholderChange(messages('', 'Hi ${name} from ${company}'), messages('', 'Hi ${name}'))).toEqual({ added: [], removed: ['company'] });
   });
 
@@ -58,14 +61,18 @@ describe('the variables a label move adds and removes, in plain words', () => {
   });
 
   test('several are listed with commas and a final "and"', () => {
-    expect(placeholderWarnings({ added: ['city', 'date', 'time'], removed: [] }).added).toBe('Callers that fill only the old variables will miss ${city}, ${date} and ${time}.');
+    expect(placeholderWarnings({ added: ['city', 'date', 'time'], removed: [] }).added).toBe(
+      'Callers that fill only the old variables will miss ${city}, ${date} and ${time}.',
+    );
   });
 
   test('a removed variable is harmless, said as such; nothing to say when the variables are the same', () => {
     expect(placeholderWarnings({ added: [], removed: ['company'] })).toEqual({
       removed: '${company} is no longer used: a value sent for it is ignored (compile with strict: true refuses it).',
     });
-    expect(placeholderWarnings({ added: [], removed: ['a', 'b'] }).removed).toBe('${a} and ${b} are no longer used: a value sent for them is ignored (compile with strict: true refuses them).');
+    expect(placeholderWarnings({ added: [], removed: ['a', 'b'] }).removed).toBe(
+      '${a} and ${b} are no longer used: a value sent for them is ignored (compile with strict: true refuses them).',
+    );
     expect(placeholderWarnings({ added: [], removed: [] })).toEqual({});
   });
 
@@ -96,8 +103,12 @@ describe("a request's state in words", () => {
   });
 
   test('applied, rejected and withdrawn say where the label is', () => {
-    expect(stateExplanation(request({ state: 'applied' }))).toBe('Approved and applied: production of welcome points at 1.0.2, and the read API serves it from the next request.');
-    expect(stateExplanation(request({ state: 'applied', to: null }))).toBe('Approved and applied: production is off welcome, and the read API answers 404 for ?label=production from the next request.');
+    expect(stateExplanation(request({ state: 'applied' }))).toBe(
+      'Approved and applied: production of welcome points at 1.0.2, and the read API serves it from the next request.',
+    );
+    expect(stateExplanation(request({ state: 'applied', to: null }))).toBe(
+      'Approved and applied: production is off welcome, and the read API answers 404 for ?label=production from the next request.',
+    );
     expect(stateExplanation(request({ state: 'rejected', decision: { by: bob.email, at: '', comment: 'Not before Monday' } }))).toBe(
       'Rejected by bob@example.com: production did not move. They said: "Not before Monday"',
     );
@@ -134,7 +145,9 @@ describe('who may decide a request', () => {
 
   test('only those who may move the label: admins for a protected one, editors for others', () => {
     expect(decisionDenial(request(), bob, 'admin', ['production'])).toBeUndefined();
-    expect(decisionDenial(request(), bob, 'editor', ['production'])).toBe('Only those who may move production (admins and above) approve or reject its requests.');
+    expect(decisionDenial(request(), bob, 'editor', ['production'])).toBe(
+      'Only those who may move production (admins and above) approve or reject its requests.',
+    );
     expect(decisionDenial(request({ label: 'staging' }), bob, 'editor', ['production'])).toBeUndefined();
     expect(decisionDenial(request({ label: 'staging' }), bob, 'viewer', ['production'])).toMatch(/editors and above/);
   });
@@ -162,7 +175,7 @@ describe('label history and restores', () => {
     expect(historyMove({ from: '1.0.1', to: null })).toBe('removed (was 1.0.1)');
   });
 
-  test("the reason says how it moved, and names the change request that moved it", () => {
+  test('the reason says how it moved, and names the change request that moved it', () => {
     expect(historyReason('request req_20261127034323123_0a1b2c3d')).toEqual({ text: 'through a change request', requestId: 'req_20261127034323123_0a1b2c3d' });
     expect(historyReason('restore')).toEqual({ text: 'restored from the history' });
     expect(historyReason('restore: back to the known good one')).toEqual({ text: 'restored: back to the known good one' });

@@ -52,17 +52,37 @@ test('only the fields that differ are offered, in the order of the editor', () =
   expect(differingFields(form(), form())).toEqual([]);
 });
 
-test("a merge is their form with the fields the person chose to keep as they wrote them", () => {
+test('a merge is their form with the fields the person chose to keep as they wrote them', () => {
   const theirs = form({ systemMessage: 'theirs', userMessage: 'theirs' });
   const mine = form({ systemMessage: 'mine', userMessage: 'mine' });
-  expect(mergeForms(theirs, mine, new Map([['userMessage', 'mine'], ['systemMessage', 'theirs']]))).toEqual(form({ systemMessage: 'theirs', userMessage: 'mine' }));
+  expect(
+    mergeForms(
+      theirs,
+      mine,
+      new Map([
+        ['userMessage', 'mine'],
+        ['systemMessage', 'theirs'],
+      ]),
+    ),
+  ).toEqual(form({ systemMessage: 'theirs', userMessage: 'mine' }));
 });
 
 test('sample values are kept per person, account and prompt, names such as __proto__ included, empty ones dropped', () => {
   const storage = new MemoryStorage();
   const key = sampleValuesKey({ userId: 'u1', accountId: 'acme', promptId: 'welcome' });
-  writeSampleValues(storage, key, new Map([['name', 'Ada'], ['__proto__', 'x'], ['plan', '']]));
-  expect([...readSampleValues(storage, key)]).toEqual([['name', 'Ada'], ['__proto__', 'x']]);
+  writeSampleValues(
+    storage,
+    key,
+    new Map([
+      ['name', 'Ada'],
+      ['__proto__', 'x'],
+      ['plan', ''],
+    ]),
+  );
+  expect([...readSampleValues(storage, key)]).toEqual([
+    ['name', 'Ada'],
+    ['__proto__', 'x'],
+  ]);
   writeSampleValues(storage, key, new Map([['name', '']]));
   expect(storage.items.has(key)).toBe(false);
 });
