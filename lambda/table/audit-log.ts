@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditEntryItem, AuditOutcome, WithKeys } from './item-types';
 import { AUDIT_SORT_KEY_PATTERN, auditSortKey, keys, prefixes } from './schema';
+import { belowKey, newestFirstPage } from './newest-first';
 import type { Table } from './table';
 import type { TransactionWrite } from './transaction';
 import { ExpressionNames } from './update-expression';
@@ -114,9 +115,6 @@ export interface AuditFilter {
   readonly to?: string;
 }
 
-/** Entries a filtered page looks through at most, a store page of 200 at a time: the answer stays within its time. */
-const FILTERED_SCAN = { pageSize: 200, pages: 10 } as const;
-
 /**
  * Newest first, a page at a time; `before` is the cursor the previous page gave. A filter's time range narrows
  * the key range itself; the other filters are applied by the store as it reads, so a page looks through at most
@@ -138,34 +136,20 @@ export async function listAudit(
   const upper = uppers.sort()[0] ?? `${prefixes.auditEntries}~`;
   if (upper < lower) return { entries: [] };
   const filtered = filterOf(filter);
-  const matches: WithKeys<AuditEntryItem>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  let lastSeen: string | undefined;
-  for (let page = 0; page < (filtered ? FILTERED_SCAN.pages : 1); page++) {
-    const result = await table.queryPage<WithKeys<AuditEntryItem>>('listAudit', {
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
-      ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':lower': lower, ':upper': upper, ...filtered?.ExpressionAttributeValues },
-      ...(filtered ? { FilterExpression: filtered.FilterExpression, ExpressionAttributeNames: filtered.ExpressionAttributeNames } : {}),
-      ScanIndexForward: false,
-      ConsistentRead: true,
-      // Unfiltered, one more than a page says whether there is a next one.
-      Limit: filtered ? FILTERED_SCAN.pageSize : limit + 1,
-      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-    });
-    matches.push(...result.items);
-    startKey = result.lastKey;
-    lastSeen = typeof startKey?.sk === 'string' ? startKey.sk : lastSeen;
-    if (matches.length > limit || !startKey) break;
-  }
-  const entries = matches.slice(0, limit);
-  const next = matches.length > limit ? entries.at(-1)?.sk : startKey ? (lastSeen ?? entries.at(-1)?.sk) : undefined;
+  const { items: entries, nextKey } = await newestFirstPage<WithKeys<AuditEntryItem>>(table, 'listAudit', {
+    accountId,
+    lower,
+    upper,
+    limit,
+    ...(filtered ? { filter: filtered } : {}),
+  });
   return {
     entries: entries.map(({ pk: _pk, sk, type: _type, accountId: _accountId, gsi1pk: _g1, gsi1sk: _g2, requested, ...entry }) => ({
       entryId: encodeCursor(sk),
       ...entry,
       ...(typeof requested === 'string' ? { requested: JSON.parse(requested) as unknown } : {}),
     })),
-    ...(next ? { next: encodeCursor(next) } : {}),
+    ...(nextKey ? { next: encodeCursor(nextKey) } : {}),
   };
 }
 
@@ -203,5 +187,5 @@ export function decodeCursor(cursor: string): string | undefined {
 function beforeKey(cursor: string): string {
   const sortKey = decodeCursor(cursor);
   if (sortKey === undefined) throw new RangeError('not an audit cursor');
-  return `${sortKey.slice(0, -1)}${String.fromCharCode(sortKey.charCodeAt(sortKey.length - 1) - 1)}\uffff`;
+  return belowKey(sortKey);
 }

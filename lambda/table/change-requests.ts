@@ -9,6 +9,7 @@ import { contentOf } from './item-builders';
 import type { Actor, ChangeRequestItem, ChangeRequestState, OpenRequestItem, PromptHeadItem, PromptVersionItem, WithKeys } from './item-types';
 import { requestReason } from './label-history';
 import { planRemoveLabel, planSetLabel } from './labels';
+import { belowKey, newestFirstPage } from './newest-first';
 import { keys, prefixes } from './schema';
 import { fromStoredContent } from './stored-content';
 import type { TransactionWrite } from './transaction';
@@ -318,9 +319,6 @@ export function listOpenRequestPointers(table: Table, accountId: string): Promis
   return table.queryPartition<OpenRequestItem>('listOpenRequests', accountId, prefixes.openRequests, { ConsistentRead: true });
 }
 
-/** Store pages a filtered list looks through at most, 200 requests each: the answer stays within its time. */
-const FILTERED_SCAN = { pageSize: 200, pages: 10 } as const;
-
 /**
  * The account's requests, newest first. `open`: every open one (through their pointers: one Query and one
  * BatchGetItem, however old the account). Otherwise 50 a page, `before` the cursor (`next`) of the page before,
@@ -345,40 +343,19 @@ export async function listRequests(
   const before = options.before;
   if (before !== undefined && !REQUEST_ID_PATTERN.test(before)) throw new RangeError('not a change request cursor');
   const upper = before === undefined ? `${prefixes.changeRequests}~` : belowKey(keys.changeRequest(accountId, before).sk);
-  const filtered = options.state !== undefined;
-  const matches: ChangeRequestItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  let lastSeen: string | undefined;
-  const filter = filtered ? buildCondition((e) => `${e.name('state')} = ${e.value(options.state)}`) : undefined;
-  for (let page = 0; page < (filtered ? FILTERED_SCAN.pages : 1); page++) {
-    const result = await table.queryPage<WithKeys<ChangeRequestItem>>('listRequests', {
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
-      ExpressionAttributeValues: {
-        ':pk': prefixes.accountPartition(accountId),
-        ':lower': prefixes.changeRequests,
-        ':upper': upper,
-        ...filter?.ExpressionAttributeValues,
-      },
-      ...(filter ? { FilterExpression: filter.ConditionExpression, ExpressionAttributeNames: filter.ExpressionAttributeNames } : {}),
-      ScanIndexForward: false,
-      ConsistentRead: true,
-      Limit: filtered ? FILTERED_SCAN.pageSize : limit + 1,
-      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-    });
-    matches.push(...result.items);
-    startKey = result.lastKey;
-    lastSeen = typeof startKey?.sk === 'string' ? startKey.sk.slice(prefixes.changeRequests.length) : lastSeen;
-    if (matches.length > limit || !startKey) break;
-  }
-  const requests = matches.slice(0, limit);
-  const next = matches.length > limit ? requests.at(-1)?.requestId : startKey ? (lastSeen ?? requests.at(-1)?.requestId) : undefined;
+  const filter = options.state === undefined ? undefined : buildCondition((e) => `${e.name('state')} = ${e.value(options.state)}`);
+  const { items: requests, nextKey } = await newestFirstPage<WithKeys<ChangeRequestItem>>(table, 'listRequests', {
+    accountId,
+    lower: prefixes.changeRequests,
+    upper,
+    limit,
+    ...(filter ? { filter: { ...filter, FilterExpression: filter.ConditionExpression } } : {}),
+  });
+  const next = nextKey?.slice(prefixes.changeRequests.length);
   return { requests: requests.map(toChangeRequest), ...(next ? { next } : {}) };
 }
 
 const newestFirst = (a: ChangeRequestItem, b: ChangeRequestItem): number => (a.requestId < b.requestId ? 1 : a.requestId > b.requestId ? -1 : 0);
-
-/** BETWEEN is inclusive: the largest key below `sortKey` (its last character one less, then anything). */
-const belowKey = (sortKey: string): string => `${sortKey.slice(0, -1)}${String.fromCharCode(sortKey.charCodeAt(sortKey.length - 1) - 1)}\uffff`;
 
 /** One side of a request's diff: a version's messages and config, or null for no version (no label, or removed). */
 export interface RequestSide {

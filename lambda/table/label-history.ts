@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { belowKey, newestFirstPage } from './newest-first';
 import type { Table } from './table';
 import type { LabelHistoryItem, WithKeys } from './item-types';
 import { keys, LABEL_HISTORY_SORT_KEY_PATTERN, labelHistorySortKey, prefixes } from './schema';
@@ -75,24 +76,15 @@ export async function listLabelHistory(
   const prefix = prefixes.labelHistoryOf(promptId, label);
   const before = options.before === undefined ? undefined : cursorKey(options.before, promptId, label);
   if (options.before !== undefined && before === undefined) throw new RangeError('not a cursor of this label history');
-  const page = await table.queryPage<WithKeys<LabelHistoryItem>>('listLabelHistory', {
-    // BETWEEN is inclusive: a page after a cursor ends just below the cursor's entry (its tail's last digit one less, then anything).
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
-    ExpressionAttributeValues: {
-      ':pk': prefixes.accountPartition(accountId),
-      ':lower': prefix,
-      ':upper': before === undefined ? `${prefix}~` : `${before.slice(0, -1)}${String.fromCharCode(before.charCodeAt(before.length - 1) - 1)}\uffff`,
-    },
-    ScanIndexForward: false,
-    ConsistentRead: true,
-    // One more than a page says whether there is a next one.
-    Limit: limit + 1,
+  const { items, nextKey } = await newestFirstPage<WithKeys<LabelHistoryItem>>(table, 'listLabelHistory', {
+    accountId,
+    lower: prefix,
+    upper: before === undefined ? `${prefix}~` : belowKey(before),
+    limit,
   });
-  const items = page.items.slice(0, limit);
-  const last = items.at(-1);
   return {
     entries: items.map(({ at, by, from, to, reason }) => ({ at, by, from: from ?? null, to: to ?? null, reason: reason ?? null })),
-    ...(page.items.length > limit && last ? { next: encodeCursor(last.sk) } : {}),
+    ...(nextKey ? { next: encodeCursor(nextKey) } : {}),
   };
 }
 
