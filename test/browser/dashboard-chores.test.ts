@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import {
@@ -14,6 +13,7 @@ import {
   textbox,
   writeAndSave,
 } from './support/dashboard';
+import { seriousViolations } from './support/axe';
 
 /**
  * docs/management-api.md, "The dashboard", and the smaller things a new team tripped on: code samples that work as
@@ -262,26 +262,6 @@ test('the same marks on every page: an empty value is an em dash, and no page us
     expect({ name, enDashes: text.match(/–/g) ?? [], spacedHyphens: text.match(/ - /g) ?? [] }).toEqual({ name, enDashes: [], spacedHyphens: [] });
   }
 });
-
-const AXE = readFileSync(join(require.resolve('axe-core'), '..', 'axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  readonly id: string;
-  readonly impact: string | null;
-  readonly help: string;
-  readonly nodes: readonly { readonly target: readonly string[] }[];
-}
-
-async function seriousViolations(page: Page): Promise<{ id: string; impact: string | null; help: string; where: string[] }[]> {
-  // Through the DevTools protocol, so the page's Content-Security-Policy (script-src 'self') does not apply to it.
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(
-    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((result) => result.violations)",
-  )) as AxeViolation[];
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, where: violation.nodes.map((node) => node.target.join(' ')) }));
-}
 
 test.each(['light', 'dark'] as const)(
   "every page passes axe-core's WCAG 2.1 A and AA rules with no serious or critical violation, in the %s scheme",

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { ACCOUNT, ARTIFACTS, button, DashboardHarness, fromPage, type Person, publishedPrompt, textbox } from './support/dashboard';
+import { seriousViolations } from './support/axe';
 
 /**
  * management-api.md, "Change requests in the dashboard": a label that needs approval moves only once someone
@@ -364,26 +364,6 @@ test('the Requests page is reached with the keyboard alone, its filter and each 
   await owner.keyboard.press('Enter');
   await said(owner, 'You approved it.').waitFor();
 });
-
-const AXE = readFileSync(join(require.resolve('axe-core'), '..', 'axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  readonly id: string;
-  readonly impact: string | null;
-  readonly help: string;
-  readonly nodes: readonly { readonly target: readonly string[] }[];
-}
-
-async function seriousViolations(page: Page): Promise<{ id: string; impact: string | null; help: string; where: string[] }[]> {
-  // Through the DevTools protocol, so the page's Content-Security-Policy (script-src 'self') does not apply to it.
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(
-    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((result) => result.violations)",
-  )) as AxeViolation[];
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, where: violation.nodes.map((node) => node.target.join(' ')) }));
-}
 
 test.each(['light', 'dark'] as const)(
   "the new pages pass axe-core's WCAG 2.1 A and AA rules with no serious or critical violation, in the %s scheme",
