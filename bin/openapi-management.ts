@@ -231,7 +231,12 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
       requested: { description: "The change asked for (a request's body, strings cut at 200 characters, 4 levels, 100 values), never a key's secret" },
       before: { type: 'object' },
       after: { type: 'object' },
-      outcome: { type: 'string', enum: ['pending', 'succeeded', 'failed', 'refused'] },
+      outcome: {
+        type: 'string',
+        enum: ['succeeded', 'failed', 'refused', 'pending'],
+        description:
+          "`succeeded`: written in the change's own transaction; `refused`: nothing changed; `failed`: a step outside the transaction (the user pool) went wrong. `pending` only on entries written before every change was one transaction",
+      },
       reason: obj({ code: str, message: str }),
       settledAt: str,
     },
@@ -373,7 +378,7 @@ const OPERATIONS: Record<string, Operation> = {
       { name: 'actor', description: "Who: a person's email, or a CLI operator's identity" },
       { name: 'prompt', description: 'Changes to this prompt id' },
       { name: 'action', description: 'One action, e.g. `label.set` or `version.publish`' },
-      { name: 'outcome', description: '`succeeded`, `failed`, `refused` or `pending`' },
+      { name: 'outcome', description: '`succeeded`, `failed` or `refused`' },
       { name: 'from', description: 'From this instant or day (ISO 8601, UTC), included' },
       { name: 'to', description: 'To this instant or day (ISO 8601, UTC), included' },
     ],

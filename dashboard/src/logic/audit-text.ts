@@ -80,8 +80,12 @@ export const OUTCOME_WORDS: Readonly<Record<AuditEntry['outcome'], string>> = {
   succeeded: 'done',
   failed: 'failed',
   refused: 'refused',
-  pending: 'in progress',
+  // Only entries written before every change was one transaction: none is written so now.
+  pending: 'unsettled (older entry)',
 };
+
+/** The outcomes the log can be narrowed to (the API takes no `pending`: no entry is written so now). */
+export const FILTER_OUTCOMES = ['succeeded', 'failed', 'refused'] as const;
 
 /** The outcome in words, with the reason when it did not happen. */
 export function outcomeText(entry: AuditEntry): string {

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useLoad } from '../components/hooks';
 import { Button, ErrorNote, Loading, PageTitle, When } from '../components/ui';
-import { ACTIONS, auditSentence, changeText, OUTCOME_WORDS, outcomeText } from '../logic/audit-text';
+import { ACTIONS, auditSentence, changeText, FILTER_OUTCOMES, OUTCOME_WORDS, outcomeText } from '../logic/audit-text';
 import { useWorkspace } from '../workspace';
 
 /** The log's filters as the form holds them; empty ones do not filter. */
@@ -81,9 +81,9 @@ export function AuditPage() {
           Outcome
           <select value={draft.outcome} onChange={set('outcome')}>
             <option value="">any outcome</option>
-            {Object.entries(OUTCOME_WORDS).map(([outcome, words]) => (
+            {FILTER_OUTCOMES.map((outcome) => (
               <option key={outcome} value={outcome}>
-                {words}
+                {OUTCOME_WORDS[outcome]}
               </option>
             ))}
           </select>

@@ -1,4 +1,5 @@
-import { type AuditEntry, auditSentence, changeText, outcomeText } from '../../../dashboard/src/logic/audit-text';
+import { type AuditEntry, auditSentence, changeText, FILTER_OUTCOMES, outcomeText } from '../../../dashboard/src/logic/audit-text';
+import { AuditQuery } from '../../../lambda/management-api/schemas';
 
 const user = { type: 'user' as const, userId: 'u1', email: 'ada@example.com' };
 const entry = (fields: Partial<AuditEntry>): AuditEntry => ({
@@ -84,4 +85,10 @@ test('a role change names the person by email when the members list knows them, 
   const change = entry({ action: 'member.set-role', target: { userId: 'u-7' }, before: { role: 'viewer' }, after: { role: 'editor' } });
   expect(auditSentence(change, new Map([['u-7', 'grace@example.com']]))).toBe('ada@example.com changed the role of grace@example.com');
   expect(auditSentence(change)).toBe('ada@example.com changed the role of u-7');
+});
+
+test('the outcome filter offers exactly the outcomes the API narrows the log to (no pending: no entry is written so now)', () => {
+  for (const outcome of FILTER_OUTCOMES) expect(AuditQuery.safeParse({ outcome }).success).toBe(true);
+  expect(AuditQuery.safeParse({ outcome: 'pending' }).success).toBe(false);
+  expect([...FILTER_OUTCOMES].sort()).toEqual([...AuditQuery.shape.outcome.unwrap().options].sort());
 });
