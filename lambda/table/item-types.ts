@@ -1,4 +1,5 @@
 import type { PromptConfig, PromptContent } from '../domain/prompt';
+import type { Role } from '../domain/roles';
 
 /**
  * What the table holds: one interface per item, as docs/data-model.md lists them. schema.ts
@@ -33,7 +34,8 @@ export interface AccountItem {
   newKeys?: Set<string>;
 }
 
-export type Role = 'viewer' | 'editor' | 'admin' | 'owner';
+/** A member's role: the one list of lambda/domain/roles.ts, which the routes and the dashboard use too. */
+export type { Role };
 
 /** One person in one account: in the account's partition, indexed under the user (gsi1). */
 export interface MemberItem {
