@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useState } from 'preact/hooks';
 import { placeholdersIn, previewPieces, unfilled } from '../logic/placeholders';
 import { readSampleValues, sampleValuesKey, writeSampleValues } from '../logic/unsaved-work';
 import { useWorkspace } from '../workspace';
@@ -11,8 +11,15 @@ export function useSampleValues(promptId: string): [ReadonlyMap<string, string>,
   const { me, account } = useWorkspace();
   const key = sampleValuesKey({ userId: me.userId, accountId: account.accountId, promptId });
   const [samples, setSamples] = useState<ReadonlyMap<string, string>>(() => readSampleValues(sessionStorage, key));
-  useEffect(() => writeSampleValues(sessionStorage, key, samples), [key, samples]);
-  return [samples, setSamples];
+  // Kept as it is typed, not in an effect after the next paint: a reload right after typing would lose it.
+  const keep = useCallback(
+    (next: ReadonlyMap<string, string>) => {
+      writeSampleValues(sessionStorage, key, next);
+      setSamples(next);
+    },
+    [key],
+  );
+  return [samples, keep];
 }
 
 /** The messages with sample values put in: what the application will send, once it fills the variables. */
