@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { PromptDetail, StoredVersion } from '../api/types';
 import { DiffView } from '../components/diff-view';
 import { InputField, TextField } from '../components/fields';
@@ -77,7 +77,9 @@ export function DraftEditor({
 
   // The kept text follows the form, with the ETag it is typed over; while a conflict is open it keeps the old
   // one, so a reload in between opens the conflict again instead of saving over their draft.
-  useEffect(() => {
+  // A layout effect, as the leave guard's: written with the render that shows the change, not after the next
+  // paint, so a reload right after typing still finds it.
+  useLayoutEffect(() => {
     if (conflict) return;
     if (dirty) writeUnsavedDraft(sessionStorage, keptKey, { form, baseEtag: base.etag });
     else sessionStorage.removeItem(keptKey);
