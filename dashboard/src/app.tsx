@@ -48,8 +48,18 @@ function useRoute(): [Route, (route: Route) => void] {
 export function App({ config, signInProblem }: { config: SignInConfig; signInProblem: string | undefined }) {
   const [session, setSession] = useState<Session | undefined>(() => currentSession());
   const [expired, setExpired] = useState(false);
+  // Until the pool's sign-out page takes over: a sign-in started before it would find the pool's session still
+  // open and come back as the person who is leaving, without a password.
+  const [signingOut, setSigningOut] = useState(false);
   const onExpired = useCallback(() => setExpired(true), []);
   const signIn = () => startSignIn(config, location.hash);
+  if (signingOut) {
+    return (
+      <main class="sign-in">
+        <p role="status">Signing out…</p>
+      </main>
+    );
+  }
   if (!session) return <SignInScreen problem={signInProblem} onSignIn={signIn} />;
   return (
     <SignedIn
@@ -59,6 +69,7 @@ export function App({ config, signInProblem }: { config: SignInConfig; signInPro
       onExpired={onExpired}
       onSignIn={signIn}
       onSignOut={() => {
+        setSigningOut(true);
         setSession(undefined);
         void signOut(config);
       }}
