@@ -1,10 +1,10 @@
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createTableInput } from '../../lambda/table/schema';
 import { startEmbeddedStore } from '../../local/embedded-store';
+import { createActiveTable } from '../support/active-table';
 import { StackSet, type StackProcess, temporaryFolder } from './support/processes';
 
 /**
@@ -109,13 +109,7 @@ test('every store Query closes the LevelDB iterator it opened', async () => {
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   try {
-    await client.send(new CreateTableCommand(createTableInput('prompts-iterators')));
-    // Created is not yet ACTIVE (the store writes the status after answering): a Query before that is refused.
-    for (let wait = 0; wait < 100; wait += 1) {
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: 'prompts-iterators' }));
-      if (Table?.TableStatus === 'ACTIVE') break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await createActiveTable(client, 'prompts-iterators');
     const opened = attached.mock.calls.length;
     for (let i = 0; i < 20; i += 1) {
       await client.send(

@@ -1,8 +1,8 @@
-import { BatchWriteItemCommand, CreateTableCommand, DynamoDBClient, QueryCommand, type QueryCommandInput, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, DynamoDBClient, QueryCommand, type QueryCommandInput, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createTableInput } from '../../lambda/table/schema';
 import { startEmbeddedStore, type EmbeddedStore } from '../../local/embedded-store';
+import { createActiveTable } from '../support/active-table';
 import { temporaryFolder } from './support/processes';
 
 /**
@@ -46,7 +46,7 @@ beforeAll(async () => {
     endpoint: store.endpoint,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  await client.send(new CreateTableCommand(createTableInput(TABLE)));
+  await createActiveTable(client, TABLE);
   // More items than a batch, some in the admin index, so a read takes several batches.
   for (let start = 0; start < VERSIONS; start += 25) {
     const items = Array.from({ length: Math.min(25, VERSIONS - start) }, (_, k) => {

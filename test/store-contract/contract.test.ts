@@ -1,9 +1,9 @@
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTableInput } from '../../lambda/table/schema';
 import { startEmbeddedStore } from '../../local/embedded-store';
+import { createActiveTable, waitUntilActive } from '../support/active-table';
 import { javaVersion, startDynamoDbLocal } from '../support/dynamodb-local';
 import { startLocalStore } from '../support/local-store';
 import { type ContractCase, type StoreUnderTest, singleItemCases, transactionCases } from './cases';
@@ -37,14 +37,8 @@ function clientFor(endpoint: string): DynamoDBClient {
 
 async function withTable(endpoint: string, close: () => Promise<void>, create: boolean): Promise<RunningStore> {
   const client = clientFor(endpoint);
-  if (create) await client.send(new CreateTableCommand(createTableInput(TABLE)));
-  // dynalite answers CreateTable with the table CREATING, and turns it ACTIVE on a timer.
-  for (let tries = 0; ; tries++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: TABLE }));
-    if (Table?.TableStatus === 'ACTIVE') break;
-    if (tries > 200) throw new Error(`table ${TABLE} still ${Table?.TableStatus} at ${endpoint}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  if (create) await createActiveTable(client, TABLE);
+  else await waitUntilActive(client, TABLE);
   return {
     client,
     table: TABLE,

@@ -1,8 +1,8 @@
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AddressInfo, Server } from 'node:net';
 import { createDocumentClient, createStoreClients, type StoreClients } from '../../lambda/table/client';
-import { createTableInput } from '../../lambda/table/schema';
+import { createActiveTable } from './active-table';
 import { LOCAL_STORE_SOCKETS } from '../../local/local-stack';
 
 // dynalite ships no types; this is the part of it the tests use.
@@ -29,7 +29,7 @@ export async function startLocalStore(tableName = 'prompts-test'): Promise<Local
     endpoint,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  await raw.send(new CreateTableCommand(createTableInput(tableName)));
+  await createActiveTable(raw, tableName);
   raw.destroy();
   const client = createDocumentClient({ region: 'us-east-1', endpoint });
   // As the local stack sizes them: the harness runs as many requests at once as it does.
