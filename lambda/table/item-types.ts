@@ -115,6 +115,8 @@ export interface ApiKeyItem {
   prevDays?: Record<string, number>;
   /** `used#YYYY-MM` counters, one per month the key was used. */
   [usage: `used#${string}`]: number | undefined;
+  /** `served#<rolloutId>#from` and `#to`: the reads this key was answered with each side of a rollout (schema.ts servedAttribute). */
+  [served: `served#${string}`]: number | undefined;
 }
 
 /**
@@ -165,6 +167,43 @@ export interface PromptLabelItem {
   labelled: StoredContent;
   /** The head's labelsRevision this was written under: a slower writer never puts back an older target. */
   labelsRevision: number;
+  /**
+   * While the label rolls out: the rollout's id, its share and a copy of the version it moves to, so a read
+   * at the label (and the list at it) picks a side with no further read. Written with the rollout item.
+   */
+  rollout?: LabelRollout;
+}
+
+/** What a label item carries of its rollout: enough for a reader to pick a side and serve it. */
+export interface LabelRollout {
+  rolloutId: string;
+  percent: number;
+  to: StoredContent;
+}
+
+/**
+ * The active rollout of one label of one prompt (docs/rollouts.md): at most one per label, since its key is the
+ * label's. Completing or aborting it deletes the item in the same transaction; the label's history entry and the
+ * audit entry of that change keep how it ended, with its served counts.
+ */
+export interface RolloutItem {
+  accountId: string;
+  rolloutId: string;
+  promptId: string;
+  label: string;
+  from: string;
+  to: string;
+  percent: number;
+  startedAt: string;
+  /** A person's email, or `cli:<operator>` (as `updatedBy`). */
+  startedBy: string;
+  /** Shares scheduled ahead, in time order; each one applied is removed (deployed: the step function). */
+  steps?: { percent: number; afterMinutes: number }[];
+  /** The CloudWatch alarm whose change to ALARM aborts the rollout (deployed: the alarm rule). */
+  guardAlarm?: string;
+  updatedAt: string;
+  /** Raised by every change to the rollout: each is conditional on the one it read. */
+  revision: number;
 }
 
 /**

@@ -51,6 +51,8 @@ export const keys = {
   changeRequest: (accountId: string, requestId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `REQUEST#${requestId}` }),
   /** The one open request of a prompt's label, while there is one: its id and where it would move the label. */
   openRequest: (accountId: string, promptId: string, label: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `OPENREQ#${promptId}#${label}` }),
+  /** The active rollout of a prompt's label, while there is one (one per label: written `attribute_not_exists`). */
+  rollout: (accountId: string, promptId: string, label: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `ROLLOUT#${promptId}#${label}` }),
 } as const;
 
 /** Audit entries sort by time within the account's partition; the random tail tells apart entries of one millisecond. */
@@ -73,6 +75,12 @@ export const LABEL_HISTORY_SORT_KEY_PATTERN = /^LABELHIST#[A-Za-z0-9_.-]{1,128}#
  */
 export const usageAttribute = (month: string): string => `used#${month}`;
 
+/**
+ * The reads a key was answered with one side of a rollout: counters on the key's own item, so the quota's
+ * one write counts them too (docs/rollouts.md "Served counts"). A rollout's counts are the sum over its account's keys.
+ */
+export const servedAttribute = (rolloutId: string, side: 'from' | 'to'): `served#${string}` => `served#${rolloutId}#${side}`;
+
 export const prefixes = {
   accountPartition: (accountId: string) => `ACCOUNT#${accountId}`,
   promptHeads: 'PROMPT#',
@@ -86,6 +94,7 @@ export const prefixes = {
   labelHistoryOf: (promptId: string, label: string) => `LABELHIST#${promptId}#${label}#`,
   changeRequests: 'REQUEST#',
   openRequests: 'OPENREQ#',
+  rollouts: 'ROLLOUT#',
 } as const;
 
 export const adminIndexKeys = {
@@ -98,6 +107,12 @@ export const adminIndexKeys = {
   member: (userId: string, accountId: string) => ({ gsi1pk: `USER#${userId}`, gsi1sk: `MEMBER#${accountId}` }),
   membershipsOf: (userId: string) => `USER#${userId}`,
   memberPrefix: 'MEMBER#',
+  /**
+   * Every active rollout of every account, for the deployed step and alarm functions (which then read each item
+   * consistently): the index copies only the keys and ADMIN_INDEX_ATTRIBUTES.
+   */
+  rollout: (accountId: string, promptId: string, label: string) => ({ gsi1pk: 'ROLLOUTS', gsi1sk: `${accountId}#${promptId}#${label}` }),
+  allRollouts: 'ROLLOUTS',
 } as const;
 
 /** For local stores and tests; the CDK stack declares the same keys and index. */
