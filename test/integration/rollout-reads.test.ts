@@ -42,6 +42,26 @@ const asSubject = (subject: string) => ({ 'X-Prompt-Subject': subject });
 const expectedVersion = (rolloutId: string, percent: number, subject: string) => (bucketOf(rolloutId, subject) < percent ? '2.0.0' : '1.0.0');
 const subjects = (n: number, prefix = 'user') => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 
+const mcp = (apiKey: string, subject: string, message: object) =>
+  api.send(
+    restApiEvent({
+      method: 'POST',
+      rawPath: '/mcp',
+      rawQueryString: 'label=production',
+      rawHeaders: [
+        'Authorization',
+        `Bearer ${apiKey}`,
+        'Content-Type',
+        'application/json',
+        'Accept',
+        'application/json, text/event-stream',
+        'X-Prompt-Subject',
+        subject,
+      ],
+      body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, ...message })),
+    }),
+  );
+
 beforeAll(() => api.start());
 afterAll(() => api.stop());
 
@@ -152,26 +172,6 @@ describe('GET /prompts?label= at a rolling-out label', () => {
 });
 
 describe('MCP at ?label= at a rolling-out label', () => {
-  const mcp = (apiKey: string, subject: string, message: object) =>
-    api.send(
-      restApiEvent({
-        method: 'POST',
-        rawPath: '/mcp',
-        rawQueryString: 'label=production',
-        rawHeaders: [
-          'Authorization',
-          `Bearer ${apiKey}`,
-          'Content-Type',
-          'application/json',
-          'Accept',
-          'application/json, text/event-stream',
-          'X-Prompt-Subject',
-          subject,
-        ],
-        body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, ...message })),
-      }),
-    );
-
   test('prompts/get and the get_prompt tool answer the subject its side, and name the rollout', async () => {
     const { keys, rolloutId } = await rollingOut(50);
     for (const subject of subjects(8, 'agent')) {
@@ -295,6 +295,37 @@ describe('store operations', () => {
     const after = await servedCounts(api.localStore, rolloutId, keys);
     expect(after.from + after.to - before.from - before.to).toBe(6);
   });
+
+  test.each([
+    ['prompts/get', { method: 'prompts/get', params: { name: 'welcome', arguments: { name: 'Ana' } } }],
+    ['prompts/list', { method: 'prompts/list', params: {} }],
+    ['the get_prompt tool', { method: 'tools/call', params: { name: 'get_prompt', arguments: { promptId: 'welcome' } } }],
+    ['the list_prompts tool', { method: 'tools/call', params: { name: 'list_prompts', arguments: {} } }],
+  ])('a warm function answers MCP %s at a rolling-out label with one store operation, counting its side', async (_, message) => {
+    const { keys, rolloutId } = await rollingOut(50);
+    await mcp(keys[0], 'warm-up', message);
+    await mcp(keys[0], 'warm-up', message);
+    const before = await servedCounts(api.localStore, rolloutId, keys);
+    for (const subject of subjects(4, 'mcp-one-op')) {
+      const start = operations;
+      const response = await mcp(keys[0], subject, message);
+      expect(response.headers['x-prompt-rollout']).toBe(rolloutId);
+      expect(operations - start).toBe(1);
+    }
+    const after = await servedCounts(api.localStore, rolloutId, keys);
+    expect(after.from + after.to - before.from - before.to).toBe(4);
+  });
+});
+
+test('no log line carries the subject', async () => {
+  const { keys } = await rollingOut(50);
+  const subject = 'subject-that-must-never-be-logged-7f3a';
+  await api.get('/prompts/welcome?label=production', keys[0], asSubject(subject));
+  await api.get('/prompts?label=production', keys[0], asSubject(subject));
+  await mcp(keys[0], subject, { method: 'prompts/list', params: {} });
+  await api.get('/prompts/welcome?label=production', keys[0], asSubject(`${subject}${'x'.repeat(MAX_SUBJECT_LENGTH)}`));
+  expect(api.logs.length).toBeGreaterThan(0);
+  expect(JSON.stringify(api.logs)).not.toContain(subject);
 });
 
 const welcomeAt = (accountId: string) => ({ accountId, promptId: 'welcome', label: 'production' });

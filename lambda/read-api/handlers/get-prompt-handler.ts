@@ -17,7 +17,8 @@ export interface PromptRead {
 }
 
 /** A found prompt with its label's rollout, when the read was at a rolling-out label. */
-const atLabelOf = (lookup: PromptLookup & { found: true }): AtLabel<Prompt> => (lookup.rollout ? { ...lookup.prompt, rollout: lookup.rollout } : lookup.prompt);
+export const atLabelOf = (lookup: PromptLookup & { found: true }): AtLabel<Prompt> =>
+  lookup.rollout ? { ...lookup.prompt, rollout: lookup.rollout } : lookup.prompt;
 
 /**
  * The prompt a read names, or the error the read API answers for it (400 for a malformed name, 404 for
