@@ -14,6 +14,9 @@ import { changeRolloutShare, servedCounts, startRollout } from '../support/rollo
  * rolling-out label answers each subject by the bucket rule, says so in a header and in its body, and the side it
  * answered is counted on its key, exactly, in the write that takes its unit of quota.
  */
+// Hundreds of requests a file, on a machine other suites share.
+jest.setTimeout(60_000);
+
 const api = new ApiHarness();
 let accounts = 0;
 
