@@ -40,8 +40,17 @@ class RolloutShare(NamedTuple):
 def bucket_of(rollout_id: str, subject: str) -> float:
     """The subject's bucket in [0, 100): the first 4 bytes of SHA-256(``<rolloutId>:<subject>``, UTF-8) as
     an unsigned big-endian integer, over 2^32, times 100."""
-    digest = hashlib.sha256(f"{rollout_id}:{subject}".encode("utf-8")).digest()
+    digest = hashlib.sha256(_utf8(f"{rollout_id}:{subject}")).digest()
     return int.from_bytes(digest[:4], "big") / 2**32 * 100
+
+
+def _utf8(text: str) -> bytes:
+    """UTF-8 as JavaScript's TextEncoder and Node's hash write it: a surrogate pair is the character it
+    encodes, a lone surrogate is U+FFFD (where Python's strict encoder would raise)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "replace").encode("utf-8")
 
 
 def side_for(rollout_id: str, percent: float, subject: Optional[str], random: Callable[[], float] = _random.random) -> RolloutSide:
