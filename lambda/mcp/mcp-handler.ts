@@ -25,7 +25,7 @@ export const MCP_CORS: CorsRules = {
  */
 export const mcpEndpoint =
   (store: PromptStore): RouteHandler<'mcp'> =>
-  async ({ route, request, reader }) => {
+  async ({ route, request, reader, rollouts }) => {
     const defaults = { label: labelOf(request) };
     const read = route.message;
     if (read === undefined) throw new Error('the MCP route reached its handler without its message');
@@ -37,7 +37,7 @@ export const mcpEndpoint =
       case 'bad-params':
         return jsonRpcErrorAnswer(read.id, invalidParams(`Invalid params for ${read.method}: ${read.problem}`));
       case 'message':
-        return answerMessage(read.message, request, { store, reader, defaults });
+        return answerMessage(read.message, request, { store, reader, defaults, rollouts });
     }
   };
 
