@@ -417,7 +417,7 @@ class CachingPromptClient {
     const key = versionKey(promptId, rollout[side]);
     if ((this.#sideRetryAt.get(key) ?? 0) <= this.#now()) {
       const fetched = await this.#fetchSide(promptId, target, rollout[side]);
-      if ('value' in fetched) return fetched.value.view('network', { ...rollout, side });
+      if ('value' in fetched) return fetched.value.copy.view(fetched.value.source, { ...rollout, side });
       // The key refused, or the prompt gone, is said as any call would say it; an outage or the quota is not.
       if (fetched.error.code === 'UNAUTHORIZED' || fetched.error.code === 'NOT_FOUND') throw fetched.error;
     }
@@ -435,7 +435,7 @@ class CachingPromptClient {
   }
 
   /** One side as a pinned version (shared with any request for it under way), kept on the label's entry. */
-  async #fetchSide(promptId: string, target: Target, version: string): Promise<Outcome<Copy>> {
+  async #fetchSide(promptId: string, target: Target, version: string): Promise<Outcome<{ copy: Copy; source: PromptSource }>> {
     const key = versionKey(promptId, version);
     const outcome = this.#blocked(this.#now())
       ? this.#pinnedFallback(promptId, version, this.#blockedError)
@@ -448,7 +448,7 @@ class CachingPromptClient {
     this.#sideRetryAt.delete(key);
     const current = this.#moving.get(target)?.get(promptId);
     if (current?.rollout && (current.rollout.from === version || current.rollout.to === version)) current.sides.set(version, copy);
-    return { value: copy };
+    return { value: { copy, source: 'value' in outcome ? outcome.value.source : 'cache' } };
   }
 
   /** A rollout some subjects get each side of: the side not held is fetched now, in the background. */

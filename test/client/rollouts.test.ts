@@ -123,6 +123,27 @@ test('a new share is used from the revalidation after the TTL on, not before', a
   expect(after.every((prompt) => prompt.rollout?.percent === 90)).toBe(true);
 });
 
+test('when the other side cannot be had, the side held is served saying which, and it is asked for again only after a pause', async () => {
+  const prompts = client();
+  const onSide = (version: string) => SUBJECTS.find((subject) => expected(subject, 30) === version) ?? '';
+  api.versionsFail = true;
+  await atLabel(prompts, onSide('1.0.0'));
+  await prompts.idle();
+  const tried = api.seen.length;
+
+  const other = await atLabel(prompts, onSide('2.0.0'));
+  const again = await atLabel(prompts, onSide('2.0.0'));
+  const pausedRequests = api.seen.length;
+  api.versionsFail = false;
+  clock.now += 5_000;
+  const later = await atLabel(prompts, onSide('2.0.0'));
+
+  expect(tried).toBe(2);
+  expect([other.version, other.rollout?.side, again.version]).toEqual(['1.0.0', 'from', '1.0.0']);
+  expect(pausedRequests).toBe(tried);
+  expect([later.version, later.rollout?.side]).toEqual(['2.0.0', 'to']);
+});
+
 test('latest and pinned versions carry no rollout and send no subject', async () => {
   const prompts = client();
 

@@ -243,7 +243,7 @@ class Cache(Generic[F]):
         copy = None if isinstance(outcome, PromptClientError) else self._side_held(prompt_id, number)
         entry = self._moving.get(target, {}).get(prompt_id)
         if copy is not None and entry is not None and entry.rollout is not None:
-            return copy.view("network" if isinstance(outcome, Prompt) and outcome.source == "network" else "cache", _as_side(entry.rollout, fetch.side))
+            return copy.view(outcome.source if isinstance(outcome, Prompt) else "cache", _as_side(entry.rollout, fetch.side))
         if isinstance(outcome, PromptClientError) and outcome.code in ("UNAUTHORIZED", "NOT_FOUND"):
             return outcome
         return fallback

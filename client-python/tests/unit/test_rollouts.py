@@ -11,7 +11,7 @@ from typing import Any, List
 
 from prompt_retrieval import AsyncPromptClient, InvalidOptionsError, PromptClient
 
-from ..support.fake_api import Seen, WithFakeApi, dead_url, server_bucket, version
+from ..support.fake_api import Raw, Seen, WithFakeApi, dead_url, server_bucket, version
 
 TTL = 60.0
 ROLLOUT = "ro_20261127050000000_0a1b2c3d"
@@ -124,6 +124,28 @@ class Sides(RolloutTestCase):
         self.assertEqual(within, [expected(subject, 10) for subject in SUBJECTS[:200]])
         self.assertEqual([prompt.version for prompt in after], [expected(subject, 90) for subject in SUBJECTS[:200]])
         self.assertTrue(all(prompt.rollout is not None and prompt.rollout.percent == 90 for prompt in after))
+
+    def test_when_the_other_side_cannot_be_had_the_side_held_is_served_and_asked_for_again_only_after_a_pause(self) -> None:
+        self.rolling()
+        client = self.client()
+        on_from = next(subject for subject in SUBJECTS if expected(subject, 30) == "1.0.0")
+        on_to = next(subject for subject in SUBJECTS if expected(subject, 30) == "2.0.0")
+        self.api.script = lambda target, headers: Raw(503, {"error": "unavailable", "code": "SERVICE_UNAVAILABLE"}) if "version=" in target else None
+        client.get("welcome-email", label="production", subject=on_from)
+        client.idle()
+        tried = len(self.served())
+
+        other = client.get("welcome-email", label="production", subject=on_to)
+        again = client.get("welcome-email", label="production", subject=on_to)
+        paused = len(self.served())
+        self.api.script = None
+        self.clock.now += 5
+        later = client.get("welcome-email", label="production", subject=on_to)
+
+        self.assertEqual(tried, 2)
+        self.assertEqual((other.version, other.rollout.side if other.rollout else None, again.version), ("1.0.0", "from", "1.0.0"))
+        self.assertEqual(paused, tried)
+        self.assertEqual((later.version, later.rollout.side if later.rollout else None), ("2.0.0", "to"))
 
     def test_latest_and_pinned_versions_carry_no_rollout(self) -> None:
         self.rolling()

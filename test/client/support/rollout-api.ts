@@ -32,6 +32,8 @@ export class RolloutApi {
   readonly #rollouts = new Map<string, Rollout>();
   #server: Server | undefined;
   #down = false;
+  /** While set, pinned version reads answer 503: a side cannot be had. */
+  versionsFail = false;
 
   async start(): Promise<this> {
     this.#server = createServer((request, response) => {
@@ -89,6 +91,7 @@ export class RolloutApi {
     const promptId = decodeURIComponent(url.pathname.slice('/prompts/'.length));
     const versions = this.#versions.get(promptId);
     if (!versions) return [404, {}, JSON.stringify({ error: 'not found', code: 'NOT_FOUND' })];
+    if (version !== null && this.versionsFail) return [503, {}, JSON.stringify({ error: 'unavailable', code: 'SERVICE_UNAVAILABLE' })];
     if (version !== null) {
       const found = versions.get(version);
       return found ? ok(found, headers, {}) : [404, {}, JSON.stringify({ error: 'no such version', code: 'VERSION_NOT_FOUND' })];
