@@ -1,5 +1,5 @@
 import type { AccountItem, ApiKeyItem, WithKeys } from './item-types';
-import { ADMIN_INDEX, adminIndexKeys, keys, usageAttribute } from './schema';
+import { ADMIN_INDEX, adminIndexKeys, keys, servedAttribute, usageAttribute } from './schema';
 import { requireAccount } from './accounts';
 import { ConflictError, NotFoundError } from './errors';
 import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey, withFreshDayCounters } from './item-builders';
@@ -317,6 +317,33 @@ export async function listKeyUsage(table: Table, accountId: string, month: strin
       days: item.daysMonth === month ? { ...item.days } : item.prevDaysMonth === month ? { ...item.prevDays } : null,
     }))
     .sort((a, b) => (a.key.keyId < b.key.keyId ? -1 : a.key.keyId > b.key.keyId ? 1 : 0));
+}
+
+/** The read requests each side of a rollout answered: their counts on each key's item. */
+export interface ServedCounts {
+  from: number;
+  to: number;
+}
+
+/**
+ * A rollout's served counts (docs/rollouts.md "Served counts"): the read path raises them on the item of the
+ * key each request came with, in the write that counts its quota; here they are summed over the account's keys
+ * (found on the admin index, which copies no counters, then read consistently, only the two counters each).
+ */
+export async function servedCounts(table: Table, accountId: string, rolloutId: string): Promise<ServedCounts> {
+  const indexed = await indexedKeysOf(table, 'servedCounts', accountId);
+  const fromName = servedAttribute(rolloutId, 'from');
+  const toName = servedAttribute(rolloutId, 'to');
+  const items = await table.batchGet<Partial<ApiKeyItem>>(
+    indexed.map((item) => keys.apiKey(keyHashOf(item))),
+    [fromName, toName],
+  );
+  const served: ServedCounts = { from: 0, to: 0 };
+  for (const item of items) {
+    served.from += Number(item[fromName] ?? 0);
+    served.to += Number(item[toName] ?? 0);
+  }
+  return served;
 }
 
 /** For bulk paths (the tests' fixtures): a key changed without an audit entry of its own. */
