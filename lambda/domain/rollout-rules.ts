@@ -1,7 +1,7 @@
 import { isValidPercent, MAX_ROLLOUT_STEPS, MAX_STEP_MINUTES, PERCENT_RULE, type RolloutStep } from './rollout';
 
 /**
- * What a rollout may be asked to do beyond its share (docs/rollouts.md "Steps and a guard alarm").
+ * What a rollout may be asked to do beyond its share (docs/rollouts.md "Steps and a guard alarm (deployed)").
  *
  * Its schedule: at most 10 steps, `afterMinutes` whole
  * minutes from 1 to a week after the rollout started, in increasing order, each share above the one before

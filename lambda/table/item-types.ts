@@ -50,7 +50,7 @@ export interface MemberItem {
 
 /**
  * Who made a change: a signed-in user, an operator through the CLI, or the deployed automation of rollouts
- * (a due step applied, a guard alarm's abort: docs/rollouts.md "Steps and a guard alarm").
+ * (a due step applied, a guard alarm's abort: docs/rollouts.md "Steps and a guard alarm (deployed)").
  */
 export type Actor = { type: 'user'; userId: string; email: string } | { type: 'cli'; operator: string } | { type: 'system'; name: SystemActorName };
 

@@ -165,7 +165,7 @@ export interface StartPoint {
 }
 
 /**
- * A start checked against the store (docs/rollouts.md "Refusals"): the prompt and a label that points somewhere
+ * A start checked against the store (docs/rollouts.md "Managing a rollout (management API)"): the prompt and a label that points somewhere
  * (404), `to` published (404), elsewhere than the label (409), no rollout of the label and no change request open
  * on it (409). `applying` is the request whose approval starts it: its own pointer is no obstacle.
  */

@@ -9,7 +9,7 @@ import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
 /**
- * Issue 39, rollouts (docs/rollouts.md "Managing a rollout"): a label moved to a new version for a share of
+ * Issue 39, rollouts (docs/rollouts.md "Managing a rollout (management API)"): a label moved to a new version for a share of
  * subjects, then completed (the label moves) or aborted (it stays). Each change is one transaction with its audit
  * entry and an entry in the label's history; each refusal changes nothing (read back) and is one `refused` entry.
  */

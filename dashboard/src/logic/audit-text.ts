@@ -51,7 +51,7 @@ export const ACTIONS: ReadonlyMap<string, string> = new Map(
   }),
 );
 
-/** The deployed automation of rollouts, by what it does (docs/rollouts.md "Steps and a guard alarm"). */
+/** The deployed automation of rollouts, by what it does (docs/rollouts.md "Steps and a guard alarm (deployed)"). */
 const SYSTEM_ACTORS: ReadonlyMap<string, string> = new Map([
   ['rollout-steps', 'the rollout schedule'],
   ['guard-alarm', 'the guard alarm'],
