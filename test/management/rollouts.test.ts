@@ -504,6 +504,10 @@ describe('a label under approval', () => {
     const actions = (await audited('approved', ['request.open', 'request.approve', 'request.apply', 'rollout.start'], 'gated')).map(({ action }) => action);
     expect(actions[0]).toBe('request.open');
     expect(actions.slice(1).sort()).toEqual(['request.apply', 'request.approve', 'rollout.start']);
+    // Asking to move it while it rolls out is refused too: such a request could never be applied.
+    const asking = await api.send('PUT', `${G}/prompts/approved/labels/production`, { as: admin, body: { version: '1.2.0' } });
+    expect(asking.status).toBe(409);
+    expect((asking.body as { error: string }).error).toContain(rollout.rolloutId);
     // Changing the share and ending need no second approval.
     expect((await api.send('PATCH', rolloutPath('approved', 'production', 'gated'), { as: admin, body: { percent: 60 } })).status).toBe(200);
     expect((await api.send('POST', `${rolloutPath('approved', 'production', 'gated')}/complete`, { as: admin })).status).toBe(200);
