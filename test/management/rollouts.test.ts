@@ -3,7 +3,7 @@ import { hashApiKey } from '../../lambda/domain/api-key';
 import { ROLLOUT_ID_PATTERN } from '../../lambda/domain/rollout';
 import { listAudit } from '../../lambda/table/audit-log';
 import { commitUnaudited } from '../../lambda/table/change';
-import { planStartRollout } from '../../lambda/table/rollouts';
+import { listActiveRollouts, planStartRollout } from '../../lambda/table/rollouts';
 import { keys, servedAttribute } from '../../lambda/table/schema';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
@@ -569,5 +569,24 @@ describe('steps due', () => {
     expect(byAutomation.entries.map(({ action, target }) => ({ action, promptId: target.promptId }))).toEqual([{ action: 'rollout.change', promptId: 'due' }]);
     expect(await steps.applyDueStep('acme', 'due', 'production', new Date(startedAt + 12 * 60_000))).toEqual({ applied: false });
     expect(await steps.applyDueStep('acme', 'start', 'canary', new Date())).toEqual({ applied: false });
+  });
+});
+
+describe('every active rollout (for the deployed step and alarm functions)', () => {
+  test('listActiveRollouts finds the active rollouts of every account, each as its item now stands, and none that ended', async () => {
+    const active = await listActiveRollouts(api.table);
+    const keyOf = (item: { accountId: string; promptId: string; label: string }) => `${item.accountId}/${item.promptId}/${item.label}`;
+    const found = new Map(active.map((item) => [keyOf(item), item]));
+    // Started above and still active: read as they stand (the share a PATCH set, not the one the index saw first).
+    expect(found.get('acme/change/production')).toMatchObject({ percent: 60, steps: [{ percent: 100, afterMinutes: 120 }] });
+    expect(found.get('gated/plain/production')).toMatchObject({ percent: 5, to: '1.2.0' });
+    // Completed or aborted: gone.
+    for (const ended of ['acme/complete/production', 'acme/abort/production', 'acme/served/production', 'gated/approved/production']) {
+      expect(found.has(ended)).toBe(false);
+    }
+    for (const item of active)
+      expect(((await read(item.promptId, item.label)).body as { rollout?: Rollout }).rollout?.rolloutId ?? item.accountId).toBe(
+        item.accountId === 'acme' ? item.rolloutId : item.accountId,
+      );
   });
 });
