@@ -584,9 +584,8 @@ describe('every active rollout (for the deployed step and alarm functions)', () 
     for (const ended of ['acme/complete/production', 'acme/abort/production', 'acme/served/production', 'gated/approved/production']) {
       expect(found.has(ended)).toBe(false);
     }
-    for (const item of active)
-      expect(((await read(item.promptId, item.label)).body as { rollout?: Rollout }).rollout?.rolloutId ?? item.accountId).toBe(
-        item.accountId === 'acme' ? item.rolloutId : item.accountId,
-      );
+    for (const item of active.filter((each) => each.accountId === 'acme')) {
+      expect(((await read(item.promptId, item.label)).body as { rollout: Rollout }).rollout.rolloutId).toBe(item.rolloutId);
+    }
   });
 });
