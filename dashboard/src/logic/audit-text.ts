@@ -3,7 +3,10 @@
 export interface AuditEntry {
   readonly entryId: string;
   readonly at: string;
-  readonly actor: { readonly type: 'user'; readonly userId: string; readonly email: string } | { readonly type: 'cli'; readonly operator: string };
+  readonly actor:
+    | { readonly type: 'user'; readonly userId: string; readonly email: string }
+    | { readonly type: 'cli'; readonly operator: string }
+    | { readonly type: 'system'; readonly name: string };
   readonly action: string;
   readonly target: Readonly<Record<string, string>>;
   readonly before?: Readonly<Record<string, unknown>>;
@@ -34,6 +37,10 @@ export const ACTIONS: ReadonlyMap<string, string> = new Map(
     'request.withdraw': 'withdrew the change request for',
     'request.apply': 'applied the change request for',
     'request.stale': 'found stale the change request for',
+    'rollout.start': 'started rolling out',
+    'rollout.change': 'changed the share of the rollout of',
+    'rollout.complete': 'completed the rollout of',
+    'rollout.abort': 'aborted the rollout of',
     'key.create': 'created key',
     'key.update': 'changed key',
     'key.rotate': 'rotated key',
@@ -44,8 +51,22 @@ export const ACTIONS: ReadonlyMap<string, string> = new Map(
   }),
 );
 
+/** The deployed automation of rollouts, by what it does (docs/rollouts.md "Steps and a guard alarm (deployed)"). */
+const SYSTEM_ACTORS: ReadonlyMap<string, string> = new Map([
+  ['rollout-steps', 'the rollout schedule'],
+  ['guard-alarm', 'the guard alarm'],
+]);
+
 export function actorName(entry: Pick<AuditEntry, 'actor'>): string {
-  return entry.actor.type === 'user' ? entry.actor.email : `operator ${entry.actor.operator} (CLI)`;
+  const { actor } = entry;
+  switch (actor.type) {
+    case 'user':
+      return actor.email;
+    case 'cli':
+      return `operator ${actor.operator} (CLI)`;
+    case 'system':
+      return SYSTEM_ACTORS.get(actor.name) ?? `automation ${actor.name}`;
+  }
 }
 
 /** What was acted on, e.g. `welcome-email 1.0.1`, `production of welcome-email`; people by email where known. */
