@@ -320,3 +320,64 @@ export type WithKeys<T> = T & {
   gsi1pk?: string;
   gsi1sk?: string;
 };
+
+/**
+ * An event in the outbox (docs/events.md): written in its change's own transaction, so it exists exactly when
+ * the change happened; the dispatcher (deployed: the table's stream; locally: npm start's poller) announces it.
+ * Kept 30 days (`ttl`, the table's TTL attribute), then DynamoDB removes it.
+ */
+export interface EventItem {
+  accountId: string;
+  eventId: string;
+  eventType: string;
+  time: string;
+  /** The whole body as JSON text: `data`'s names are the requester's (`constructor`, `__proto__`), which a map cannot hold. */
+  body: string;
+  /** Epoch seconds: the table's TTL attribute (not `expiresAt`, which on a key item is its expiry in milliseconds). */
+  ttl: number;
+}
+
+/** One sealed signing secret of a webhook; after a rotation the previous one stays valid until `expiresAt`. */
+export interface WebhookSecret {
+  /** The secret (`whsec_…`) sealed by the stack's key (lambda/webhooks/secret-sealer.ts): never stored in plaintext. */
+  sealed: string;
+  createdAt: string;
+  /** Absent for the current secret; the retired one's end, 24 hours after the rotation. */
+  expiresAt?: string;
+}
+
+/** A team's URL that receives the account's events (docs/events.md "Webhooks"). */
+export interface WebhookItem {
+  accountId: string;
+  webhookId: string;
+  url: string;
+  /** Event types, or `["*"]` for every one. */
+  events: string[];
+  enabled: boolean;
+  description: string | null;
+  createdAt: string;
+  createdBy: string;
+  updatedAt: string;
+  /** Newest first: the current secret, then the retired one while it is still valid. */
+  secrets: WebhookSecret[];
+  /** Raised by every change to the webhook: each is conditional on the one it read. */
+  revision: number;
+}
+
+/** One attempt to deliver one event to one webhook; kept 30 days (`ttl`), the API lists the last 100. */
+export interface DeliveryItem {
+  accountId: string;
+  webhookId: string;
+  deliveryId: string;
+  eventId: string;
+  eventType: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  at: string;
+  /** The receiver's HTTP status, or null when it did not answer (refused, timed out, unreachable, not allowed). */
+  status: number | null;
+  durationMs: number;
+  error?: string;
+  /** Epoch seconds: the table's TTL attribute (not `expiresAt`, which on a key item is its expiry in milliseconds). */
+  ttl: number;
+}

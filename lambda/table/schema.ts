@@ -53,7 +53,21 @@ export const keys = {
   openRequest: (accountId: string, promptId: string, label: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `OPENREQ#${promptId}#${label}` }),
   /** The active rollout of a prompt's label, while there is one (one per label: written `attribute_not_exists`). */
   rollout: (accountId: string, promptId: string, label: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `ROLLOUT#${promptId}#${label}` }),
+  /** An event in the outbox; its id starts with its time, so the account's events sort oldest first. */
+  event: (accountId: string, eventId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `EVENT#${eventId}` }),
+  webhook: (accountId: string, webhookId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `WEBHOOK#${webhookId}` }),
+  /** `sortKey` is what deliverySortKey built: the webhook, the attempt's time, a random tail. */
+  delivery: (accountId: string, sortKey: string) => ({ pk: `ACCOUNT#${accountId}`, sk: sortKey }),
 } as const;
+
+/** A webhook's deliveries sort by time under its own prefix (a webhook id has no `#`). */
+export const deliverySortKey = (webhookId: string, at: string, tail: string): string => `DELIVERY#${webhookId}#${at}#${tail}`;
+
+/**
+ * The table's TTL attribute (epoch seconds): events and deliveries are kept 30 days. Not `expiresAt`, which a key
+ * item holds in milliseconds for its own expiry.
+ */
+export const TTL_ATTRIBUTE = 'ttl';
 
 /** Audit entries sort by time within the account's partition; the random tail tells apart entries of one millisecond. */
 export const auditSortKey = (at: string, tail: string): string => `AUDIT#${at}#${tail}`;
@@ -95,6 +109,9 @@ export const prefixes = {
   changeRequests: 'REQUEST#',
   openRequests: 'OPENREQ#',
   rollouts: 'ROLLOUT#',
+  events: 'EVENT#',
+  webhooks: 'WEBHOOK#',
+  deliveriesOf: (webhookId: string) => `DELIVERY#${webhookId}#`,
 } as const;
 
 export const adminIndexKeys = {
