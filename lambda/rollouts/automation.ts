@@ -35,16 +35,23 @@ export type GuardRun = AutomationRun<Record<never, never>>;
 
 const refOf = ({ accountId, promptId, label, rolloutId }: RolloutItem): RolloutRef => ({ accountId, promptId, label, rolloutId });
 
-const operationsAs = (table: Table, name: SystemActorName): AccountOperations => new AccountOperations({ table, actor: { type: 'system', name } });
+/** The management API's own operations, as the named system actor; a change whose copy to the keys failed still stands, and is logged as the API logs it. */
+const operationsAs = ({ table, logger }: AutomationDependencies, name: SystemActorName): AccountOperations =>
+  new AccountOperations({
+    table,
+    actor: { type: 'system', name },
+    onCopyFailed: (accountId, error) =>
+      logger.warn({ message: 'rollout change: keys copy failed', accountId, keysCopyFailure: error instanceof Error ? error.message : String(error) }),
+  });
 
 /**
  * Every active rollout with a step due at `now` gets it (the share of the last due step). One rollout's failure does
  * not keep the others from theirs: it is logged, and the next run tries again, as the step is still due.
  */
-export async function applyDueSteps({ table, logger }: AutomationDependencies, now: Date): Promise<StepsRun> {
-  const due = (await listActiveRollouts(table)).filter((rollout) => hasDueStep(rollout, now));
-  const operations = operationsAs(table, 'rollout-steps');
-  return settleEach(logger, 'rollout step', due, async (rollout) => {
+export async function applyDueSteps(deps: AutomationDependencies, now: Date): Promise<StepsRun> {
+  const due = (await listActiveRollouts(deps.table)).filter((rollout) => hasDueStep(rollout, now));
+  const operations = operationsAs(deps, 'rollout-steps');
+  return settleEach(deps.logger, 'rollout step', due, stepOvertaken, async (rollout) => {
     const step = await operations.applyDueStep(rollout.accountId, rollout.promptId, rollout.label, now);
     if (!step.applied) throw new Overtaken('no step was due any more: another run applied it, or the rollout ended');
     return { percent: step.rollout.percent };
@@ -52,13 +59,14 @@ export async function applyDueSteps({ table, logger }: AutomationDependencies, n
 }
 
 /**
- * Every active rollout guarded by the alarm is aborted, with the reason `alarm <name>`; the others are left alone. One rollout's failure does not keep the others from being aborted.
+ * Every active rollout guarded by the alarm is aborted, with the reason `alarm <name>`; the others are left alone.
+ * One rollout's failure does not keep the others from being aborted.
  */
-export async function abortGuardedRollouts({ table, logger }: AutomationDependencies, alarm: AlarmIdentity): Promise<GuardRun> {
+export async function abortGuardedRollouts(deps: AutomationDependencies, alarm: AlarmIdentity): Promise<GuardRun> {
   const { name: alarmName } = alarm;
-  const guarded = (await listActiveRollouts(table)).filter((rollout) => rollout.guardAlarm !== undefined && guards(rollout.guardAlarm, alarm));
-  const operations = operationsAs(table, 'guard-alarm');
-  return settleEach(logger, 'rollout aborted by its guard alarm', guarded, async (rollout) => {
+  const guarded = (await listActiveRollouts(deps.table)).filter((rollout) => rollout.guardAlarm !== undefined && guards(rollout.guardAlarm, alarm));
+  const operations = operationsAs(deps, 'guard-alarm');
+  return settleEach(deps.logger, 'rollout aborted by its guard alarm', guarded, abortOvertaken, async (rollout) => {
     await operations.abortRollout(rollout.accountId, rollout.promptId, rollout.label, { reason: `alarm ${alarmName}` });
     return {};
   });
@@ -76,13 +84,23 @@ const guards = (guardAlarm: string, alarm: AlarmIdentity): boolean => guardAlarm
 /** Someone else's change came first: the step was applied, or the rollout ended, between the list and this change. */
 class Overtaken extends Error {}
 
-const overtaken = (error: unknown): boolean => error instanceof Overtaken || error instanceof NotFoundError || error instanceof ConflictError;
+/**
+ * A step overtaken by another change (the rollout ended, or changed since it was read) is not a failure: the next run
+ * reads the rollout again and applies what its schedule then makes due.
+ */
+const stepOvertaken = (error: unknown): boolean => error instanceof Overtaken || error instanceof NotFoundError || error instanceof ConflictError;
+/**
+ * An abort is overtaken only by the rollout's end. One that changed since it was read (its share, by a person or a step)
+ * is still active and still guarded: a failure, so the invocation is retried and aborts it then.
+ */
+const abortOvertaken = (error: unknown): boolean => error instanceof NotFoundError;
 
 /** One at a time: the changes are few (a rollout a minute at most, per label) and each is one transaction. */
 async function settleEach<Done>(
   logger: Logger,
   what: string,
   rollouts: readonly RolloutItem[],
+  overtaken: (error: unknown) => boolean,
   change: (rollout: RolloutItem) => Promise<Done>,
 ): Promise<AutomationRun<Done>> {
   const done: (RolloutRef & Done)[] = [];
