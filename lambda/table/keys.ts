@@ -3,6 +3,7 @@ import { ADMIN_INDEX, adminIndexKeys, keys, servedAttribute, usageAttribute } fr
 import { requireAccount } from './accounts';
 import { ConflictError, NotFoundError } from './errors';
 import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey, withFreshDayCounters } from './item-builders';
+import { inBatches } from './batch-io';
 import { indexedKeysOf } from './propagation';
 import type { Table } from './table';
 import { commitUnaudited, type PlannedChange } from './change';
@@ -331,19 +332,44 @@ export interface ServedCounts {
  * (found on the admin index, which copies no counters, then read consistently, only the two counters each).
  */
 export async function servedCounts(table: Table, accountId: string, rolloutId: string): Promise<ServedCounts> {
+  const served: ServedCounts = { from: 0, to: 0 };
+  for (const counts of await servedCountsByKey(table, accountId, rolloutId)) {
+    served.from += counts.from;
+    served.to += counts.to;
+  }
+  return served;
+}
+
+/** Each key of the account that counted reads of the rollout, with its counts. */
+async function servedCountsByKey(table: Table, accountId: string, rolloutId: string): Promise<(ServedCounts & { keyHash: string })[]> {
   const indexed = await indexedKeysOf(table, 'servedCounts', accountId);
   const fromName = servedAttribute(rolloutId, 'from');
   const toName = servedAttribute(rolloutId, 'to');
-  const items = await table.batchGet<Partial<ApiKeyItem>>(
+  const items = await table.batchGet<WithKeys<Partial<ApiKeyItem>>>(
     indexed.map((item) => keys.apiKey(keyHashOf(item))),
-    [fromName, toName],
+    ['pk', fromName, toName],
   );
-  const served: ServedCounts = { from: 0, to: 0 };
-  for (const item of items) {
-    served.from += Number(item[fromName] ?? 0);
-    served.to += Number(item[toName] ?? 0);
-  }
-  return served;
+  return items
+    .filter((item) => item[fromName] !== undefined || item[toName] !== undefined)
+    .map((item) => ({ keyHash: keyHashOf(item), from: Number(item[fromName] ?? 0), to: Number(item[toName] ?? 0) }));
+}
+
+/**
+ * A rollout's counters taken off its account's keys once it ended (its history entry keeps them), so that a key's
+ * item, which every read request writes, does not grow with each rollout. A read answered in the instant before the
+ * rollout ended may count once more after this: a stray counter, never read again.
+ */
+export async function clearServedCounts(table: Table, accountId: string, rolloutId: string): Promise<void> {
+  const counted = await servedCountsByKey(table, accountId, rolloutId);
+  await inBatches(counted, async ({ keyHash }) => {
+    await table.update('clearServedCounts', {
+      Key: keys.apiKey(keyHash),
+      ...buildUpdate({
+        remove: [servedAttribute(rolloutId, 'from'), servedAttribute(rolloutId, 'to')],
+        condition: (e) => `attribute_exists(${e.name('pk')})`,
+      }),
+    });
+  });
 }
 
 /** For bulk paths (the tests' fixtures): a key changed without an audit entry of its own. */

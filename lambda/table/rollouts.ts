@@ -15,9 +15,9 @@ import type {
   StoredContent,
   WithKeys,
 } from './item-types';
-import { type ServedCounts, servedCounts } from './keys';
+import { clearServedCounts, type ServedCounts, servedCounts } from './keys';
 import { labelHistoryWrite, type MoveCause, rolloutReason } from './label-history';
-import { headLabelsWrite, labelItem } from './labels';
+import { headLabelsWrite, labelItem, labelsUnchanged } from './labels';
 import { requireNoOpenRequest } from './open-requests';
 import { ADMIN_INDEX, adminIndexKeys, keys } from './schema';
 import { fromStoredContent, toStoredContent } from './stored-content';
@@ -239,8 +239,7 @@ export async function planStartRollout(
           Key: keys.promptLabel(accountId, label, promptId),
           ...buildUpdate({
             set: { rollout: { rolloutId, percent, to: point.toContent } },
-            condition: (e) =>
-              `attribute_exists(${e.name('pk')}) AND attribute_not_exists(${e.name('rollout')}) AND ${e.name('labelsRevision')} = ${e.value(labelled.labelsRevision)}`,
+            condition: (e) => `attribute_exists(${e.name('pk')}) AND attribute_not_exists(${e.name('rollout')}) AND ${labelsUnchanged(e, labelled)}`,
           }),
         },
       },
@@ -385,6 +384,7 @@ export async function planCompleteRollout(
     result: toRollout(item, served, ended),
     after: { rolloutId: item.rolloutId, from: item.from, to: item.to, percent: Number(item.percent), served },
     visible: true,
+    followUp: (followUpTable) => clearServedCounts(followUpTable, accountId, item.rolloutId),
   };
 }
 
@@ -421,6 +421,7 @@ export async function planAbortRollout(
       ...(reason === undefined ? {} : { reason }),
     },
     visible: true,
+    followUp: (followUpTable) => clearServedCounts(followUpTable, accountId, item.rolloutId),
   };
 }
 

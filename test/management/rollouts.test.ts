@@ -201,8 +201,9 @@ describe('reading', () => {
           ExpressionAttributeValues: { ':f': from, ':t': to },
         }),
       );
-    await raise(await api.fixtures.apiKey('acme'), 90, 10);
-    await raise(await api.fixtures.apiKey('acme'), 9, 1);
+    const counting = [await api.fixtures.apiKey('acme'), await api.fixtures.apiKey('acme')];
+    await raise(counting[0] as string, 90, 10);
+    await raise(counting[1] as string, 9, 1);
     // Another account's key counts for its own rollouts only.
     await raise(await api.fixtures.apiKey('gated'), 1000, 1000);
     expect(((await read('served')).body as { rollout: Rollout }).rollout.served).toEqual({ from: 99, to: 11 });
@@ -212,6 +213,11 @@ describe('reading', () => {
     const [entry] = await historyOf('served');
     expect(entry?.rollout).toEqual({ rolloutId: rollout.rolloutId, event: 'aborted', percent: 10, to: '1.1.0', served: { from: 99, to: 11 } });
     expect((await audited('served', ['rollout.abort'])).at(-1)?.after).toMatchObject({ served: { from: 99, to: 11 } });
+    // Once it ended, the counters leave the keys' items, which every read request writes.
+    for (const apiKey of counting) {
+      const read = await api.local.client.send(new GetCommand({ TableName: api.local.tableName, Key: keys.apiKey(hashApiKey(apiKey)), ConsistentRead: true }));
+      expect(Object.keys(read.Item ?? {}).filter((name) => name.startsWith('served#'))).toEqual([]);
+    }
   });
 });
 
@@ -555,6 +561,8 @@ describe('steps due', () => {
     expect((await labelItem('due')).rollout?.percent).toBe(25);
     expect((await historyOf('due'))[0]).toMatchObject({ by: 'system:rollout-steps', rollout: { event: 'changed', percent: 25 } });
     expect((await audited('due', ['rollout.change'])).at(-1)).toMatchObject({ outcome: 'succeeded', actor: { type: 'system', name: 'rollout-steps' } });
+    const byAutomation = await listAudit(api.table, 'acme', { filter: { actor: 'rollout-steps' } });
+    expect(byAutomation.entries.map(({ action, target }) => ({ action, promptId: target.promptId }))).toEqual([{ action: 'rollout.change', promptId: 'due' }]);
     expect(await steps.applyDueStep('acme', 'due', 'production', new Date(startedAt + 12 * 60_000))).toEqual({ applied: false });
     expect(await steps.applyDueStep('acme', 'start', 'canary', new Date())).toEqual({ applied: false });
   });
