@@ -7,7 +7,8 @@ import { accountOption, labelOption, promptIdOption, versionOption } from '../op
 /**
  * A label's rollout from the command line (docs/rollouts.md, docs/cli.md "Rollouts"): the same operations as the
  * management API's rollout routes, audited as the operator's (`rollout.start`, `rollout.change`,
- * `rollout.complete`, `rollout.abort`). One command, its action the first argument: the CLI's commands are two words.
+ * `rollout.complete`, `rollout.abort`). One command, its action the first argument: the CLI's commands are two
+ * words.
  */
 
 const ACTIONS = ['start', 'show', 'set', 'complete', 'abort'] as const;

@@ -165,9 +165,10 @@ export interface StartPoint {
 }
 
 /**
- * A start checked against the store (docs/rollouts.md "Managing a rollout (management API)"): the prompt and a label that points somewhere
- * (404), `to` published (404), elsewhere than the label (409), no rollout of the label and no change request open
- * on it (409). `applying` is the request whose approval starts it: its own pointer is no obstacle.
+ * A start checked against the store (docs/rollouts.md "Managing a rollout (management API)"): the prompt and a
+ * label that points somewhere (404), `to` published (404), elsewhere than the label (409), the prompt not deleted,
+ * no rollout of the label and no change request open on it (409). `applying` is the request whose approval starts
+ * it: its own pointer is no obstacle.
  */
 export async function checkRolloutStart(table: Table, accountId: string, start: RolloutStart, options: { applying?: string } = {}): Promise<StartPoint> {
   requireValidStart(start);

@@ -3,7 +3,7 @@ import { hashApiKey } from '../../lambda/domain/api-key';
 import { ROLLOUT_ID_PATTERN } from '../../lambda/domain/rollout';
 import { listAudit } from '../../lambda/table/audit-log';
 import { commitUnaudited } from '../../lambda/table/change';
-import { planStartRollout } from '../../lambda/table/rollouts';
+import { listActiveRollouts, planStartRollout } from '../../lambda/table/rollouts';
 import { keys, servedAttribute } from '../../lambda/table/schema';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
@@ -504,6 +504,10 @@ describe('a label under approval', () => {
     const actions = (await audited('approved', ['request.open', 'request.approve', 'request.apply', 'rollout.start'], 'gated')).map(({ action }) => action);
     expect(actions[0]).toBe('request.open');
     expect(actions.slice(1).sort()).toEqual(['request.apply', 'request.approve', 'rollout.start']);
+    // Asking to move it while it rolls out is refused too: such a request could never be applied.
+    const asking = await api.send('PUT', `${G}/prompts/approved/labels/production`, { as: admin, body: { version: '1.2.0' } });
+    expect(asking.status).toBe(409);
+    expect((asking.body as { error: string }).error).toContain(rollout.rolloutId);
     // Changing the share and ending need no second approval.
     expect((await api.send('PATCH', rolloutPath('approved', 'production', 'gated'), { as: admin, body: { percent: 60 } })).status).toBe(200);
     expect((await api.send('POST', `${rolloutPath('approved', 'production', 'gated')}/complete`, { as: admin })).status).toBe(200);
@@ -565,5 +569,23 @@ describe('steps due', () => {
     expect(byAutomation.entries.map(({ action, target }) => ({ action, promptId: target.promptId }))).toEqual([{ action: 'rollout.change', promptId: 'due' }]);
     expect(await steps.applyDueStep('acme', 'due', 'production', new Date(startedAt + 12 * 60_000))).toEqual({ applied: false });
     expect(await steps.applyDueStep('acme', 'start', 'canary', new Date())).toEqual({ applied: false });
+  });
+});
+
+describe('every active rollout (for the deployed step and alarm functions)', () => {
+  test('listActiveRollouts finds the active rollouts of every account, each as its item now stands, and none that ended', async () => {
+    const active = await listActiveRollouts(api.table);
+    const keyOf = (item: { accountId: string; promptId: string; label: string }) => `${item.accountId}/${item.promptId}/${item.label}`;
+    const found = new Map(active.map((item) => [keyOf(item), item]));
+    // Started above and still active: read as they stand (the share a PATCH set, not the one the index saw first).
+    expect(found.get('acme/change/production')).toMatchObject({ percent: 60, steps: [{ percent: 100, afterMinutes: 120 }] });
+    expect(found.get('gated/plain/production')).toMatchObject({ percent: 5, to: '1.2.0' });
+    // Completed or aborted: gone.
+    for (const ended of ['acme/complete/production', 'acme/abort/production', 'acme/served/production', 'gated/approved/production']) {
+      expect(found.has(ended)).toBe(false);
+    }
+    for (const item of active.filter((each) => each.accountId === 'acme')) {
+      expect(((await read(item.promptId, item.label)).body as { rollout: Rollout }).rollout.rolloutId).toBe(item.rolloutId);
+    }
   });
 });

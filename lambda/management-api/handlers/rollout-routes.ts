@@ -3,8 +3,9 @@ import { RolloutAbortBody, RolloutChangeBody, RolloutStartBody } from '../schema
 import { requireLabelRole } from './label-access';
 
 /**
- * A label's rollout (docs/rollouts.md "Managing a rollout (management API)"): started, read, its share changed, completed or aborted.
- * Whoever may move the label may run its rollout (protected labels: admins); reading it is any member's.
+ * A label's rollout (docs/rollouts.md "Managing a rollout (management API)"): started, read, its share changed,
+ * completed or aborted. Whoever may move the label may run its rollout (protected labels: admins); reading it is
+ * any member's.
  */
 
 const ROLLOUT = '/api/accounts/{accountId}/prompts/{promptId}/labels/{label}/rollout';
