@@ -2,7 +2,8 @@
  * `npm start`: the service on this machine. An embedded DynamoDB-compatible store on DATA_DIR (or
  * DYNAMODB_ENDPOINT), the table, the seed (SEED_FILE), and the real Lambda handlers behind an
  * API Gateway stand-in on http://127.0.0.1:$PORT; the playground; the user pool's stand-in and the
- * dashboard's origin, with the demo user. docs/local-stack.md lists the settings.
+ * dashboard's origin, with the demo user; and the rollouts' due steps, applied every 15 s. docs/local-stack.md lists
+ * the settings.
  */
 import { isAbsolute, relative } from 'node:path';
 import { describeSummary } from '../admin/import-seed';
@@ -11,6 +12,8 @@ import { type DashboardStack, type LocalStack, openLocalStore, serveReadApi, sta
 import { loadLocalConfig } from '../local/local-config';
 import { type PlaygroundServer, startPlaygroundServer } from '../local/playground-server';
 import { ensureDashboardBuilt } from '../local/dashboard-build';
+import { LOCAL_STEPS_INTERVAL_MS, startRolloutSteps } from '../local/rollout-steps-timer';
+import { automationDependencies } from '../lambda/rollouts/runtime';
 
 /** How often the stack looks for its parent: fast enough that a killed npm frees the ports within a second. */
 const ORPHAN_CHECK_MS = 500;
@@ -47,8 +50,19 @@ async function main(): Promise<void> {
     await Promise.all([dashboard.stop(), stack.stop()]);
     throw error;
   });
+  // The deployed scheduled function's code, on a timer; the functions' environment as the stack gives it, with the local store.
+  const rolloutSteps = startRolloutSteps(
+    automationDependencies({ ...process.env, TABLE_NAME: config.tableName, AWS_REGION: config.region, DYNAMODB_ENDPOINT: store.endpoint }),
+    { onError: (error) => reportFunctionError('rollout steps', error) },
+  );
   printBanner(stack, playground, dashboard, config.dataDir, config.tableName);
-  stopping.started(() => Promise.all([dashboard.stop(), playground.close(), stack.stop()]).then(() => undefined));
+  // The timer first: a run under way finishes before the store it writes to closes.
+  stopping.started(() =>
+    rolloutSteps
+      .stop()
+      .then(() => Promise.all([dashboard.stop(), playground.close(), stack.stop()]))
+      .then(() => undefined),
+  );
 }
 
 function printBanner(stack: LocalStack, playground: PlaygroundServer, dashboard: DashboardStack, dataDir: string, tableName: string): void {
@@ -65,6 +79,7 @@ function printBanner(stack: LocalStack, playground: PlaygroundServer, dashboard:
     `  Identity   ${dashboard.identity.endpoint} (stand-in of the user pool ${dashboard.identity.userPoolId}, users in ${dataDir}/identity)`,
     `  Store      ${stack.storeEndpoint} ${stack.embeddedStore ? `(embedded dynalite, data in ${dataDir})` : '(DYNAMODB_ENDPOINT)'}`,
     `  Table      ${tableName}${stack.tableCreated ? ' (created)' : ''}`,
+    `  Rollouts   due steps applied every ${LOCAL_STEPS_INTERVAL_MS / 1000} s; a guard alarm runs deployed only (no local stand-in)`,
   ];
   if (stack.seed) {
     const counts = seedCounts(stack.seed.seed);

@@ -106,3 +106,20 @@ export function loadManagementConfig(env: Environment = process.env): Management
     logLevel: logLevelOf(env),
   };
 }
+
+/**
+ * What the rollout automation's functions read at cold start (lambda/rollouts/): the store and how they log. No
+ * user pool and no upgrade URL: they add nobody and answer no caller.
+ */
+export interface AutomationConfig extends StoreConfig {
+  readonly serviceName: string;
+  readonly logLevel: LogLevel;
+}
+
+export function loadAutomationConfig(env: Environment = process.env): AutomationConfig {
+  return {
+    ...loadStoreConfig(env),
+    serviceName: env.POWERTOOLS_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME,
+    logLevel: logLevelOf(env),
+  };
+}

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, type CfnFunction, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -95,10 +96,18 @@ export interface ApiFunctionProps {
   readonly environment: Record<string, string>;
   readonly logRetention: RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
+  /** API_TIMEOUT unless given: a function that answers no caller (lib/rollout-automation.ts) may take longer. */
+  readonly timeout?: Duration;
+  /** How Lambda handles a failed asynchronous invocation (an EventBridge rule's): retries, how long, and where it goes then. */
+  readonly asyncInvocation?: {
+    readonly retryAttempts: number;
+    readonly maxEventAge: Duration;
+    readonly deadLetterQueue?: IQueue;
+  };
 }
 
 /**
- * One API Lambda: bundled locally with esbuild into a single self-contained ESM file (the AWS SDK
+ * One Lambda of the service (an API's, or the rollout automation's): bundled locally with esbuild into a single self-contained ESM file (the AWS SDK
  * included, so nothing is loaded from the runtime's copy), its own log group with a set retention,
  * and its own role that can write to that log group and nothing else until the table grants more.
  */
@@ -127,7 +136,8 @@ export class ApiFunction extends Construct {
       runtime: API_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: API_MEMORY_MB,
-      timeout: API_TIMEOUT,
+      timeout: props.timeout ?? API_TIMEOUT,
+      ...(props.asyncInvocation ?? {}),
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,

@@ -18,6 +18,8 @@ export const LEADING_KEY_PATTERNS = {
   keysOfAccount: adminIndexKeys.keysOf('*'),
   /** On the admin index: a person's memberships (`USER#<sub>`). */
   membershipsOfUser: adminIndexKeys.membershipsOf('*'),
+  /** On the admin index: every active rollout of every account (`ROLLOUTS`), for the rollout automation. */
+  allRollouts: adminIndexKeys.allRollouts,
 } as const;
 
 export type TableAction = 'dynamodb:GetItem' | 'dynamodb:BatchGetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
@@ -39,7 +41,7 @@ export interface FunctionAccess {
   readonly userPool: readonly UserPoolAction[];
 }
 
-const { apiKeyPartitions, accountPartitions, keysOfAccount, membershipsOfUser } = LEADING_KEY_PATTERNS;
+const { apiKeyPartitions, accountPartitions, keysOfAccount, membershipsOfUser, allRollouts } = LEADING_KEY_PATTERNS;
 
 /**
  * The read API's three functions (the fallback dispatches to both handlers): single items (keys, accounts,
@@ -55,7 +57,7 @@ const READ_API: FunctionAccess = {
   userPool: [],
 };
 
-/** Keyed by function construct id: lib/prompt-service-stack.ts FUNCTION_IDS and lambda/management-api/routes.ts. */
+/** Keyed by function construct id: lib/prompt-service-stack.ts FUNCTION_IDS, lambda/management-api/routes.ts and lib/rollout-automation.ts. */
 export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   GetPrompt: READ_API,
   ListPrompts: READ_API,
@@ -128,6 +130,35 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
         actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
         partitions: [accountPartitions, apiKeyPartitions],
       },
+      { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
+    ],
+    userPool: [],
+  },
+  // The rollout automation (lib/rollout-automation.ts): the active rollouts, found on the index and read whole, and the
+  // rollout operations' transactions on the account's items; a share that changes what the read API answers copies the
+  // new prompt revision to the account's keys, found on the index.
+  RolloutSteps: {
+    table: [
+      {
+        sid: 'RolloutItems',
+        on: 'table',
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        partitions: [accountPartitions, apiKeyPartitions],
+      },
+      { sid: 'ActiveRollouts', on: 'index', actions: ['dynamodb:Query'], partitions: [allRollouts] },
+      { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
+    ],
+    userPool: [],
+  },
+  GuardAlarm: {
+    table: [
+      {
+        sid: 'RolloutItems',
+        on: 'table',
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        partitions: [accountPartitions, apiKeyPartitions],
+      },
+      { sid: 'ActiveRollouts', on: 'index', actions: ['dynamodb:Query'], partitions: [allRollouts] },
       { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
     ],
     userPool: [],

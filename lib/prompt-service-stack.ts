@@ -12,6 +12,7 @@ import { ManagementApi } from './management-api';
 import { acknowledgeGuardRule } from './policy-checks';
 import { PromptApi } from './prompt-api';
 import { PromptTable } from './prompt-table';
+import { RolloutAutomation } from './rollout-automation';
 import { ServiceAlarms } from './service-alarms';
 import { ServiceDashboard } from './service-dashboard';
 import { isPlaceholderUrl, type ServiceSettings } from './stack-config';
@@ -32,6 +33,7 @@ export const FUNCTION_IDS = {
 /**
  * The whole service: the table; the read API (four functions behind a REST API: GET, the fallback and MCP); the user pool and the
  * management API (its functions, lambda/management-api/routes.ts) behind the dashboard's CloudFront distribution;
+ * the automation of rollouts (a scheduled function for steps, one on CloudWatch alarms for guards);
  * alarms and a dashboard for every API and function; and the outputs.
  */
 export class PromptServiceStack extends Stack {
@@ -43,6 +45,7 @@ export class PromptServiceStack extends Stack {
   readonly apiGatewayAccount: ApiGatewayAccount | undefined;
   readonly userPool: DashboardUserPool;
   readonly managementApi: ManagementApi;
+  readonly rollouts: RolloutAutomation;
   #dashboard: { hosting: DashboardHosting; client: UserPoolClient } | undefined;
   readonly #settings: ServiceSettings;
 
@@ -140,6 +143,14 @@ export class PromptServiceStack extends Stack {
     });
     this.addDashboard(this.managementApi.restApi);
 
+    this.rollouts = new RolloutAutomation(this, 'Rollouts', {
+      table: this.table,
+      serviceName,
+      logLevel: settings.logLevel,
+      logRetention: settings.logRetention,
+      logRemovalPolicy: settings.removalPolicy,
+    });
+
     // Both stages write access logs, which need the account's logging role in place first.
     const loggingStages = [this.api.restApi.deploymentStage, this.managementApi.restApi.deploymentStage];
     if (settings.apiGatewayAccountRole) {
@@ -156,7 +167,10 @@ export class PromptServiceStack extends Stack {
 
     const apis = { ReadApi: this.api.restApi, ManagementApi: this.managementApi.restApi };
     const functions = Object.fromEntries(
-      [...Object.values(this.functions), ...Object.values(this.managementApi.functions)].map((fn) => [fn.node.id, fn.function]),
+      [...Object.values(this.functions), ...Object.values(this.managementApi.functions), this.rollouts.steps, this.rollouts.guard].map((fn) => [
+        fn.node.id,
+        fn.function,
+      ]),
     );
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       apis,
@@ -164,6 +178,7 @@ export class PromptServiceStack extends Stack {
       table: this.table.table,
       tableOperations: tableOperationsOf(Object.values(FUNCTION_ACCESS)),
       functions,
+      deadLetterQueues: { GuardAlarm: this.rollouts.guardDeadLetters },
       alarmEmail: settings.alarmEmail,
     });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {

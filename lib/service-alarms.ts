@@ -4,6 +4,7 @@ import { Alarm, ComparisonOperator, type IMetric, MathExpression, Metric, Stats,
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Operation, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
@@ -19,6 +20,8 @@ export interface ServiceAlarmsProps {
   readonly tableOperations: readonly Operation[];
   /** Each function, keyed by its construct id. */
   readonly functions: Readonly<Record<string, LambdaFunction>>;
+  /** Dead-letter queues, keyed by a readable name: what lands in one is work that was not done. */
+  readonly deadLetterQueues?: Readonly<Record<string, IQueue>>;
   readonly alarmEmail: string | undefined;
 }
 
@@ -52,7 +55,7 @@ export const durationAlarmThreshold = (fn: LambdaFunction): Duration =>
 /**
  * What an operator must hear about: an API failing its callers or slowing down, the store throttling a
  * function, a function crashing outside its own error handling (init failure, timeout), being throttled or
- * running close to its timeout, and a caller charged for our fault (a quota unit that could not be given
+ * running close to its timeout, an event left in a dead-letter queue, and a caller charged for our fault (a quota unit that could not be given
  * back). All alarms go to one SNS topic; `alarmEmail` subscribes an address to it.
  */
 export class ServiceAlarms extends Construct {
@@ -115,6 +118,14 @@ export class ServiceAlarms extends Construct {
       this.alarm(`${name}Duration`, fn.metricDuration({ statistic: Stats.MAXIMUM, period: PERIOD }), {
         description: `An invocation of the ${name} function ran ${threshold.toMilliseconds()} ms or more, near its timeout.`,
         threshold: threshold.toMilliseconds(),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      });
+    }
+
+    for (const [name, queue] of Object.entries(props.deadLetterQueues ?? {})) {
+      this.alarm(`${name}DeadLetters`, queue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: PERIOD }), {
+        description: `Events are waiting in the ${name} dead-letter queue: work that failed after every retry and is not done (docs/rollouts.md).`,
+        threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       });
     }

@@ -89,6 +89,10 @@ describe('npm start from an empty DATA_DIR, with the demo seed', () => {
     expect(stack.output()).toMatch(/accounts 1 created, 0 updated, 0 unchanged/);
   });
 
+  it("says that it applies rollouts' due steps itself, and that a guard alarm has no local stand-in", () => {
+    expect(stack.output()).toMatch(/^\s*Rollouts\s+due steps applied every 15 s; a guard alarm runs deployed only/m);
+  });
+
   it('serves the demo prompt to the printed curl line', async () => {
     const { apiKey, url } = printedCurl(stack.output());
     expect(url.startsWith(`${stack.apiUrl}/prompts/`)).toBe(true);

@@ -63,6 +63,8 @@ describe('cdk-nag AwsSolutions checks', () => {
       'AwsSolutions-L1 PromptService-test/Management/ManageMembers/Function',
       'AwsSolutions-L1 PromptService-test/Management/ManagePrompts/Function',
       'AwsSolutions-L1 PromptService-test/Mcp/Function',
+      'AwsSolutions-L1 PromptService-test/Rollouts/GuardAlarm/Function',
+      'AwsSolutions-L1 PromptService-test/Rollouts/RolloutSteps/Function',
     ]);
     for (const { reason } of acknowledgments) {
       expect(reason.length).toBeGreaterThan(80);

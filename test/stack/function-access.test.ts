@@ -8,6 +8,7 @@ import { ALL_ROUTES, MANAGEMENT_FUNCTIONS, routesOf } from '../../lambda/managem
 import { listAudit } from '../../lambda/table/audit-log';
 import { FUNCTION_ACCESS, type FunctionAccess } from '../../lib/function-access';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
+import { ROLLOUT_AUTOMATION_FUNCTIONS } from '../../lib/rollout-automation';
 import { ManagementHarness } from '../support/management-harness';
 import { CodeAnalysis, type CodeReach } from './sdk-calls';
 import { synthesizeService } from './synth';
@@ -29,6 +30,7 @@ const READ_ENTRIES: Readonly<Record<string, string>> = {
 const ENTRIES: Readonly<Record<string, string>> = {
   ...READ_ENTRIES,
   ...Object.fromEntries(MANAGEMENT_FUNCTIONS.map((fn) => [fn.id, fn.entry])),
+  ...Object.fromEntries(ROLLOUT_AUTOMATION_FUNCTIONS.map((fn) => [fn.id, fn.entry])),
 };
 const FUNCTIONS = Object.keys(ENTRIES);
 
@@ -189,6 +191,10 @@ describe('what each function calls, read from its code', () => {
     expect(REACH.get(FUNCTION_IDS.getPrompt)?.actions.has('dynamodb:UpdateItem')).toBe(true);
     expect(REACH.get(FUNCTION_IDS.getPrompt)?.actions.has('dynamodb:DeleteItem')).toBe(false);
     expect(REACH.get('ManageKeys')?.actions.has('cognito-idp:AdminCreateUser')).toBe(false);
+    // The rollout automation lists the active rollouts on the index and changes each in a transaction.
+    for (const id of ['RolloutSteps', 'GuardAlarm']) {
+      expect([id, REACH.get(id)?.queried.has('index'), REACH.get(id)?.actions.has('dynamodb:TransactWriteItems')]).toEqual([id, true, true]);
+    }
   });
 
   it('gives the user pool to the members function alone, and writes to no function that only reads', () => {
@@ -204,10 +210,14 @@ describe('the synthesized policies', () => {
   type Statement = { Sid?: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string[]>> };
   const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>;
   const logicalId = (construct: { node: { defaultChild?: unknown } }): string => stack.getLogicalId(construct.node.defaultChild as CfnElement);
-  const constructs = { ...stack.functions, ...stack.managementApi.functions } as Record<string, { function: { node: { defaultChild?: unknown } } }>;
+  const constructs = { ...stack.functions, ...stack.managementApi.functions, steps: stack.rollouts.steps, guard: stack.rollouts.guard } as Record<
+    string,
+    { function: { node: { defaultChild?: unknown } } }
+  >;
   const byId = new Map(Object.values(constructs).map((fn) => [(fn as unknown as { node: { id: string } }).node.id, logicalId(fn.function)]));
   const tableArn = { 'Fn::GetAtt': [logicalId(stack.table.table), 'Arn'] };
   const poolArn = { 'Fn::GetAtt': [logicalId(stack.userPool.pool), 'Arn'] };
+  const deadLettersArn = { 'Fn::GetAtt': [logicalId(stack.rollouts.guardDeadLetters), 'Arn'] };
 
   function statementsOf(functionLogicalId: string): Statement[] {
     const fn = resources[functionLogicalId];
@@ -228,9 +238,11 @@ describe('the synthesized policies', () => {
           ? 'index'
           : resource === JSON.stringify(poolArn)
             ? 'userPool'
-            : resource.includes('Logs') && (statement.Action as string[]).every((action) => action.startsWith('logs:'))
-              ? 'ownLogs'
-              : resource;
+            : resource === JSON.stringify(deadLettersArn)
+              ? 'deadLetterQueue'
+              : resource.includes('Logs') && (statement.Action as string[]).every((action) => action.startsWith('logs:'))
+                ? 'ownLogs'
+                : resource;
     return {
       sid: statement.Sid,
       on,
@@ -250,6 +262,8 @@ describe('the synthesized policies', () => {
     const access = FUNCTION_ACCESS[id] as FunctionAccess;
     const expected = [
       { sid: undefined, on: 'ownLogs', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], partitions: [] },
+      // Lambda puts an alarm's event it could not act on in the guard's dead-letter queue, with the function's role.
+      ...(id === 'GuardAlarm' ? [{ sid: undefined, on: 'deadLetterQueue', actions: ['sqs:SendMessage'], partitions: [] }] : []),
       ...access.table.map((grant) => ({ sid: grant.sid, on: grant.on, actions: sorted(grant.actions), partitions: [...grant.partitions] })),
       ...(access.userPool.length > 0 ? [{ sid: 'UserPool', on: 'userPool', actions: sorted(access.userPool), partitions: [] }] : []),
     ];

@@ -1,4 +1,5 @@
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
+import { ROLLOUT_AUTOMATION_FUNCTIONS } from '../../lib/rollout-automation';
 import { synthesizeService } from './synth';
 
 /**
@@ -24,8 +25,8 @@ function loggingConfigs(context: Record<string, string> = {}): Record<string, Lo
 const byDefault = loggingConfigs();
 
 test('every function logs in JSON with system log level WARN: Lambda writes no START, END or REPORT line', () => {
-  // The read API's four (GET twice, the fallback, MCP) and the management API's.
-  expect(Object.keys(byDefault)).toHaveLength(4 + MANAGEMENT_FUNCTIONS.length);
+  // The read API's four (GET twice, the fallback, MCP), the management API's and the rollout automation's.
+  expect(Object.keys(byDefault)).toHaveLength(4 + MANAGEMENT_FUNCTIONS.length + ROLLOUT_AUTOMATION_FUNCTIONS.length);
   for (const config of Object.values(byDefault)) {
     expect(config).toMatchObject({ LogFormat: 'JSON', SystemLogLevel: 'WARN', LogGroup: { Ref: expect.any(String) } });
   }

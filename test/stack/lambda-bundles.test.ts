@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { preProcessFile } from 'typescript';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
+import { ROLLOUT_AUTOMATION_FUNCTIONS } from '../../lib/rollout-automation';
 
 /**
  * lambda/ holds what the Lambda functions ship, and nothing else: every source file under it is in
@@ -69,8 +70,8 @@ describe('lambda/', () => {
   it('holds only what the function bundles contain: every .ts file is in some bundle', async () => {
     const readApi = stackEntries();
     expect(readApi).toHaveLength(Object.keys(FUNCTION_IDS).length);
-    // The management API's functions (lib/management-api.ts builds them from the same table).
-    const entries = [...readApi, ...MANAGEMENT_FUNCTIONS.map((fn) => fn.entry)];
+    // The management API's functions (lib/management-api.ts builds them from the same table), and the rollout automation's.
+    const entries = [...readApi, ...MANAGEMENT_FUNCTIONS.map((fn) => fn.entry), ...ROLLOUT_AUTOMATION_FUNCTIONS.map((fn) => fn.entry)];
     const files = sourceFilesUnder(LAMBDA_DIR);
     const shipped = await bundledInputs(entries);
 

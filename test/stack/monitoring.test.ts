@@ -68,8 +68,8 @@ const graphs = (namespace: string, metricName: string, dimension: string, value:
   });
 
 describe('every function', () => {
-  it("is found in the template: the read API's four and the management API's five", () => {
-    expect(functions).toHaveLength(9);
+  it("is found in the template: the read API's four, the management API's five and the rollout automation's two", () => {
+    expect(functions).toHaveLength(11);
   });
 
   it.each(functions.map(([id, fn]) => [id, fn.Properties.Timeout as number]))(
@@ -114,8 +114,29 @@ describe('every REST API', () => {
   });
 });
 
+describe('every dead-letter queue', () => {
+  const queues = ofType('AWS::SQS::Queue').map(([id]) => id);
+
+  it("is found in the template: the guard alarm function's", () => {
+    expect(queues).toHaveLength(1);
+  });
+
+  it.each(queues)('%s has an alarm on any message waiting in it', (id) => {
+    const waiting = alarms.filter((alarm) =>
+      watched(alarm).some(
+        (metric) =>
+          metric.namespace === 'AWS/SQS' &&
+          metric.name === 'ApproximateNumberOfMessagesVisible' &&
+          JSON.stringify(metric.dimensions) === JSON.stringify([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [id, 'QueueName'] } }]),
+      ),
+    );
+    expect(waiting).toEqual([expect.objectContaining({ Statistic: 'Maximum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' })]);
+  });
+});
+
 it('every alarm tells the alarm topic when it fires and when it clears, and no traffic is no alarm', () => {
-  expect(alarms.length).toBe(functions.length * 3 + apiNames.length * 2 + 2);
+  const queues = ofType('AWS::SQS::Queue').length;
+  expect(alarms.length).toBe(functions.length * 3 + apiNames.length * 2 + queues + 2);
   for (const alarm of alarms) {
     expect(alarm).toMatchObject({ AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }], TreatMissingData: 'notBreaching' });
   }

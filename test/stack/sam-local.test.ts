@@ -8,6 +8,7 @@ import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lambda/doma
 import { samFunctionId } from '../../lib/api-function';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
+import { ROLLOUT_AUTOMATION_FUNCTIONS } from '../../lib/rollout-automation';
 import { FixtureStore } from '../support/fixture-store';
 import { prompt, version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
@@ -16,8 +17,8 @@ import { synthesizeService, TEST_UPGRADE_URL } from './synth';
 const run = promisify(execFile);
 const EVENTS_DIR = path.join(__dirname, '../../events');
 const STACK_NAME = 'PromptService-test';
-/** Every function of the stack: the read API's and the management API's. */
-const ALL_FUNCTION_IDS = [...Object.values(FUNCTION_IDS), ...MANAGEMENT_FUNCTIONS.map((fn) => fn.id)];
+/** Every function of the stack: the read API's, the management API's and the rollout automation's. */
+const ALL_FUNCTION_IDS = [...Object.values(FUNCTION_IDS), ...MANAGEMENT_FUNCTIONS.map((fn) => fn.id), ...ROLLOUT_AUTOMATION_FUNCTIONS.map((fn) => fn.id)];
 
 interface CfnResource {
   readonly Type: string;
@@ -70,8 +71,28 @@ function samIdBehindMethod(method: string, path: string): unknown {
   return resources[arn?.['Fn::GetAtt'][0] ?? '']?.Metadata?.SamResourceId;
 }
 
+/**
+ * The function an EventBridge event goes to: the rule that matches it (a schedule for a `Scheduled Event`, a pattern
+ * by its source and detail type), and that rule's target. A pattern's filter on `detail` is left aside, so an event the
+ * rule would not send (an alarm going to OK) is still paired with the function it is a sample for.
+ */
+function samIdBehindRule(event: { readonly source?: unknown; readonly 'detail-type'?: unknown }): unknown {
+  const rule = Object.values(resources).find((resource) => {
+    if (resource.Type !== 'AWS::Events::Rule') return false;
+    if (resource.Properties.ScheduleExpression !== undefined) return event.source === 'aws.events' && event['detail-type'] === 'Scheduled Event';
+    const pattern = resource.Properties.EventPattern as { source?: unknown[]; 'detail-type'?: unknown[] } | undefined;
+    return pattern?.source?.includes(event.source) === true && pattern['detail-type']?.includes(event['detail-type']) === true;
+  });
+  const [target] = (rule?.Properties.Targets ?? []) as { Arn: GetAtt }[];
+  return resources[target?.Arn['Fn::GetAtt'][0] ?? '']?.Metadata?.SamResourceId;
+}
+
 function readEvent(name: string): APIGatewayProxyEvent {
   return JSON.parse(fs.readFileSync(path.join(EVENTS_DIR, name), 'utf8')) as APIGatewayProxyEvent;
+}
+
+function readEventBridgeEvent(name: string): { readonly source: string; readonly 'detail-type': string; readonly detail: Record<string, unknown> } {
+  return JSON.parse(fs.readFileSync(path.join(EVENTS_DIR, name), 'utf8')) as ReturnType<typeof readEventBridgeEvent>;
 }
 
 function bearerKeyOf(event: APIGatewayProxyEvent): string {
@@ -92,7 +113,7 @@ interface BundleResult {
  * with plain `node`: what Lambda (or SAM's container) does with the zip. Anything the bundle failed to
  * include would fail to import here.
  */
-async function invokeBundle(samId: string, event: APIGatewayProxyEvent, env: Record<string, string>): Promise<BundleResult> {
+async function invokeBundle<Result = BundleResult>(samId: string, event: object, env: Record<string, string>): Promise<Result> {
   const { resource } = functionFor(samId);
   const [file, exportName] = String(resource.Properties.Handler).split('.');
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prompt-service-bundle-'));
@@ -121,7 +142,7 @@ async function invokeBundle(samId: string, event: APIGatewayProxyEvent, env: Rec
   };
   try {
     await run(process.execPath, ['--input-type=module', '-e', script], { cwd: runDir, env: childEnv, timeout: 20_000 });
-    return JSON.parse(fs.readFileSync(resultFile, 'utf8')) as BundleResult;
+    return JSON.parse(fs.readFileSync(resultFile, 'utf8')) as Result;
   } finally {
     fs.rmSync(runDir, { recursive: true, force: true });
   }
@@ -139,6 +160,7 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
     expect([...functionBySamId.keys()].sort()).toEqual([
       'FallbackFunction',
       'GetPromptFunction',
+      'GuardAlarmFunction',
       'ListPromptsFunction',
       'ManageAccountsFunction',
       'ManageActivityFunction',
@@ -146,6 +168,7 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
       'ManageMembersFunction',
       'ManagePromptsFunction',
       'McpFunction',
+      'RolloutStepsFunction',
     ]);
   });
 
@@ -168,6 +191,23 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
     const variables = (functionFor(id).resource.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(variables.TABLE_NAME).toEqual({ Ref: expect.any(String) });
     expect(new URL(String(variables.UPGRADE_URL)).href).toBe(TEST_UPGRADE_URL);
+  });
+
+  it.each(ROLLOUT_AUTOMATION_FUNCTIONS.map((fn) => samFunctionId(fn.id)))(
+    '%s declares TABLE_NAME as a reference SAM needs given (--env-vars), and no user pool or upgrade URL',
+    (id) => {
+      const variables = (functionFor(id).resource.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.TABLE_NAME).toEqual({ Ref: expect.any(String) });
+      expect(Object.keys(variables).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
+    },
+  );
+
+  it.each([
+    ['rollout-steps.json', 'RolloutStepsFunction'],
+    ['guard-alarm.json', 'GuardAlarmFunction'],
+    ['guard-alarm-ok.json', 'GuardAlarmFunction'],
+  ])('sends an event like events/%s to %s by its EventBridge rule', (file, samId) => {
+    expect(samIdBehindRule(readEventBridgeEvent(file))).toBe(samId);
   });
 
   it.each(MANAGEMENT_FUNCTIONS.map((fn) => samFunctionId(fn.id)))(
@@ -374,6 +414,42 @@ describe('the management bundles, run with plain node on their events/ files, as
   }, 30_000);
 });
 
+describe('the rollout automation bundles, run with plain node on their events/ files, as `sam local invoke` would', () => {
+  let store: LocalStore;
+  const env = () => ({ TABLE_NAME: store.tableName, DYNAMODB_ENDPOINT: store.endpoint });
+
+  beforeAll(async () => {
+    store = await startLocalStore('sam-local-rollouts-test');
+  });
+  afterAll(async () => store.close());
+
+  // What each does to rollouts is tested from source on the same files (test/integration/rollout-automation.test.ts):
+  // here, that the bundles load, read their configuration, reach the store and answer.
+  it('RolloutStepsFunction runs on events/rollout-steps.json, an EventBridge Scheduled Event, and finds no due step in an empty table', async () => {
+    const event = readEventBridgeEvent('rollout-steps.json');
+    expect(samIdBehindRule(event)).toBe('RolloutStepsFunction');
+    expect(await invokeBundle('RolloutStepsFunction', event, env())).toEqual({ applied: 0, skipped: 0, failed: 0 });
+  }, 30_000);
+
+  it('GuardAlarmFunction runs on events/guard-alarm.json, an alarm going to ALARM, and aborts nothing where nothing is guarded', async () => {
+    const event = readEventBridgeEvent('guard-alarm.json');
+    expect(event.detail).toMatchObject({ state: { value: 'ALARM' } });
+    expect(await invokeBundle('GuardAlarmFunction', event, env())).toEqual({
+      alarmName: event.detail.alarmName,
+      aborted: 0,
+      skipped: 0,
+      failed: 0,
+    });
+  }, 30_000);
+
+  it('GuardAlarmFunction ignores events/guard-alarm-ok.json, the same alarm going back to OK, without reading the store', async () => {
+    const event = readEventBridgeEvent('guard-alarm-ok.json');
+    expect(event.detail).toMatchObject({ state: { value: 'OK' } });
+    const result = await invokeBundle<{ ignored?: string }>('GuardAlarmFunction', event, { TABLE_NAME: 'unused', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' });
+    expect(result.ignored).toContain('OK');
+  }, 30_000);
+});
+
 describe('docs/sam-local.md', () => {
   const doc = fs.readFileSync(path.join(__dirname, '../../docs/sam-local.md'), 'utf8');
   /** The rows of its table: `| \`Function\` | [\`events/file.json\`](...) | ... |`. */
@@ -395,7 +471,8 @@ describe('docs/sam-local.md', () => {
   it('pairs each event with the function SAM sends it to', () => {
     for (const { samId, file } of rows) {
       const event = readEvent(file);
-      const resolved = samIdBehindMethod(event.httpMethod, event.resource) ?? samIdBehindMethod('ANY', event.resource);
+      const resolved =
+        'detail-type' in event ? samIdBehindRule(event) : (samIdBehindMethod(event.httpMethod, event.resource) ?? samIdBehindMethod('ANY', event.resource));
       expect([file, resolved]).toEqual([file, samId]);
     }
   });

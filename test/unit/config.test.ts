@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../lambda/config';
+import { ConfigError, loadAutomationConfig, loadConfig } from '../../lambda/config';
 
 const base = { TABLE_NAME: 'prompts', UPGRADE_URL: 'https://example.com/upgrade' };
 
@@ -43,4 +43,20 @@ test('an upgrade URL that is not absolute is refused', () => {
 
 test('the upgrade URL is given back exactly as configured', () => {
   expect(loadConfig({ ...base, UPGRADE_URL: 'https://example.com' }).upgradeUrl).toBe('https://example.com');
+});
+
+describe('the rollout automation (loadAutomationConfig)', () => {
+  test('needs the table alone: no upgrade URL and no user pool, as it answers no caller and adds nobody', () => {
+    expect(loadAutomationConfig({ TABLE_NAME: 'prompts', POWERTOOLS_SERVICE_NAME: 'prompt-service-prod', POWERTOOLS_LOG_LEVEL: 'warn' })).toEqual({
+      tableName: 'prompts',
+      region: 'us-east-1',
+      storeEndpoint: undefined,
+      serviceName: 'prompt-service-prod',
+      logLevel: 'WARN',
+    });
+  });
+
+  test('a missing TABLE_NAME is a clear error naming it', () => {
+    expect(() => loadAutomationConfig({})).toThrow(new ConfigError('Missing required environment variable TABLE_NAME'));
+  });
 });
