@@ -7,7 +7,7 @@ import { bucketOf } from '../../lambda/domain/rollout';
 import { createDocumentClient } from '../../lambda/table/client';
 import { temporaryFolder } from '../e2e/support/processes';
 import { prompt, version } from '../support/fixtures';
-import { startRollout } from '../support/rollouts';
+import { labelRollout } from '../support/rollouts';
 import { ClientStack } from './support/client-stack';
 
 /** `prompts export` in the admin CLI: the client's snapshot format, written from the store at build time. */
@@ -95,16 +95,15 @@ test('a client given the exported snapshot serves it, latest and pinned, when th
 });
 
 test('prompts export keeps a rolling-out label at from, with the rollout, so an offline client keeps each subject on its side', async () => {
-  const rolloutId = 'ro_20261122120000000_0000e4b0';
   await stack.fixtures.account('rolling');
   await stack.fixtures.prompts('rolling', prompt('welcome-email', [version('1.0.0'), version('2.0.0')], { labels: { production: '1.0.0' } }));
   const store = createDocumentClient({ region: 'us-east-1', endpoint: stack.storeEndpoint });
+  let rolloutId: string;
   try {
-    await startRollout(
+    ({ rolloutId } = await labelRollout(
       { client: store, tableName: stack.tableName },
       { accountId: 'rolling', promptId: 'welcome-email', label: 'production' },
-      { rolloutId, percent: 40, to: '2.0.0' },
-    );
+    ).start({ to: '2.0.0', percent: 40 }));
   } finally {
     store.destroy();
   }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createPromptClient } from '../../client/src/index';
 import { createDocumentClient } from '../../lambda/table/client';
 import { prompt, version } from '../support/fixtures';
-import { startRollout } from '../support/rollouts';
+import { labelRollout } from '../support/rollouts';
 import { CLIENT_PYTHON } from '../python/support/python';
 import { ClientStack } from './support/client-stack';
 
@@ -14,12 +14,13 @@ import { ClientStack } from './support/client-stack';
  * request log, one key per reader.
  */
 const stack = new ClientStack();
-const ROLLOUT_ID = 'ro_20261127060000000_00c0ffee';
 const PERCENT = 30;
 const SUBJECTS = Array.from({ length: 1000 }, (_, n) => `user-${n}`);
 /** The subjects the service itself is asked about, one request each. */
 const ASKED = SUBJECTS.slice(0, 150);
 let keys: { server: string; ts: string; python: string };
+/** The service's id for the rollout, from its answer to the start. */
+let rolloutId: string;
 let served: Map<string, { version: string; rollout: unknown; header: string | null }>;
 
 beforeAll(async () => {
@@ -33,11 +34,11 @@ beforeAll(async () => {
   };
   const store = createDocumentClient({ region: 'us-east-1', endpoint: stack.storeEndpoint });
   try {
-    await startRollout(
+    const started = await labelRollout(
       { client: store, tableName: stack.tableName },
       { accountId: 'rollout-e2e', promptId: 'welcome-email', label: 'production' },
-      { rolloutId: ROLLOUT_ID, percent: PERCENT, to: '2.0.0' },
-    );
+    ).start({ to: '2.0.0', percent: PERCENT });
+    rolloutId = started.rolloutId;
   } finally {
     store.destroy();
   }
@@ -58,8 +59,8 @@ test('the service answers each subject with a side, the rollout header and the r
 
   expect(new Set(answers.map((answer) => answer.version))).toEqual(new Set(['1.0.0', '2.0.0']));
   for (const answer of answers) {
-    expect(answer.header).toBe(ROLLOUT_ID);
-    expect(answer.rollout).toEqual({ rolloutId: ROLLOUT_ID, percent: PERCENT, from: '1.0.0', to: '2.0.0' });
+    expect(answer.header).toBe(rolloutId);
+    expect(answer.rollout).toEqual({ rolloutId, percent: PERCENT, from: '1.0.0', to: '2.0.0' });
   }
 });
 

@@ -7,12 +7,13 @@ import { StoreUnavailableError } from '../../lambda/table/read-path/api-store';
 import { ApiHarness, type ErrorBody } from '../support/api-harness';
 import { restApiEvent } from '../support/events';
 import { prompt, version } from '../support/fixtures';
-import { changeRolloutShare, servedCounts, startRollout } from '../support/rollouts';
+import { type LabelRollout, labelRollout } from '../support/rollouts';
 
 /**
  * docs/rollouts.md "Serving" and "Served counts", against the real handlers and the embedded store: a read at a
  * rolling-out label answers each subject by the bucket rule, says so in a header and in its body, and the side it
- * answered is counted on its key, exactly, in the write that takes its unit of quota.
+ * answered is counted on its key, exactly, in the write that takes its unit of quota. Rollouts are started, changed
+ * and ended through the management side's operations, and their counts read as a person reads them (`served`).
  */
 // Hundreds of requests a file, on a machine other suites share.
 jest.setTimeout(60_000);
@@ -23,10 +24,8 @@ let accounts = 0;
 type RolloutBody = { rolloutId: string; percent: number; from: string; to: string };
 type Answer = Prompt & { rollout?: RolloutBody };
 
-const rolloutIdOf = (n: number) => `ro_20261115120000000_${n.toString(16).padStart(8, '0')}`;
-
 /** A fresh account: welcome (production on 1.0.0, rolling out to 2.0.0 at `percent`), other (production, no rollout), two keys. */
-async function rollingOut(percent: number): Promise<{ accountId: string; keys: [string, string]; rolloutId: string }> {
+async function rollingOut(percent: number): Promise<{ accountId: string; keys: [string, string]; rolloutId: string; rollout: LabelRollout }> {
   accounts += 1;
   const accountId = `rollout-${accounts}`;
   await api.fixtures.account(accountId, 'pro');
@@ -36,10 +35,13 @@ async function rollingOut(percent: number): Promise<{ accountId: string; keys: [
     { ...prompt('other', [version('1.0.0')]), labels: { production: '1.0.0' } },
   );
   const keys: [string, string] = [await api.fixtures.apiKey(accountId), await api.fixtures.apiKey(accountId)];
-  const rolloutId = rolloutIdOf(accounts);
-  await startRollout(api.localStore, { accountId, promptId: 'welcome', label: 'production' }, { rolloutId, percent, to: '2.0.0' });
-  return { accountId, keys, rolloutId };
+  const rollout = labelRollout(api.localStore, { accountId, promptId: 'welcome', label: 'production' });
+  const { rolloutId } = await rollout.start({ to: '2.0.0', percent });
+  return { accountId, keys, rolloutId, rollout };
 }
+
+/** The rollout's served counts as the management API answers them. */
+const servedBy = async (rollout: LabelRollout) => (await rollout.read()).served;
 
 const asSubject = (subject: string) => ({ 'X-Prompt-Subject': subject });
 const expectedVersion = (rolloutId: string, percent: number, subject: string) => (bucketOf(rolloutId, subject) < percent ? '2.0.0' : '1.0.0');
@@ -83,7 +85,7 @@ describe('GET /prompts/{promptId}?label= at a rolling-out label', () => {
   });
 
   test('keeps a subject on its side, and raising the share only moves subjects to `to`', async () => {
-    const { accountId, keys, rolloutId } = await rollingOut(30);
+    const { keys, rolloutId, rollout } = await rollingOut(30);
     const sideAt30 = new Map<string, string>();
     for (const subject of subjects(30)) {
       const versions = new Set<string>();
@@ -93,7 +95,7 @@ describe('GET /prompts/{promptId}?label= at a rolling-out label', () => {
       expect(versions.size).toBe(1);
       sideAt30.set(subject, [...versions][0] ?? '');
     }
-    await changeRolloutShare(api.localStore, welcomeAt(accountId), 70);
+    await rollout.change(70);
     for (const [subject, before] of sideAt30) {
       const after = (await api.get('/prompts/welcome?label=production', keys[0], asSubject(subject))).json<Answer>().version;
       expect(after).toBe(expectedVersion(rolloutId, 70, subject));
@@ -136,13 +138,44 @@ describe('GET /prompts/{promptId}?label= at a rolling-out label', () => {
   });
 
   test(`refuses a subject over ${MAX_SUBJECT_LENGTH} characters with 400, and counts no side for it`, async () => {
-    const { keys, rolloutId } = await rollingOut(50);
+    const { keys, rollout } = await rollingOut(50);
     const refused = await api.get('/prompts/welcome?label=production', keys[0], asSubject('x'.repeat(MAX_SUBJECT_LENGTH + 1)));
     expect(refused.status).toBe(400);
     expect(refused.json<ErrorBody>()).toMatchObject({ code: 'BAD_REQUEST', error: expect.stringContaining('X-Prompt-Subject') });
     expect(refused.rawBody).not.toContain('xxxx');
-    expect(await servedCounts(api.localStore, rolloutId, keys)).toEqual({ from: 0, to: 0 });
+    expect(await servedBy(rollout)).toEqual({ from: 0, to: 0 });
     expect((await api.get('/prompts/welcome?label=production', keys[0], asSubject('x'.repeat(MAX_SUBJECT_LENGTH)))).status).toBe(200);
+  });
+});
+
+describe('a rollout ended through the management side', () => {
+  /** What each subject is answered at the label, one read and one list each: its version and whether a rollout was named. */
+  async function answersAt(apiKey: string, names: string[]) {
+    const answers = [];
+    for (const subject of names) {
+      const read = await api.get('/prompts/welcome?label=production', apiKey, asSubject(subject));
+      const list = await api.get('/prompts?label=production', apiKey, asSubject(subject));
+      const listed = list.json<Answer[]>().find((p) => p.promptId === 'welcome');
+      const named = [read.headers['x-prompt-rollout'], list.headers['x-prompt-rollout'], read.json<Answer>().rollout, listed?.rollout];
+      answers.push({ versions: [read.json<Answer>().version, listed?.version], named: named.filter((n) => n !== undefined) });
+    }
+    return answers;
+  }
+
+  test.each([
+    ['completed', 'serves `to`', '2.0.0', (rollout: LabelRollout) => rollout.complete()],
+    ['aborted', 'serves `from`', '1.0.0', (rollout: LabelRollout) => rollout.abort('error rate up')],
+  ])('once %s, the label %s to every subject, naming no rollout', async (_, __, version, end) => {
+    const { keys, rollout } = await rollingOut(50);
+    const names = subjects(20, 'ended');
+    // While it rolls out, these subjects are on both sides: the change moves some of them.
+    const during = await answersAt(keys[0], names);
+    expect(new Set(during.map((answer) => answer.versions[0]))).toEqual(new Set(['1.0.0', '2.0.0']));
+
+    await end(rollout);
+
+    expect(await answersAt(keys[0], names)).toEqual(names.map(() => ({ versions: [version, version], named: [] })));
+    expect((await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'))).headers.vary).toBe('Authorization');
   });
 });
 
@@ -200,10 +233,10 @@ describe('MCP at ?label= at a rolling-out label', () => {
 
 describe('served counts', () => {
   test('count every side answered, exactly, under 300 concurrent reads with distinct subjects', async () => {
-    const { accountId, keys, rolloutId } = await rollingOut(35);
+    const { keys, rollout } = await rollingOut(35);
     // Warm: each key's account known, the label's answer in memory, so most reads count in their admission.
     for (const key of keys) await api.get('/prompts/welcome?label=production', key, asSubject('warm-up'));
-    const warmUp = await servedCounts(api.localStore, rolloutId, keys);
+    const warmUp = await servedBy(rollout);
     const answered = { from: 0, to: 0 };
     const read = async (subject: string, i: number) => {
       const path = i % 3 === 0 ? '/prompts?label=production' : '/prompts/welcome?label=production';
@@ -216,9 +249,9 @@ describe('served counts', () => {
     const first = subjects(150, 'first');
     await Promise.all(first.map(read));
     // A change of share midway: the first reads after it decided from memory under the old revision.
-    await changeRolloutShare(api.localStore, welcomeAt(accountId), 65);
+    await rollout.change(65);
     await Promise.all(subjects(150, 'second').map(read));
-    const counted = await servedCounts(api.localStore, rolloutId, keys);
+    const counted = await servedBy(rollout);
     expect({ from: counted.from - warmUp.from, to: counted.to - warmUp.to }).toEqual(answered);
     expect(answered.from + answered.to).toBe(300);
     expect(answered.to).toBeGreaterThan(0);
@@ -226,22 +259,23 @@ describe('served counts', () => {
   });
 
   test('a refused request counts no side: 401, 429, 400, 404', async () => {
-    const { accountId, keys, rolloutId } = await rollingOut(50);
+    const { accountId, keys, rollout } = await rollingOut(50);
     const unknown = 'prs_ThisKeyWasNeverIssuedToAnyoneAtAll0000000';
     expect((await api.get('/prompts/welcome?label=production', unknown, asSubject('ana'))).status).toBe(401);
     expect((await api.get('/prompts/nowhere?label=production', keys[0], asSubject('ana'))).status).toBe(404);
     expect((await api.get('/prompts/welcome?label=production&version=1.0.0', keys[0], asSubject('ana'))).status).toBe(400);
-    expect(await servedCounts(api.localStore, rolloutId, keys)).toEqual({ from: 0, to: 0 });
+    expect(await servedBy(rollout)).toEqual({ from: 0, to: 0 });
     // A key at its limit, warm: its admission would count the side it foresees, but the refused write changes nothing.
     const limited = await api.fixtures.apiKey(accountId, { monthlyLimit: 1 });
     expect((await api.get('/prompts/welcome?label=production', limited, asSubject('ana'))).status).toBe(200);
     for (let i = 0; i < 3; i += 1) expect((await api.get('/prompts/welcome?label=production', limited, asSubject(`bea-${i}`))).status).toBe(429);
-    const counted = await servedCounts(api.localStore, rolloutId, [limited]);
+    // The account's other keys counted nothing (above): what it served is the limited key's one answer.
+    const counted = await servedBy(rollout);
     expect(counted.from + counted.to).toBe(1);
   });
 
   test('a request that ends in 5xx gives its side back with its unit', async () => {
-    const { accountId, keys, rolloutId } = await rollingOut(50);
+    const { keys, rollout } = await rollingOut(50);
     let failing = false;
     const real = api.realStore();
     const faulty: ApiStore = Object.assign(Object.create(real) as ApiStore, {
@@ -252,13 +286,13 @@ describe('served counts', () => {
     try {
       await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'));
       await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'));
-      const before = await servedCounts(api.localStore, rolloutId, keys);
+      const before = await servedBy(rollout);
       const usedBefore = await api.fixtures.admin.usage(hashApiKey(keys[0]), '2026-11');
       // The admission counts the side from memory under the old revision; the read under the new one fails.
-      await changeRolloutShare(api.localStore, welcomeAt(accountId), 60);
+      await rollout.change(60);
       failing = true;
       expect((await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'))).status).toBe(503);
-      expect(await servedCounts(api.localStore, rolloutId, keys)).toEqual(before);
+      expect(await servedBy(rollout)).toEqual(before);
       expect(await api.fixtures.admin.usage(hashApiKey(keys[0]), '2026-11')).toBe(usedBefore);
     } finally {
       api.useStore(api.realStore());
@@ -286,16 +320,16 @@ describe('store operations', () => {
     ['a list', '/prompts?label=production'],
     ['a list with versions', '/prompts?label=production&include_versions=true'],
   ])('a warm function answers %s at a rolling-out label with one store operation, counting its side', async (_, path) => {
-    const { keys, rolloutId } = await rollingOut(50);
+    const { keys, rollout } = await rollingOut(50);
     await api.get(path, keys[0], asSubject('warm-up'));
     await api.get(path, keys[0], asSubject('warm-up'));
-    const before = await servedCounts(api.localStore, rolloutId, keys);
+    const before = await servedBy(rollout);
     for (const subject of subjects(6, 'one-op')) {
       const start = operations;
       expect((await api.get(path, keys[0], asSubject(subject))).status).toBe(200);
       expect(operations - start).toBe(1);
     }
-    const after = await servedCounts(api.localStore, rolloutId, keys);
+    const after = await servedBy(rollout);
     expect(after.from + after.to - before.from - before.to).toBe(6);
   });
 
@@ -305,17 +339,17 @@ describe('store operations', () => {
     ['the get_prompt tool', { method: 'tools/call', params: { name: 'get_prompt', arguments: { promptId: 'welcome' } } }],
     ['the list_prompts tool', { method: 'tools/call', params: { name: 'list_prompts', arguments: {} } }],
   ])('a warm function answers MCP %s at a rolling-out label with one store operation, counting its side', async (_, message) => {
-    const { keys, rolloutId } = await rollingOut(50);
+    const { keys, rolloutId, rollout } = await rollingOut(50);
     await mcp(keys[0], 'warm-up', message);
     await mcp(keys[0], 'warm-up', message);
-    const before = await servedCounts(api.localStore, rolloutId, keys);
+    const before = await servedBy(rollout);
     for (const subject of subjects(4, 'mcp-one-op')) {
       const start = operations;
       const response = await mcp(keys[0], subject, message);
       expect(response.headers['x-prompt-rollout']).toBe(rolloutId);
       expect(operations - start).toBe(1);
     }
-    const after = await servedCounts(api.localStore, rolloutId, keys);
+    const after = await servedBy(rollout);
     expect(after.from + after.to - before.from - before.to).toBe(4);
   });
 });
@@ -330,5 +364,3 @@ test('no log line carries the subject', async () => {
   expect(api.logs.length).toBeGreaterThan(0);
   expect(JSON.stringify(api.logs)).not.toContain(subject);
 });
-
-const welcomeAt = (accountId: string) => ({ accountId, promptId: 'welcome', label: 'production' });

@@ -1,77 +1,43 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { hashApiKey } from '../../lambda/domain/api-key';
-import type { ApiKeyItem, LabelRollout, PromptLabelItem, PromptVersionItem, StoredContent } from '../../lambda/table/item-types';
-import { bumpPromptsRevision } from '../../lambda/table/propagation';
-import { keys, servedAttribute } from '../../lambda/table/schema';
+import { AccountOperations } from '../../lambda/operations/account-operations';
+import type { Actor } from '../../lambda/table/item-types';
+import type { Rollout } from '../../lambda/table/rollouts';
 import { Table } from '../../lambda/table/table';
 import type { LocalStore } from './local-store';
 
-/**
- * A rollout as the read path sees one (docs/rollouts.md "Serving"), written straight into the embedded store: the
- * label item's `rollout` (its id, its share and a copy of `to`) and the account's prompt revision raised and copied
- * to its keys, as the writers do (lambda/table/propagation.ts). The one place the read path's tests make rollouts:
- * once the management side writes them (the rollout item, its audit and history entries), this goes through it.
- */
-export async function startRollout(
-  store: Pick<LocalStore, 'client' | 'tableName'>,
-  where: { accountId: string; promptId: string; label: string },
-  rollout: { rolloutId: string; percent: number; to: string },
-): Promise<void> {
-  const { accountId, promptId } = where;
-  const version = await store.client.send(new GetCommand({ TableName: store.tableName, Key: keys.promptVersion(accountId, promptId, rollout.to) }));
-  const item = version.Item as PromptVersionItem | undefined;
-  if (!item?.published) throw new Error(`startRollout: ${promptId} ${rollout.to} is not a published version`);
-  const to: StoredContent = { version: item.version, systemMessage: item.systemMessage, userMessage: item.userMessage, config: item.config };
-  const labelRollout: LabelRollout = { rolloutId: rollout.rolloutId, percent: rollout.percent, to };
-  await setLabelRollout(store, where, labelRollout);
+/** Who the read path's tests run their rollouts as: an operator, as the admin CLI's `prompts rollout` does. */
+export const ROLLOUT_OPERATOR: Actor = { type: 'cli', operator: 'rollout-tests' };
+
+/** One label's rollout, run through the management side's operations. */
+export interface LabelRollout {
+  /** Starts it; the answer carries the rollout's id, which is the service's to choose. */
+  start(input: { to: string; percent: number }): Promise<Rollout>;
+  change(percent: number): Promise<Rollout>;
+  complete(): Promise<Rollout>;
+  abort(reason?: string): Promise<Rollout>;
+  /** As `GET .../rollout` answers it: `served` is what a person reads of the served counts. */
+  read(): Promise<Rollout>;
 }
 
-/** The rollout's share changed (as PATCH .../rollout does), or the rollout ended (undefined), the revision raised. */
-export async function setLabelRollout(
+/**
+ * A label's rollout as people run it (lambda/operations/account-operations.ts), so that what the read path is tested
+ * against is what the service writes: the rollout item, the label item's copy, the history and audit entries, and
+ * the account's prompt revision copied to its keys, each change in its one transaction. The label must not be under
+ * approval: starting it there opens a change request instead, which these tests have no use for.
+ */
+export function labelRollout(
   store: Pick<LocalStore, 'client' | 'tableName'>,
   { accountId, promptId, label }: { accountId: string; promptId: string; label: string },
-  rollout: LabelRollout | undefined,
-): Promise<void> {
-  await store.client.send(
-    new UpdateCommand({
-      TableName: store.tableName,
-      Key: keys.promptLabel(accountId, label, promptId),
-      ...(rollout
-        ? { UpdateExpression: 'SET #rollout = :rollout', ExpressionAttributeValues: { ':rollout': rollout } }
-        : { UpdateExpression: 'REMOVE #rollout' }),
-      ExpressionAttributeNames: { '#rollout': 'rollout', '#pk': 'pk' },
-      ConditionExpression: 'attribute_exists(#pk)',
-    }),
-  );
-  await bumpPromptsRevision(new Table(store.client, store.tableName, () => new Date()), accountId);
-}
-
-/** The rollout's share changed, as PATCH .../rollout changes it. */
-export async function changeRolloutShare(
-  store: Pick<LocalStore, 'client' | 'tableName'>,
-  where: { accountId: string; promptId: string; label: string },
-  percent: number,
-): Promise<void> {
-  const { Item } = await store.client.send(
-    new GetCommand({ TableName: store.tableName, Key: keys.promptLabel(where.accountId, where.label, where.promptId), ConsistentRead: true }),
-  );
-  const rollout = (Item as PromptLabelItem | undefined)?.rollout;
-  if (!rollout) throw new Error(`changeRolloutShare: ${where.promptId} has no rollout at ${where.label}`);
-  await setLabelRollout(store, where, { ...rollout, percent });
-}
-
-/** A rollout's served counts on the given keys, summed: what the management API reports as `served`. */
-export async function servedCounts(
-  store: Pick<LocalStore, 'client' | 'tableName'>,
-  rolloutId: string,
-  apiKeys: readonly string[],
-): Promise<{ from: number; to: number }> {
-  const counts = { from: 0, to: 0 };
-  for (const apiKey of apiKeys) {
-    const { Item } = await store.client.send(new GetCommand({ TableName: store.tableName, Key: keys.apiKey(hashApiKey(apiKey)), ConsistentRead: true }));
-    const key = Item as ApiKeyItem | undefined;
-    counts.from += Number(key?.[servedAttribute(rolloutId, 'from')] ?? 0);
-    counts.to += Number(key?.[servedAttribute(rolloutId, 'to')] ?? 0);
-  }
-  return counts;
+): LabelRollout {
+  const operations = new AccountOperations({ table: new Table(store.client, store.tableName, () => new Date()), actor: ROLLOUT_OPERATOR });
+  return {
+    async start(input) {
+      const started = await operations.startRollout(accountId, promptId, label, input);
+      if (!('rollout' in started)) throw new Error(`labelRollout: ${label} is under approval; starting opened ${started.request.requestId}`);
+      return started.rollout;
+    },
+    change: (percent) => operations.changeRollout(accountId, promptId, label, { percent }),
+    complete: () => operations.completeRollout(accountId, promptId, label),
+    abort: (reason) => operations.abortRollout(accountId, promptId, label, reason === undefined ? {} : { reason }),
+    read: () => operations.readRollout(accountId, promptId, label),
+  };
 }
