@@ -1,0 +1,30 @@
+import type { Table } from './table';
+import type { WebhookItem } from './item-types';
+import { keys, prefixes } from './schema';
+
+/**
+ * Webhooks (docs/events.md "Webhooks"): one item each in the account's partition. The dispatcher reads the
+ * account's webhooks for every event, and a delivery reads its webhook again before each attempt (it may have
+ * been disabled, changed or deleted since the event was queued). The changes people make are planned here too.
+ */
+
+/** `wh_` and 16 hex digits. */
+export const WEBHOOK_ID_PATTERN = /^wh_[0-9a-f]{16}$/;
+
+/** The most webhooks an account may have: every event is read against each of them. */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
+
+export async function findWebhook(table: Table, accountId: string, webhookId: string): Promise<WebhookItem | undefined> {
+  if (!WEBHOOK_ID_PATTERN.test(webhookId)) return undefined;
+  return table.get<WebhookItem>('readWebhook', keys.webhook(accountId, webhookId));
+}
+
+/** Every webhook of the account, in id order, strongly consistent: a webhook just disabled is seen so. */
+export function listWebhooks(table: Table, accountId: string): Promise<WebhookItem[]> {
+  return table.queryPartition<WebhookItem>('listWebhooks', accountId, prefixes.webhooks, { ConsistentRead: true });
+}
+
+/** Whether the webhook wants events of this type: it names it, or it takes every one (`*`). */
+export function wantsEvent(webhook: Pick<WebhookItem, 'events' | 'enabled'>, type: string): boolean {
+  return webhook.enabled && (webhook.events.includes('*') || webhook.events.includes(type));
+}
