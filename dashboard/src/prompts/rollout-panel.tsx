@@ -4,6 +4,7 @@ import { DiffView } from '../components/diff-view';
 import { useAction, useId, useLoad } from '../components/hooks';
 import { PlaceholderChangeView } from '../components/placeholder-change';
 import { Button, ConfirmDialog, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, When } from '../components/ui';
+import { ApiProblem } from '../logic/api-errors';
 import { approvalsNeeded, placeholderChange } from '../logic/requests';
 import { labelDenial } from '../logic/roles';
 import {
@@ -139,6 +140,7 @@ function LabelRollout(props: { detail: PromptDetail; label: string; version: str
             announce(`The rollout of ${label} to ${outcome.rollout.to} started at ${percentText(outcome.rollout.percent)}.`);
             props.onChanged();
           }}
+          onConflict={props.onChanged}
           onCancel={() => setStarting(false)}
         />
       ) : null}
@@ -156,6 +158,7 @@ function StartRolloutDialog(props: {
   candidates: readonly string[];
   approvals: number | undefined;
   onDone(outcome: StartOutcome): void;
+  onConflict(): void;
   onCancel(): void;
 }) {
   const { api, account } = useWorkspace();
@@ -175,7 +178,13 @@ function StartRolloutDialog(props: {
   );
   const start = useAction(async () => {
     if (!('percent' in parsed)) return;
-    props.onDone(await api.startRollout(account.accountId, detail.promptId, label, { to, percent: parsed.percent, note }));
+    try {
+      props.onDone(await api.startRollout(account.accountId, detail.promptId, label, { to, percent: parsed.percent, note }));
+    } catch (problem) {
+      // Someone started a rollout or opened a request meanwhile: the panel reads it again behind the dialog.
+      if (problem instanceof ApiProblem && problem.status === 409) props.onConflict();
+      throw problem;
+    }
   });
   const shareWords = 'percent' in parsed ? percentText(parsed.percent) : 'the share';
   return (
