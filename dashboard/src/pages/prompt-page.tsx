@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ChangeRequest, PromptDetail, Rollout, VersionContent } from '../api/types';
 import { useAction, useId, useLoad, useVisibleInterval } from '../components/hooks';
 import { Button, ConfirmDialog, Control, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
@@ -283,6 +283,15 @@ function LabelSections({ detail, onChanged }: { detail: PromptDetail; onChanged(
   }, [api, account.accountId, detail.promptId, labels.join('\n'), Object.values(detail.labels).join('\n')]);
   const active = rollouts.data !== undefined && rollouts.data.size > 0;
   useVisibleInterval(rollouts.reload, SERVED_POLL_MS, active);
+  // A rollout that ended elsewhere (a person in another tab, the guard alarm) may have moved its label: read the prompt again.
+  const seen = useRef<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    if (!rollouts.data) return;
+    const now = new Set(rollouts.data.keys());
+    const ended = [...seen.current].some((label) => !now.has(label));
+    seen.current = now;
+    if (ended) onChanged();
+  }, [rollouts.data, onChanged]);
   const changed = () => {
     rollouts.reload();
     onChanged();
