@@ -1,9 +1,14 @@
+import { percentText } from './rollouts';
+
 /** An audit entry in a sentence: who did what to which thing, and how it ended. */
 
 export interface AuditEntry {
   readonly entryId: string;
   readonly at: string;
-  readonly actor: { readonly type: 'user'; readonly userId: string; readonly email: string } | { readonly type: 'cli'; readonly operator: string };
+  readonly actor:
+    | { readonly type: 'user'; readonly userId: string; readonly email: string }
+    | { readonly type: 'cli'; readonly operator: string }
+    | { readonly type: 'system'; readonly name: string };
   readonly action: string;
   readonly target: Readonly<Record<string, string>>;
   readonly before?: Readonly<Record<string, unknown>>;
@@ -34,6 +39,10 @@ export const ACTIONS: ReadonlyMap<string, string> = new Map(
     'request.withdraw': 'withdrew the change request for',
     'request.apply': 'applied the change request for',
     'request.stale': 'found stale the change request for',
+    'rollout.start': 'started a rollout of',
+    'rollout.change': 'changed the share of the rollout of',
+    'rollout.complete': 'completed the rollout of',
+    'rollout.abort': 'aborted the rollout of',
     'key.create': 'created key',
     'key.update': 'changed key',
     'key.rotate': 'rotated key',
@@ -44,8 +53,21 @@ export const ACTIONS: ReadonlyMap<string, string> = new Map(
   }),
 );
 
+/** The deployed automation of rollouts, by the name its audit entries carry (docs/rollouts.md "Steps and a guard alarm"). */
+const SYSTEM_ACTORS: ReadonlyMap<string, string> = new Map([
+  ['rollout-steps', 'the rollout schedule (automatic)'],
+  ['guard-alarm', 'the guard alarm (automatic)'],
+]);
+
 export function actorName(entry: Pick<AuditEntry, 'actor'>): string {
-  return entry.actor.type === 'user' ? entry.actor.email : `operator ${entry.actor.operator} (CLI)`;
+  switch (entry.actor.type) {
+    case 'user':
+      return entry.actor.email;
+    case 'cli':
+      return `operator ${entry.actor.operator} (CLI)`;
+    case 'system':
+      return SYSTEM_ACTORS.get(entry.actor.name) ?? `${entry.actor.name} (automatic)`;
+  }
 }
 
 /** What was acted on, e.g. `welcome-email 1.0.1`, `production of welcome-email`; people by email where known. */
@@ -73,7 +95,9 @@ export function targetText(entry: Pick<AuditEntry, 'target' | 'after' | 'before'
 export function auditSentence(entry: AuditEntry, emails?: ReadonlyMap<string, string>): string {
   const did = entry.action === 'label.set' ? 'moved' : (ACTIONS.get(entry.action) ?? entry.action);
   const what = targetText(entry, emails);
-  return `${actorName(entry)} ${did}${what ? ` ${what}` : ''}`;
+  // A rollout's steps say its share: what changed when only the share did.
+  const share = entry.action.startsWith('rollout.') && typeof entry.after?.percent === 'number' ? ` (${percentText(entry.after.percent)})` : '';
+  return `${actorName(entry)} ${did}${what ? ` ${what}` : ''}${share}`;
 }
 
 export const OUTCOME_WORDS: Readonly<Record<AuditEntry['outcome'], string>> = {

@@ -69,6 +69,28 @@ describe('audit entries in sentences', () => {
     );
   });
 
+  test("a rollout's steps name the label, the prompt, the versions and the share", () => {
+    expect(
+      auditSentence(
+        entry({ action: 'rollout.start', target: { promptId: 'welcome', label: 'production' }, after: { from: '1.0.0', to: '1.0.1', percent: 10 } }),
+      ),
+    ).toBe('ada@example.com started a rollout of production of welcome from 1.0.0 to 1.0.1 (10%)');
+    expect(auditSentence(entry({ action: 'rollout.abort', target: { promptId: 'welcome', label: 'production' } }))).toBe(
+      'ada@example.com aborted the rollout of production of welcome',
+    );
+  });
+
+  test("the rollouts' automation is named as such", () => {
+    expect(
+      auditSentence(entry({ actor: { type: 'system', name: 'guard-alarm' }, action: 'rollout.abort', target: { promptId: 'welcome', label: 'production' } })),
+    ).toBe('the guard alarm (automatic) aborted the rollout of production of welcome');
+    expect(
+      auditSentence(
+        entry({ actor: { type: 'system', name: 'rollout-steps' }, action: 'rollout.change', target: { promptId: 'w', label: 'beta' }, after: { percent: 25 } }),
+      ),
+    ).toBe('the rollout schedule (automatic) changed the share of the rollout of beta of w (25%)');
+  });
+
   test('a refused attempt says why', () => {
     expect(outcomeText(entry({ outcome: 'refused', reason: { code: 'FORBIDDEN', message: 'it needs editor' } }))).toBe('refused: it needs editor');
     expect(outcomeText(entry({}))).toBe('done');
