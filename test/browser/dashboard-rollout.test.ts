@@ -114,7 +114,7 @@ test('starting a rollout shows the diff and the variables, checks the share, and
   await dialog.getByRole('textbox', { name: 'Note (optional)' }).fill('Warmer welcome for returning users');
   await dialog.getByRole('button', { name: 'Yes, roll out 1.0.1 to 10%' }).click();
 
-  await panel.getByText('rolling out 1.0.0 → 1.0.1 for 10% of subjects').waitFor();
+  await panel.getByText('rolling out from 1.0.0 to 1.0.1, at 10% of subjects').waitFor();
   const started = await rolloutOf(owner, 'staging');
   expect(started).toMatchObject({ percent: 10, state: 'active' });
   await panel.getByText(started?.rolloutId ?? 'no rollout', { exact: true }).waitFor();
@@ -127,7 +127,7 @@ test('starting a rollout shows the diff and the variables, checks the share, and
   expect(await row.getByRole('button', { name: 'Move staging' }).isDisabled()).toBe(true);
   await owner.getByText('staging is rolling out to 1.0.1 (10%): complete or abort the rollout before moving or removing it.').first().waitFor();
   // The history says it started.
-  await historyOf(owner, 'staging').getByRole('rowheader', { name: 'rollout started: 10% → 1.0.1' }).waitFor();
+  await historyOf(owner, 'staging').getByRole('rowheader', { name: 'rollout started: 10% of subjects on 1.0.1' }).waitFor();
 });
 
 test('the share changes with the slider or a step, only after a confirmation that says who moves', async () => {
@@ -153,10 +153,10 @@ test('the share changes with the slider or a step, only after a confirmation tha
 
   await button(owner, 'Apply share').click();
   await confirm.getByRole('button', { name: 'Yes, change the share to 50%' }).click();
-  await panel.getByText('rolling out 1.0.0 → 1.0.1 for 50% of subjects').waitFor();
+  await panel.getByText('rolling out from 1.0.0 to 1.0.1, at 50% of subjects').waitFor();
   expect((await rolloutOf(owner, 'staging'))?.percent).toBe(50);
   await historyOf(owner, 'staging')
-    .getByRole('rowheader', { name: /^rollout share changed to 50% → 1\.0\.1/ })
+    .getByRole('rowheader', { name: /^rollout share changed to 50% on 1\.0\.1/ })
     .waitFor();
 });
 
@@ -183,7 +183,7 @@ test('completing moves the label to the new version for everyone; the history sa
     .nth(1)
     .getByRole('rowheader', { name: /^rollout completed: now 1\.0\.1/ })
     .waitFor();
-  await history.getByRole('row').nth(2).getByRole('rowheader', { name: 'rollout started: 25% → 1.0.1' }).waitFor();
+  await history.getByRole('row').nth(2).getByRole('rowheader', { name: 'rollout started: 25% of subjects on 1.0.1' }).waitFor();
   // Each entry names its rollout.
   await expect(history.getByRole('row').nth(1).textContent()).resolves.toMatch(/ro_\d{17}_[0-9a-f]{8}/);
   // And the label can be moved again.
@@ -266,7 +266,7 @@ test('a viewer sees the rollout read-only: the share, the counts and who started
   const viewer = await harness.signedIn(vera);
   await viewer.goto(harness.promptUrl(PROMPT));
   const panel = panelOf(viewer, 'staging');
-  await panel.getByText('rolling out 1.0.0 → 1.0.1 for 10% of subjects').waitFor();
+  await panel.getByText('rolling out from 1.0.0 to 1.0.1, at 10% of subjects').waitFor();
   await panel.getByText(rollout.rolloutId, { exact: true }).waitFor();
   await panel.getByRole('table').waitFor();
   await panel.getByText('Viewers cannot move labels: that needs an editor of this account.').waitFor();
@@ -310,7 +310,7 @@ test('where the label needs approval, starting opens a change request; another p
     expect(await labelOf(owner, 'production')).toBe('1.0.0');
 
     await asker.goto(harness.promptUrl(PROMPT));
-    await panelOf(asker, 'production').getByText('rolling out 1.0.0 → 1.0.1 for 5% of subjects').waitFor();
+    await panelOf(asker, 'production').getByText('rolling out from 1.0.0 to 1.0.1, at 5% of subjects').waitFor();
   } finally {
     expect((await fromPage(owner, 'PATCH', `/accounts/${ACCOUNT}`, { approvals: { labels: [], required: 1 } })).status).toBe(200);
     await resetLabel(owner, 'production');

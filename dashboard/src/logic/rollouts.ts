@@ -38,7 +38,7 @@ export interface ServedCounts {
 /** What a label history entry carries of the rollout that wrote it (its reason is `rollout <id>`). */
 export interface HistoryRollout {
   readonly rolloutId: string;
-  /** What happened: `started`, the share `changed`, `completed`, `aborted` (other words are shown as they come). */
+  /** What happened: `started`, the share `changed` (by a person or a scheduled step), `completed`, `aborted`; another word is shown as it comes. */
   readonly event: string;
   readonly percent: number;
   readonly to: string;
@@ -99,26 +99,21 @@ export function servedText(served: ServedCounts, from: string | null, to: string
   return `served ${reads(safeCount(served.from))}${from ? ` of ${from}` : ' of the old version'}, ${safeCount(served.to).toLocaleString('en')} of ${to}`;
 }
 
-/** A rollout history entry in words: `rollout started: 10% → 1.1.0`, `share changed to 50%`, `completed: now 1.1.0`, `aborted`. */
+/** A rollout history entry in words: `rollout started: 10% of subjects on 1.1.0`, `rollout share changed to 50% on 1.1.0`, `rollout completed: now 1.1.0`, `rollout aborted at 10%: stays on 1.0.0`. */
 export function rolloutEventText(entry: { readonly from: string | null; readonly rollout: HistoryRollout }): string {
   const { rollout } = entry;
   const counts = rollout.served ? ` (${servedText(rollout.served, entry.from, rollout.to)})` : '';
   switch (rollout.event) {
     case 'started':
-      return `rollout started: ${percentText(rollout.percent)} → ${rollout.to}`;
+      return `rollout started: ${percentText(rollout.percent)} of subjects on ${rollout.to}`;
     case 'changed':
-    case 'percent':
-    case 'share':
-      return `rollout share changed to ${percentText(rollout.percent)} → ${rollout.to}${counts}`;
-    case 'stepped':
-    case 'step':
-      return `rollout step: share now ${percentText(rollout.percent)} → ${rollout.to}${counts}`;
+      return `rollout share changed to ${percentText(rollout.percent)} on ${rollout.to}${counts}`;
     case 'completed':
       return `rollout completed: now ${rollout.to}${counts}`;
     case 'aborted':
       return `rollout aborted at ${percentText(rollout.percent)}: stays on ${entry.from ?? 'the old version'}${counts}`;
     default:
-      return `rollout ${rollout.event}: ${percentText(rollout.percent)} → ${rollout.to}${counts}`;
+      return `rollout ${rollout.event}: ${percentText(rollout.percent)} on ${rollout.to}${counts}`;
   }
 }
 

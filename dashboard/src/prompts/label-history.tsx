@@ -112,8 +112,9 @@ function OneLabelHistory(props: {
             </thead>
             <tbody>
               {page.data.entries.map((entry, index) => {
-                // A rollout's entries are not places to go back to: its start and share changes left the label where it was.
-                const target = entry.rollout && entry.rollout.event !== 'completed' ? undefined : restoreTarget(entry, current);
+                // A rollout's start, share changes and abort left the label where it was: nothing to go back to there.
+                const inPlace = entry.rollout !== undefined && entry.rollout !== null && entry.rollout.event !== 'completed';
+                const target = inPlace ? undefined : restoreTarget(entry, current);
                 return (
                   <tr key={`${entry.at}-${index}`}>
                     <th scope="row" class={entry.rollout ? undefined : 'mono'}>
@@ -144,7 +145,7 @@ function OneLabelHistory(props: {
                         >
                           Restore
                         </Button>
-                      ) : entry.to !== null && entry.to === current ? (
+                      ) : !inPlace && entry.to !== null && entry.to === current ? (
                         // The newest entry is where the label is; an older one at the same version needs no restore.
                         <span class="muted">{pageNumber === 1 && index === 0 ? `${label} is here now` : 'the version it has now'}</span>
                       ) : (

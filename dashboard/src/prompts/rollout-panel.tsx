@@ -208,7 +208,7 @@ function StartRolloutDialog(props: {
           ? ` ${label} needs ${approvals === 1 ? 'an approval' : `${approvals} approvals`}: this opens a change request, and the rollout starts only once ${approvals === 1 ? 'someone else approves' : `${approvals} others approve`} it.`
           : ''}
       </p>
-      <div class="inline-form">
+      <div class="inline-form rollout-start">
         <div class="control">
           <label for={`${shareId}-version`}>Version to roll out</label>
           <select id={`${shareId}-version`} value={to} onChange={(event) => setTo(event.currentTarget.value)}>
@@ -340,7 +340,7 @@ function ActiveRollout(props: { detail: PromptDetail; rollout: Rollout; denied: 
   return (
     <>
       <p class="rollout-summary">
-        <span class="badge ok">rolling out</span> <strong class="mono">{rollout.from}</strong> → <strong class="mono">{rollout.to}</strong> for{' '}
+        <span class="badge ok">rolling out</span> from <strong class="mono">{rollout.from}</strong> to <strong class="mono">{rollout.to}</strong>, at{' '}
         <strong>{percentText(rollout.percent)}</strong> of subjects
       </p>
       <dl class="config rollout-facts" id={factsId}>

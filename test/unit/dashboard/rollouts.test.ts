@@ -59,12 +59,12 @@ describe("a rollout's entries in the label's history", () => {
   const rollout = { rolloutId: 'ro_20261127051600000_0a1b2c3d', percent: 10, to: '1.1.0' };
 
   test('started: the share and the version it rolls out', () => {
-    expect(rolloutEventText({ from: '1.0.0', rollout: { ...rollout, event: 'started' } })).toBe('rollout started: 10% → 1.1.0');
+    expect(rolloutEventText({ from: '1.0.0', rollout: { ...rollout, event: 'started' } })).toBe('rollout started: 10% of subjects on 1.1.0');
   });
 
   test('a change of share, with the counts served until then', () => {
     expect(rolloutEventText({ from: '1.0.0', rollout: { ...rollout, event: 'changed', percent: 50, served: { from: 9, to: 1 } } })).toBe(
-      'rollout share changed to 50% → 1.1.0 (served 9 reads of 1.0.0, 1 of 1.1.0)',
+      'rollout share changed to 50% on 1.1.0 (served 9 reads of 1.0.0, 1 of 1.1.0)',
     );
   });
 
@@ -79,7 +79,7 @@ describe("a rollout's entries in the label's history", () => {
   });
 
   test('an event this page does not know is still said', () => {
-    expect(rolloutEventText({ from: '1.0.0', rollout: { ...rollout, event: 'paused' } })).toBe('rollout paused: 10% → 1.1.0');
+    expect(rolloutEventText({ from: '1.0.0', rollout: { ...rollout, event: 'paused' } })).toBe('rollout paused: 10% on 1.1.0');
   });
 
   test('the reason `rollout <id>` names the rollout; other reasons do not', () => {
