@@ -2,13 +2,14 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/table/client';
 import { AccountImporter } from './table/account-importer';
-import { ConflictError, InvalidLabelError, NotFoundError } from '../lambda/table/errors';
+import { ConflictError, InvalidLabelError, InvalidRolloutError, NotFoundError } from '../lambda/table/errors';
 import { DynamoStore } from '../lambda/table/read-path/dynamo-store';
 import { StoreUnavailableError } from '../lambda/table/read-path/api-store';
 import { type Command, type CommandContext, UsageError } from './command';
 import { accountCommands } from './commands/accounts';
 import { keyCommands } from './commands/keys';
 import { promptLabelCommands } from './commands/prompt-labels';
+import { promptRolloutCommands } from './commands/prompt-rollouts';
 import { promptVersionCommands } from './commands/prompt-versions';
 import { promptCommands } from './commands/prompts';
 import { promptFolderCommands } from './commands/prompts-folder';
@@ -32,6 +33,7 @@ export const COMMANDS: readonly Command[] = [
   ...promptCommands,
   ...promptVersionCommands,
   ...promptLabelCommands,
+  ...promptRolloutCommands,
   ...promptFolderCommands,
   ...usageCommands,
   ...memberCommands,
@@ -269,7 +271,8 @@ export function describeFailure(error: unknown, store: StoreConfig | undefined):
     error instanceof InputError ||
     error instanceof SeedError ||
     error instanceof ConfigError ||
-    error instanceof InvalidLabelError
+    error instanceof InvalidLabelError ||
+    error instanceof InvalidRolloutError
   ) {
     return { message: oneLine(error.message), exitCode: EXIT.badInput };
   }

@@ -36,6 +36,17 @@ const CONFIG = obj({
   inputDataRootName: nullable(str),
 });
 
+const SERVED = obj({
+  from: { type: 'integer', description: 'Read requests answered with `from`' },
+  to: { type: 'integer', description: 'Read requests answered with `to`' },
+});
+const PERCENT: Schema = { type: 'number', minimum: 0, maximum: 100, description: 'The share of subjects that get `to`: 0 to 100, at most two decimals' };
+const STEPS: Schema = {
+  type: 'array',
+  items: obj({ percent: PERCENT, afterMinutes: { type: 'integer', minimum: 1, maximum: 10080 } }),
+  description: 'Shares scheduled ahead, each `afterMinutes` after the rollout started',
+};
+
 const RESPONSE_SCHEMAS: Record<string, Schema> = {
   Error: {
     type: 'object',
@@ -123,16 +134,34 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
     updatedBy: nullable(str),
   }),
   LabelSet: obj({ label: str, version: str, previous: nullable(str) }),
-  LabelHistoryEntry: obj({
-    at: str,
-    by: { type: 'string', description: "The person's email, or `cli:<operator>`" },
-    from: nullable({ type: 'string', description: 'The version before; null: no label' }),
-    to: nullable({ type: 'string', description: 'The version after; null: removed' }),
-    reason: nullable({
-      type: 'string',
-      description: 'How: the note given, `restore` (`restore: <note>`), `push`, `request <requestId>`, `import`; null for a move without a note',
-    }),
-  }),
+  LabelHistoryEntry: obj(
+    {
+      at: str,
+      by: { type: 'string', description: "The person's email, or `cli:<operator>`" },
+      from: nullable({ type: 'string', description: 'The version before; null: no label' }),
+      to: nullable({ type: 'string', description: 'The version after; null: removed' }),
+      reason: nullable({
+        type: 'string',
+        description:
+          'How: the note given, `restore` (`restore: <note>`), `push`, `request <requestId>`, `rollout <rolloutId>`, `import`; null for a move without a note',
+      }),
+      rollout: {
+        description:
+          "On a rollout's entries: which, what happened to it (the label moves only when one completes), its share, where it moves the label, and once ended what each side served",
+        ...obj(
+          {
+            rolloutId: str,
+            event: { type: 'string', enum: ['started', 'changed', 'completed', 'aborted'] },
+            percent: PERCENT,
+            to: str,
+            served: SERVED,
+          },
+          ['rolloutId', 'event', 'percent', 'to'],
+        ),
+      },
+    },
+    ['at', 'by', 'from', 'to', 'reason'],
+  ),
   LabelHistoryPage: obj(
     {
       entries: { type: 'array', items: ref('LabelHistoryEntry') },
@@ -140,25 +169,53 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
     },
     ['entries'],
   ),
-  ChangeRequest: obj({
-    requestId: str,
-    promptId: str,
-    label: str,
-    from: nullable({ type: 'string', description: 'Where the label pointed when asked; null: nowhere' }),
-    to: nullable({ type: 'string', description: 'Where it would point; null: the label removed' }),
-    note: nullable(str),
-    restore: { type: 'boolean', description: 'Asked as a restore of a past version' },
-    requestedBy: { type: 'string', description: "The requester's email, or `cli:<operator>` (a push)" },
-    requestedAt: str,
-    required: { type: 'integer', description: 'Distinct approvals it needs (the account setting when asked)' },
-    approvals: { type: 'array', items: obj({ by: str, at: str, comment: nullable(str) }) },
-    state: { type: 'string', enum: ['open', 'applied', 'rejected', 'withdrawn', 'stale'] },
-    decision: nullable({
-      description: 'Who took it out of open: the approver who applied it or found it stale, the rejecter, or the requester who withdrew it',
-      ...obj({ by: str, at: str, comment: nullable(str) }),
-    }),
-  }),
+  ChangeRequest: obj(
+    {
+      requestId: str,
+      promptId: str,
+      label: str,
+      from: nullable({ type: 'string', description: 'Where the label pointed when asked; null: nowhere' }),
+      to: nullable({ type: 'string', description: 'Where it would point; null: the label removed' }),
+      note: nullable(str),
+      restore: { type: 'boolean', description: 'Asked as a restore of a past version' },
+      requestedBy: { type: 'string', description: "The requester's email, or `cli:<operator>` (a push)" },
+      requestedAt: str,
+      required: { type: 'integer', description: 'Distinct approvals it needs (the account setting when asked)' },
+      approvals: { type: 'array', items: obj({ by: str, at: str, comment: nullable(str) }) },
+      state: { type: 'string', enum: ['open', 'applied', 'rejected', 'withdrawn', 'stale'] },
+      decision: nullable({
+        description: 'Who took it out of open: the approver who applied it or found it stale, the rejecter, or the requester who withdrew it',
+        ...obj({ by: str, at: str, comment: nullable(str) }),
+      }),
+      rollout: {
+        description: 'On a request to start a rollout to `to` rather than move the label: the approval that applies it starts the rollout',
+        ...obj({ percent: PERCENT, steps: STEPS, guardAlarm: nullable(str) }),
+      },
+    },
+    ['requestId', 'promptId', 'label', 'from', 'to', 'note', 'restore', 'requestedBy', 'requestedAt', 'required', 'approvals', 'state', 'decision'],
+  ),
   ChangeRequestAnswer: obj({ request: ref('ChangeRequest') }),
+  Rollout: obj(
+    {
+      rolloutId: str,
+      promptId: str,
+      label: str,
+      from: { type: 'string', description: 'The version the label points at, which the rest of subjects get' },
+      to: { type: 'string', description: 'The version `percent` of subjects get' },
+      percent: PERCENT,
+      startedAt: str,
+      startedBy: { type: 'string', description: "The starter's email, or `cli:<operator>`" },
+      note: nullable(str),
+      served: { description: "Read requests answered with each side, summed over the account's keys (frozen when it ended)", ...SERVED },
+      steps: STEPS,
+      guardAlarm: nullable({ type: 'string', description: 'The CloudWatch alarm whose change to ALARM aborts it (deployed)' }),
+      state: { type: 'string', enum: ['active', 'completed', 'aborted'] },
+      endedAt: str,
+      endedBy: str,
+    },
+    ['rolloutId', 'promptId', 'label', 'from', 'to', 'percent', 'startedAt', 'startedBy', 'note', 'served', 'steps', 'guardAlarm', 'state'],
+  ),
+  RolloutAnswer: obj({ rollout: ref('Rollout') }),
   ChangeRequestList: obj(
     {
       requests: { type: 'array', items: ref('ChangeRequest') },
@@ -224,7 +281,11 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
       entryId: str,
       at: str,
       actor: {
-        oneOf: [obj({ type: { const: 'user' }, userId: str, email: str }), obj({ type: { const: 'cli' }, operator: str })],
+        oneOf: [
+          obj({ type: { const: 'user' }, userId: str, email: str }),
+          obj({ type: { const: 'cli' }, operator: str }),
+          obj({ type: { const: 'system' }, name: { type: 'string', enum: ['rollout-steps', 'guard-alarm'] } }),
+        ],
       },
       action: str,
       target: { type: 'object', additionalProperties: str },
@@ -315,6 +376,34 @@ const OPERATIONS: Record<string, Operation> = {
     ok: { 200: 'LabelHistoryPage' },
     query: [{ name: 'before', description: 'The cursor `next` of the previous page' }],
   },
+  'PUT /api/accounts/{accountId}/prompts/{promptId}/labels/{label}/rollout': {
+    summary:
+      'Start moving the label to `to` for `percent` of subjects (whoever may move the label); a label under approval is asked for: 202 with the change request, which carries the rollout',
+    ok: { 201: 'RolloutAnswer', 202: 'ChangeRequestAnswer' },
+    statuses: [409],
+    body: 'RolloutStart',
+  },
+  'GET /api/accounts/{accountId}/prompts/{promptId}/labels/{label}/rollout': {
+    summary: "The label's active rollout, with what each side has served (404 when it has none)",
+    ok: { 200: 'RolloutAnswer' },
+  },
+  'PATCH /api/accounts/{accountId}/prompts/{promptId}/labels/{label}/rollout': {
+    summary: "Change the rollout's share, and with `steps` its schedule (without, the steps still above the new share stay)",
+    ok: { 200: 'RolloutAnswer' },
+    statuses: [409],
+    body: 'RolloutChange',
+  },
+  'POST /api/accounts/{accountId}/prompts/{promptId}/labels/{label}/rollout/complete': {
+    summary: 'Complete the rollout: the label moves to `to`',
+    ok: { 200: 'RolloutAnswer' },
+    statuses: [409],
+  },
+  'POST /api/accounts/{accountId}/prompts/{promptId}/labels/{label}/rollout/abort': {
+    summary: 'Abort the rollout: the label stays on `from`',
+    ok: { 200: 'RolloutAnswer' },
+    statuses: [409],
+    body: 'RolloutAbort',
+  },
   'GET /api/accounts/{accountId}/requests': {
     summary: 'Change requests, newest first: every open one with `state=open`; otherwise 50 a page',
     ok: { 200: 'ChangeRequestList' },
@@ -390,7 +479,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'No, malformed, expired or foreign token (answered by the gateway)',
   403: 'A member whose role does not allow this',
   404: 'No such thing, or an account the caller is not a member of',
-  409: 'Contradicts what is stored (an existing id, a published version, the last owner, a revoked key, a change request already decided, another open for the label, or found stale)',
+  409: 'Contradicts what is stored (an existing id, a published version, the last owner, a revoked key, a change request already decided, another open for the label, or found stale, a label that rolls out or already has a rollout)',
   412: 'If-Match or If-None-Match does not hold: someone saved in between',
   413: "The version's content is over 300 KB",
   428: 'If-Match is required',

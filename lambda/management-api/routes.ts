@@ -6,6 +6,7 @@ import { keyRoutes } from './handlers/key-routes';
 import { memberRoutes } from './handlers/member-routes';
 import { promptRoutes } from './handlers/prompt-routes';
 import { requestRoutes } from './handlers/request-routes';
+import { rolloutRoutes } from './handlers/rollout-routes';
 import { usageRoutes } from './handlers/usage-routes';
 import type { ManagementRoute } from './route';
 
@@ -35,8 +36,8 @@ export const MANAGEMENT_FUNCTIONS: readonly ManagementFunction[] = [
   {
     id: 'ManagePrompts',
     entry: 'lambda/management-api/prompts-function.ts',
-    description: 'Management API: prompts, drafts, publishing, labels and their change requests',
-    routes: [...promptRoutes, ...requestRoutes],
+    description: 'Management API: prompts, drafts, publishing, labels, their change requests and rollouts',
+    routes: [...promptRoutes, ...requestRoutes, ...rolloutRoutes],
   },
   {
     id: 'ManageKeys',

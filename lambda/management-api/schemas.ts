@@ -6,6 +6,8 @@ import { PROMPT_ID_PATTERN } from '../domain/prompt';
 import { MAX_DESCRIPTION_LENGTH, MAX_PROMPT_NAME_LENGTH, MAX_TAGS, TAG_PATTERN, TAG_RULE } from '../domain/prompt-details';
 import { MAX_SCOPE_ENTRIES, SCOPE_ENTRY_PATTERN } from '../domain/prompt-scope';
 import { ROLES } from '../domain/roles';
+import { isValidPercent, MAX_ROLLOUT_STEPS, MAX_STEP_MINUTES, PERCENT_RULE } from '../domain/rollout';
+import { ALARM_NAME_RULE, isAlarmName } from '../domain/rollout-rules';
 import { REQUEST_ID_PATTERN, REQUEST_STATES } from '../table/change-requests';
 import { VERSION_PATTERN } from '../domain/version';
 
@@ -164,6 +166,45 @@ export const RequestQuery = z.object({
   before: RequestId.optional(),
 });
 
+/** A rollout's share of subjects: 0 to 100, at most two decimals (domain/rollout.ts isValidPercent). */
+const Percent = z
+  .number({ error: `must be ${PERCENT_RULE}` })
+  .min(0, { error: `must be ${PERCENT_RULE}` })
+  .max(100, { error: `must be ${PERCENT_RULE}` })
+  .refine(isValidPercent, { error: `must be ${PERCENT_RULE}` });
+
+/** A rollout's schedule; that it rises (each step later and above the one before) is the operations' rule (domain/rollout-rules.ts). */
+const RolloutSteps = z
+  .array(
+    z.strictObject({
+      percent: Percent,
+      afterMinutes: z
+        .number({ error: `must be a whole number of minutes from 1 to ${MAX_STEP_MINUTES}` })
+        .int({ error: `must be a whole number of minutes from 1 to ${MAX_STEP_MINUTES}` })
+        .min(1, { error: `must be a whole number of minutes from 1 to ${MAX_STEP_MINUTES}` })
+        .max(MAX_STEP_MINUTES, { error: `must be a whole number of minutes from 1 to ${MAX_STEP_MINUTES}` }),
+    }),
+  )
+  .max(MAX_ROLLOUT_STEPS, { error: `must list at most ${MAX_ROLLOUT_STEPS} steps` });
+
+/** Starting a rollout (docs/rollouts.md): the version it moves the label to, the share that gets it, and optionally a note, steps and a guard alarm. */
+export const RolloutStartBody = z.strictObject({
+  to: Version,
+  percent: Percent,
+  note: Note.optional(),
+  steps: RolloutSteps.optional(),
+  guardAlarm: z
+    .string({ error: `must be ${ALARM_NAME_RULE}` })
+    .refine(isAlarmName, { error: `must be ${ALARM_NAME_RULE}` })
+    .optional(),
+});
+
+/** A rollout's new share, and optionally a new schedule (without, the steps still above the new share stay). */
+export const RolloutChangeBody = z.strictObject({ percent: Percent, steps: RolloutSteps.optional() });
+
+/** Aborting a rollout: an optional reason (an empty body is `{}`). */
+export const RolloutAbortBody = z.strictObject({ reason: Note.optional() });
+
 const Scope = z
   .array(z.string().regex(SCOPE_ENTRY_PATTERN, { error: 'must be a prompt id or a prefix of one followed by *' }))
   .min(1, { error: 'must list at least one prompt id or prefix' })
@@ -216,6 +257,9 @@ export const REQUEST_BODIES = {
   SetLabel: LabelBody,
   AccountPatch: AccountPatchBody,
   Decision: DecisionBody,
+  RolloutStart: RolloutStartBody,
+  RolloutChange: RolloutChangeBody,
+  RolloutAbort: RolloutAbortBody,
   KeyCreate: KeyCreateBody,
   KeyPatch: KeyPatchBody,
   Rotate: RotateBody,

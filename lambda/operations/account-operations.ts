@@ -26,7 +26,7 @@ import type { ChangeRequestItem } from '../table/item-types';
 import { moveReason } from '../table/label-history';
 import { type AuditAttempt, recordRefusal } from '../table/audit-log';
 import { commitChange, type PlannedChange } from '../table/change';
-import { ConflictError, ImmutableVersionError, InvalidLabelError, NotFoundError, VersionNotPublishedError } from '../table/errors';
+import { ConflictError, ImmutableVersionError, InvalidLabelError, InvalidRolloutError, NotFoundError, VersionNotPublishedError } from '../table/errors';
 import type { AdminAccount, AdminApiKey } from '../table/item-builders';
 import { type ApiKeyChange, planCreateApiKey, planRevokeApiKeyById, planRotateApiKey, planUpdateApiKey } from '../table/keys';
 import type { Plan } from '../domain/plans';
@@ -48,6 +48,21 @@ import {
 import { planUpdatePromptDetails } from '../table/prompt-heads';
 import { planDeletePrompt, planRestorePrompt } from '../table/prompts';
 import { planPromptRelease, type PromptRelease, type ReleaseResult, releaseSteps } from '../table/prompt-release';
+import {
+  findRollout,
+  hasDueStep,
+  NoStepDueError,
+  planAbortRollout,
+  planApplyDueStep,
+  planChangeRollout,
+  planCompleteRollout,
+  planStartRollout,
+  type Rollout,
+  type RolloutChange,
+  readRollout,
+  requestedRollout,
+} from '../table/rollouts';
+import type { RolloutStep } from '../domain/rollout';
 import type { Table } from '../table/table';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
@@ -78,13 +93,25 @@ export function reasonOf(error: unknown): AuditReason {
   if (error instanceof VersionNotPublishedError && !error.draft) return { code: 'NOT_FOUND', message };
   if (error instanceof ConflictError || error instanceof ImmutableVersionError) return { code: 'CONFLICT', message };
   if (error instanceof NotFoundError) return { code: 'NOT_FOUND', message };
-  if (error instanceof InvalidLabelError) return { code: 'BAD_REQUEST', message };
+  if (error instanceof InvalidLabelError || error instanceof InvalidRolloutError) return { code: 'BAD_REQUEST', message };
   if (error instanceof StoreUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the store could not answer' };
   return { code: 'INTERNAL_ERROR', message: 'unexpected error' };
 }
 
-/** How an actor is named on what they changed (`updatedBy`, `createdBy`): people by email, operators as `cli:<who>`. */
-export const actorName = (actor: Actor): string => (actor.type === 'user' ? actor.email : `cli:${actor.operator}`);
+/**
+ * How an actor is named on what they changed (`updatedBy`, `createdBy`): people by email, operators as `cli:<who>`,
+ * the deployed automation of rollouts as `system:<name>`.
+ */
+export function actorName(actor: Actor): string {
+  switch (actor.type) {
+    case 'user':
+      return actor.email;
+    case 'cli':
+      return `cli:${actor.operator}`;
+    case 'system':
+      return `system:${actor.name}`;
+  }
+}
 
 type Attempt = Omit<AuditAttempt, 'actor'>;
 
@@ -248,6 +275,77 @@ export class AccountOperations {
     return this.audited({ accountId, ...step }, () => planPromptRelease(this.table, accountId, split, { actor: this.actor, by: this.by }));
   }
 
+  // Rollouts: a label moved for a share of subjects first (docs/rollouts.md).
+
+  /**
+   * Starts moving the label to `to` for `percent` of subjects; where the account puts the label under approval, a
+   * change request that carries the rollout is opened instead (`request`), and its approval starts it.
+   */
+  async startRollout(accountId: string, promptId: string, label: string, input: RolloutInput): Promise<{ rollout: Rollout } | { request: ChangeRequest }> {
+    const { to, note } = input;
+    const requested = rolloutRequested(input);
+    const { approvals } = await getAccountSettings(this.table, accountId);
+    if (needsApproval(approvals, label)) {
+      const move = { promptId, label, to, rollout: requestedRollout(input), ...(note === undefined ? {} : { note }) };
+      const request = await this.audited({ accountId, action: 'request.open', target: { promptId, label }, requested }, () =>
+        planOpenRequest(this.table, accountId, move, { actor: this.actor, by: this.by }, approvals.required),
+      );
+      return { request };
+    }
+    const rollout = await this.audited({ accountId, action: 'rollout.start', target: { promptId, label }, requested }, () =>
+      planStartRollout(this.table, accountId, { promptId, label, ...input }, { by: this.by }),
+    );
+    return { rollout };
+  }
+
+  /** The label's active rollout, with what each side served so far (404 when it has none). */
+  readRollout(accountId: string, promptId: string, label: string): Promise<Rollout> {
+    return readRollout(this.table, accountId, promptId, label);
+  }
+
+  /** A new share, and with `steps` a new schedule (without, the steps still above the new share stay). */
+  changeRollout(accountId: string, promptId: string, label: string, change: RolloutChange): Promise<Rollout> {
+    const requested = { percent: change.percent, ...(change.steps === undefined ? {} : { steps: change.steps }) };
+    return this.audited({ accountId, action: 'rollout.change', target: { promptId, label }, requested }, () =>
+      planChangeRollout(this.table, accountId, promptId, label, change, { by: this.by }),
+    );
+  }
+
+  /** The label moves to the rollout's `to`; the rollout ends, its served counts kept in the label's history and the audit entry. */
+  completeRollout(accountId: string, promptId: string, label: string): Promise<Rollout> {
+    return this.audited({ accountId, action: 'rollout.complete', target: { promptId, label } }, () =>
+      planCompleteRollout(this.table, accountId, promptId, label, { by: this.by }),
+    );
+  }
+
+  /** The label stays where it points; the rollout ends, its served counts kept in the label's history and the audit entry. */
+  abortRollout(accountId: string, promptId: string, label: string, options: { reason?: string } = {}): Promise<Rollout> {
+    const { reason } = options;
+    return this.audited({ accountId, action: 'rollout.abort', target: { promptId, label }, ...(reason === undefined ? {} : { requested: { reason } }) }, () =>
+      planAbortRollout(this.table, accountId, promptId, label, { by: this.by }, reason),
+    );
+  }
+
+  /**
+   * The latest step of the label's rollout that is due at `now` (deployed: the step function, every minute): its
+   * share applied, and it and the steps before it taken off the schedule, audited as `rollout.change`. Nothing due,
+   * or no rollout: nothing is written or recorded (`applied: false`).
+   */
+  async applyDueStep(accountId: string, promptId: string, label: string, now: Date): Promise<{ applied: false } | { applied: true; rollout: Rollout }> {
+    const item = await findRollout(this.table, accountId, promptId, label);
+    if (!item || !hasDueStep(item, now)) return { applied: false };
+    try {
+      const rollout = await this.audited({ accountId, action: 'rollout.change', target: { promptId, label }, requested: { dueAt: now.toISOString() } }, () =>
+        planApplyDueStep(this.table, accountId, promptId, label, now, { by: this.by }),
+      );
+      return { applied: true, rollout };
+    } catch (error) {
+      // Another applier took the step between the look and the change: nothing is left to do.
+      if (error instanceof NoStepDueError) return { applied: false };
+      throw error;
+    }
+  }
+
   // Change requests: a move of a label under approval, asked for, then decided (docs/management-api.md "Change requests").
 
   /** Asks for a move (or, `to: null`, a removal) of a label: nothing moves until enough members approve. */
@@ -355,6 +453,23 @@ export class AccountOperations {
     );
   }
 }
+
+/** What starting a rollout asks for (the body of `PUT .../rollout`). */
+export interface RolloutInput {
+  readonly to: string;
+  readonly percent: number;
+  readonly note?: string | undefined;
+  readonly steps?: readonly RolloutStep[] | undefined;
+  readonly guardAlarm?: string | undefined;
+}
+
+const rolloutRequested = ({ to, percent, note, steps, guardAlarm }: RolloutInput) => ({
+  to,
+  percent,
+  ...(note === undefined ? {} : { note }),
+  ...(steps === undefined ? {} : { steps }),
+  ...(guardAlarm === undefined ? {} : { guardAlarm }),
+});
 
 const requestTarget = ({ requestId, promptId, label }: Pick<ChangeRequestItem, 'requestId' | 'promptId' | 'label'>) => ({ requestId, promptId, label });
 const commented = (comment: string | undefined) => (comment === undefined ? {} : { requested: { comment } });

@@ -106,7 +106,7 @@ export async function recordRefusal(
 
 /** What narrows the log (docs/management-api.md, "The management API": Audit log); `from` and `to` are ISO instants, both included. */
 export interface AuditFilter {
-  /** A person's email, or a CLI operator's identity. */
+  /** A person's email, a CLI operator's identity, or the name of the automation (`rollout-steps`, `guard-alarm`). */
   readonly actor?: string;
   readonly promptId?: string;
   readonly action?: string;
@@ -164,7 +164,7 @@ function filterOf(
   const parts: string[] = [];
   if (filter.actor !== undefined) {
     const actor = e.value(filter.actor);
-    parts.push(`(${e.name('actor.email')} = ${actor} OR ${e.name('actor.operator')} = ${actor})`);
+    parts.push(`(${e.name('actor.email')} = ${actor} OR ${e.name('actor.operator')} = ${actor} OR ${e.name('actor.name')} = ${actor})`);
   }
   if (filter.promptId !== undefined) parts.push(`${e.name('target.promptId')} = ${e.value(filter.promptId)}`);
   if (filter.action !== undefined) parts.push(`${e.name('action')} = ${e.value(filter.action)}`);

@@ -1,5 +1,6 @@
 import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { callStore } from './calls';
+import { buildProjection } from './update-expression';
 
 /** DynamoDB's own limits per call. */
 const BATCH_WRITE_LIMIT = 25;
@@ -30,8 +31,18 @@ export async function batchPut(client: DynamoDBDocumentClient, tableName: string
   });
 }
 
-/** Reads every key, 100 per BatchGetItem, strongly consistent; absent items are simply not returned. */
-export async function batchGet<T>(client: DynamoDBDocumentClient, tableName: string, keys: readonly Key[], abortSignal?: AbortSignal): Promise<T[]> {
+/**
+ * Reads every key, 100 per BatchGetItem, strongly consistent; absent items are simply not returned. With
+ * `attributes`, only those are read (plain names: a `.` would read as a path).
+ */
+export async function batchGet<T>(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly Key[],
+  abortSignal?: AbortSignal,
+  attributes?: readonly string[],
+): Promise<T[]> {
+  const projection = attributes === undefined ? {} : buildProjection(attributes);
   const found: T[] = [];
   await inChunks(keys, BATCH_GET_LIMIT, async (chunk) => {
     let pending: Key[] = [...chunk];
@@ -41,7 +52,10 @@ export async function batchGet<T>(client: DynamoDBDocumentClient, tableName: str
       }
       if (attempt > 1) await backOff(attempt);
       const result = await callStore('batchGet', () =>
-        client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }), ...(abortSignal ? [{ abortSignal }] : [])),
+        client.send(
+          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true, ...projection } } }),
+          ...(abortSignal ? [{ abortSignal }] : []),
+        ),
       );
       found.push(...((result.Responses?.[tableName] ?? []) as T[]));
       pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];

@@ -4,11 +4,24 @@ import { labelledVersion } from '../domain/label';
 import type { PromptConfig } from '../domain/prompt';
 import type { Table } from './table';
 import type { PlannedChange, RecordedStep } from './change';
-import { ConflictError, NotFoundError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from './errors';
+import { ConflictError, NotFoundError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
 import { contentOf } from './item-builders';
-import type { Actor, ChangeRequestItem, ChangeRequestState, OpenRequestItem, PromptHeadItem, PromptVersionItem, WithKeys } from './item-types';
+import { requireNoOpenRequest } from './open-requests';
+import type { RolloutStep } from '../domain/rollout';
+import type {
+  Actor,
+  ChangeRequestItem,
+  ChangeRequestState,
+  OpenRequestItem,
+  PromptHeadItem,
+  PromptLabelItem,
+  PromptVersionItem,
+  RequestedRollout,
+  WithKeys,
+} from './item-types';
 import { requestReason } from './label-history';
 import { planRemoveLabel, planSetLabel } from './labels';
+import { checkRolloutStart, planStartRollout } from './rollouts';
 import { belowKey, newestFirstPage } from './newest-first';
 import { keys, prefixes } from './schema';
 import { fromStoredContent } from './stored-content';
@@ -48,6 +61,8 @@ export interface ChangeRequest {
   readonly state: ChangeRequestState;
   /** Who took it out of `open` (the approver who applied it, or found it stale; the rejecter; the requester), when, and their comment. */
   readonly decision: { readonly by: string; readonly at: string; readonly comment: string | null } | null;
+  /** On a request to start a rollout (to `to`) rather than move the label: its share, steps and guard alarm. */
+  readonly rollout?: { readonly percent: number; readonly steps: readonly RolloutStep[]; readonly guardAlarm: string | null };
 }
 
 /** The move a request asks for. */
@@ -58,6 +73,8 @@ export interface RequestedMove {
   readonly to: string | null;
   readonly note?: string | undefined;
   readonly restore?: boolean | undefined;
+  /** Start a rollout to `to` when applied, rather than move the label (docs/rollouts.md). */
+  readonly rollout?: RequestedRollout | undefined;
 }
 
 /** Who decides: an identity (one approval each), the name the request shows, and what they said. */
@@ -70,7 +87,16 @@ export interface Decider {
 }
 
 /** The identity that tells approvers apart, and the requester from them. */
-export const actorIdentity = (actor: Actor): string => (actor.type === 'user' ? actor.userId : `cli:${actor.operator}`);
+export function actorIdentity(actor: Actor): string {
+  switch (actor.type) {
+    case 'user':
+      return actor.userId;
+    case 'cli':
+      return `cli:${actor.operator}`;
+    case 'system':
+      return `system:${actor.name}`;
+  }
+}
 
 export function newRequestId(at: string): string {
   return `req_${at.replace(/\D/g, '')}_${randomBytes(4).toString('hex')}`;
@@ -91,6 +117,15 @@ export function toChangeRequest(item: ChangeRequestItem): ChangeRequest {
     approvals: (item.approvals ?? []).map(({ by, at, comment }) => ({ by, at, comment: comment ?? null })),
     state: item.state,
     decision: item.decision ? { by: item.decision.by, at: item.decision.at, comment: item.decision.comment ?? null } : null,
+    ...(item.rollout
+      ? {
+          rollout: {
+            percent: Number(item.rollout.percent),
+            steps: (item.rollout.steps ?? []).map(({ percent, afterMinutes }) => ({ percent: Number(percent), afterMinutes: Number(afterMinutes) })),
+            guardAlarm: item.rollout.guardAlarm ?? null,
+          },
+        }
+      : {}),
   };
 }
 
@@ -148,6 +183,7 @@ export function openRequestWrites(
     approvals: [],
     state: 'open',
     revision: 1,
+    ...(move.rollout ? { rollout: move.rollout } : {}),
   };
   const pointer: WithKeys<OpenRequestItem> = {
     ...keys.openRequest(accountId, move.promptId, move.label),
@@ -167,27 +203,12 @@ export function openRequestWrites(
   };
 }
 
-/** A label with an open request takes no second one: decide or withdraw the first. */
-export class OpenRequestExistsError extends ConflictError {
-  override readonly name: string = 'OpenRequestExistsError';
-  constructor(readonly open: OpenRequestItem) {
-    super(
-      `label ${open.label} of prompt ${open.promptId} has an open change request, ${open.requestId} (to ${open.to ?? 'no version: removed'}): approve, reject or withdraw it first`,
-    );
-  }
-}
-
-/** Refuses a second open request of a label, naming the first. */
-export async function requireNoOpenRequest(table: Table, accountId: string, promptId: string, label: string): Promise<void> {
-  const open = await table.get<OpenRequestItem>('openRequest', keys.openRequest(accountId, promptId, label));
-  if (open) throw new OpenRequestExistsError(open);
-}
-
 /**
  * A request to move (or remove) a label, checked as the move itself would be: the prompt is there (and not
- * deleted, for a move), the version published, the label elsewhere (there, for a removal); and no other
- * request of the label open. `from` is where the label points as it is read: if it moves before the request
- * is approved, the approval finds the request stale.
+ * deleted, for a move), the version published, the label elsewhere (there, for a removal), not rolling out; and
+ * no other request of the label open. A request to start a rollout is checked as the start would be. `from` is
+ * where the label points as it is read: if it moves before the request is approved, the approval finds the
+ * request stale.
  */
 export async function planOpenRequest(
   table: Table,
@@ -196,10 +217,24 @@ export async function planOpenRequest(
   requester: { readonly actor: Actor; readonly by: string },
   required: number,
 ): Promise<PlannedChange<ChangeRequest>> {
+  const from = move.rollout ? await rolloutRequestFrom(table, accountId, move, move.rollout) : await moveRequestFrom(table, accountId, move);
+  const { writes, item } = openRequestWrites(table, accountId, { ...move, from }, requester, required);
+  return {
+    writes,
+    result: toChangeRequest(item),
+    after: { requestId: item.requestId, from, to: move.to, required, ...(move.rollout ? { rollout: move.rollout } : {}) },
+    // The pointer was written meanwhile (another request of the label): read again, which names it.
+    refused: () => 'again',
+  };
+}
+
+/** Where the label points, for a request to move (or remove) it: checked as the move itself would be. */
+async function moveRequestFrom(table: Table, accountId: string, move: RequestedMove): Promise<string | null> {
   const { promptId, label, to } = move;
-  const [head, stored] = await Promise.all([
+  const [head, stored, item] = await Promise.all([
     table.get<PromptHeadItem>('openRequest', keys.promptHead(accountId, promptId)),
     to === null ? undefined : table.get<PromptVersionItem>('openRequest', keys.promptVersion(accountId, promptId, to)),
+    table.get<PromptLabelItem>('openRequest', keys.promptLabel(accountId, label, promptId)),
   ]);
   if (!head) throw new PromptMissingError(accountId, promptId);
   const from = labelledVersion(head.labels, label) ?? null;
@@ -210,15 +245,17 @@ export async function planOpenRequest(
   } else if (from === null) {
     throw new NotFoundError(`prompt ${promptId} has no label ${label}`);
   }
+  // A request it could never apply: the label moves only through its rollout until that ends.
+  if (item?.rollout) throw new RolloutActiveError(promptId, label, item.rollout.rolloutId);
   await requireNoOpenRequest(table, accountId, promptId, label);
-  const { writes, item } = openRequestWrites(table, accountId, { ...move, from }, requester, required);
-  return {
-    writes,
-    result: toChangeRequest(item),
-    after: { requestId: item.requestId, from, to, required },
-    // The pointer was written meanwhile (another request of the label): read again, which names it.
-    refused: () => 'again',
-  };
+  return from;
+}
+
+/** Where the label points, for a request to start a rollout: checked as the start itself would be. */
+async function rolloutRequestFrom(table: Table, accountId: string, move: RequestedMove, rollout: RequestedRollout): Promise<string> {
+  if (move.to === null) throw new RangeError('a rollout moves a label to a version');
+  const point = await checkRolloutStart(table, accountId, { promptId: move.promptId, label: move.label, to: move.to, ...rollout });
+  return point.from;
 }
 
 /** What deciding a request did: the request as it now stands, and whether the approval found it stale. */
@@ -249,7 +286,8 @@ const pointerDelete = (accountId: string, item: ChangeRequestItem): TransactionW
  * An approval. Below `required` distinct approvals, it is counted; the `required`-th moves the label as asked,
  * in the same transaction (the label's head under the revision read, its item, its history entry naming the
  * request), if the label still points at `from`. If it does not, the request turns stale and nothing moves
- * (`stale: true`, recorded as `request.stale`). One approval per person; only open requests.
+ * (`stale: true`, recorded as `request.stale`). A request that carries a rollout starts it instead, under the
+ * same rule (the label stays on `from`). One approval per person; only open requests.
  */
 export async function planApproveRequest(table: Table, accountId: string, requestId: string, approver: Decider): Promise<PlannedChange<RequestDecision>> {
   const item = await requireOpen(table, accountId, requestId);
@@ -267,33 +305,67 @@ export async function planApproveRequest(table: Table, accountId: string, reques
       after: { approvals: approvals.length, required: item.required, state: 'open' },
     };
   }
-  const { promptId, label, from, to } = item;
-  const cause = { by: approver.by, reason: requestReason(requestId) };
-  const move = to === null ? await planRemoveLabel(table, accountId, promptId, label, cause) : await planSetLabel(table, accountId, promptId, label, to, cause);
-  const now = move.result.previousVersion ?? null;
   const decision = { by: approver.by, at, comment };
-  if (now !== from) {
+  const applied = { ...item, approvals, state: 'applied' as const, decision };
+  const change = item.rollout ? await rolloutOfRequest(table, accountId, item, approver) : await moveOfRequest(table, accountId, item, approver);
+  if (change.now !== item.from) {
     const stale = { ...item, state: 'stale' as const, decision };
     return {
       writes: [requestUpdate(accountId, item, { state: 'stale', decision }), pointerDelete(accountId, item)],
       result: { request: toChangeRequest(stale), stale: true },
       recordedAs: 'request.stale',
-      after: { state: 'stale', from, to, now },
+      after: { state: 'stale', from: item.from, to: item.to, now: change.now },
     };
   }
-  const applied = { ...item, approvals, state: 'applied' as const, decision };
-  const steps: RecordedStep[] = [
-    { action: 'request.apply', target, after: { state: 'applied', from, to } },
-    to === null
-      ? { action: 'label.remove', target: { promptId, label }, requested: { requestId }, after: { was: from, requestId } }
-      : { action: 'label.set', target: { promptId, label }, requested: { version: to, requestId }, after: { version: to, was: from, requestId } },
-  ];
+  const { from, to } = item;
   return {
-    writes: [...move.writes, requestUpdate(accountId, item, { approvals, state: 'applied', decision }), pointerDelete(accountId, item)],
+    writes: [...change.writes, requestUpdate(accountId, item, { approvals, state: 'applied', decision }), pointerDelete(accountId, item)],
     result: { request: toChangeRequest(applied), stale: false },
     after: { approvals: approvals.length, required: item.required, state: 'applied' },
-    alsoRecords: steps,
+    alsoRecords: [{ action: 'request.apply', target, after: { state: 'applied', from, to } }, change.step],
     visible: true,
+  };
+}
+
+/** What applying a request changes: its writes and audit step, and where the label points now (the stale rule compares it with `from`). */
+interface AppliedChange {
+  readonly now: string | null;
+  readonly writes: readonly TransactionWrite[];
+  readonly step: RecordedStep;
+}
+
+/** The move (or removal) the request asks for, its history entry naming the request. */
+async function moveOfRequest(table: Table, accountId: string, item: ChangeRequestItem, approver: Decider): Promise<AppliedChange> {
+  const { promptId, label, from, to, requestId } = item;
+  const cause = { by: approver.by, reason: requestReason(requestId) };
+  const move = to === null ? await planRemoveLabel(table, accountId, promptId, label, cause) : await planSetLabel(table, accountId, promptId, label, to, cause);
+  return {
+    now: move.result.previousVersion ?? null,
+    writes: move.writes,
+    step:
+      to === null
+        ? { action: 'label.remove', target: { promptId, label }, requested: { requestId }, after: { was: from, requestId } }
+        : { action: 'label.set', target: { promptId, label }, requested: { version: to, requestId }, after: { version: to, was: from, requestId } },
+  };
+}
+
+/** The rollout the request carries, started by the approval that applies it (if the label still points at `from`). */
+async function rolloutOfRequest(table: Table, accountId: string, item: ChangeRequestItem, approver: Decider): Promise<AppliedChange> {
+  const { promptId, label, to, requestId, rollout } = item;
+  const head = await table.get<PromptHeadItem>('approveRequest', keys.promptHead(accountId, promptId));
+  const now = labelledVersion(head?.labels, label) ?? null;
+  if (now !== item.from || to === null || !rollout) return { now, writes: [], step: { action: 'rollout.start', target: { promptId, label } } };
+  const start = { promptId, label, to, ...rollout, ...(item.note === null ? {} : { note: item.note }) };
+  const started = await planStartRollout(table, accountId, start, { by: approver.by }, { applying: requestId });
+  return {
+    now,
+    writes: started.writes,
+    step: {
+      action: 'rollout.start',
+      target: { promptId, label },
+      requested: { to, ...rollout, requestId },
+      after: { ...started.after, requestId },
+    },
   };
 }
 

@@ -74,3 +74,29 @@ export class InvalidLabelError extends Error {
     super(`label must be ${rule}; "latest" is reserved for the highest published version`);
   }
 }
+
+/**
+ * A label that rolls out moves only through its rollout (docs/rollouts.md): a direct move or removal, a push
+ * or a change request of it is refused until the rollout is completed or aborted.
+ */
+export class RolloutActiveError extends ConflictError {
+  override readonly name: string = 'RolloutActiveError';
+  constructor(
+    readonly promptId: string,
+    readonly label: string,
+    readonly rolloutId: string,
+  ) {
+    super(`label ${label} of prompt ${promptId} is rolling out (${rolloutId}): complete or abort the rollout first`);
+  }
+}
+
+/** A rollout asked for with a share, steps or a version that are not valid (400, naming `field`). */
+export class InvalidRolloutError extends Error {
+  override readonly name: string = 'InvalidRolloutError';
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(`${field}: ${message}`);
+  }
+}

@@ -48,8 +48,14 @@ export interface MemberItem {
   addedBy: string;
 }
 
-/** Who made a change: a signed-in user, or an operator through the CLI. */
-export type Actor = { type: 'user'; userId: string; email: string } | { type: 'cli'; operator: string };
+/**
+ * Who made a change: a signed-in user, an operator through the CLI, or the deployed automation of rollouts
+ * (a due step applied, a guard alarm's abort: docs/rollouts.md "Steps and a guard alarm (deployed)").
+ */
+export type Actor = { type: 'user'; userId: string; email: string } | { type: 'cli'; operator: string } | { type: 'system'; name: SystemActorName };
+
+/** The deployed functions that change rollouts on their own. */
+export type SystemActorName = 'rollout-steps' | 'guard-alarm';
 
 /**
  * `succeeded`: written in the change's own transaction; `refused`: nothing changed; `failed`: a step outside
@@ -202,6 +208,8 @@ export interface RolloutItem {
   /** The CloudWatch alarm whose change to ALARM aborts the rollout (deployed: the alarm rule). */
   guardAlarm?: string;
   updatedAt: string;
+  /** What the person who started it said of it. */
+  note?: string;
   /** Raised by every change to the rollout: each is conditional on the one it read. */
   revision: number;
 }
@@ -219,8 +227,20 @@ export interface LabelHistoryItem {
   by: string;
   from: string | null;
   to: string | null;
-  /** How: the mover's note, `push`, `restore` (`restore: <note>`), `request <id>`, `import`; null for a move without a note. */
+  /** How: the mover's note, `push`, `restore` (`restore: <note>`), `request <id>`, `rollout <id>`, `import`; null for a move without a note. */
   reason: string | null;
+  /** On the entries of a rollout: which, what happened to it, its share and where it moves the label (and, once ended, what each side served). */
+  rollout?: LabelHistoryRollout;
+}
+
+/** What a label's history says of one event of a rollout (docs/rollouts.md). */
+export interface LabelHistoryRollout {
+  rolloutId: string;
+  event: 'started' | 'changed' | 'completed' | 'aborted';
+  percent: number;
+  to: string;
+  /** The read requests each side answered, counted when it ended (completed or aborted). */
+  served?: { from: number; to: number };
 }
 
 export type ChangeRequestState = 'open' | 'applied' | 'rejected' | 'withdrawn' | 'stale';
@@ -258,6 +278,15 @@ export interface ChangeRequestItem {
   decision?: { by: string; at: string; comment: string | null };
   /** Raised by every change to the request: each is conditional on the one it read. */
   revision: number;
+  /** A request to start a rollout to `to` (not to move the label): the approval that applies it starts it. */
+  rollout?: RequestedRollout;
+}
+
+/** The rollout a change request carries, started as asked when it is applied. */
+export interface RequestedRollout {
+  percent: number;
+  steps?: { percent: number; afterMinutes: number }[];
+  guardAlarm?: string;
 }
 
 /** The open request of one label of one prompt, while it is open: at most one per label. */
@@ -285,7 +314,7 @@ export interface PromptVersionItem extends StoredContent {
 export type WithKeys<T> = T & {
   pk: string;
   sk: string;
-  /** `account`, `apiKey`, `prompt`, `promptVersion`, `promptLabel`, `labelHistory`, `changeRequest` or `openRequest`. */
+  /** `account`, `apiKey`, `prompt`, `promptVersion`, `promptLabel`, `labelHistory`, `changeRequest`, `openRequest` or `rollout`. */
   type: string;
   /** The admin index's keys: on account and API key items only. */
   gsi1pk?: string;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { belowKey, newestFirstPage } from './newest-first';
 import type { Table } from './table';
-import type { LabelHistoryItem, WithKeys } from './item-types';
+import type { LabelHistoryItem, LabelHistoryRollout, WithKeys } from './item-types';
 import { keys, LABEL_HISTORY_SORT_KEY_PATTERN, labelHistorySortKey, prefixes } from './schema';
 import type { TransactionWrite } from './transaction';
 
@@ -28,12 +28,16 @@ export function moveReason(options: { readonly note?: string | undefined; readon
 
 export const requestReason = (requestId: string): string => `request ${requestId}`;
 
+export const rolloutReason = (rolloutId: string): string => `rollout ${rolloutId}`;
+
 export interface LabelHistoryEntry {
   readonly at: string;
   readonly by: string;
   readonly from: string | null;
   readonly to: string | null;
   readonly reason: string | null;
+  /** On a rollout's entries only. */
+  readonly rollout?: LabelHistoryRollout;
 }
 
 export const LABEL_HISTORY_PAGE_SIZE = 50;
@@ -42,7 +46,14 @@ export const LABEL_HISTORY_PAGE_SIZE = 50;
 export function labelHistoryWrite(
   table: Table,
   accountId: string,
-  move: { readonly promptId: string; readonly label: string; readonly from: string | null; readonly to: string | null },
+  move: {
+    readonly promptId: string;
+    readonly label: string;
+    readonly from: string | null;
+    readonly to: string | null;
+    /** A rollout's event: the label moves only when one completes, and each event has its entry. */
+    readonly rollout?: LabelHistoryRollout;
+  },
   cause: MoveCause,
 ): TransactionWrite {
   const at = table.timestamp();
@@ -57,6 +68,7 @@ export function labelHistoryWrite(
     from: move.from,
     to: move.to,
     reason: cause.reason,
+    ...(move.rollout ? { rollout: move.rollout } : {}),
   };
   return { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
 }
@@ -83,9 +95,21 @@ export async function listLabelHistory(
     limit,
   });
   return {
-    entries: items.map(({ at, by, from, to, reason }) => ({ at, by, from: from ?? null, to: to ?? null, reason: reason ?? null })),
+    entries: items.map(({ at, by, from, to, reason, rollout }) => ({
+      at,
+      by,
+      from: from ?? null,
+      to: to ?? null,
+      reason: reason ?? null,
+      ...(rollout ? { rollout: historyRollout(rollout) } : {}),
+    })),
     ...(nextKey ? { next: encodeCursor(nextKey) } : {}),
   };
+}
+
+/** A rollout's event as the history answers it: its own fields only, counts as numbers. */
+function historyRollout({ rolloutId, event, percent, to, served }: LabelHistoryRollout): LabelHistoryRollout {
+  return { rolloutId, event, percent: Number(percent), to, ...(served ? { served: { from: Number(served.from), to: Number(served.to) } } : {}) };
 }
 
 const encodeCursor = (sortKey: string): string => Buffer.from(sortKey, 'utf8').toString('base64url');

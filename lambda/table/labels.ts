@@ -2,11 +2,11 @@ import type { PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } fro
 import { fromStoredContent, toStoredContent } from './stored-content';
 import { keys } from './schema';
 import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
-import { InvalidLabelError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from './errors';
+import { InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
 import type { Table } from './table';
 import { commitUnaudited, type PlannedChange } from './change';
 import type { TransactionWrite } from './transaction';
-import { buildUpdate, type ExpressionNames } from './update-expression';
+import { buildCondition, buildUpdate, type ExpressionNames } from './update-expression';
 import { labelHistoryWrite, type MoveCause } from './label-history';
 
 /**
@@ -58,12 +58,13 @@ export async function planSetLabel(
   const result = { accountId, promptId, label, version, changed: previousVersion !== version, ...optional(previousVersion) };
   const after = { version, was: previousVersion ?? null };
   if (previousVersion === version && inStep(item, head, version)) return { writes: [], result, after };
+  if (item?.rollout) throw new RolloutActiveError(promptId, label, item.rollout.rolloutId);
   const revision = (head.labelsRevision ?? 0) + 1;
   return {
     writes: [
       headLabelsWrite(accountId, head, { ...head.labels, [label]: version }, revision),
       // Published versions never change, and are never deleted: the copy is the version.
-      { Put: { Item: labelItem(accountId, head, label, toStoredContent(fromStoredContent(stored)), revision) } },
+      { Put: { Item: labelItem(accountId, head, label, toStoredContent(fromStoredContent(stored)), revision), ...NO_ROLLOUT } },
       // Rewriting the item in step with the head (nothing moved) is no move: it has no entry.
       ...(previousVersion === version ? [] : [labelHistoryWrite(table, accountId, { promptId, label, from: previousVersion ?? null, to: version }, cause)]),
     ],
@@ -79,15 +80,19 @@ export async function planSetLabel(
  */
 export async function planRemoveLabel(table: Table, accountId: string, promptId: string, label: string, cause: MoveCause): Promise<PlannedChange<LabelChange>> {
   requireSettable(label);
-  const head = await table.get<PromptHeadItem>('removeLabel', keys.promptHead(accountId, promptId));
+  const [head, item] = await Promise.all([
+    table.get<PromptHeadItem>('removeLabel', keys.promptHead(accountId, promptId)),
+    table.get<PromptLabelItem>('removeLabel', keys.promptLabel(accountId, label, promptId)),
+  ]);
   if (!head) throw new PromptMissingError(accountId, promptId);
   const previousVersion = labelledVersion(head.labels, label);
   if (previousVersion === undefined) return { writes: [], result: { accountId, promptId, label, changed: false } };
+  if (item?.rollout) throw new RolloutActiveError(promptId, label, item.rollout.rolloutId);
   const { [label]: _removed, ...rest } = head.labels ?? {};
   return {
     writes: [
       headLabelsWrite(accountId, head, rest, (head.labelsRevision ?? 0) + 1),
-      { Delete: { Key: keys.promptLabel(accountId, label, promptId) } },
+      { Delete: { Key: keys.promptLabel(accountId, label, promptId), ...NO_ROLLOUT } },
       labelHistoryWrite(table, accountId, { promptId, label, from: previousVersion, to: null }, cause),
     ],
     result: { accountId, promptId, label, previousVersion, changed: true },
@@ -161,6 +166,12 @@ export function removeLabel(table: Table, accountId: string, promptId: string, l
   });
 }
 
+/**
+ * The condition of a direct move or removal of a label item: it has no rollout. A rollout started after the move
+ * read the item fails it, and the move, read again, is refused naming the rollout (RolloutActiveError).
+ */
+export const NO_ROLLOUT = buildCondition((e) => `attribute_not_exists(${e.name('rollout')})`);
+
 /** The label items' copies brought in step with the head, after a bulk import renamed or (un)deleted it. */
 export async function syncLabelCopies(table: Table, accountId: string, promptId: string): Promise<void> {
   const head = await table.get<PromptHeadItem>('syncLabelCopies', keys.promptHead(accountId, promptId));
@@ -181,7 +192,7 @@ function inStep(item: PromptLabelItem | undefined, head: PromptHeadItem, version
  * The head's label map replaced, if nothing changed it since `head` was read (and the prompt is not
  * deleted, when a label is added or moved).
  */
-function headLabelsWrite(accountId: string, head: PromptHeadItem, labels: Record<string, string>, revision: number): TransactionWrite {
+export function headLabelsWrite(accountId: string, head: PromptHeadItem, labels: Record<string, string>, revision: number): TransactionWrite {
   const adds = Object.entries(labels).some(([label, version]) => labelledVersion(head.labels, label) !== version);
   return {
     Update: {

@@ -3,12 +3,13 @@ import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
 import { compareVersions, versionSortKey } from '../domain/version';
 import type { Table } from './table';
 import type { PlannedChange, RecordedStep } from './change';
-import { openRequestWrites, requireNoOpenRequest } from './change-requests';
-import { ConflictError, InvalidLabelError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from './errors';
+import { openRequestWrites } from './change-requests';
+import { requireNoOpenRequest } from './open-requests';
+import { ConflictError, InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
 import { contentOf, versionItem } from './item-builders';
-import type { Actor, PromptHeadItem, PromptVersionItem, WithKeys } from './item-types';
+import type { Actor, PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from './item-types';
 import { labelHistoryWrite } from './label-history';
-import { labelCopyWrites, labelItem, labelsUnchanged } from './labels';
+import { labelCopyWrites, labelItem, labelsUnchanged, NO_ROLLOUT } from './labels';
 import { latestBelow, type VersionContent } from './prompt-authoring';
 import { keys } from './schema';
 import { fromStoredContent, toStoredContent } from './stored-content';
@@ -59,6 +60,14 @@ export async function planPromptRelease(table: Table, accountId: string, release
   if (head?.deleted === true && (release.publish || adds.length > 0 || askedAdds.length > 0)) throw new PromptDeletedError(accountId, promptId);
   // A label takes one open request at a time: a push finds the other's and names it (the pointer's condition holds it in a race).
   await Promise.all(asked.map(({ label }) => requireNoOpenRequest(table, accountId, promptId, label)));
+  // A label that rolls out moves only through its rollout (the label item's condition holds it in a race).
+  if (head) {
+    const items = await Promise.all(
+      [...release.labels, ...asked].map(({ label }) => table.get<PromptLabelItem>('releasePrompt', keys.promptLabel(accountId, label, promptId))),
+    );
+    const rolling = items.find((item) => item?.rollout !== undefined);
+    if (rolling?.rollout) throw new RolloutActiveError(promptId, rolling.label, rolling.rollout.rolloutId);
+  }
 
   const at = table.timestamp();
   const published = release.publish ? { ...contentOf({ version: release.publish.version, ...release.publish.content }) } : undefined;
@@ -154,8 +163,8 @@ export async function planPromptRelease(table: Table, accountId: string, release
     const labelled = to === null ? undefined : contentAt.get(to);
     writes.push(
       labelled
-        ? { Put: { Item: labelItem(accountId, finalHead, label, labelled, revision) } }
-        : { Delete: { Key: keys.promptLabel(accountId, label, promptId) } },
+        ? { Put: { Item: labelItem(accountId, finalHead, label, labelled, revision), ...NO_ROLLOUT } }
+        : { Delete: { Key: keys.promptLabel(accountId, label, promptId), ...NO_ROLLOUT } },
       labelHistoryWrite(table, accountId, { promptId, label, from: was.get(label) ?? null, to }, { by, reason: 'push' }),
     );
   }

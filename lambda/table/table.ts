@@ -86,9 +86,9 @@ export class Table {
     });
   }
 
-  /** Many items by key, strongly consistent, 100 per call; absent ones are left out. */
-  batchGet<T>(keys: readonly Record<string, string>[]): Promise<T[]> {
-    return batchGet<T>(this.client, this.tableName, keys, this.options.abortSignal);
+  /** Many items by key, strongly consistent, 100 per call; absent ones are left out. With `attributes`, only those of each. */
+  batchGet<T>(keys: readonly Record<string, string>[], attributes?: readonly string[]): Promise<T[]> {
+    return batchGet<T>(this.client, this.tableName, keys, this.options.abortSignal, attributes);
   }
 
   /** A put; without `onRefusal`, a failed condition is an error like any other. */

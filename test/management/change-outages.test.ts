@@ -179,6 +179,8 @@ const KEY_HASH = /[0-9a-f]{64}/g;
 const KEY_ID = /key_[0-9a-f]{16}/g;
 /** A change request's id: its time and a random tail. */
 const REQUEST_ID = /req_\d{17}_[0-9a-f]{8}/g;
+/** A rollout's id, alike. */
+const ROLLOUT_ID = /ro_\d{17}_[0-9a-f]{8}/g;
 const DISPLAY_PREFIX = /^prs_[A-Za-z0-9_-]{4}$/;
 /** Epoch milliseconds (a key's expiry): a time, not a setting. */
 const EPOCH_MS = 1e12;
@@ -188,7 +190,7 @@ const EPOCH_MS = 1e12;
  * generated ids named by their role, and what a run cannot repeat left out (times, the new key's ids, the
  * audit entries' random tails), as are the keys' copies of the revision (a copy after the commit may fail:
  * the next change makes it) and the account's `newKeys`, the bookkeeping of those copies (propagation.ts). The
- * random tails of audit entries and label history entries, and change requests' ids, are named alike.
+ * random tails of audit entries and label history entries, and change requests' and rollouts' ids, are named alike.
  */
 function normalized(value: unknown, account: Account): unknown {
   const names: [string, string][] = [
@@ -208,6 +210,7 @@ function normalized(value: unknown, account: Account): unknown {
         .replace(KEY_HASH, 'NEW-KEY-HASH')
         .replace(KEY_ID, 'NEW-KEY-ID')
         .replace(REQUEST_ID, 'REQUEST-ID')
+        .replace(ROLLOUT_ID, 'ROLLOUT-ID')
         .replace(ISO_INSTANT, 'TIME')
         .replace(/#TIME#[0-9a-f]{8}/g, '#TIME#TAIL');
     }
@@ -509,6 +512,46 @@ const CHANGES: readonly Change[] = [
     send: async (send, account) => send('POST', `/requests/${await openRequestOf(account)}/reject`, { as: account.people.owner }),
   },
   {
+    name: 'a rollout started',
+    writes: [TX, COPY],
+    fixture: (setup) => setup.prompts(labelled({ production: '1.0.0' })),
+    send: (send, { people }) =>
+      send('PUT', '/prompts/welcome/labels/production/rollout', {
+        as: people.owner,
+        body: { to: '1.1.0', percent: 10, note: 'careful', steps: [{ percent: 50, afterMinutes: 60 }] },
+      }),
+  },
+  {
+    name: "a rollout's share changed",
+    writes: [TX, COPY],
+    fixture: rollingOut,
+    send: (send, { people }) => send('PATCH', '/prompts/welcome/labels/production/rollout', { as: people.owner, body: { percent: 25 } }),
+  },
+  {
+    name: 'a rollout completed (the label moved with it)',
+    writes: [TX, COPY],
+    fixture: rollingOut,
+    send: (send, { people }) => send('POST', '/prompts/welcome/labels/production/rollout/complete', { as: people.owner }),
+  },
+  {
+    name: 'a rollout aborted',
+    writes: [TX, COPY],
+    fixture: rollingOut,
+    send: (send, { people }) => send('POST', '/prompts/welcome/labels/production/rollout/abort', { as: people.owner, body: { reason: 'errors' } }),
+  },
+  {
+    name: 'a change request that carries a rollout approved (the rollout started with it)',
+    writes: [TX, COPY],
+    entries: 3,
+    fixture: async (setup) => {
+      await setup.prompts(labelled({ production: '1.0.0' }));
+      await setup.person('asker', 'admin');
+      await underApproval(setup, 1);
+      await setup.as('asker').startRollout(setup.accountId, 'welcome', 'production', { to: '1.1.0', percent: 10 });
+    },
+    send: async (send, account) => send('POST', `/requests/${await openRequestOf(account)}/approve`, { as: account.people.owner }),
+  },
+  {
     name: 'account settings',
     writes: [TX],
     send: (send, { people }) => send('PATCH', '', { as: people.owner, body: { name: 'Renamed', protectedLabels: ['production', 'release'] } }),
@@ -582,6 +625,12 @@ async function requested(setup: Setup, required: number): Promise<void> {
   await setup.person('asker', 'admin');
   await underApproval(setup, required);
   await setup.as('asker').openRequest(setup.accountId, { promptId: 'welcome', label: 'production', to: '1.1.0', note: 'ship it' });
+}
+
+/** Production rolling out from 1.0.0 to 1.1.0 for 10%, started by the owner. */
+async function rollingOut(setup: Setup): Promise<void> {
+  await setup.prompts(labelled({ production: '1.0.0' }));
+  await setup.as('owner').startRollout(setup.accountId, 'welcome', 'production', { to: '1.1.0', percent: 10 });
 }
 
 /** The account's one open request (read straight from the store: nothing the proxy sees). */

@@ -45,6 +45,7 @@ const INDEX_PARTITIONS: Readonly<Record<string, string>> = {
   'adminIndexKeys.keysOf': adminIndexKeys.keysOf('*'),
   'adminIndexKeys.membershipsOf': adminIndexKeys.membershipsOf('*'),
   'adminIndexKeys.allAccounts': adminIndexKeys.allAccounts,
+  'adminIndexKeys.allRollouts': adminIndexKeys.allRollouts,
 };
 /** Sort-key prefixes, and the index attributes written on items (which need no index right). */
 const NOT_PARTITIONS = [
@@ -56,6 +57,7 @@ const NOT_PARTITIONS = [
   'adminIndexKeys.member',
   'adminIndexKeys.apiKeyPrefix',
   'adminIndexKeys.memberPrefix',
+  'adminIndexKeys.rollout',
 ];
 
 const analysis = new CodeAnalysis(Object.values(ENTRIES));

@@ -1,5 +1,3 @@
-import { percentText } from './rollouts';
-
 /** An audit entry in a sentence: who did what to which thing, and how it ended. */
 
 export interface AuditEntry {
@@ -39,7 +37,7 @@ export const ACTIONS: ReadonlyMap<string, string> = new Map(
     'request.withdraw': 'withdrew the change request for',
     'request.apply': 'applied the change request for',
     'request.stale': 'found stale the change request for',
-    'rollout.start': 'started a rollout of',
+    'rollout.start': 'started rolling out',
     'rollout.change': 'changed the share of the rollout of',
     'rollout.complete': 'completed the rollout of',
     'rollout.abort': 'aborted the rollout of',
@@ -53,20 +51,21 @@ export const ACTIONS: ReadonlyMap<string, string> = new Map(
   }),
 );
 
-/** The deployed automation of rollouts, by the name its audit entries carry (docs/rollouts.md "Steps and a guard alarm"). */
+/** The deployed automation of rollouts, by what it does (docs/rollouts.md "Steps and a guard alarm (deployed)"). */
 const SYSTEM_ACTORS: ReadonlyMap<string, string> = new Map([
-  ['rollout-steps', 'the rollout schedule (automatic)'],
-  ['guard-alarm', 'the guard alarm (automatic)'],
+  ['rollout-steps', 'the rollout schedule'],
+  ['guard-alarm', 'the guard alarm'],
 ]);
 
 export function actorName(entry: Pick<AuditEntry, 'actor'>): string {
-  switch (entry.actor.type) {
+  const { actor } = entry;
+  switch (actor.type) {
     case 'user':
-      return entry.actor.email;
+      return actor.email;
     case 'cli':
-      return `operator ${entry.actor.operator} (CLI)`;
+      return `operator ${actor.operator} (CLI)`;
     case 'system':
-      return SYSTEM_ACTORS.get(entry.actor.name) ?? `${entry.actor.name} (automatic)`;
+      return SYSTEM_ACTORS.get(actor.name) ?? `automation ${actor.name}`;
   }
 }
 
@@ -95,9 +94,7 @@ export function targetText(entry: Pick<AuditEntry, 'target' | 'after' | 'before'
 export function auditSentence(entry: AuditEntry, emails?: ReadonlyMap<string, string>): string {
   const did = entry.action === 'label.set' ? 'moved' : (ACTIONS.get(entry.action) ?? entry.action);
   const what = targetText(entry, emails);
-  // A rollout's steps say its share: what changed when only the share did.
-  const share = entry.action.startsWith('rollout.') && typeof entry.after?.percent === 'number' ? ` (${percentText(entry.after.percent)})` : '';
-  return `${actorName(entry)} ${did}${what ? ` ${what}` : ''}${share}`;
+  return `${actorName(entry)} ${did}${what ? ` ${what}` : ''}`;
 }
 
 export const OUTCOME_WORDS: Readonly<Record<AuditEntry['outcome'], string>> = {

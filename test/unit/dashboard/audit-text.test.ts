@@ -54,6 +54,26 @@ describe('audit entries in sentences', () => {
     ).toBe('ada@example.com rejected the change request for production of welcome');
   });
 
+  test("a rollout's steps name the label, the prompt and the versions; the automation is named by what it does", () => {
+    const target = { promptId: 'welcome', label: 'production' };
+    expect(auditSentence(entry({ action: 'rollout.start', target, after: { rolloutId: 'ro_1', from: '1.0.0', to: '1.1.0', percent: 10 } }))).toBe(
+      'ada@example.com started rolling out production of welcome from 1.0.0 to 1.1.0',
+    );
+    expect(
+      auditSentence(
+        entry({ action: 'rollout.change', actor: { type: 'system', name: 'rollout-steps' }, target, after: { rolloutId: 'ro_1', percent: 25, was: 10 } }),
+      ),
+    ).toBe('the rollout schedule changed the share of the rollout of production of welcome');
+    expect(
+      auditSentence(
+        entry({ action: 'rollout.abort', actor: { type: 'system', name: 'guard-alarm' }, target, after: { rolloutId: 'ro_1', from: '1.0.0', to: '1.1.0' } }),
+      ),
+    ).toBe('the guard alarm aborted the rollout of production of welcome from 1.0.0 to 1.1.0');
+    expect(auditSentence(entry({ action: 'rollout.complete', actor: { type: 'cli', operator: 'ops' }, target, after: { from: '1.0.0', to: '1.1.0' } }))).toBe(
+      'operator ops (CLI) completed the rollout of production of welcome from 1.0.0 to 1.1.0',
+    );
+  });
+
   test('a change of details names the prompt', () => {
     expect(auditSentence(entry({ action: 'prompt.update', target: { promptId: 'welcome' } }))).toBe('ada@example.com changed the details of welcome');
   });
@@ -67,28 +87,6 @@ describe('audit entries in sentences', () => {
     expect(auditSentence(entry({ actor: { type: 'cli', operator: 'ci' }, action: 'key.revoke', target: { keyId: 'key_0123456789abcdef' } }))).toBe(
       'operator ci (CLI) revoked key key_0123456789abcdef',
     );
-  });
-
-  test("a rollout's steps name the label, the prompt, the versions and the share", () => {
-    expect(
-      auditSentence(
-        entry({ action: 'rollout.start', target: { promptId: 'welcome', label: 'production' }, after: { from: '1.0.0', to: '1.0.1', percent: 10 } }),
-      ),
-    ).toBe('ada@example.com started a rollout of production of welcome from 1.0.0 to 1.0.1 (10%)');
-    expect(auditSentence(entry({ action: 'rollout.abort', target: { promptId: 'welcome', label: 'production' } }))).toBe(
-      'ada@example.com aborted the rollout of production of welcome',
-    );
-  });
-
-  test("the rollouts' automation is named as such", () => {
-    expect(
-      auditSentence(entry({ actor: { type: 'system', name: 'guard-alarm' }, action: 'rollout.abort', target: { promptId: 'welcome', label: 'production' } })),
-    ).toBe('the guard alarm (automatic) aborted the rollout of production of welcome');
-    expect(
-      auditSentence(
-        entry({ actor: { type: 'system', name: 'rollout-steps' }, action: 'rollout.change', target: { promptId: 'w', label: 'beta' }, after: { percent: 25 } }),
-      ),
-    ).toBe('the rollout schedule (automatic) changed the share of the rollout of beta of w (25%)');
   });
 
   test('a refused attempt says why', () => {
