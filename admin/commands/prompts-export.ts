@@ -1,5 +1,6 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import type { RolloutShare } from '../../client/src/rollout';
 import { createSnapshot } from '../../client/src/snapshot';
 import { requireAccount } from '../../lambda/table/accounts';
 import { listPromptSummaries } from '../../lambda/table/prompts';
@@ -19,9 +20,9 @@ export const exportCommand: Command = {
   help: [
     '--account <accountId>  the account (required)',
     '--out <file>           where to write the snapshot (JSON); replaced whole, never left half-written',
-    'Every prompt the API serves, at its latest version, every other published version of it, and where',
-    'each of its labels points: the',
-    "format of the client's prompts.snapshot(), which its snapshot option takes (docs/clients.md).",
+    'Every prompt the API serves, at its latest version, every other published version of it, where each of',
+    'its labels points, and the rollout of each label that rolls out (so a fallback keeps each user on their',
+    "side): the format of the client's prompts.snapshot(), which its snapshot option takes (docs/clients.md).",
     'Drafts and deleted prompts are left out. Reads the store; uses no API key and no quota.',
   ],
   examples: ['prompts export --account acme --out src/prompts.snapshot.json'],
@@ -57,7 +58,23 @@ export const exportCommand: Command = {
         labels[label] = targets;
       }
     }
-    const snapshot = createSnapshot(latest.map(toPromptBody), others, context.now(), labels);
+    // The labels that roll out, one read per label name: the share, so that a fallback keeps each subject on its
+    // side (docs/rollouts.md). Both versions are published, so both are among those read above.
+    const rollouts: Record<string, Record<string, RolloutShare>> = Object.create(null);
+    for (const label of Object.keys(labels)) {
+      for (const atLabel of await store.listLabelledPrompts(reader, label)) {
+        if (!atLabel.rollout) continue;
+        const targets = rollouts[label] ?? Object.create(null);
+        targets[atLabel.promptId] = {
+          rolloutId: atLabel.rollout.rolloutId,
+          percent: atLabel.rollout.percent,
+          from: atLabel.version,
+          to: atLabel.rollout.to.version,
+        };
+        rollouts[label] = targets;
+      }
+    }
+    const snapshot = createSnapshot(latest.map(toPromptBody), others, context.now(), labels, rollouts);
     await mkdir(dirname(resolve(out)), { recursive: true });
     const temporary = `${resolve(out)}.${process.pid}.tmp`;
     await writeFile(temporary, `${JSON.stringify(snapshot, null, 2)}\n`);

@@ -1,6 +1,7 @@
 import { InvalidOptionsError, type PromptClientError, ServiceUnavailableError, type UnauthorizedError } from './errors.js';
 import { type Answer, type FetchFunction, Http, type Subject } from './http.js';
 import { Lru } from './lru.js';
+import { MAX_SUBJECT_LENGTH, plainRollout, type RolloutShare, type RolloutSide, rolloutProblem, sideFor } from './rollout.js';
 import { createSnapshot, plain, promptProblem, type PromptSnapshot, readSnapshot, versionKey } from './snapshot.js';
 import { PromptTemplate } from './template.js';
 import type {
@@ -10,6 +11,7 @@ import type {
   LabelVariablesOf,
   PromptData,
   PromptRegistry,
+  PromptRollout,
   PromptSource,
   Quota,
   TemplateValues,
@@ -40,11 +42,18 @@ export interface GetOptions {
   readonly version?: string;
   /** A label such as `production`: the version it points at, cached and revalidated like latest. Not with `version`. */
   readonly label?: string;
+  /**
+   * Who the prompt is for (a user, a session; at most 256 characters): while the label rolls out, the
+   * subject gets the side the bucket rule picks for it, decided from the cache (docs/rollouts.md).
+   */
+  readonly subject?: string;
 }
 
 export interface ListOptions {
   /** Only the prompts that carry this label, each at the version it points at. */
   readonly label?: string;
+  /** As for `get`: at a label that rolls out, each prompt is the side this subject gets. */
+  readonly subject?: string;
 }
 
 export interface PromptClient<R = UntypedPrompts> {
@@ -54,17 +63,17 @@ export interface PromptClient<R = UntypedPrompts> {
    */
   get<Id extends string, L extends string>(
     promptId: KnownPromptId<R, Id>,
-    options: { readonly label: L; readonly version?: undefined },
+    options: { readonly label: L; readonly version?: undefined; readonly subject?: string },
   ): Promise<ClientPrompt<LabelVariablesOf<R, Id, L>>>;
   /** The prompt at its latest version. Only the very first call for a prompt waits for the network. */
   get<Id extends string>(
     promptId: KnownPromptId<R, Id>,
-    options?: { readonly version?: undefined; readonly label?: undefined },
+    options?: { readonly version?: undefined; readonly label?: undefined; readonly subject?: string },
   ): Promise<ClientPrompt<VariablesOf<R, Id, undefined>>>;
   /** A pinned version: fetched once, then served from memory for the life of the process. */
   get<Id extends string, Ver extends string>(
     promptId: KnownPromptId<R, Id>,
-    options: { readonly version: Ver },
+    options: { readonly version: Ver; readonly subject?: string },
   ): Promise<ClientPrompt<VariablesOf<R, Id, Ver>>>;
   get<Id extends string>(promptId: KnownPromptId<R, Id>, options?: GetOptions): Promise<ClientPrompt>;
   /**
@@ -99,28 +108,35 @@ export function createPromptClient<R extends PromptRegistry<R> = UntypedPrompts>
   return new CachingPromptClient(options) as unknown as PromptClient<R>;
 }
 
-/** One prompt body, read once: the template parsed, and one frozen view per source handed out. */
+/** Views kept per copy: one per source, and at a rolling-out label one per share and side. */
+const MAX_VIEWS = 32;
+
+/** One prompt body, read once: the template parsed, and one frozen view per way it is handed out. */
 class Copy {
   readonly data: PromptData;
   readonly #template: PromptTemplate;
-  readonly #views: Partial<Record<PromptSource, ClientPrompt>> = {};
+  readonly #views = new Map<string, ClientPrompt>();
 
   constructor(data: PromptData) {
     this.data = deepFreeze(plain(data));
     this.#template = new PromptTemplate(`prompt ${data.promptId} ${data.version}`, data.systemMessage, data.userMessage);
   }
 
-  view(source: PromptSource): ClientPrompt {
-    const existing = this.#views[source];
+  view(source: PromptSource, rollout?: PromptRollout): ClientPrompt {
+    const key = rollout === undefined ? source : `${source} ${rollout.rolloutId} ${rollout.percent} ${rollout.side}`;
+    const existing = this.#views.get(key);
     if (existing) return existing;
     const template = this.#template;
     const view: ClientPrompt = Object.freeze({
       ...this.data,
       variables: template.variables,
       source,
+      ...(rollout === undefined ? {} : { rollout: Object.freeze({ ...rollout }) }),
       compile: (values: TemplateValues, options?: CompileOptions) => template.compile(values, options),
     });
-    this.#views[source] = view;
+    // A rollout's share changes over its life: views of old shares are dropped rather than kept forever.
+    if (this.#views.size >= MAX_VIEWS) this.#views.clear();
+    this.#views.set(key, view);
     return view;
   }
 }
@@ -138,6 +154,10 @@ interface MovingEntry {
   /** Its freshness is the list's: it came with `GET /prompts` (at the same label) and is revalidated with it. */
   readonly viaList: boolean;
   freshUntil: number;
+  /** The label's rollout as the answer (or the snapshot) gave it: each subject's side is decided from it. */
+  readonly rollout: RolloutShare | undefined;
+  /** By version: the copies of the rollout's sides held so far (`copy` is one of them). */
+  readonly sides: Map<string, Copy>;
 }
 
 interface PinnedEntry {
@@ -174,6 +194,10 @@ class CachingPromptClient {
   readonly #snapshotVersions = new Map<string, Copy>();
   /** label -> promptId -> version, as the snapshot it was given says. */
   readonly #snapshotLabels = new Map<string, ReadonlyMap<string, string>>();
+  /** label -> promptId -> rollout, as the snapshot it was given says. */
+  readonly #snapshotRollouts = new Map<string, ReadonlyMap<string, RolloutShare>>();
+  /** By version key: a side that could not be fetched is not asked for again before this time. */
+  readonly #sideRetryAt = new Map<string, number>();
   /** Requests under way, by what they fetch: concurrent callers share one. */
   readonly #inflight = new Map<string, Promise<unknown>>();
   /** After a 429: no request before this time. */
@@ -205,6 +229,7 @@ class CachingPromptClient {
       }
       for (const prompt of snapshot.versions) this.#snapshotVersions.set(versionKey(prompt.promptId, prompt.version), new Copy(prompt));
       for (const [label, targets] of Object.entries(snapshot.labels ?? {})) this.#snapshotLabels.set(label, new Map(Object.entries(targets)));
+      for (const [label, targets] of Object.entries(snapshot.rollouts ?? {})) this.#snapshotRollouts.set(label, new Map(Object.entries(targets)));
     }
   }
 
@@ -216,12 +241,20 @@ class CachingPromptClient {
     if (typeof promptId !== 'string') throw new InvalidOptionsError('get: promptId must be a string');
     const version = options?.version;
     const label = labelOption('get', options?.label);
+    const subject = subjectOption('get', options?.subject);
     if (version !== undefined && label !== LATEST) throw new InvalidOptionsError('get: give version or label, not both');
-    return version === undefined ? this.#getMoving(promptId, label) : this.#getPinned(promptId, version);
+    return version === undefined ? this.#getMoving(promptId, label, subject) : this.#getPinned(promptId, version);
   }
 
   async list(options: ListOptions = {}): Promise<ClientPrompt[]> {
     const target = labelOption('list', options?.label);
+    const subject = subjectOption('list', options?.subject);
+    const views = await this.#listed(target, subject);
+    if (!views.some((view) => view.rollout !== undefined)) return views;
+    return Promise.all(views.map((view) => this.#decided(view.promptId, target, subject, view)));
+  }
+
+  async #listed(target: Target, subject: string | undefined): Promise<ClientPrompt[]> {
     const state = this.#lists.get(target);
     if (state && !this.#unauthorized) {
       const now = this.#now();
@@ -229,30 +262,42 @@ class CachingPromptClient {
       return this.#listViews(target, state.ids, 'cache');
     }
     if (!this.#unauthorized && this.#blocked(this.#now())) return unwrap(this.#listFallback(target, this.#blockedError));
-    return unwrap(await this.#once(`list:${target}`, () => this.#loadList(target)));
+    return unwrap(await this.#once(`list:${target}`, () => this.#loadList(target, subject)));
   }
 
   async preload(options: ListOptions = {}): Promise<void> {
-    await this.list(options);
+    const target = labelOption('preload', options?.label);
+    await this.#listed(target, subjectOption('preload', options?.subject));
+    // Both sides of every rollout at the label, so that every subject's get is answered from memory.
+    await this.#completeSides(target);
   }
 
   async snapshot(): Promise<PromptSnapshot> {
     const latest = await this.list();
+    for (const target of [...this.#moving.keys()]) if (target !== LATEST) await this.#completeSides(target);
     const versions = [...this.#pinned.values()].map((entry) => entry.copy.data);
     for (const copy of this.#snapshotVersions.values()) versions.push(copy.data);
-    // Where each label pointed as the snapshot given said, then as this client has since learnt.
+    // Where each label pointed (and how it rolled out) as the snapshot given said, then as this client has since learnt.
     const labels: Record<string, Record<string, string>> = Object.create(null);
+    const rollouts: Record<string, Record<string, RolloutShare>> = Object.create(null);
     for (const [label, targets] of this.#snapshotLabels) labels[label] = Object.assign(Object.create(null), Object.fromEntries(targets));
+    for (const [label, targets] of this.#snapshotRollouts) rollouts[label] = Object.assign(Object.create(null), Object.fromEntries(targets));
     for (const [target, entries] of this.#moving) {
       if (target === LATEST) continue;
       for (const [promptId, entry] of entries) {
         const targets = labels[target] ?? Object.create(null);
-        targets[promptId] = entry.copy.data.version;
+        const rolling = rollouts[target] ?? Object.create(null);
+        // While it rolls out, the label points at `from`, whichever side this client happened to be given.
+        targets[promptId] = entry.rollout?.from ?? entry.copy.data.version;
+        if (entry.rollout) rolling[promptId] = entry.rollout;
+        else delete rolling[promptId];
         labels[target] = targets;
+        rollouts[target] = rolling;
         versions.push(entry.copy.data);
+        for (const side of entry.sides.values()) versions.push(side.data);
       }
     }
-    return createSnapshot(latest, versions, new Date(this.#now()), labels);
+    return createSnapshot(latest, versions, new Date(this.#now()), labels, rollouts);
   }
 
   async idle(): Promise<void> {
@@ -270,41 +315,46 @@ class CachingPromptClient {
     return entries;
   }
 
-  async #getMoving(promptId: string, target: Target): Promise<ClientPrompt> {
+  async #getMoving(promptId: string, target: Target, subject: string | undefined): Promise<ClientPrompt> {
     const entry = this.#moving.get(target)?.get(promptId);
     if (entry && !this.#unauthorized) {
       const now = this.#now();
       if (now >= this.#freshUntil(target, entry) && !this.#blocked(now)) {
         if (entry.viaList) this.#revalidateList(target);
-        else void this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target));
+        else void this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject));
       }
-      return entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache');
+      return this.#decide(promptId, target, entry, subject, entry.origin === 'snapshot' ? 'snapshot' : 'cache');
     }
-    if (!this.#unauthorized && this.#blocked(this.#now())) return unwrap(this.#movingFallback(promptId, target, this.#blockedError));
-    return unwrap(await this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target)));
+    if (!this.#unauthorized && this.#blocked(this.#now())) {
+      return this.#decided(promptId, target, subject, unwrap(this.#movingFallback(promptId, target, this.#blockedError)));
+    }
+    const view = unwrap(await this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject)));
+    return this.#decided(promptId, target, subject, view);
   }
 
-  async #loadMoving(promptId: string, target: Target): Promise<Outcome<ClientPrompt>> {
+  async #loadMoving(promptId: string, target: Target, rolloutSubject: string | undefined): Promise<Outcome<ClientPrompt>> {
     const entries = this.#entries(target);
     const held = entries.get(promptId);
     const path = `/prompts/${encodeURIComponent(promptId)}${target === LATEST ? '' : `?label=${encodeURIComponent(target)}`}`;
     const subject = target === LATEST ? { promptId } : { promptId, label: target };
-    const answer = await this.#request(path, held?.origin === 'network' ? held.etag : undefined, subject);
+    const answer = await this.#request(path, held?.origin === 'network' ? held.etag : undefined, subject, target === LATEST ? undefined : rolloutSubject);
     const now = this.#now();
     const current = entries.get(promptId);
     switch (answer.kind) {
       case 'ok': {
-        const problem = promptProblem(answer.body);
+        const problem = answerProblem(answer.body, target);
         if (problem !== undefined) return this.#movingFallback(promptId, target, unreadable(path, problem));
         const copy = new Copy(answer.body as PromptData);
-        entries.set(promptId, { copy, etag: answer.etag, origin: 'network', viaList: false, freshUntil: now + this.#ttlMs });
+        const entry = movingEntry(copy, answer.etag, 'network', false, now + this.#ttlMs, rolloutIn(answer.body, target), current);
+        entries.set(promptId, entry);
         this.#rememberVersion(copy, answer.etag);
-        return { value: copy.view('network') };
+        this.#prefetchSides(promptId, target, entry);
+        return { value: copy.view('network', rolloutOf(entry)) };
       }
       case 'not-modified':
         // Only the copy whose tag was sent is confirmed; a newer one may have arrived meanwhile.
         if (current && current === held) current.freshUntil = now + this.#ttlMs;
-        return current ? { value: current.copy.view('cache') } : this.#movingFallback(promptId, target, undefined);
+        return current ? { value: current.copy.view('cache', rolloutOf(current)) } : this.#movingFallback(promptId, target, undefined);
       case 'refused':
         if (answer.error.code === 'NOT_FOUND') this.#forget(promptId);
         // The label was removed: the prompt and its other labels stand.
@@ -323,11 +373,13 @@ class CachingPromptClient {
   #movingFallback(promptId: string, target: Target, error: PromptClientError | undefined): Outcome<ClientPrompt> {
     if (this.#unauthorized) return { error: this.#unauthorized };
     const entry = this.#moving.get(target)?.get(promptId);
-    if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache') };
+    if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache', rolloutOf(entry)) };
     const copy = this.#snapshotCopy(promptId, target);
     if (copy) {
-      this.#entries(target).set(promptId, { copy, etag: undefined, origin: 'snapshot', viaList: false, freshUntil: this.#now() + this.#outageRetryMs() });
-      return { value: copy.view('snapshot') };
+      const rollout = this.#snapshotRollouts.get(target)?.get(promptId);
+      const fallback = movingEntry(copy, undefined, 'snapshot', false, this.#now() + this.#outageRetryMs(), rollout, undefined);
+      this.#entries(target).set(promptId, fallback);
+      return { value: copy.view('snapshot', rolloutOf(fallback)) };
     }
     const what = target === LATEST ? `prompt ${promptId}` : `prompt ${promptId} at label ${target}`;
     return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };
@@ -341,6 +393,84 @@ class CachingPromptClient {
 
   #freshUntil(target: Target, entry: MovingEntry): number {
     return entry.viaList ? (this.#lists.get(target)?.freshUntil ?? 0) : entry.freshUntil;
+  }
+
+  // Rollouts: each subject's side, decided from the cache
+
+  /** A view from a request or a fallback, made the side this caller's subject gets when its label rolls out. */
+  async #decided(promptId: string, target: Target, subject: string | undefined, view: ClientPrompt): Promise<ClientPrompt> {
+    if (view.rollout === undefined) return view;
+    const entry = this.#moving.get(target)?.get(promptId);
+    return entry?.rollout === undefined ? view : this.#decide(promptId, target, entry, subject, view.source);
+  }
+
+  /**
+   * What a subject gets from an entry: its copy, or at a rolling-out label the side the bucket rule picks,
+   * from memory when that side is held. The other side is a pinned version: fetched once, then kept.
+   */
+  async #decide(promptId: string, target: Target, entry: MovingEntry, subject: string | undefined, source: PromptSource): Promise<ClientPrompt> {
+    const rollout = entry.rollout;
+    if (rollout === undefined) return entry.copy.view(source);
+    const side = sideFor(rollout, subject);
+    const held = this.#sideCopy(promptId, entry, rollout[side]);
+    if (held) return held.view(held === entry.copy || entry.origin === 'snapshot' ? source : 'cache', { ...rollout, side });
+    const key = versionKey(promptId, rollout[side]);
+    if ((this.#sideRetryAt.get(key) ?? 0) <= this.#now()) {
+      const fetched = await this.#fetchSide(promptId, target, rollout[side]);
+      if ('value' in fetched) return fetched.value.copy.view(fetched.value.source, { ...rollout, side });
+      // The key refused, or the prompt gone, is said as any call would say it; an outage or the quota is not.
+      if (fetched.error.code === 'UNAUTHORIZED' || fetched.error.code === 'NOT_FOUND') throw fetched.error;
+    }
+    // That side cannot be had just now and no snapshot holds it: the side held is served, and says which it is.
+    return entry.copy.view(source, { ...rollout, side: sideOf(rollout, entry.copy.data.version) });
+  }
+
+  #sideCopy(promptId: string, entry: MovingEntry, version: string): Copy | undefined {
+    const held = entry.sides.get(version);
+    if (held) return held;
+    const key = versionKey(promptId, version);
+    const found = this.#pinned.get(key)?.copy ?? this.#snapshotVersions.get(key);
+    if (found) entry.sides.set(version, found);
+    return found;
+  }
+
+  /** One side as a pinned version (shared with any request for it under way), kept on the label's entry. */
+  async #fetchSide(promptId: string, target: Target, version: string): Promise<Outcome<{ copy: Copy; source: PromptSource }>> {
+    const key = versionKey(promptId, version);
+    const outcome = this.#blocked(this.#now())
+      ? this.#pinnedFallback(promptId, version, this.#blockedError)
+      : await this.#once(`version:${key}`, () => this.#loadPinned(promptId, version));
+    const copy = 'error' in outcome ? undefined : (this.#pinned.get(key)?.copy ?? this.#snapshotVersions.get(key));
+    if (!copy) {
+      this.#sideRetryAt.set(key, this.#now() + this.#outageRetryMs());
+      return { error: 'error' in outcome ? outcome.error : new ServiceUnavailableError(`prompt ${promptId} ${version}: no copy to serve`) };
+    }
+    this.#sideRetryAt.delete(key);
+    const current = this.#moving.get(target)?.get(promptId);
+    if (current?.rollout && (current.rollout.from === version || current.rollout.to === version)) current.sides.set(version, copy);
+    return { value: { copy, source: 'value' in outcome ? outcome.value.source : 'cache' } };
+  }
+
+  /** A rollout some subjects get each side of: the side not held is fetched now, in the background. */
+  #prefetchSides(promptId: string, target: Target, entry: MovingEntry): void {
+    const rollout = entry.rollout;
+    if (rollout === undefined || rollout.percent <= 0 || rollout.percent >= 100) return;
+    for (const version of [rollout.from, rollout.to]) {
+      if (!this.#sideCopy(promptId, entry, version)) void this.#fetchSide(promptId, target, version);
+    }
+  }
+
+  /** Both sides of every rollout at the label held (as far as the API can be reached). */
+  async #completeSides(target: Target): Promise<void> {
+    const fetches: Promise<unknown>[] = [];
+    for (const [promptId, entry] of this.#moving.get(target) ?? []) {
+      const rollout = entry.rollout;
+      if (rollout === undefined) continue;
+      for (const version of [rollout.from, rollout.to]) {
+        if (!this.#sideCopy(promptId, entry, version)) fetches.push(this.#fetchSide(promptId, target, version));
+      }
+    }
+    await Promise.all(fetches);
   }
 
   // Pinned versions
@@ -404,17 +534,18 @@ class CachingPromptClient {
     void this.#once(`list:${target}`, () => this.#loadList(target));
   }
 
-  async #loadList(target: Target): Promise<Outcome<ClientPrompt[]>> {
+  async #loadList(target: Target, rolloutSubject?: string): Promise<Outcome<ClientPrompt[]>> {
     const held = this.#lists.get(target);
     const path = target === LATEST ? '/prompts' : `/prompts?label=${encodeURIComponent(target)}`;
-    const answer = await this.#request(path, held?.etag, target === LATEST ? {} : { label: target });
+    const answer = await this.#request(path, held?.etag, target === LATEST ? {} : { label: target }, target === LATEST ? undefined : rolloutSubject);
     const now = this.#now();
     switch (answer.kind) {
       case 'ok': {
         if (!Array.isArray(answer.body)) return this.#listFallback(target, unreadable(path, 'must be an array'));
-        const problem = answer.body.map(promptProblem).find((found) => found !== undefined);
+        const problem = answer.body.map((item: unknown) => answerProblem(item, target)).find((found) => found !== undefined);
         if (problem !== undefined) return this.#listFallback(target, unreadable(path, problem));
-        const copies = (answer.body as PromptData[]).map((prompt) => new Copy(prompt));
+        const bodies: unknown[] = answer.body;
+        const copies = bodies.map((prompt) => new Copy(prompt as PromptData));
         const ids = copies.map((copy) => copy.data.promptId);
         // Whatever the list no longer has is deleted or unpublished (or, at a label, no longer carries
         // it): no copy of it may outlive that.
@@ -425,10 +556,13 @@ class CachingPromptClient {
           if (target === LATEST) this.#forget(promptId);
           else this.#forgetAt(target, promptId);
         }
-        for (const copy of copies) {
-          entries.set(copy.data.promptId, { copy, etag: undefined, origin: 'network', viaList: true, freshUntil: 0 });
+        copies.forEach((copy, index) => {
+          const promptId = copy.data.promptId;
+          const entry = movingEntry(copy, undefined, 'network', true, 0, rolloutIn(bodies[index], target), entries.get(promptId));
+          entries.set(promptId, entry);
           this.#rememberVersion(copy, undefined);
-        }
+          this.#prefetchSides(promptId, target, entry);
+        });
         this.#lists.set(target, { etag: answer.etag, ids, freshUntil: now + this.#ttlMs });
         return { value: this.#listViews(target, ids, 'network') };
       }
@@ -463,7 +597,7 @@ class CachingPromptClient {
     for (const promptId of fromSnapshot) {
       const copy = this.#snapshotCopy(promptId, target);
       if (copy && !entries.has(promptId)) {
-        entries.set(promptId, { copy, etag: undefined, origin: 'snapshot', viaList: true, freshUntil: 0 });
+        entries.set(promptId, movingEntry(copy, undefined, 'snapshot', true, 0, this.#snapshotRollouts.get(target)?.get(promptId), undefined));
       }
     }
     const ids = [...entries.keys()].sort();
@@ -476,15 +610,15 @@ class CachingPromptClient {
     const entries = this.#moving.get(target);
     for (const promptId of ids) {
       const entry = entries?.get(promptId);
-      if (entry) views.push(entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : fresh));
+      if (entry) views.push(entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : fresh, rolloutOf(entry)));
     }
     return views;
   }
 
   // Requests
 
-  async #request(path: string, etag: string | undefined, subject: Subject): Promise<Answer> {
-    const answer = await this.#http.get(path, etag, subject);
+  async #request(path: string, etag: string | undefined, subject: Subject, rolloutSubject?: string): Promise<Answer> {
+    const answer = await this.#http.get(path, etag, subject, rolloutSubject);
     if (answer.kind === 'refused' && answer.error.code === 'UNAUTHORIZED') {
       this.#unauthorized = answer.error as UnauthorizedError;
     } else if (keyAccepted(answer)) {
@@ -531,6 +665,53 @@ class CachingPromptClient {
   }
 }
 
+/** A moving entry, with the copies of its rollout's sides that the entry it replaces already held. */
+function movingEntry(
+  copy: Copy,
+  etag: string | undefined,
+  origin: Origin,
+  viaList: boolean,
+  freshUntil: number,
+  rollout: RolloutShare | undefined,
+  previous: MovingEntry | undefined,
+): MovingEntry {
+  const sides = new Map<string, Copy>();
+  if (rollout) {
+    for (const version of [rollout.from, rollout.to]) {
+      const held = copy.data.version === version ? copy : previous?.sides.get(version);
+      if (held) sides.set(version, held);
+    }
+  }
+  return { copy, etag, origin, viaList, freshUntil, rollout, sides };
+}
+
+/** The entry's own copy as a side of its rollout, if it has one. */
+function rolloutOf(entry: MovingEntry): PromptRollout | undefined {
+  return entry.rollout === undefined ? undefined : { ...entry.rollout, side: sideOf(entry.rollout, entry.copy.data.version) };
+}
+
+function sideOf(rollout: RolloutShare, version: string): RolloutSide {
+  return version === rollout.to ? 'to' : 'from';
+}
+
+/** A prompt, and at a label its rollout (when it has one) with the version served being one of its sides. */
+function answerProblem(value: unknown, target: Target): string | undefined {
+  const problem = promptProblem(value);
+  if (problem !== undefined || target === LATEST) return problem;
+  const { rollout, version } = value as { rollout?: unknown; version: string };
+  if (rollout === undefined || rollout === null) return undefined;
+  const wrong = rolloutProblem(rollout);
+  if (wrong !== undefined) return `rollout${wrong.startsWith('must') ? ': ' : '.'}${wrong}`;
+  const { from, to } = rollout as RolloutShare;
+  return version === from || version === to ? undefined : 'rollout: the version served must be its from or its to';
+}
+
+/** The rollout of an answer answerProblem accepted; latest never rolls out. */
+function rolloutIn(value: unknown, target: Target): RolloutShare | undefined {
+  const { rollout } = value as { rollout?: RolloutShare | null };
+  return target === LATEST || rollout === undefined || rollout === null ? undefined : plainRollout(rollout);
+}
+
 const movingRequestKey = (target: Target, promptId: string) => (target === LATEST ? `latest:${promptId}` : `label:${target}:${promptId}`);
 
 /** `latest` names what no label does; any other label must be a label name, as the API would refuse it. */
@@ -540,6 +721,15 @@ function labelOption(method: string, label: unknown): Target {
     throw new InvalidOptionsError(`${method}: label must be 1 to 32 characters of a-z, 0-9, "-" or "_", starting with a letter`);
   }
   return label;
+}
+
+/** Any string up to the API's bound; whether it can travel in a header is the request's concern. */
+function subjectOption(method: string, subject: unknown): string | undefined {
+  if (subject === undefined) return undefined;
+  if (typeof subject !== 'string' || subject.length > MAX_SUBJECT_LENGTH) {
+    throw new InvalidOptionsError(`${method}: subject must be a string of at most ${MAX_SUBJECT_LENGTH} characters`);
+  }
+  return subject;
 }
 
 /**

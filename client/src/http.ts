@@ -8,6 +8,7 @@ import {
   UsageLimitExceededError,
   VersionNotFoundError,
 } from './errors.js';
+import { SUBJECT_HEADER } from './rollout.js';
 import type { Quota } from './types.js';
 
 /** The part of `fetch` the client uses, so any runtime's fetch (or a test's) will do. */
@@ -77,9 +78,11 @@ export class Http {
     this.#authorization = `Bearer ${options.apiKey}`;
   }
 
-  async get(path: string, etag: string | undefined, subject: Subject): Promise<Answer> {
+  /** `rolloutSubject`: who the answer is for, at a label that may be rolling out (docs/rollouts.md). */
+  async get(path: string, etag: string | undefined, subject: Subject, rolloutSubject?: string): Promise<Answer> {
     const headers: Record<string, string> = { authorization: this.#authorization, accept: 'application/json' };
     if (etag !== undefined) headers['if-none-match'] = etag;
+    if (rolloutSubject !== undefined && sendable(rolloutSubject)) headers[SUBJECT_HEADER] = rolloutSubject;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
     let status: number;
@@ -141,6 +144,15 @@ export class Http {
     if (!values.every(Number.isFinite)) return;
     this.quota = { limit: values[0], remaining: values[1], resetsAt: new Date(values[2] * 1000) };
   }
+}
+
+/**
+ * A header carries printable ASCII unchanged through every HTTP stack; other characters would reach the
+ * service re-encoded, and it would bucket another string. Such a subject is not sent: the client decides
+ * its side itself, by the same rule, from the rollout the answer carries.
+ */
+function sendable(subject: string): boolean {
+  return /^[\x20-\x7e]+$/.test(subject) && subject.trim() === subject;
 }
 
 function refusal(status: number, code: unknown, message: string, subject: Subject): PromptClientError {

@@ -19,6 +19,8 @@ export {
 } from './errors.js';
 export type { PromptErrorCode } from './errors.js';
 export type { FetchFunction, FetchInit, FetchResponse } from './http.js';
+export { bucketOf, sideFor } from './rollout.js';
+export type { RolloutShare, RolloutSide } from './rollout.js';
 export { SNAPSHOT_FORMAT, SNAPSHOT_FORMAT_VERSION } from './snapshot.js';
 export type { PromptSnapshot } from './snapshot.js';
 export { parseTemplate, PromptTemplate } from './template.js';
@@ -32,6 +34,7 @@ export type {
   PromptConfig,
   PromptData,
   PromptRegistry,
+  PromptRollout,
   PromptShape,
   PromptSource,
   Quota,

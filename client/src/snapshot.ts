@@ -1,4 +1,5 @@
 import { InvalidOptionsError } from './errors.js';
+import { plainRollout, type RolloutShare, rolloutProblem } from './rollout.js';
 import type { PromptData } from './types.js';
 
 export const SNAPSHOT_FORMAT = 'prompt-retrieval-snapshot';
@@ -24,11 +25,25 @@ export interface PromptSnapshot {
    * Absent in snapshots taken before labels; such a snapshot still reads.
    */
   readonly labels?: SnapshotLabels;
+  /**
+   * label -> promptId -> `{rolloutId, percent, from, to}`: the labels that were rolling out, so that a
+   * fallback keeps each subject on its side (docs/rollouts.md). The label points at `from` in `labels`, and
+   * both versions are in `prompts` or `versions`. Absent when no label rolled out, and in older snapshots;
+   * a client that predates it reads the snapshot and serves `from` at such a label.
+   */
+  readonly rollouts?: SnapshotRollouts;
 }
 
 export type SnapshotLabels = { readonly [label: string]: { readonly [promptId: string]: string } };
+export type SnapshotRollouts = { readonly [label: string]: { readonly [promptId: string]: RolloutShare } };
 
-export function createSnapshot(latest: readonly PromptData[], others: readonly PromptData[], createdAt: Date, labels: SnapshotLabels = {}): PromptSnapshot {
+export function createSnapshot(
+  latest: readonly PromptData[],
+  others: readonly PromptData[],
+  createdAt: Date,
+  labels: SnapshotLabels = {},
+  rollouts: SnapshotRollouts = {},
+): PromptSnapshot {
   const latestVersions = new Set(latest.map((prompt) => versionKey(prompt.promptId, prompt.version)));
   const listed = new Set(latest.map((prompt) => prompt.promptId));
   const versions = new Map<string, PromptData>();
@@ -48,6 +63,16 @@ export function createSnapshot(latest: readonly PromptData[], others: readonly P
       kept[label] = targets;
     }
   }
+  // A rollout is kept only where the fallback can serve both sides: the label at `from`, `to` held too.
+  const keptRollouts: Record<string, Record<string, RolloutShare>> = dictionary();
+  for (const label of Object.keys(rollouts).sort()) {
+    for (const [promptId, rollout] of Object.entries(rollouts[label] ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (kept[label]?.[promptId] !== rollout.from || !held.has(versionKey(promptId, rollout.to))) continue;
+      const targets = keptRollouts[label] ?? dictionary<RolloutShare>();
+      targets[promptId] = plainRollout(rollout);
+      keptRollouts[label] = targets;
+    }
+  }
   return {
     format: SNAPSHOT_FORMAT,
     formatVersion: SNAPSHOT_FORMAT_VERSION,
@@ -55,6 +80,7 @@ export function createSnapshot(latest: readonly PromptData[], others: readonly P
     prompts: [...latest].map(plain).sort(byIdThenVersion),
     versions: [...versions.values()].sort(byIdThenVersion),
     ...(Object.keys(kept).length > 0 ? { labels: kept } : {}),
+    ...(Object.keys(keptRollouts).length > 0 ? { rollouts: keptRollouts } : {}),
   };
 }
 
@@ -83,6 +109,7 @@ export function readSnapshot(input: unknown): PromptSnapshot {
   const versions = promptsAt(snapshot.versions, 'snapshot.versions');
   const held = new Set([...prompts, ...versions].map((prompt) => versionKey(prompt.promptId, prompt.version)));
   const labels = snapshot.labels === undefined ? undefined : labelsAt(snapshot.labels, held);
+  const rollouts = snapshot.rollouts === undefined ? undefined : rolloutsAt(snapshot.rollouts, labels ?? {}, held);
   return {
     format: SNAPSHOT_FORMAT,
     formatVersion: SNAPSHOT_FORMAT_VERSION,
@@ -90,7 +117,28 @@ export function readSnapshot(input: unknown): PromptSnapshot {
     prompts,
     versions,
     ...(labels === undefined ? {} : { labels }),
+    ...(rollouts === undefined ? {} : { rollouts }),
   };
+}
+
+/** Each rollout of a label the snapshot places at its `from`, with `to` held too: else a damaged file. */
+function rolloutsAt(value: unknown, labels: SnapshotLabels, held: ReadonlySet<string>): SnapshotRollouts {
+  const rollouts: Record<string, Record<string, RolloutShare>> = dictionary();
+  for (const [label, targets] of Object.entries(objectAt(value, 'snapshot.rollouts'))) {
+    const entries: Record<string, RolloutShare> = dictionary();
+    for (const [promptId, rollout] of Object.entries(objectAt(targets, `snapshot.rollouts[${JSON.stringify(label)}]`))) {
+      const path = `snapshot.rollouts[${JSON.stringify(label)}][${JSON.stringify(promptId)}]`;
+      const problem = rolloutProblem(rollout);
+      if (problem !== undefined) throw new InvalidOptionsError(`${path}${problem.startsWith('must') ? ': ' : '.'}${problem}`);
+      const share = plainRollout(rollout as RolloutShare);
+      if (labels[label]?.[promptId] !== share.from || !held.has(versionKey(promptId, share.to))) {
+        throw new InvalidOptionsError(`${path}: the label must point at its from version, and both versions must be held in the snapshot`);
+      }
+      entries[promptId] = share;
+    }
+    rollouts[label] = entries;
+  }
+  return rollouts;
 }
 
 /** Each label at a version the snapshot holds: a label it could not serve is a damaged file. */

@@ -37,10 +37,24 @@ export interface CompiledMessages {
   readonly userMessage: string;
 }
 
+/**
+ * Which side of a label's rollout a prompt is (docs/rollouts.md): the rollout, its share as the client last
+ * learnt it, both versions, and the side this prompt is (`version` is `from` or `to` accordingly).
+ */
+export interface PromptRollout {
+  readonly rolloutId: string;
+  readonly percent: number;
+  readonly from: string;
+  readonly to: string;
+  readonly side: 'from' | 'to';
+}
+
 export interface ClientPrompt<V extends string = string> extends PromptData {
   /** Every `${...}` of the system and user messages, each once, in order of first appearance. */
   readonly variables: readonly V[];
   readonly source: PromptSource;
+  /** Present when it was read at a label that is rolling out: the rollout and the side this is. */
+  readonly rollout?: PromptRollout;
   /** Both messages with every placeholder filled; throws a TemplateVariablesError naming what is wrong. */
   compile(values: TemplateValues<V>, options?: CompileOptions): CompiledMessages;
 }

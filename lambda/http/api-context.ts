@@ -3,6 +3,7 @@ import type { PromptScope } from '../domain/prompt-scope';
 import type { ApiError } from './api-error';
 import type { HttpRequest } from './http-event';
 import type { Route } from '../read-api/routes';
+import type { ServedRollouts } from '../read-api/served-rollouts';
 
 /**
  * The caller, as far as it is known: the account (and its prompt revision) may be known from an
@@ -27,6 +28,8 @@ export interface UsageState {
   charged: boolean;
   /** Why a unit taken for a failed request could not be given back, if it could not. */
   returnFailure?: string;
+  /** Why the rollout sides this request answered could not be counted, if they could not. */
+  servedCountFailure?: string;
 }
 
 /**
@@ -61,4 +64,6 @@ export interface ApiContext extends HttpContext {
    */
   admission?: Promise<void>;
   usage?: UsageState;
+  /** The rollout sides the request decides, counts and answers (read-api/served-rollouts.ts). */
+  servedRollouts?: ServedRollouts;
 }

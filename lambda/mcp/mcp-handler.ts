@@ -7,6 +7,7 @@ import { MCP_ALLOWED_METHODS } from '../read-api/routes';
 import type { PromptStore } from '../table/read-path/api-store';
 import { invalidParams, JsonRpcError, jsonRpcErrorAnswer } from './json-rpc';
 import { mcpMessageReader } from './mcp-message';
+import { foreseeMcp } from './mcp-foresight';
 import { answerMessage } from './mcp-server';
 
 /** The headers of the Streamable HTTP transport, which a browser page must be allowed to send and read. */
@@ -25,7 +26,7 @@ export const MCP_CORS: CorsRules = {
  */
 export const mcpEndpoint =
   (store: PromptStore): RouteHandler<'mcp'> =>
-  async ({ route, request, reader }) => {
+  async ({ route, request, reader, rollouts }) => {
     const defaults = { label: labelOf(request) };
     const read = route.message;
     if (read === undefined) throw new Error('the MCP route reached its handler without its message');
@@ -37,7 +38,7 @@ export const mcpEndpoint =
       case 'bad-params':
         return jsonRpcErrorAnswer(read.id, invalidParams(`Invalid params for ${read.method}: ${read.problem}`));
       case 'message':
-        return answerMessage(read.message, request, { store, reader, defaults });
+        return answerMessage(read.message, request, { store, reader, defaults, rollouts });
     }
   };
 
@@ -46,4 +47,12 @@ export const mcpEndpoint =
  * own CORS rules and its message read before the key check, which decides whether that check counts a unit.
  */
 export const createMcpHandler = (deps: ApiDependencies) =>
-  createApiHandler(deps, { mcp: mcpEndpoint(deps.prompts) }, { cors: MCP_CORS, beforeKeyCheck: mcpMessageReader() });
+  createApiHandler(
+    deps,
+    { mcp: mcpEndpoint(deps.prompts) },
+    {
+      cors: MCP_CORS,
+      beforeKeyCheck: mcpMessageReader(),
+      foresights: { mcp: foreseeMcp },
+    },
+  );

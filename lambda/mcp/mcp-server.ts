@@ -13,6 +13,7 @@ import type { ApiResult, HttpRequest } from '../http/http-event';
 import { readPrompt } from '../read-api/handlers/get-prompt-handler';
 import { readPromptList } from '../read-api/handlers/list-prompts-handler';
 import type { PromptReader, PromptStore } from '../table/read-path/api-store';
+import { type RolloutAnswer, rolloutField } from '../read-api/served-rollouts';
 import { invalidParams, JsonRpcError } from './json-rpc';
 import { getPromptResult, promptPage } from './mcp-prompts';
 import { callTool, type EndpointDefaults, TOOLS } from './mcp-tools';
@@ -34,6 +35,8 @@ export interface McpRead {
   readonly store: PromptStore;
   readonly reader: PromptReader;
   readonly defaults: EndpointDefaults;
+  /** The sides the request's subject gets at rolling-out labels, and those its answer served. */
+  readonly rollouts: RolloutAnswer;
 }
 
 /**
@@ -71,7 +74,7 @@ export async function answerMessage(message: JSONRPCMessage, request: HttpReques
 
 type Guard = <A, R>(handle: (input: A) => Promise<R>) => (input: A) => Promise<R>;
 
-function serverFor(message: JSONRPCMessage, { store, reader, defaults }: McpRead, guarded: Guard): Server {
+function serverFor(message: JSONRPCMessage, { store, reader, defaults, rollouts }: McpRead, guarded: Guard): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { prompts: { listChanged: false }, tools: { listChanged: false } },
     instructions: INSTRUCTIONS,
@@ -84,24 +87,35 @@ function serverFor(message: JSONRPCMessage, { store, reader, defaults }: McpRead
 
   server.setRequestHandler(
     ListPromptsRequestSchema,
-    guarded(async (request) => promptPage(await readPromptList(store, reader, defaults.label), request.params?.cursor)),
+    guarded(async (request) => {
+      const served = await readPromptList(store, reader, defaults.label, rollouts);
+      const page = promptPage(
+        served.map(({ prompt }) => prompt),
+        request.params?.cursor,
+      );
+      const listed = new Set(page.prompts.map(({ name }) => name));
+      for (const entry of served) if (listed.has(entry.prompt.promptId)) rollouts.record(entry);
+      return page;
+    }),
   );
   server.setRequestHandler(
     GetPromptRequestSchema,
     guarded(async (request) => {
       const name = request.params.name;
-      const prompt = await readPrompt(store, reader, { promptId: name, label: defaults.label }).catch((error: unknown) => {
+      const served = await readPrompt(store, reader, { promptId: name, label: defaults.label }, rollouts).catch((error: unknown) => {
         // Malformed, another account's, outside the key's scope, unpublished, deleted, or without the endpoint's label.
         if (error instanceof ApiError && error.statusCode < 500) throw invalidParams(`Unknown prompt: ${name}`);
         throw error;
       });
-      return getPromptResult(prompt, sentArguments());
+      const result = getPromptResult(served.prompt, sentArguments());
+      rollouts.record(served);
+      return { ...result, _meta: { ...result._meta, ...rolloutField(served) } };
     }),
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...TOOLS] }));
   server.setRequestHandler(
     CallToolRequestSchema,
-    guarded(async (request) => callTool(store, reader, defaults, request.params.name, sentArguments())),
+    guarded(async (request) => callTool(store, reader, defaults, request.params.name, sentArguments(), rollouts)),
   );
   return server;
 }

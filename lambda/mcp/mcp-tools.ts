@@ -7,6 +7,7 @@ import type { PromptReader, PromptStore } from '../table/read-path/api-store';
 import { readPrompt } from '../read-api/handlers/get-prompt-handler';
 import { readPromptList } from '../read-api/handlers/list-prompts-handler';
 import { labelFrom } from '../read-api/label-query';
+import { type RolloutAnswer, rolloutField } from '../read-api/served-rollouts';
 import { invalidParams } from './json-rpc';
 import { chatMessages, compilePrompt } from './mcp-prompts';
 
@@ -63,6 +64,17 @@ export const PROMPT_BODY_SCHEMA = {
         schema: { type: 'array', items: {} },
         inputData: {},
         inputDataRootName: { type: ['string', 'null'] },
+      },
+      additionalProperties: false,
+    },
+    rollout: {
+      type: 'object',
+      required: ['rolloutId', 'percent', 'from', 'to'],
+      properties: {
+        rolloutId: { type: 'string' },
+        percent: { type: 'number', minimum: 0, maximum: 100 },
+        from: VERSION,
+        to: VERSION,
       },
       additionalProperties: false,
     },
@@ -130,20 +142,22 @@ async function getPromptTool(
   reader: PromptReader,
   defaults: EndpointDefaults,
   raw: Readonly<Record<string, unknown>>,
+  rollouts: RolloutAnswer,
 ): Promise<CallToolResult> {
   const parsed = GetPromptArguments.safeParse(raw);
   if (!parsed.success) throw argumentsProblem(parsed.error);
   const { promptId, version, label } = parsed.data;
-  const prompt: Prompt = await readPrompt(store, reader, {
-    promptId,
-    version,
-    label: label ?? (version === undefined ? defaults.label : undefined),
-  });
-  const body: Record<string, unknown> = { ...toPromptBody(prompt) };
-  if (parsed.data.variables === undefined) return answer(body);
+  const served = await readPrompt(store, reader, { promptId, version, label: label ?? (version === undefined ? defaults.label : undefined) }, rollouts);
+  const prompt: Prompt = served.prompt;
+  const body: Record<string, unknown> = { ...toPromptBody(prompt), ...rolloutField(served) };
+  if (parsed.data.variables === undefined) {
+    rollouts.record(served);
+    return answer(body);
+  }
   try {
     // The values as sent: a parsed copy would drop a name such as `__proto__`, which must be refused as unknown.
     const compiled = compilePrompt(prompt, raw.variables as Readonly<Record<string, unknown>>);
+    rollouts.record(served);
     return answer({ ...body, messages: chatMessages(compiled) });
   } catch (error) {
     if (error instanceof TemplateVariablesError) throw badRequest(error.message);
@@ -156,11 +170,14 @@ async function listPromptsTool(
   reader: PromptReader,
   defaults: EndpointDefaults,
   raw: Readonly<Record<string, unknown>>,
+  rollouts: RolloutAnswer,
 ): Promise<CallToolResult> {
   const parsed = ListPromptsArguments.safeParse(raw);
   if (!parsed.success) throw argumentsProblem(parsed.error);
   const label = labelFrom(parsed.data.label ?? defaults.label);
-  return answer({ prompts: (await readPromptList(store, reader, label)).map(toPromptBody) });
+  const served = await readPromptList(store, reader, label, rollouts);
+  for (const entry of served) rollouts.record(entry);
+  return answer({ prompts: served.map((entry) => ({ ...toPromptBody(entry.prompt), ...rolloutField(entry) })) });
 }
 
 const TOOL_CALLS = new Map([
@@ -179,11 +196,12 @@ export async function callTool(
   defaults: EndpointDefaults,
   name: string,
   raw: Readonly<Record<string, unknown>>,
+  rollouts: RolloutAnswer,
 ): Promise<CallToolResult> {
   const call = TOOL_CALLS.get(name);
   if (!call) throw invalidParams(`Unknown tool: ${name} (this endpoint has ${[...TOOL_CALLS.keys()].join(', ')})`);
   try {
-    return await call(store, reader, defaults, raw);
+    return await call(store, reader, defaults, raw, rollouts);
   } catch (error) {
     if (error instanceof ApiError && error.statusCode < 500) return refusal(error);
     throw error;

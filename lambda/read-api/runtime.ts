@@ -16,9 +16,11 @@ export function productionDependencies(env: NodeJS.ProcessEnv = process.env, { m
     observe: storeCallRecorder(telemetry),
   });
   const store = new DynamoStore(clients, config.tableName);
+  const prompts = new CachedPromptStore(store);
   return {
     usage: store,
-    prompts: new CachedPromptStore(store),
+    prompts,
+    remembered: prompts,
     upgradeUrl: config.upgradeUrl,
     now: () => new Date(),
     telemetry,

@@ -3,8 +3,11 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { runAdmin } from '../../admin/cli';
 import { createPromptClient, type PromptSnapshot } from '../../client/src/index';
+import { bucketOf } from '../../lambda/domain/rollout';
+import { createDocumentClient } from '../../lambda/table/client';
 import { temporaryFolder } from '../e2e/support/processes';
 import { prompt, version } from '../support/fixtures';
+import { startRollout } from '../support/rollouts';
 import { ClientStack } from './support/client-stack';
 
 /** `prompts export` in the admin CLI: the client's snapshot format, written from the store at build time. */
@@ -89,6 +92,34 @@ test('a client given the exported snapshot serves it, latest and pinned, when th
   expect(summary).toMatchObject({ version: '2.0.0', source: 'snapshot', variables: ['ticket'] });
   expect(summary.compile({ ticket: 'T-1' }).userMessage).toBe('Summarize T-1');
   expect(pinned).toMatchObject({ version: '1.0.0', source: 'snapshot' });
+});
+
+test('prompts export keeps a rolling-out label at from, with the rollout, so an offline client keeps each subject on its side', async () => {
+  const rolloutId = 'ro_20261122120000000_0000e4b0';
+  await stack.fixtures.account('rolling');
+  await stack.fixtures.prompts('rolling', prompt('welcome-email', [version('1.0.0'), version('2.0.0')], { labels: { production: '1.0.0' } }));
+  const store = createDocumentClient({ region: 'us-east-1', endpoint: stack.storeEndpoint });
+  try {
+    await startRollout(
+      { client: store, tableName: stack.tableName },
+      { accountId: 'rolling', promptId: 'welcome-email', label: 'production' },
+      { rolloutId, percent: 40, to: '2.0.0' },
+    );
+  } finally {
+    store.destroy();
+  }
+  const out = join(folder.path, 'rolling.json');
+
+  await admin('prompts', 'export', '--account', 'rolling', '--out', out);
+
+  const snapshot = JSON.parse(await readFile(out, 'utf8')) as PromptSnapshot;
+  expect(snapshot.labels).toEqual({ production: { 'welcome-email': '1.0.0' } });
+  expect(snapshot.rollouts).toEqual({ production: { 'welcome-email': { rolloutId, percent: 40, from: '1.0.0', to: '2.0.0' } } });
+  const prompts = createPromptClient({ baseUrl: await deadUrl(), apiKey: 'prs_any_key_the_app_holds_0000', snapshot });
+  const subjects = Array.from({ length: 100 }, (_, n) => `user-${n}`);
+  const got = [];
+  for (const subject of subjects) got.push((await prompts.get('welcome-email', { label: 'production', subject })).version);
+  expect(got).toEqual(subjects.map((subject) => (bucketOf(rolloutId, subject) < 40 ? '2.0.0' : '1.0.0')));
 });
 
 test('prompts export of an account that does not exist exits 1 with one line and writes nothing', async () => {

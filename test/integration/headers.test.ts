@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-const EXPOSED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'ETag'];
+const EXPOSED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'ETag', 'X-Prompt-Rollout'];
 const NEXT_MONTH = String(Date.UTC(2026, 11, 1) / 1000);
 
 function expectRateLimitHeaders(response: ApiResponse) {
@@ -114,13 +114,14 @@ describe('preflight', () => {
         headers: {
           Origin: 'https://app.example.com',
           'Access-Control-Request-Method': 'GET',
-          'Access-Control-Request-Headers': 'authorization',
+          'Access-Control-Request-Headers': 'authorization, x-prompt-subject',
         },
       });
       expect(response.status).toBe(204);
       expect(response.rawBody ?? '').toBe('');
       expect(response.headers['access-control-allow-methods']).toBe('GET, OPTIONS');
-      expect(response.headers['access-control-allow-headers']).toBe('Authorization, Content-Type, If-None-Match');
+      // X-Prompt-Subject: a browser may name the subject of a read at a rolling-out label (docs/rollouts.md).
+      expect(response.headers['access-control-allow-headers']).toBe('Authorization, Content-Type, If-None-Match, X-Prompt-Subject');
       expect(response.headers['access-control-max-age']).toBe('7200');
       expectCors(response);
     },

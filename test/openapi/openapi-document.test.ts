@@ -105,12 +105,12 @@ describe('openapi.yaml, the document', () => {
     expect(header('Allow')).toMatchObject({ enum: ['GET, OPTIONS', 'POST, OPTIONS'] });
     expect(header('AccessControlAllowOrigin')).toMatchObject({ const: '*' });
     expect(header('AccessControlAllowMethods')).toMatchObject({ const: 'GET, OPTIONS' });
-    expect(header('AccessControlAllowHeaders')).toMatchObject({ const: 'Authorization, Content-Type, If-None-Match' });
+    expect(header('AccessControlAllowHeaders')).toMatchObject({ const: 'Authorization, Content-Type, If-None-Match, X-Prompt-Subject' });
     expect(header('AccessControlMaxAge')).toMatchObject({ const: 7200 });
     expect(header('AccessControlExposeHeaders')).toMatchObject({
       enum: [
-        'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag',
-        'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, Mcp-Protocol-Version, Mcp-Session-Id',
+        'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, X-Prompt-Rollout',
+        'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, X-Prompt-Rollout, Mcp-Protocol-Version, Mcp-Session-Id',
       ],
     });
     expect(header('CacheControlPrompt')).toMatchObject({

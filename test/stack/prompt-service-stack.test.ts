@@ -357,7 +357,8 @@ describe('the REST API', () => {
     expect(body).toEqual({ error: expect.any(String), code });
     expect(response?.ResponseParameters).toMatchObject({
       'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
-      'gatewayresponse.header.Access-Control-Expose-Headers': "'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag'",
+      'gatewayresponse.header.Access-Control-Expose-Headers':
+        "'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, X-Prompt-Rollout'",
       'gatewayresponse.header.Content-Type': "'application/json'",
       'gatewayresponse.header.Cache-Control': "'no-store'",
     });

@@ -96,10 +96,12 @@ export class ApiHarness {
   /** Swap the store the handlers use (e.g. one that fails on purpose); the table stays the same. */
   useStore(store: ApiStore): void {
     this.store = store;
+    // As deployed: pinned versions come from memory once read.
+    const prompts = new CachedPromptStore(store, DEFAULT_PROMPT_CACHE);
     const deps: ApiDependencies = {
       usage: store,
-      // As deployed: pinned versions come from memory once read.
-      prompts: new CachedPromptStore(store, DEFAULT_PROMPT_CACHE),
+      prompts,
+      remembered: prompts,
       upgradeUrl: UPGRADE_URL,
       now: () => this.clock,
       telemetry: testTelemetry(),

@@ -295,7 +295,7 @@ describe('header values of a successful response', () => {
       'x-ratelimit-remaining': '4958',
       'x-ratelimit-reset': '1796083200',
       'access-control-allow-origin': '*',
-      'access-control-expose-headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag',
+      'access-control-expose-headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, X-Prompt-Rollout',
     });
     expect(response.headers.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
     expect(response.headers['access-control-allow-credentials']).toBeUndefined();

@@ -24,7 +24,7 @@ from ._errors import (
     UsageLimitExceededError,
     VersionNotFoundError,
 )
-from ._prompt import Prompt, PromptConfig, PromptSource, Quota
+from ._prompt import Prompt, PromptConfig, PromptRollout, PromptSource, Quota
 from ._snapshot import SNAPSHOT_FORMAT, SNAPSHOT_FORMAT_VERSION
 from ._template import ChatMessage, TemplateValue
 from ._version import __version__
@@ -41,6 +41,7 @@ __all__ = [
     "PromptClient",
     "PromptClientError",
     "PromptConfig",
+    "PromptRollout",
     "PromptSource",
     "Quota",
     "SNAPSHOT_FORMAT",

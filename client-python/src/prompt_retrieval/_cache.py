@@ -11,13 +11,14 @@ import re
 import threading
 from collections import OrderedDict
 from copy import deepcopy
-from typing import Callable, Dict, Generic, List, NamedTuple, Optional, Tuple, TypeVar, Union
+from typing import Callable, Dict, Generic, List, NamedTuple, Optional, Tuple, TypeVar, Union, cast
 from urllib.parse import quote
 
 from ._errors import InvalidOptionsError, PromptClientError, ServiceUnavailableError, UnauthorizedError
 from ._http import Answer, NotModified, Ok, Outage, Refused, Subject
-from ._prompt import Prompt, PromptCopy, PromptSource, Quota
-from ._snapshot import PromptData, Snapshot, VersionKey, create_snapshot, prompt_problem
+from ._prompt import Prompt, PromptCopy, PromptRollout, PromptSource, Quota
+from ._snapshot import PromptData, Snapshot, SnapshotRollouts, VersionKey, create_snapshot, prompt_problem
+from .rollout import MAX_SUBJECT_LENGTH, RolloutShare, RolloutSide, rollout_of, rollout_problem, side_for
 
 #: Latest is the moving target without a label.
 LATEST = ""
@@ -51,6 +52,14 @@ class Fetch(NamedTuple):
     key: RequestKey
 
 
+class SideFetch(NamedTuple):
+    """The side a subject gets is not held yet: the caller waits for it as a pinned version (``key``), then
+    ``settle_side`` hands it out."""
+
+    key: RequestKey
+    side: RolloutSide
+
+
 Step = Union[Ready, Settled, Fetch]
 
 
@@ -61,14 +70,25 @@ class Request(NamedTuple):
     subject: Subject
     #: What the cache held when the request started: a 304 confirms only that.
     held: object
+    #: Who the answer is for, at a label (the X-Prompt-Subject header).
+    rollout_subject: Optional[str] = None
 
 
 class _MovingEntry:
     """A copy that can move: the latest version of a prompt, or the version a label points at."""
 
-    __slots__ = ("copy", "etag", "origin", "via_list", "fresh_until")
+    __slots__ = ("copy", "etag", "origin", "via_list", "fresh_until", "rollout", "sides")
 
-    def __init__(self, copy: PromptCopy, etag: Optional[str], origin: str, via_list: bool, fresh_until: float) -> None:
+    def __init__(
+        self,
+        copy: PromptCopy,
+        etag: Optional[str],
+        origin: str,
+        via_list: bool,
+        fresh_until: float,
+        rollout: Optional[RolloutShare] = None,
+        previous: Optional[_MovingEntry] = None,
+    ) -> None:
         self.copy = copy
         self.etag = etag
         #: "network" or "snapshot"
@@ -76,9 +96,23 @@ class _MovingEntry:
         #: Its freshness is the list's: it came with GET /prompts (at the same label) and is revalidated with it.
         self.via_list = via_list
         self.fresh_until = fresh_until
+        #: The label's rollout as the answer (or the snapshot) gave it: each subject's side is decided from it.
+        self.rollout = rollout
+        #: By version: the copies of the rollout's sides held so far (``copy`` is one of them), those the
+        #: entry it replaces held carried over.
+        self.sides: Dict[str, PromptCopy] = {}
+        if rollout is not None:
+            for number in (rollout.from_version, rollout.to_version):
+                held = copy if copy.data["version"] == number else (previous.sides.get(number) if previous is not None else None)
+                if held is not None:
+                    self.sides[number] = held
+
+    def own_rollout(self) -> Optional[PromptRollout]:
+        """The entry's own copy as a side of its rollout, if it has one."""
+        return None if self.rollout is None else _as_side(self.rollout, _side_of(self.rollout, self.copy.data["version"]))
 
     def view(self, fresh: PromptSource = "cache") -> Prompt:
-        return self.copy.view("snapshot" if self.origin == "snapshot" else fresh)
+        return self.copy.view("snapshot" if self.origin == "snapshot" else fresh, self.own_rollout())
 
 
 class _PinnedEntry(NamedTuple):
@@ -123,6 +157,12 @@ class Cache(Generic[F]):
         self._snapshot_versions: Dict[VersionKey, PromptCopy] = {}
         #: label -> promptId -> version, as the snapshot given says.
         self._snapshot_labels: Dict[str, Dict[str, str]] = {}
+        #: label -> promptId -> rollout, as the snapshot given says.
+        self._snapshot_rollouts: SnapshotRollouts = {}
+        #: By version: a side that could not be fetched is not asked for again before this time.
+        self._side_retry_at: Dict[VersionKey, float] = {}
+        #: Sides to fetch in the background, learnt from answers: the driver takes them after each request.
+        self._wanted: List[RequestKey] = []
         #: After a 429: no request before this time.
         self._blocked_until = 0.0
         self._blocked_error: Optional[PromptClientError] = None
@@ -137,6 +177,8 @@ class Cache(Generic[F]):
                 self._snapshot_versions[(data["promptId"], data["version"])] = PromptCopy(data)
             for label, targets in (snapshot.labels or {}).items():
                 self._snapshot_labels[label] = dict(targets)
+            for label, rollouts in (snapshot.rollouts or {}).items():
+                self._snapshot_rollouts[label] = dict(rollouts)
 
     # Lookups: each says how a call is answered.
 
@@ -173,9 +215,90 @@ class Cache(Generic[F]):
             return Settled(self._list_fallback(target, self._blocked_error))
         return Fetch(("list", target, ""))
 
+    # Rollouts: each subject's side, decided from the cache
+
+    def decide(self, prompt_id: str, target: str, subject: Optional[str], prompt: Prompt) -> Union[Prompt, SideFetch]:
+        """What a subject gets from the prompt a call came to: itself, or at a rolling-out label the side the
+        bucket rule picks, from memory when that side is held; else the pinned version to fetch for it."""
+        entry = self._moving.get(target, {}).get(prompt_id) if prompt.rollout is not None else None
+        rollout = entry.rollout if entry is not None else None
+        if entry is None or rollout is None:
+            return prompt
+        side = side_for(rollout.rollout_id, rollout.percent, subject)
+        number = rollout.version_of(side)
+        held = self._side_copy(prompt_id, entry, number)
+        if held is not None:
+            source = prompt.source if held is entry.copy or entry.origin == "snapshot" else "cache"
+            return held.view(source, _as_side(rollout, side))
+        now = self._clock()
+        if self._side_retry_at.get((prompt_id, number), 0.0) > now or self._blocked(now):
+            # That side cannot be had just now and no snapshot holds it: the side held is served, and says so.
+            return entry.copy.view(prompt.source, entry.own_rollout())
+        return SideFetch(("version", prompt_id, number), side)
+
+    def settle_side(self, prompt_id: str, target: str, fetch: SideFetch, outcome: Outcome, fallback: Prompt) -> Outcome:
+        """The side fetched for a subject, kept on the label's entry; or, when it could not be had, the
+        side held (a key refused, or the prompt gone, is said as any call would say it)."""
+        number = fetch.key[2]
+        copy = None if isinstance(outcome, PromptClientError) else self._side_held(prompt_id, number)
+        entry = self._moving.get(target, {}).get(prompt_id)
+        if copy is not None and entry is not None and entry.rollout is not None:
+            return copy.view(outcome.source if isinstance(outcome, Prompt) else "cache", _as_side(entry.rollout, fetch.side))
+        if isinstance(outcome, PromptClientError) and outcome.code in ("UNAUTHORIZED", "NOT_FOUND"):
+            return outcome
+        return fallback
+
+    def missing_sides(self, target: str) -> List[RequestKey]:
+        """The sides of the label's rollouts not held yet (preload and snapshot fetch them)."""
+        wanted: List[RequestKey] = []
+        for prompt_id, entry in self._moving.get(target, {}).items():
+            if entry.rollout is not None:
+                for number in (entry.rollout.from_version, entry.rollout.to_version):
+                    if self._side_copy(prompt_id, entry, number) is None:
+                        wanted.append(("version", prompt_id, number))
+        return wanted
+
+    def labels(self) -> List[str]:
+        return [target for target in self._moving if target != LATEST]
+
+    def take_wanted(self) -> List[RequestKey]:
+        """Sides to fetch in the background, learnt from the answers finished so far."""
+        wanted, self._wanted = self._wanted, []
+        return [key for key in dict.fromkeys(wanted) if key not in self.inflight]
+
+    def _side_copy(self, prompt_id: str, entry: _MovingEntry, number: str) -> Optional[PromptCopy]:
+        held = entry.sides.get(number)
+        if held is None:
+            held = self._side_held(prompt_id, number)
+            if held is not None:
+                entry.sides[number] = held
+        return held
+
+    def _side_held(self, prompt_id: str, number: str) -> Optional[PromptCopy]:
+        pinned = self._pinned.get((prompt_id, number))
+        return pinned.copy if pinned is not None else self._snapshot_versions.get((prompt_id, number))
+
+    def _prefetch_sides(self, prompt_id: str, entry: _MovingEntry) -> None:
+        """A rollout some subjects get each side of: the side not held is fetched in the background."""
+        rollout = entry.rollout
+        if rollout is None or rollout.percent <= 0 or rollout.percent >= 100:
+            return
+        for number in (rollout.from_version, rollout.to_version):
+            if self._side_copy(prompt_id, entry, number) is None:
+                self._wanted.append(("version", prompt_id, number))
+
+    def _keep_side(self, copy: PromptCopy) -> None:
+        """A version fetched is kept on every label entry whose rollout has it as a side."""
+        prompt_id, number = copy.data["promptId"], copy.data["version"]
+        self._side_retry_at.pop((prompt_id, number), None)
+        for entries in self._moving.values():
+            entry = entries.get(prompt_id)
+            if entry is not None and entry.rollout is not None and number in (entry.rollout.from_version, entry.rollout.to_version):
+                entry.sides[number] = copy
+
     # Requests: begin when one starts, finish with its answer.
 
-    def begin(self, key: RequestKey) -> Request:
+    def begin(self, key: RequestKey, rollout_subject: Optional[str] = None) -> Request:
         kind, first, second = key
         if kind == "moving":
             target, prompt_id = first, second
@@ -183,7 +306,8 @@ class Cache(Generic[F]):
             query = "" if target == LATEST else f"?label={quote(target, safe='')}"
             etag = held.etag if held is not None and held.origin == "network" else None
             subject = Subject(prompt_id=prompt_id) if target == LATEST else Subject(prompt_id=prompt_id, label=target)
-            return Request(key, f"/prompts/{quote(prompt_id, safe='')}{query}", etag, subject, held)
+            path = f"/prompts/{quote(prompt_id, safe='')}{query}"
+            return Request(key, path, etag, subject, held, None if target == LATEST else rollout_subject)
         if kind == "version":
             prompt_id, version = first, second
             pinned = self._pinned.get((prompt_id, version))
@@ -192,7 +316,8 @@ class Cache(Generic[F]):
         target = first
         state = self._lists.get(target)
         path = "/prompts" if target == LATEST else f"/prompts?label={quote(target, safe='')}"
-        return Request(key, path, state.etag if state is not None else None, Subject(label=target or None), state)
+        etag = state.etag if state is not None else None
+        return Request(key, path, etag, Subject(label=target or None), state, None if target == LATEST else rollout_subject)
 
     def finish(self, request: Request, answer: Answer) -> Outcome:
         self._record(answer)
@@ -208,16 +333,24 @@ class Cache(Generic[F]):
         points: the format every client reads."""
         versions: List[PromptData] = [entry.copy.data for entry in self._pinned.values()]
         versions.extend(copy.data for copy in self._snapshot_versions.values())
-        # Where each label pointed as the snapshot given said, then as this client has since learnt.
+        # Where each label pointed (and how it rolled out) as the snapshot given said, then as this client has since learnt.
         labels: Dict[str, Dict[str, str]] = {label: dict(targets) for label, targets in self._snapshot_labels.items()}
+        rollouts: SnapshotRollouts = {label: dict(targets) for label, targets in self._snapshot_rollouts.items()}
         for target, entries in self._moving.items():
             if target == LATEST:
                 continue
             for prompt_id, entry in entries.items():
-                labels.setdefault(target, {})[prompt_id] = entry.copy.data["version"]
+                # While it rolls out, the label points at from, whichever side this client happened to be given.
+                rollout = entry.rollout
+                labels.setdefault(target, {})[prompt_id] = entry.copy.data["version"] if rollout is None else rollout.from_version
+                if rollout is not None:
+                    rollouts.setdefault(target, {})[prompt_id] = rollout
+                else:
+                    rollouts.get(target, {}).pop(prompt_id, None)
                 versions.append(entry.copy.data)
+                versions.extend(side.data for side in entry.sides.values())
         # A copy of its own: the caller may change the dict, the cache's copies must not change with it.
-        return deepcopy(create_snapshot([prompt.to_dict() for prompt in latest], versions, self._clock(), labels))
+        return deepcopy(create_snapshot([prompt.to_dict() for prompt in latest], versions, self._clock(), labels, rollouts))
 
     # Moving targets: latest, and labels
 
@@ -229,13 +362,14 @@ class Cache(Generic[F]):
         now = self._clock()
         current = entries.get(prompt_id)
         if isinstance(answer, Ok):
-            problem = prompt_problem(answer.body)
+            problem = _answer_problem(answer.body, target)
             if problem is not None:
                 return self._moving_fallback(prompt_id, target, _unreadable(request.path, problem))
             copy = PromptCopy(answer.body)
-            entries[prompt_id] = _MovingEntry(copy, answer.etag, "network", False, now + self._ttl)
+            entry = entries[prompt_id] = _MovingEntry(copy, answer.etag, "network", False, now + self._ttl, _rollout_in(answer.body, target), current)
             self._remember_version(copy, answer.etag)
-            return copy.view("network")
+            self._prefetch_sides(prompt_id, entry)
+            return entry.view("network")
         if isinstance(answer, NotModified):
             # Only the copy whose tag was sent is confirmed; a newer one may have arrived meanwhile.
             if current is not None and current is request.held:
@@ -264,8 +398,9 @@ class Cache(Generic[F]):
             return entry.view()
         copy = self._snapshot_copy(prompt_id, target)
         if copy is not None:
-            self._entries(target)[prompt_id] = _MovingEntry(copy, None, "snapshot", False, self._clock() + self._outage_retry())
-            return copy.view("snapshot")
+            rollout = self._snapshot_rollouts.get(target, {}).get(prompt_id)
+            entry = self._entries(target)[prompt_id] = _MovingEntry(copy, None, "snapshot", False, self._clock() + self._outage_retry(), rollout)
+            return entry.view()
         what = f"prompt {prompt_id}" if target == LATEST else f"prompt {prompt_id} at label {target}"
         return error or ServiceUnavailableError(f"{what}: no copy to serve")
 
@@ -304,6 +439,7 @@ class Cache(Generic[F]):
                 return self._pinned_fallback(prompt_id, version, _unreadable(request.path, problem))
             copy = PromptCopy(answer.body)
             self._pinned_set(key, _PinnedEntry(copy, answer.etag, "network"))
+            self._keep_side(copy)
             return copy.view("network")
         if isinstance(answer, NotModified):
             held = request.held
@@ -312,9 +448,17 @@ class Cache(Generic[F]):
             if answer.error.code == "NOT_FOUND":
                 self._forget(prompt_id)
             if answer.error.code == "USAGE_LIMIT_EXCEEDED" or answer.error.status == 429:
-                return self._pinned_fallback(prompt_id, version, answer.error)
+                return self._pinned_failed(prompt_id, version, answer.error)
             return answer.error
-        return self._pinned_fallback(prompt_id, version, answer.error)
+        return self._pinned_failed(prompt_id, version, answer.error)
+
+    def _pinned_failed(self, prompt_id: str, version: str, error: PromptClientError) -> Outcome:
+        """A version that could not be fetched: the copy held, else the snapshot's; a rollout's side is then
+        not asked for again before the outage pause is over."""
+        outcome = self._pinned_fallback(prompt_id, version, error)
+        if isinstance(outcome, PromptClientError):
+            self._side_retry_at[(prompt_id, version)] = self._clock() + self._outage_retry()
+        return outcome
 
     def _pinned_fallback(self, prompt_id: str, version: str, error: Optional[PromptClientError]) -> Outcome:
         if self._unauthorized is not None:
@@ -344,7 +488,7 @@ class Cache(Generic[F]):
                 return self._list_fallback(target, _unreadable(request.path, "must be an array"))
             items: List[object] = list(body)  # pyright: ignore[reportUnknownArgumentType]
             for item in items:
-                problem = prompt_problem(item)
+                problem = _answer_problem(item, target)
                 if problem is not None:
                     return self._list_fallback(target, _unreadable(request.path, problem))
             copies = [PromptCopy(item) for item in items]  # pyright: ignore[reportArgumentType]
@@ -359,9 +503,11 @@ class Cache(Generic[F]):
                         self._forget(prompt_id)
                     else:
                         self._forget_at(target, prompt_id)
-            for copy in copies:
-                entries[copy.data["promptId"]] = _MovingEntry(copy, None, "network", True, 0.0)
+            for item, copy in zip(items, copies):
+                prompt_id = copy.data["promptId"]
+                entry = entries[prompt_id] = _MovingEntry(copy, None, "network", True, 0.0, _rollout_in(item, target), entries.get(prompt_id))
                 self._remember_version(copy, None)
+                self._prefetch_sides(prompt_id, entry)
             self._lists[target] = _ListState(answer.etag, ids, now + self._ttl)
             return self._list_views(target, ids, "network")
         if isinstance(answer, NotModified):
@@ -393,7 +539,7 @@ class Cache(Generic[F]):
         for prompt_id in from_snapshot:
             copy = self._snapshot_copy(prompt_id, target)
             if copy is not None and prompt_id not in entries:
-                entries[prompt_id] = _MovingEntry(copy, None, "snapshot", True, 0.0)
+                entries[prompt_id] = _MovingEntry(copy, None, "snapshot", True, 0.0, self._snapshot_rollouts.get(target, {}).get(prompt_id))
         ids = tuple(sorted(entries))
         self._lists[target] = _ListState(None, ids, self._clock() + self._outage_retry())
         return self._list_views(target, ids, "cache")
@@ -443,6 +589,44 @@ def label_option(method: str, label: Optional[str]) -> str:
     if not isinstance(label, str) or _LABEL.fullmatch(label) is None:  # pyright: ignore[reportUnnecessaryIsInstance]
         raise InvalidOptionsError(f'{method}: label must be 1 to 32 characters of a-z, 0-9, "-" or "_", starting with a letter')
     return label
+
+
+def subject_option(method: str, subject: Optional[str]) -> Optional[str]:
+    """Any string up to the API's bound; whether it can travel in a header is the request's concern."""
+    if subject is not None and (not isinstance(subject, str) or len(subject) > MAX_SUBJECT_LENGTH):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise InvalidOptionsError(f"{method}: subject must be a string of at most {MAX_SUBJECT_LENGTH} characters")
+    return subject
+
+
+def _answer_problem(value: object, target: str) -> Optional[str]:
+    """A prompt, and at a label its rollout (when it has one), the version served being one of its sides."""
+    problem = prompt_problem(value)
+    if problem is not None or target == LATEST:
+        return problem
+    rollout = cast(Dict[str, object], value).get("rollout")
+    if rollout is None:
+        return None
+    wrong = rollout_problem(rollout)
+    if wrong is not None:
+        return f"rollout{': ' if wrong.startswith('must') else '.'}{wrong}"
+    share = rollout_of(rollout)
+    if cast(Dict[str, object], value).get("version") not in (share.from_version, share.to_version):
+        return "rollout: the version served must be its from or its to"
+    return None
+
+
+def _rollout_in(value: object, target: str) -> Optional[RolloutShare]:
+    """The rollout of an answer _answer_problem accepted; latest never rolls out."""
+    rollout = cast(Dict[str, object], value).get("rollout")
+    return None if target == LATEST or rollout is None else rollout_of(rollout)
+
+
+def _side_of(rollout: RolloutShare, number: str) -> RolloutSide:
+    return "to" if number == rollout.to_version else "from"
+
+
+def _as_side(rollout: RolloutShare, side: RolloutSide) -> PromptRollout:
+    return PromptRollout(rollout.rollout_id, rollout.percent, rollout.from_version, rollout.to_version, side)
 
 
 def request_failed(key: RequestKey, error: BaseException) -> Outcome:

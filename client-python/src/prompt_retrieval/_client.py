@@ -8,10 +8,10 @@ import math
 import os
 import threading
 import time
-from typing import Any, Callable, Dict, Generic, List, Mapping, NamedTuple, Optional, TypeVar, Union
+from typing import Any, Callable, Dict, Generic, List, Mapping, NamedTuple, Optional, Tuple, TypeVar, Union
 from urllib.parse import urlsplit
 
-from ._cache import LATEST, Cache, Outcome, Ready, RequestKey, Settled, Step, label_option, request_failed
+from ._cache import LATEST, Cache, Fetch, Outcome, Ready, RequestKey, Settled, Step, label_option, request_failed, subject_option
 from ._errors import InvalidOptionsError, PromptClientError, fresh
 from ._http import Http
 from ._prompt import Prompt, Quota
@@ -82,33 +82,48 @@ class PromptClient(ClientBase[_Flight]):
     ``time.time``) is for tests and simulations.
     """
 
-    def get(self, prompt_id: str, version: Optional[str] = None, label: Optional[str] = None) -> Prompt:
+    def get(self, prompt_id: str, version: Optional[str] = None, label: Optional[str] = None, *, subject: Optional[str] = None) -> Prompt:
         """The prompt at its latest version; with ``version``, that published version (fetched once, then
         kept for good); with ``label``, the version the label points at (cached and revalidated like
-        latest). Only the very first call for a prompt waits for the network."""
+        latest). Only the very first call for a prompt waits for the network.
+
+        ``subject`` (a user or session id, at most 256 characters): while the label rolls out, the side the
+        bucket rule picks for it, decided from the cache (docs/rollouts.md)."""
         target = validated_get(prompt_id, version, label)
+        subject = subject_option("get", subject)
         cache = self._cache
         with cache.lock:
             plan = self._plan(cache.step_moving(prompt_id, target) if version is None else cache.step_pinned(prompt_id, version))
-        return prompt_of(self._carry_out(plan))
+        prompt = prompt_of(self._carry_out(plan, subject))
+        return prompt if version is not None else self._decided(prompt_id, target, subject, prompt)
 
-    def list(self, label: Optional[str] = None) -> List[Prompt]:
+    def list(self, label: Optional[str] = None, *, subject: Optional[str] = None) -> List[Prompt]:
         """Every prompt at its latest version, in one request, filling the cache for each; with a label,
-        the prompts that carry it, each at the version it points at."""
+        the prompts that carry it, each at the version it points at (at a label that rolls out, the side
+        ``subject`` gets)."""
         target = label_option("list", label)
+        subject = subject_option("list", subject)
         with self._cache.lock:
             plan = self._plan(self._cache.step_list(target))
-        return prompts_of(self._carry_out(plan))
+        return [self._decided(prompt.prompt_id, target, subject, prompt) for prompt in prompts_of(self._carry_out(plan, subject))]
 
     def preload(self, label: Optional[str] = None) -> None:
         """``list()`` for its effect: every prompt cached (and from then on revalidated as a whole) in one
-        request, so that ``get`` is answered from memory."""
-        self.list(label)
+        request, and both sides of every rollout at the label, so that ``get`` is answered from memory."""
+        target = label_option("preload", label)
+        with self._cache.lock:
+            plan = self._plan(self._cache.step_list(target))
+        prompts_of(self._carry_out(plan))
+        self._complete_sides(target)
 
     def snapshot(self) -> Dict[str, Any]:
         """Every prompt at its latest version, every version fetched so far, and where each label fetched
-        points, as the snapshot format's JSON (a dict: ``json.dump`` it to a file)."""
+        points (with both sides of each rollout), as the snapshot format's JSON (a dict: ``json.dump`` it)."""
         latest = tuple(self.list())
+        with self._cache.lock:
+            labels = self._cache.labels()
+        for target in labels:
+            self._complete_sides(target)
         with self._cache.lock:
             return self._cache.snapshot(latest)
 
@@ -128,6 +143,28 @@ class PromptClient(ClientBase[_Flight]):
 
     # Driving the cache
 
+    def _decided(self, prompt_id: str, target: str, subject: Optional[str], prompt: Prompt) -> Prompt:
+        """The prompt a call came to, made the side its subject gets when the label rolls out."""
+        if prompt.rollout is None:
+            return prompt
+        cache = self._cache
+        with cache.lock:
+            decision = cache.decide(prompt_id, target, subject, prompt)
+            if isinstance(decision, Prompt):
+                return decision
+            plan = self._plan(Fetch(decision.key))
+        outcome = self._carry_out(plan)
+        with cache.lock:
+            settled = cache.settle_side(prompt_id, target, decision, outcome, prompt)
+        return prompt_of(settled)
+
+    def _complete_sides(self, target: str) -> None:
+        """Both sides of every rollout at the label held, as far as the API can be reached."""
+        with self._cache.lock:
+            plans = [self._plan(Fetch(key)) for key in self._cache.missing_sides(target)]
+        for plan in plans:
+            self._carry_out(plan)
+
     def _plan(self, step: Step) -> _Plan:
         """With the lock held: what the call comes to, with the requests it needs registered as under way."""
         if isinstance(step, Ready):
@@ -144,28 +181,35 @@ class PromptClient(ClientBase[_Flight]):
         flight = self._cache.inflight[step.key] = _Flight()
         return _Plan(None, step.key, flight)
 
-    def _carry_out(self, plan: _Plan) -> Outcome:
+    def _carry_out(self, plan: _Plan, subject: Optional[str] = None) -> Outcome:
         """Without the lock: a revalidation starts on a thread of its own and the answer in memory is
         returned at once; a request this call must wait for runs on the caller's thread, or is waited on."""
         if plan.outcome is not None:
             if plan.key is not None and plan.flight is not None:
-                threading.Thread(target=self._run, args=(plan.key, plan.flight), name="prompt-retrieval-revalidate", daemon=True).start()
+                self._in_background(plan.key, plan.flight, subject)
             return plan.outcome
         assert plan.flight is not None
         if plan.key is not None:
-            self._run(plan.key, plan.flight)
+            self._run(plan.key, plan.flight, subject)
         plan.flight.done.wait()
         assert plan.flight.outcome is not None
         return plan.flight.outcome
 
-    def _run(self, key: RequestKey, flight: _Flight) -> None:
+    def _in_background(self, key: RequestKey, flight: _Flight, subject: Optional[str] = None) -> None:
+        threading.Thread(target=self._run, args=(key, flight, subject), name="prompt-retrieval-revalidate", daemon=True).start()
+
+    def _run(self, key: RequestKey, flight: _Flight, subject: Optional[str] = None) -> None:
         cache = self._cache
+        # The sides of a rollout the answer taught, fetched in the background once this request is done.
+        sides: List[Tuple[RequestKey, _Flight]] = []
         try:
             with cache.lock:
-                request = cache.begin(key)
-            answer = self._http.get(request.path, request.etag, request.subject)
+                request = cache.begin(key, subject)
+            answer = self._http.get(request.path, request.etag, request.subject, request.rollout_subject)
             with cache.lock:
                 flight.outcome = cache.finish(request, answer)
+                for wanted in cache.take_wanted():
+                    sides.append((wanted, cache.inflight.setdefault(wanted, _Flight())))
         except BaseException as error:
             # Outcomes are answers, never exceptions; this is a bug or an interrupt. Its waiters get an
             # outage, and an interrupt goes on to the thread it interrupted.
@@ -176,6 +220,8 @@ class PromptClient(ClientBase[_Flight]):
             with cache.lock:
                 del cache.inflight[key]
             flight.done.set()
+        for wanted, side_flight in sides:
+            self._in_background(wanted, side_flight)
 
 
 class _Plan(NamedTuple):

@@ -29,6 +29,7 @@ from ._errors import (
 )
 from ._prompt import Quota
 from ._version import __version__
+from .rollout import SUBJECT_HEADER
 
 #: A 429 without a usable Retry-After (the gateway's own throttle sends none): wait this long.
 DEFAULT_RETRY_AFTER_SECONDS = 1.0
@@ -108,9 +109,10 @@ class Http:
     def __repr__(self) -> str:
         return f"Http({self._base_url!r})"
 
-    def get(self, path: str, etag: Optional[str], subject: Subject) -> Answer:
+    def get(self, path: str, etag: Optional[str], subject: Subject, rollout_subject: Optional[str] = None) -> Answer:
+        """``rollout_subject``: who the answer is for, at a label that may be rolling out (docs/rollouts.md)."""
         try:
-            status, headers, text = self._exchange(path, etag)
+            status, headers, text = self._exchange(path, etag, rollout_subject)
         except Exception as error:  # noqa: BLE001 - every failure to get an answer is an outage
             return Outage(ServiceUnavailableError(f"GET {path}: {self._describe(error)}"), None)
         quota = _quota_of(headers)
@@ -132,13 +134,15 @@ class Http:
             return self._too_many_requests(headers, body, message, quota)
         return Refused(_refusal(status, body.get("code"), message, subject), None, quota)
 
-    def _exchange(self, path: str, etag: Optional[str]) -> Tuple[int, Message, str]:
+    def _exchange(self, path: str, etag: Optional[str], rollout_subject: Optional[str]) -> Tuple[int, Message, str]:
         request = urllib.request.Request(self._base_url + path, method="GET")
         request.add_header("Authorization", self._authorization.reveal())
         request.add_header("Accept", "application/json")
         request.add_header("User-Agent", _USER_AGENT)
         if etag is not None:
             request.add_header("If-None-Match", etag)
+        if rollout_subject is not None and _sendable(rollout_subject):
+            request.add_header(SUBJECT_HEADER, rollout_subject)
         deadline = time.monotonic() + self._timeout
         try:
             response = cast(HTTPResponse, self._opener.open(request, timeout=self._timeout))
@@ -181,6 +185,13 @@ class Http:
             resets_at,
         )
         return Refused(error, retry_after, quota)
+
+
+def _sendable(subject: str) -> bool:
+    """A header carries printable ASCII unchanged through every HTTP stack; other characters would reach the
+    service re-encoded, and it would bucket another string. Such a subject is not sent: the client decides
+    its side itself, by the same rule, from the rollout the answer carries."""
+    return subject != "" and subject.strip() == subject and all(" " <= character <= "~" for character in subject)
 
 
 def _read(response: IO[bytes], deadline: float, timeout: float) -> str:

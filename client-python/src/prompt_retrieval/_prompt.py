@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Literal, NamedTuple, Optional, Tuple
 
 from ._snapshot import PromptData, plain
 from ._template import ChatMessage, PromptTemplate, TemplateValue
+from .rollout import RolloutSide
 
 #: Where a copy came from: the API just now, the client's cache, or the snapshot it was given.
 PromptSource = Literal["network", "cache", "snapshot"]
@@ -25,6 +26,18 @@ class PromptConfig(NamedTuple):
     input_data_root_name: Optional[str]
 
 
+class PromptRollout(NamedTuple):
+    """Which side of a label's rollout a prompt is (docs/rollouts.md): the rollout, its share as the client
+    last learnt it, both versions, and the side this prompt is (its ``version`` is ``from_version`` or
+    ``to_version`` accordingly)."""
+
+    rollout_id: str
+    percent: float
+    from_version: str
+    to_version: str
+    side: RolloutSide
+
+
 class Quota(NamedTuple):
     """The key's monthly quota, as of the last answer that carried ``X-RateLimit-*``."""
 
@@ -38,12 +51,13 @@ class Prompt:
     """One version of a prompt. Read-only: every attribute is a property, and ``config`` and
     ``to_dict()`` return copies."""
 
-    __slots__ = ("_data", "_template", "_source")
+    __slots__ = ("_data", "_template", "_source", "_rollout")
 
-    def __init__(self, data: PromptData, template: PromptTemplate, source: PromptSource) -> None:
+    def __init__(self, data: PromptData, template: PromptTemplate, source: PromptSource, rollout: Optional[PromptRollout] = None) -> None:
         self._data = data
         self._template = template
         self._source: PromptSource = source
+        self._rollout = rollout
 
     @property
     def prompt_id(self) -> str:
@@ -87,6 +101,11 @@ class Prompt:
     def source(self) -> PromptSource:
         return self._source
 
+    @property
+    def rollout(self) -> Optional[PromptRollout]:
+        """Set when it was read at a label that is rolling out: the rollout and the side this prompt is."""
+        return self._rollout
+
     def compile(self, /, **values: TemplateValue) -> List[ChatMessage]:
         """Both messages with every placeholder filled, as chat messages for an OpenAI-compatible SDK:
         ``[{"role": "system", ...}, {"role": "user", ...}]``, the system message left out when empty.
@@ -100,21 +119,30 @@ class Prompt:
         return copy.deepcopy(self._data)
 
     def __repr__(self) -> str:
-        return f"Prompt(prompt_id={self.prompt_id!r}, version={self.version!r}, source={self._source!r})"
+        rollout = "" if self._rollout is None else f", rollout={self._rollout.rollout_id!r}, side={self._rollout.side!r}"
+        return f"Prompt(prompt_id={self.prompt_id!r}, version={self.version!r}, source={self._source!r}{rollout})"
+
+
+#: Views kept per copy: one per source, and at a rolling-out label one per share and side.
+_MAX_VIEWS = 32
 
 
 class PromptCopy:
-    """One prompt body, read once: the template parsed, and one Prompt per source handed out."""
+    """One prompt body, read once: the template parsed, and one Prompt per way it is handed out."""
 
     __slots__ = ("data", "template", "_views")
 
     def __init__(self, data: PromptData) -> None:
         self.data = plain(data)
         self.template = PromptTemplate(f"prompt {self.data['promptId']} {self.data['version']}", self.data["systemMessage"], self.data["userMessage"])
-        self._views: Dict[PromptSource, Prompt] = {}
+        self._views: Dict[Tuple[PromptSource, Optional[PromptRollout]], Prompt] = {}
 
-    def view(self, source: PromptSource) -> Prompt:
-        existing = self._views.get(source)
+    def view(self, source: PromptSource, rollout: Optional[PromptRollout] = None) -> Prompt:
+        key = (source, rollout)
+        existing = self._views.get(key)
         if existing is None:
-            existing = self._views.setdefault(source, Prompt(self.data, self.template, source))
+            # A rollout's share changes over its life: views of old shares are dropped rather than kept forever.
+            if len(self._views) >= _MAX_VIEWS:
+                self._views.clear()
+            existing = self._views.setdefault(key, Prompt(self.data, self.template, source, rollout))
         return existing

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union, cast
 
 from ._errors import InvalidOptionsError
+from .rollout import RolloutShare, rollout_of, rollout_problem
 
 SNAPSHOT_FORMAT = "prompt-retrieval-snapshot"
 SNAPSHOT_FORMAT_VERSION = 1
@@ -19,6 +20,8 @@ SNAPSHOT_FORMAT_VERSION = 1
 PromptData = Dict[str, Any]
 #: label -> promptId -> version
 SnapshotLabels = Dict[str, Dict[str, str]]
+#: label -> promptId -> rollout: the labels that were rolling out (each at its ``from`` in the labels).
+SnapshotRollouts = Dict[str, Dict[str, RolloutShare]]
 #: (promptId, version): a published version, which never changes.
 VersionKey = Tuple[str, str]
 
@@ -30,6 +33,8 @@ class Snapshot(NamedTuple):
     prompts: List[PromptData]
     versions: List[PromptData]
     labels: Optional[SnapshotLabels]
+    #: Absent in snapshots taken before rollouts, and when no label rolled out.
+    rollouts: Optional[SnapshotRollouts] = None
 
 
 def version_key(prompt: PromptData) -> VersionKey:
@@ -61,11 +66,16 @@ def read_snapshot(source: Union[str, "os.PathLike[str]", Mapping[str, Any]]) -> 
     versions = _prompts_at(snapshot.get("versions"), "snapshot.versions")
     held = {version_key(prompt) for prompt in prompts + versions}
     labels = _labels_at(snapshot["labels"], held) if "labels" in snapshot else None
-    return Snapshot(created_at, prompts, versions, labels)
+    rollouts = _rollouts_at(snapshot["rollouts"], labels or {}, held) if "rollouts" in snapshot else None
+    return Snapshot(created_at, prompts, versions, labels, rollouts)
 
 
 def create_snapshot(
-    latest: Iterable[PromptData], others: Iterable[PromptData], created_at: float, labels: Mapping[str, Mapping[str, str]]
+    latest: Iterable[PromptData],
+    others: Iterable[PromptData],
+    created_at: float,
+    labels: Mapping[str, Mapping[str, str]],
+    rollouts: Optional[Mapping[str, Mapping[str, RolloutShare]]] = None,
 ) -> Dict[str, Any]:
     """The snapshot's JSON as a dict: every prompt at its latest version, the other versions of those
     prompts, and where each label points; sorted, so that the same copies always give the same file."""
@@ -85,6 +95,12 @@ def create_snapshot(
         for prompt_id, version in sorted(labels[label].items()):
             if (prompt_id, version) in held:
                 kept.setdefault(label, {})[prompt_id] = version
+    # A rollout is kept only where the fallback can serve both sides: the label at from, to held too.
+    kept_rollouts: Dict[str, Dict[str, Dict[str, object]]] = {}
+    for label in sorted(rollouts or {}):
+        for prompt_id, rollout in sorted((rollouts or {})[label].items()):
+            if kept.get(label, {}).get(prompt_id) == rollout.from_version and (prompt_id, rollout.to_version) in held:
+                kept_rollouts.setdefault(label, {})[prompt_id] = rollout.to_dict()
     snapshot: Dict[str, Any] = {
         "format": SNAPSHOT_FORMAT,
         "formatVersion": SNAPSHOT_FORMAT_VERSION,
@@ -94,6 +110,8 @@ def create_snapshot(
     }
     if kept:
         snapshot["labels"] = kept
+    if kept_rollouts:
+        snapshot["rollouts"] = kept_rollouts
     return snapshot
 
 
@@ -172,6 +190,24 @@ def _labels_at(value: object, held: "set[VersionKey]") -> SnapshotLabels:
             entries[prompt_id] = version
         labels[label] = entries
     return labels
+
+
+def _rollouts_at(value: object, labels: SnapshotLabels, held: "set[VersionKey]") -> SnapshotRollouts:
+    """Each rollout of a label the snapshot places at its ``from``, with ``to`` held too: else a damaged file."""
+    rollouts: SnapshotRollouts = {}
+    for label, targets in _object_at(value, "snapshot.rollouts").items():
+        entries: Dict[str, RolloutShare] = {}
+        for prompt_id, entry in _object_at(targets, f"snapshot.rollouts[{json.dumps(label)}]").items():
+            path = f"snapshot.rollouts[{json.dumps(label)}][{json.dumps(prompt_id)}]"
+            problem = rollout_problem(entry)
+            if problem is not None:
+                raise InvalidOptionsError(f"{path}{': ' if problem.startswith('must') else '.'}{problem}")
+            rollout = rollout_of(entry)
+            if labels.get(label, {}).get(prompt_id) != rollout.from_version or (prompt_id, rollout.to_version) not in held:
+                raise InvalidOptionsError(f"{path}: the label must point at its from version, and both versions must be held in the snapshot")
+            entries[prompt_id] = rollout
+        rollouts[label] = entries
+    return rollouts
 
 
 def _prompts_at(value: object, path: str) -> List[PromptData]:

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional
 
 from prompt_retrieval import PromptClient, PromptClientError
 
-from ..support.fake_api import FakeApi, dead_url, version
+from ..support.fake_api import FakeApi, dead_url, server_bucket, version
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DRIVER = os.path.join("test", "python", "support", "ts-client.ts")
@@ -45,9 +45,10 @@ def typescript(command: str, base_url: str, file: str, requests: List[str], key:
 def python_get(client: PromptClient, request: str) -> Dict[str, Any]:
     target, _, values_text = request.partition("=")
     prompt_id, _, pinned = target.partition("@")
-    prompt_id, _, label = prompt_id.partition("#")
+    prompt_id, _, labelled = prompt_id.partition("#")
+    label, _, subject = labelled.partition("~")
     try:
-        prompt = client.get(prompt_id, version=pinned or None, label=label or None)
+        prompt = client.get(prompt_id, version=pinned or None, label=label or None, subject=subject or None)
     except PromptClientError as error:
         return {"request": request, "error": error.code}
     served: Dict[str, Any] = {"request": request, "promptId": prompt.prompt_id, "version": prompt.version, "source": prompt.source}
@@ -132,6 +133,61 @@ class CrossFormat(unittest.TestCase):
 
         self.assertEqual({**ours, "createdAt": None}, {**theirs, "createdAt": None})
         self.assertEqual(json.dumps(ours, indent=2, ensure_ascii=False).replace(ours["createdAt"], ""), json.dumps(theirs, indent=2, ensure_ascii=False).replace(theirs["createdAt"], ""))
+
+
+class CrossRollouts(unittest.TestCase):
+    """A label that rolls out, in a snapshot either client wrote: each subject keeps its side in the other."""
+
+    ROLLOUT = "ro_20261127050000000_0a1b2c3d"
+    SUBJECTS = [f"user-{number}" for number in range(40)]
+
+    def setUp(self) -> None:
+        self.api = FakeApi()
+        self.addCleanup(self.api.close)
+        self.api.add("welcome-email", version("1.0.0"), version("1.1.0"), labels={"canary": "1.0.0"})
+        self.api.roll_out("welcome-email", "canary", self.ROLLOUT, "1.1.0", 50)
+        self.folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.folder)
+        self.asked = [f"welcome-email#canary~{subject}" for subject in self.SUBJECTS]
+
+    def expected(self) -> List[str]:
+        return ["1.1.0" if server_bucket(self.ROLLOUT, subject) < 50 else "1.0.0" for subject in self.SUBJECTS]
+
+    def test_a_snapshot_the_typescript_client_wrote_keeps_each_subject_on_its_side_in_the_python_client(self) -> None:
+        written = os.path.join(self.folder, "from-typescript.json")
+        typescript("take", self.api.url, written, ["welcome-email#canary~user-1"], self.api.key())
+
+        client = PromptClient(dead_url(), "prs_any_key_the_app_holds_0000", timeout_seconds=2, snapshot=written)
+        served = [python_get(client, request) for request in self.asked]
+
+        self.assertEqual([answer.get("version") for answer in served], self.expected())
+        self.assertEqual({answer.get("source") for answer in served}, {"snapshot"})
+
+    def test_a_snapshot_the_python_client_wrote_keeps_each_subject_on_its_side_in_the_typescript_client(self) -> None:
+        client = PromptClient(self.api.url, self.api.key())
+        python_get(client, "welcome-email#canary~user-1")
+        written = os.path.join(self.folder, "from-python.json")
+        with open(written, "w", encoding="utf-8") as file:
+            json.dump(client.snapshot(), file)
+
+        typescript("serve", dead_url(), written, self.asked, "prs_any_key_the_app_holds_0000")
+        with open(written + ".served.json", encoding="utf-8") as file:
+            served = json.load(file)
+
+        self.assertEqual([answer.get("version") for answer in served], self.expected())
+
+    def test_both_clients_write_the_same_rollout_into_their_snapshots(self) -> None:
+        from_typescript = os.path.join(self.folder, "typescript.json")
+        typescript("take", self.api.url, from_typescript, ["welcome-email#canary~user-1"], self.api.key())
+        client = PromptClient(self.api.url, self.api.key())
+        python_get(client, "welcome-email#canary~user-1")
+        with open(from_typescript, encoding="utf-8") as file:
+            theirs = json.load(file)
+
+        ours = client.snapshot()
+
+        self.assertEqual(ours["rollouts"], {"canary": {"welcome-email": {"rolloutId": self.ROLLOUT, "percent": 50, "from": "1.0.0", "to": "1.1.0"}}})
+        self.assertEqual({**ours, "createdAt": None}, {**theirs, "createdAt": None})
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ class Seen(NamedTuple):
     path: str
     headers: Dict[str, str]
     status: int
+    query: str = ""
 
     def line(self) -> str:
         return f"GET {self.path} {self.status}"
@@ -66,6 +67,8 @@ class FakeApi:
         #: promptId -> {"name", "versions": {version: content}, "labels": {label: version}}
         self.prompts: Dict[str, Dict[str, Any]] = {}
         self.keys: Dict[str, _Key] = {}
+        #: (promptId, label) -> {"rolloutId", "percent", "to"}: the label answers each subject by the bucket rule.
+        self.rollouts: Dict[Tuple[str, str], Dict[str, Any]] = {}
         self.seen: List[Seen] = []
         self.script: Optional[Script] = None
         #: While set, each request waits for release() before it is answered.
@@ -110,6 +113,10 @@ class FakeApi:
                 del labels[label]
             else:
                 labels[label] = number
+
+    def roll_out(self, prompt_id: str, label: str, rollout_id: str, to: str, percent: float) -> None:
+        with self._lock:
+            self.rollouts[(prompt_id, label)] = {"rolloutId": rollout_id, "percent": percent, "to": to}
 
     def key(self, limit: Optional[int] = None) -> str:
         key = "prs_test_" + secrets.token_urlsafe(24)
@@ -156,7 +163,7 @@ class FakeApi:
             return self._record(target, headers, *self._read_api(target, headers))
 
     def _record(self, target: str, headers: Dict[str, str], status: int, out: Dict[str, str], body: bytes) -> Tuple[int, Dict[str, str], bytes]:
-        self.seen.append(Seen(urlsplit(target).path, headers, status))
+        self.seen.append(Seen(urlsplit(target).path, headers, status, urlsplit(target).query))
         return status, out, body
 
     def _read_api(self, target: str, headers: Dict[str, str]) -> Tuple[int, Dict[str, str], bytes]:
@@ -184,11 +191,12 @@ class FakeApi:
             return _error(400, "BAD_REQUEST", "label must be a label name, without version", rate)
         if parts.path == "/prompts":
             listed: List[Dict[str, Any]] = []
+            rolling: List[str] = []
             for prompt_id in sorted(self.prompts):
                 number = self._resolve(prompt_id, label)
                 if number is not None:
-                    listed.append(self._body(prompt_id, number))
-            return _ok(listed, headers, rate)
+                    listed.append(self._at_label(prompt_id, label, number, headers, rolling))
+            return _ok(listed, headers, {**rate, **({"X-Prompt-Rollout": rolling[0]} if len(rolling) == 1 else {})})
         prompt_id = unquote(parts.path[len("/prompts/") :]) if parts.path.startswith("/prompts/") else ""
         if prompt_id == "" or "/" in prompt_id:
             return _error(404, "NOT_FOUND", "Not found", rate)
@@ -202,7 +210,20 @@ class FakeApi:
         number = self._resolve(prompt_id, label)
         if number is None:
             return _error(404, "LABEL_NOT_FOUND", f"Prompt {prompt_id} has no label {label}", rate)
-        return _ok(self._body(prompt_id, number), headers, rate)
+        rolling: List[str] = []
+        body = self._at_label(prompt_id, label, number, headers, rolling)
+        return _ok(body, headers, {**rate, **({"X-Prompt-Rollout": rolling[0]} if rolling else {})})
+
+    def _at_label(self, prompt_id: str, label: Optional[str], number: str, headers: Dict[str, str], rolling: List[str]) -> Dict[str, Any]:
+        """The label's version, or while it rolls out the side the subject's bucket picks (docs/rollouts.md)."""
+        rollout = self.rollouts.get((prompt_id, label)) if label is not None else None
+        if rollout is None:
+            return self._body(prompt_id, number)
+        subject = headers.get("x-prompt-subject")
+        bucket = secrets.randbelow(10_000) / 100 if subject is None else server_bucket(rollout["rolloutId"], subject)
+        served = rollout["to"] if bucket < rollout["percent"] else number
+        rolling.append(rollout["rolloutId"])
+        return {**self._body(prompt_id, served), "rollout": {"rolloutId": rollout["rolloutId"], "percent": rollout["percent"], "from": number, "to": rollout["to"]}}
 
     def _resolve(self, prompt_id: str, label: Optional[str]) -> Optional[str]:
         prompt = self.prompts[prompt_id]
@@ -213,6 +234,11 @@ class FakeApi:
     def _body(self, prompt_id: str, number: str) -> Dict[str, Any]:
         prompt = self.prompts[prompt_id]
         return {"promptId": prompt_id, "promptName": prompt["name"], **prompt["versions"][number]}
+
+
+def server_bucket(rollout_id: str, subject: str) -> float:
+    """The bucket rule as the service states it, written here apart from the client's."""
+    return int.from_bytes(hashlib.sha256(f"{rollout_id}:{subject}".encode()).digest()[:4], "big") / 2**32 * 100
 
 
 def _handler(api: FakeApi) -> type:
@@ -303,6 +329,7 @@ class WithFakeApi:
         while self.api.arrived.acquire(blocking=False):
             pass
         self.api.prompts.clear()
+        self.api.rollouts.clear()
         self.api.script = None
         self.api.retry_after = None
         self.clock = Clock()

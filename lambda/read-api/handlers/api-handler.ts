@@ -1,7 +1,8 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import { LruCache } from '../../table/read-path/lru-cache';
-import type { PromptStore, UsageStore } from '../../table/read-path/api-store';
+import type { PromptStore, ServedChange, UsageStore } from '../../table/read-path/api-store';
+import type { RememberedPrompts } from '../../table/read-path/cached-prompt-store';
 import type { ApiEvent, ApiResult } from '../../http/http-event';
 import type { RouteName } from '../routes';
 import type { ApiContext, Principal } from '../../http/api-context';
@@ -14,13 +15,19 @@ import { type RequestObserver, requestTelemetry } from '../middleware/request-te
 import { routeGuard } from '../middleware/route-guard';
 import { storeDeadline } from '../../http/store-deadline';
 import type { Telemetry } from '../../telemetry';
-import type { RouteHandler, RouteHandlers } from './route-handler';
+import { RolloutAnswer, requireSides, servedRolloutsOf, withRolloutHeaders } from '../served-rollouts';
+import type { RouteForesight, RouteForesights, RouteHandler, RouteHandlers } from './route-handler';
 
 const KEY_ACCOUNTS_CACHED = 10_000;
 
 export interface ApiDependencies {
   readonly usage: UsageStore;
   readonly prompts: PromptStore;
+  /**
+   * The same prompts as remembered (a CachedPromptStore): with it, a warm request's admission counts the rollout
+   * sides the request will answer in its own write; without it, each side answered takes a write of its own.
+   */
+  readonly remembered?: RememberedPrompts;
   readonly upgradeUrl: string;
   readonly now: () => Date;
   readonly telemetry: Telemetry;
@@ -35,6 +42,8 @@ export interface ChainOptions {
    * decide how the key is checked (`context.readsPrompts`), and nothing that may refuse it before that check.
    */
   readonly beforeKeyCheck?: MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>;
+  /** Per route, the rollout sides a warm request will answer, told from memory before its admission is sent. */
+  readonly foresights?: RouteForesights;
 }
 
 /**
@@ -52,10 +61,20 @@ export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers,
     const { route, httpRequest, principal, admission, storeDeadline: deadline } = context;
     if (!route || !httpRequest || !principal || !deadline) throw new Error('handler reached without route or principal');
     const handler = handlers[route.name] as RouteHandler<typeof route.name>;
-    const run = ({ accountId, promptsRevision, scope }: Principal) =>
-      handler({ route, request: httpRequest, reader: { accountId, promptsRevision, scope, deadline } });
+    const served = servedRolloutsOf(context);
+    const run = async ({ accountId, promptsRevision, scope }: Principal) => {
+      // Inside the run, so that a refused subject is answered after the key check, as other bad requests are.
+      const rollouts = new RolloutAnswer(requireSides(served));
+      const result = await handler({ route, request: httpRequest, reader: { accountId, promptsRevision, scope, deadline }, rollouts });
+      return { result, rollouts };
+    };
+    const answerWith = async (running: ReturnType<typeof run>): Promise<ApiResult> => {
+      const { result, rollouts } = await running;
+      served.answered = rollouts.answered;
+      return withRolloutHeaders(result, rollouts.answered);
+    };
     const answer = run(principal);
-    if (!admission) return answer;
+    if (!admission) return answerWith(answer);
     // The key and the quota are decided first: if they refuse, the handler's answer is never seen.
     answer.catch(() => undefined);
     await admission;
@@ -63,7 +82,24 @@ export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers,
     // The key check says something changed since this container last checked the key (a publish, a label
     // move, a delete, the key's scope): what the handler read meanwhile, under the revision remembered
     // from the key's last check, may not hold; read again under the one this check returned.
-    return admitted && !sameKnownAccount(admitted, principal) ? run(admitted) : answer;
+    return answerWith(admitted && !sameKnownAccount(admitted, principal) ? run(admitted) : answer);
+  };
+
+  const foresee = (context: ApiContext, known: KnownAccount): readonly ServedChange[] => {
+    const { route, httpRequest, storeDeadline: deadline } = context;
+    const { sides } = servedRolloutsOf(context);
+    if (!route || !httpRequest || !deadline || !sides || !deps.remembered) return [];
+    const foresight = options.foresights?.[route.name] as RouteForesight<typeof route.name> | undefined;
+    if (!foresight) return [];
+    try {
+      const reader = { ...known, deadline };
+      return foresight({ route, request: httpRequest, reader, sides, remembered: deps.remembered }).flatMap(({ rollout }) =>
+        rollout ? [{ rolloutId: rollout.rolloutId, side: rollout.side, by: 1 }] : [],
+      );
+    } catch {
+      // A request memory cannot tell of (a malformed one, which its handler refuses) counts what its handler answers.
+      return [];
+    }
   };
 
   const { logger } = deps.telemetry;
@@ -79,7 +115,7 @@ export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers,
       .use(storeDeadline())
       .use(authenticate())
       .use(options.beforeKeyCheck ? [options.beforeKeyCheck] : [])
-      .use(quota(deps.usage, { upgradeUrl: deps.upgradeUrl, now: deps.now, keyAccounts }))
+      .use(quota(deps.usage, { upgradeUrl: deps.upgradeUrl, now: deps.now, keyAccounts, foresee }))
       .use(errorHandler())
       .handler(dispatch)
   );

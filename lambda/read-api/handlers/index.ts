@@ -1,6 +1,6 @@
 import { type ApiDependencies, createApiHandler } from './api-handler';
-import { getPrompt } from './get-prompt-handler';
-import { listPrompts } from './list-prompts-handler';
+import { foreseeGetPrompt, getPrompt } from './get-prompt-handler';
+import { foreseeListPrompts, listPrompts } from './list-prompts-handler';
 
 /**
  * Every function answers every request the same way: the gateway's choice of function decides scaling,
@@ -9,12 +9,13 @@ import { listPrompts } from './list-prompts-handler';
  * resource with both GET and ANY to either) then need no agreement between them.
  */
 const allRoutes = (deps: ApiDependencies) => ({ getPrompt: getPrompt(deps.prompts), listPrompts: listPrompts(deps.prompts) });
+const options = { foresights: { getPrompt: foreseeGetPrompt, listPrompts: foreseeListPrompts } };
 
 /** GET /prompts/{promptId} */
-export const createGetPromptHandler = (deps: ApiDependencies) => createApiHandler(deps, allRoutes(deps));
+export const createGetPromptHandler = (deps: ApiDependencies) => createApiHandler(deps, allRoutes(deps), options);
 
 /** GET /prompts */
-export const createListPromptsHandler = (deps: ApiDependencies) => createApiHandler(deps, allRoutes(deps));
+export const createListPromptsHandler = (deps: ApiDependencies) => createApiHandler(deps, allRoutes(deps), options);
 
 /** Everything else: preflight, other methods (405), other paths (404). */
-export const createFallbackHandler = (deps: ApiDependencies) => createApiHandler(deps, allRoutes(deps));
+export const createFallbackHandler = (deps: ApiDependencies) => createApiHandler(deps, allRoutes(deps), options);

@@ -1,8 +1,8 @@
 import httpCors from '@middy/http-cors';
 import { ALLOWED_METHODS } from '../../http/responses';
 
-export const EXPOSED_HEADERS = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag';
-export const ALLOWED_REQUEST_HEADERS = 'Authorization, Content-Type, If-None-Match';
+export const EXPOSED_HEADERS = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, X-Prompt-Rollout';
+export const ALLOWED_REQUEST_HEADERS = 'Authorization, Content-Type, If-None-Match, X-Prompt-Subject';
 export const PREFLIGHT_MAX_AGE_SECONDS = 7200;
 
 /** What a function's answers let a browser do: the read API's by default; the MCP endpoint names its own. */

@@ -1,6 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { LruCache } from '../../table/read-path/lru-cache';
-import type { Admission, UsageStore } from '../../table/read-path/api-store';
+import type { Admission, ServedChange, UsageStore } from '../../table/read-path/api-store';
+import { servedRolloutsOf } from '../served-rollouts';
 import { sameScope } from '../../domain/prompt-scope';
 import { type QuotaPeriod, quotaPeriodAt, secondsUntil } from '../../domain/quota-period';
 import { invalidApiKey, usageLimitExceeded } from '../../http/api-error';
@@ -20,6 +21,11 @@ export interface QuotaOptions {
   readonly now: () => Date;
   /** What the last key check of each key said of its account (a key never changes account). */
   readonly keyAccounts: LruCache<KnownAccount>;
+  /**
+   * The rollout sides the request will answer, as far as memory tells under the account already known
+   * (api-handler.ts): counted in the admission's own write, on its condition.
+   */
+  readonly foresee?: (context: ApiContext, known: KnownAccount) => readonly ServedChange[];
 }
 
 type ApiRequest = Request<ApiEvent, ApiResult, Error, ApiContext>;
@@ -41,8 +47,13 @@ export function rateLimitHeaders(usage: UsageState): Record<string, string> {
  * handler reads prompts meanwhile and the dispatcher (api-handler.ts) awaits it before answering; the
  * key and quota still decide first. A unit is given back if the request ends in 5xx (within the refund
  * budget of store-deadline.ts); every response from here on has rate-limit headers.
+ *
+ * The rollout sides a request answers are counted on its key (docs/rollouts.md "Served counts"): in the
+ * admission's write when memory tells them beforehand, else (a cold read, or a change that made memory wrong)
+ * by one write once the answer is known; a request that ends in 5xx gives them back with its unit, and a
+ * refused one counts none.
  */
-export const quota = (store: UsageStore, { upgradeUrl, now, keyAccounts }: QuotaOptions): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => {
+export const quota = (store: UsageStore, { upgradeUrl, now, keyAccounts, foresee }: QuotaOptions): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => {
   /** `counted`: the answer is admit's (a unit taken, or refused at the limit); else checkKey's, which counts nothing. */
   const decide = (request: ApiRequest, keyHash: string, at: Date, period: QuotaPeriod, admission: Admission, counted: boolean): void => {
     if (!admission.admitted && admission.reason === 'invalid-key') {
@@ -71,17 +82,28 @@ export const quota = (store: UsageStore, { upgradeUrl, now, keyAccounts }: Quota
   };
 
   const settle = async (request: ApiRequest): Promise<void> => {
-    const { usage, principal, arrivedAt = Date.now() } = request.context;
+    const { usage, principal, arrivedAt = Date.now(), servedRollouts } = request.context;
     const response = request.response;
     if (!usage || !principal || !response) return;
     if (usage.charged && response.statusCode >= 500) {
       try {
-        await store.returnUsageUnit(principal.keyHash, usage, deadlineAfter(arrivedAt, REFUND_BUDGET_MS));
+        await store.returnUsageUnit(principal.keyHash, usage, deadlineAfter(arrivedAt, REFUND_BUDGET_MS), servedRollouts?.counted);
         usage.charged = false;
         usage.used -= 1;
+        if (servedRollouts) servedRollouts.counted = [];
       } catch (error) {
         // Never allowed to change the response; the request log line reports it.
         usage.returnFailure = error instanceof Error ? error.name : 'unknown error';
+      }
+    } else if (servedRollouts) {
+      const changes = servedRollouts.corrections(response.statusCode < 400);
+      if (changes.length > 0) {
+        try {
+          await store.countServed(principal.keyHash, changes, deadlineAfter(arrivedAt, REFUND_BUDGET_MS));
+          servedRollouts.counted = [...servedRollouts.counted, ...changes];
+        } catch (error) {
+          usage.servedCountFailure = error instanceof Error ? error.name : 'unknown error';
+        }
       }
     }
     response.headers = { ...response.headers, ...rateLimitHeaders(usage) };
@@ -96,11 +118,16 @@ export const quota = (store: UsageStore, { upgradeUrl, now, keyAccounts }: Quota
       const at = now();
       const period = quotaPeriodAt(at);
       const counted = request.context.readsPrompts !== false;
-      const answer = counted
-        ? store.admit({ keyHash, month: period.month, day: period.day, at }, storeDeadline)
-        : checkOnly(keyHash, at, period, storeDeadline);
-      const admission = answer.then((result) => decide(request, keyHash, at, period, result, counted));
       const knownAccount = keyAccounts.get(keyHash);
+      const served = counted && knownAccount && foresee ? foresee(request.context, knownAccount) : [];
+      const answer = counted
+        ? store.admit({ keyHash, month: period.month, day: period.day, at, ...(served.length > 0 ? { served } : {}) }, storeDeadline)
+        : checkOnly(keyHash, at, period, storeDeadline);
+      const admission = answer.then((result) => {
+        decide(request, keyHash, at, period, result, counted);
+        // Admitted: the sides went in with the unit (a refusal's write changed nothing).
+        servedRolloutsOf(request.context).counted = served;
+      });
       if (knownAccount === undefined) {
         await admission;
         return;

@@ -26,6 +26,7 @@ export interface RequestLogRecord {
   readonly used: number | undefined;
   readonly limit: number | undefined;
   readonly usageReturnFailure: string | undefined;
+  readonly servedCountFailure: string | undefined;
   readonly errorCode: string | undefined;
   /** The gateway's request id, which its access log line carries too. */
   readonly gatewayRequestId: string | undefined;
@@ -84,6 +85,7 @@ export function requestTelemetry(
       used: context.usage?.used,
       limit: context.usage?.limit,
       usageReturnFailure: context.usage?.returnFailure,
+      servedCountFailure: context.usage?.servedCountFailure,
       errorCode: context.apiError?.code,
       gatewayRequestId: gatewayRequestIdOf(event),
     };

@@ -1,5 +1,6 @@
 import type { Prompt, PromptWithVersions } from '../../domain/prompt';
 import type { PromptScope } from '../../domain/prompt-scope';
+import type { RolloutShare, RolloutSide } from '../../domain/rollout';
 
 /** What the API reads and counts. The DynamoDB implementation is dynamo-store.ts; tests may use others. */
 
@@ -21,6 +22,14 @@ export interface AdmittedKey {
   readonly scope?: PromptScope;
 }
 
+/** A change to one served counter of a key (`served#<rolloutId>#<side>`, docs/rollouts.md "Served counts"). */
+export interface ServedChange {
+  readonly rolloutId: string;
+  readonly side: RolloutSide;
+  /** +1 for a side answered, -1 for one counted but not answered after all. */
+  readonly by: number;
+}
+
 /** One request's key check: which key, counted in which month and day, at which instant (a key may expire). */
 export interface AdmissionRequest {
   readonly keyHash: string;
@@ -28,6 +37,8 @@ export interface AdmissionRequest {
   /** The UTC day of the month, `01` to `31`. */
   readonly day: string;
   readonly at: Date;
+  /** The rollout sides the request is expected to answer, counted with the unit, on the same condition. */
+  readonly served?: readonly ServedChange[];
 }
 
 /** A key check that counts nothing: which key, whose usage of which month to report, at which instant. */
@@ -42,8 +53,16 @@ export type Admission =
   | { readonly admitted: false; readonly reason: 'invalid-key' }
   | { readonly admitted: false; readonly reason: 'limit-reached'; readonly key: AdmittedKey };
 
+/** A label's rollout as a read at the label finds it: its share, and the version it moves to. */
+export interface RolloutAtLabel extends RolloutShare {
+  readonly to: Prompt;
+}
+
+/** A prompt at a label: the version the label points at (`from`), and the label's rollout while it has one. */
+export type AtLabel<P extends Prompt> = P & { readonly rollout?: RolloutAtLabel };
+
 export type PromptLookup =
-  | { readonly found: true; readonly prompt: Prompt }
+  | { readonly found: true; readonly prompt: Prompt; readonly rollout?: RolloutAtLabel }
   | { readonly found: false; readonly reason: 'prompt-not-found' | 'version-not-found' | 'label-not-found' };
 
 /** Every store call of a request takes its deadline: the call gives up (StoreUnavailableError) when it aborts. */
@@ -63,8 +82,16 @@ export interface UsageStore {
    * request here too. An active key at its limit is valid: only counting requests are refused for that.
    */
   checkKey(request: KeyCheckRequest, deadline: Deadline): Promise<AdmittedKey | undefined>;
-  /** Gives back a unit taken for a request that failed on our side; sent again on the same terms as admit. */
-  returnUsageUnit(keyHash: string, slot: UsageSlot, deadline: Deadline): Promise<void>;
+  /**
+   * Gives back a unit taken for a request that failed on our side, and the served counts taken with it;
+   * sent again on the same terms as admit.
+   */
+  returnUsageUnit(keyHash: string, slot: UsageSlot, deadline: Deadline, served?: readonly ServedChange[]): Promise<void>;
+  /**
+   * Changes the key's served counters alone: for a request whose admission could not tell which side it would
+   * answer (nothing in memory to decide from), or told another. Counts nothing on a key that is gone.
+   */
+  countServed(keyHash: string, changes: readonly ServedChange[], deadline: Deadline): Promise<void>;
 }
 
 /** Whose prompts a request reads, as far as the request knows the account, and until when. */
@@ -81,14 +108,14 @@ export interface PromptStore {
   /** The prompt at its highest published version. */
   findLatestPrompt(reader: PromptReader, promptId: string): Promise<PromptLookup>;
   findPromptVersion(reader: PromptReader, promptId: string, version: string): Promise<PromptLookup>;
-  /** The prompt at the version a label points at (never `latest`: that is findLatestPrompt). */
+  /** The prompt at the version a label points at (never `latest`: that is findLatestPrompt), and the label's rollout. */
   findLabelledPrompt(reader: PromptReader, promptId: string, label: string): Promise<PromptLookup>;
   /** Every visible prompt of the account, ordered by promptId, however many store pages that takes. */
   listPrompts(reader: PromptReader): Promise<Prompt[]>;
   listPromptsWithVersions(reader: PromptReader): Promise<PromptWithVersions[]>;
-  /** Every visible prompt that carries the label, at the labelled version, ordered by promptId. */
-  listLabelledPrompts(reader: PromptReader, label: string): Promise<Prompt[]>;
-  listLabelledPromptsWithVersions(reader: PromptReader, label: string): Promise<PromptWithVersions[]>;
+  /** Every visible prompt that carries the label, at the labelled version (with the label's rollout), ordered by promptId. */
+  listLabelledPrompts(reader: PromptReader, label: string): Promise<AtLabel<Prompt>[]>;
+  listLabelledPromptsWithVersions(reader: PromptReader, label: string): Promise<AtLabel<PromptWithVersions>[]>;
 }
 
 export type ApiStore = UsageStore & PromptStore;

@@ -1,6 +1,6 @@
 import { LruCache } from './lru-cache';
 import type { Prompt, PromptWithVersions } from '../../domain/prompt';
-import type { PromptLookup, PromptReader, PromptStore } from './api-store';
+import type { AtLabel, PromptLookup, PromptReader, PromptStore } from './api-store';
 
 export interface PromptCacheOptions {
   /** Pinned versions kept, at most. */
@@ -21,7 +21,16 @@ export const DEFAULT_PROMPT_CACHE: PromptCacheOptions = {
 };
 
 /** What an answer of latest, a label or a list holds: one lookup, or a list with or without versions. */
-type Answer = PromptLookup | readonly Prompt[] | readonly PromptWithVersions[];
+type Answer = PromptLookup | readonly AtLabel<Prompt>[] | readonly AtLabel<PromptWithVersions>[];
+
+/**
+ * What a read at a label would answer from memory, asked without reading (the quota's admission asks it to
+ * count the side a request will answer in its own write): undefined when the read would go to the store.
+ */
+export interface RememberedPrompts {
+  rememberedLabelledPrompt(reader: PromptReader, promptId: string, label: string): PromptLookup | undefined;
+  rememberedLabelledList(reader: PromptReader, label: string, withVersions: boolean): readonly AtLabel<Prompt>[] | undefined;
+}
 
 /** Every answer costs at least this much, so that a flood of small ones (404s) is bounded in entries and size. */
 const ANSWER_OVERHEAD = 100;
@@ -30,14 +39,17 @@ function charactersOf(prompt: Prompt): number {
   return prompt.promptId.length + prompt.promptName.length + prompt.systemMessage.length + prompt.userMessage.length + JSON.stringify(prompt.config).length;
 }
 
+/** A rollout holds a second copy of the prompt: the version it moves to. */
+const charactersOfRollout = (rollout: AtLabel<Prompt>['rollout']): number => (rollout ? rollout.rolloutId.length + charactersOf(rollout.to) : 0);
+
 function charactersOfAnswer(answer: Answer): number {
   if (!Array.isArray(answer)) {
     const lookup = answer as PromptLookup;
-    return ANSWER_OVERHEAD + (lookup.found ? charactersOf(lookup.prompt) : 0);
+    return ANSWER_OVERHEAD + (lookup.found ? charactersOf(lookup.prompt) + charactersOfRollout(lookup.rollout) : 0);
   }
   let total = ANSWER_OVERHEAD;
-  for (const prompt of answer as readonly (Prompt & Partial<PromptWithVersions>)[]) {
-    total += charactersOf(prompt);
+  for (const prompt of answer as readonly AtLabel<Prompt & Partial<PromptWithVersions>>[]) {
+    total += charactersOf(prompt) + charactersOfRollout(prompt.rollout);
     for (const published of prompt.publishedVersions ?? []) total += published.version.length + published.userMessage.length;
   }
   return total;
@@ -57,7 +69,7 @@ function charactersOfAnswer(answer: Answer): number {
  * revision its own admission returned: when it read under a revision remembered from an earlier request
  * and the admission says otherwise, the dispatcher reads again under the new one (handlers/api-handler.ts).
  */
-export class CachedPromptStore implements PromptStore {
+export class CachedPromptStore implements PromptStore, RememberedPrompts {
   private readonly versions: LruCache<Prompt>;
   private readonly answers: LruCache<Answer>;
 
@@ -101,12 +113,22 @@ export class CachedPromptStore implements PromptStore {
     return this.remembered(entryKey(reader, 'label', promptId, label), () => this.store.findLabelledPrompt(reader, promptId, label));
   }
 
-  listLabelledPrompts(reader: PromptReader, label: string): Promise<Prompt[]> {
-    return this.remembered(entryKey(reader, 'list at', label), () => this.store.listLabelledPrompts(reader, label));
+  listLabelledPrompts(reader: PromptReader, label: string): Promise<AtLabel<Prompt>[]> {
+    return this.remembered(listAtKey(reader, label, false), () => this.store.listLabelledPrompts(reader, label));
   }
 
-  listLabelledPromptsWithVersions(reader: PromptReader, label: string): Promise<PromptWithVersions[]> {
-    return this.remembered(entryKey(reader, 'list+versions at', label), () => this.store.listLabelledPromptsWithVersions(reader, label));
+  listLabelledPromptsWithVersions(reader: PromptReader, label: string): Promise<AtLabel<PromptWithVersions>[]> {
+    return this.remembered(listAtKey(reader, label, true), () => this.store.listLabelledPromptsWithVersions(reader, label));
+  }
+
+  rememberedLabelledPrompt(reader: PromptReader, promptId: string, label: string): PromptLookup | undefined {
+    const answer = this.answers.get(entryKey(reader, 'label', promptId, label));
+    return answer === undefined || Array.isArray(answer) ? undefined : (answer as PromptLookup);
+  }
+
+  rememberedLabelledList(reader: PromptReader, label: string, withVersions: boolean): readonly AtLabel<Prompt>[] | undefined {
+    const answer = this.answers.get(listAtKey(reader, label, withVersions));
+    return Array.isArray(answer) ? answer : undefined;
   }
 
   listPrompts(reader: PromptReader): Promise<Prompt[]> {
@@ -126,6 +148,9 @@ export class CachedPromptStore implements PromptStore {
     return answer;
   }
 }
+
+const listAtKey = (reader: PromptReader, label: string, withVersions: boolean): string =>
+  entryKey(reader, withVersions ? 'list+versions at' : 'list at', label);
 
 /** Account and revision first: an entry read under another revision, or for another account, never matches. */
 function entryKey(reader: PromptReader, kind: string, ...query: string[]): string {

@@ -11,14 +11,17 @@ import {
   type ApiStore,
   type Deadline,
   type KeyCheckRequest,
+  type AtLabel,
   type PromptLookup,
   type PromptReader,
+  type RolloutAtLabel,
+  type ServedChange,
   StoreUnavailableError,
   type UsageSlot,
 } from './api-store';
 import { fromStoredContent } from '../stored-content';
-import type { ApiKeyItem, PromptHeadItem, PromptLabelItem, PromptVersionItem, StoredContent } from '../item-types';
-import { keys, prefixes, usageAttribute } from '../schema';
+import type { ApiKeyItem, LabelRollout, PromptHeadItem, PromptLabelItem, PromptVersionItem, StoredContent } from '../item-types';
+import { keys, prefixes, servedAttribute, usageAttribute } from '../schema';
 import { type BuiltUpdate, buildProjection, type ExpressionNames, openName, openValue, prepareUpdate } from '../update-expression';
 
 /**
@@ -46,6 +49,40 @@ function admissionCondition(e: ExpressionNames, and: string): string {
     `${used} < ${limit} AND ${status} = ${active} AND NOT ${expiresAt} <= ${now} AND ${and} OR ` +
     `attribute_not_exists(${used}) AND ${status} = ${active} AND ${e.value(0)} < ${limit} AND NOT ${expiresAt} <= ${now} AND ${and}`
   );
+}
+
+/**
+ * The served counters a write changes, added to an update built once (which has no ADD clause of its own), with
+ * placeholders of their own: ADD starts a missing counter from zero, and the update's condition covers them too,
+ * so a refused request counts no side.
+ */
+function withServed(update: BuiltUpdate, changes: readonly ServedChange[] | undefined): BuiltUpdate {
+  if (!changes || changes.length === 0) return update;
+  const { UpdateExpression, ExpressionAttributeNames, ExpressionAttributeValues } = servedUpdate(changes);
+  return {
+    ...update,
+    UpdateExpression: `${update.UpdateExpression} ${UpdateExpression}`,
+    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...ExpressionAttributeNames },
+    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...ExpressionAttributeValues },
+  };
+}
+
+/** `ADD` of the served counters, on placeholders no update built once uses. */
+function servedUpdate(changes: readonly ServedChange[]): BuiltUpdate & { ExpressionAttributeValues: Record<string, unknown> } {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const adds = changes.map(({ rolloutId, side, by }, index) => {
+    names[`#served${index}`] = servedAttribute(rolloutId, side);
+    values[`:served${index}`] = by;
+    return `#served${index} :served${index}`;
+  });
+  return { UpdateExpression: `ADD ${adds.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+}
+
+/** The served counters alone, on a key that still exists: a count never makes an item. */
+function servedOnExistingKey(changes: readonly ServedChange[]): BuiltUpdate {
+  const update = servedUpdate(changes);
+  return { ...update, ConditionExpression: 'attribute_exists(#key)', ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#key': 'pk' } };
 }
 
 /** A counter raised by one; one that may be missing starts from zero. */
@@ -118,7 +155,7 @@ type CountResult = { readonly admission: Admission } | { readonly refused: ApiKe
  * What a read at a label takes of the prompt's head and of its label item, fetched together: of the head,
  * whether it is visible (not its copy of latest, which may be large); of the label item, its content.
  */
-const LABEL_READ = { projection: buildProjection(['sk', 'promptId', 'promptName', 'deleted', 'latest.version', 'labelled']) };
+const LABEL_READ = { projection: buildProjection(['sk', 'promptId', 'promptName', 'deleted', 'latest.version', 'labelled', 'rollout']) };
 
 /** Version items as the lists with `include_versions` read them: published ones, without their content. */
 const PUBLISHED_VERSIONS_QUERY: Partial<QueryCommandInput> = {
@@ -160,7 +197,7 @@ export class DynamoStore implements ApiStore {
     }
   }
 
-  private count({ keyHash, month, day, at }: AdmissionRequest, form: CountForm, deadline: Deadline): Promise<CountResult> {
+  private count({ keyHash, month, day, at, served }: AdmissionRequest, form: CountForm, deadline: Deadline): Promise<CountResult> {
     const usedName = usageAttribute(month);
     let update: BuiltUpdate;
     if (form === SAME_MONTH) update = COUNT_IN_MONTH({ used: usedName, day, now: at.getTime(), month });
@@ -190,7 +227,7 @@ export class DynamoStore implements ApiStore {
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.apiKey(keyHash),
-            ...update,
+            ...withServed(update, served),
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
@@ -212,7 +249,8 @@ export class DynamoStore implements ApiStore {
     return toAdmittedKey(item, usageAttribute(month), at);
   }
 
-  async returnUsageUnit(keyHash: string, { month, day }: UsageSlot, deadline: Deadline): Promise<void> {
+  async returnUsageUnit(keyHash: string, { month, day }: UsageSlot, deadline: Deadline, served: readonly ServedChange[] = []): Promise<void> {
+    const givenBack = served.map((change) => ({ ...change, by: -change.by }));
     await callStoreUnlessRefused(
       'returnUsageUnit',
       () =>
@@ -220,11 +258,24 @@ export class DynamoStore implements ApiStore {
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.apiKey(keyHash),
-            ...RETURN_UNIT({ used: usageAttribute(month), day, month }),
+            ...withServed(RETURN_UNIT({ used: usageAttribute(month), day, month }), givenBack),
           }),
           { abortSignal: deadline },
         ),
       // Nothing to give back (the count is already zero): never go below it.
+      () => undefined,
+    );
+  }
+
+  async countServed(keyHash: string, changes: readonly ServedChange[], deadline: Deadline): Promise<void> {
+    if (changes.length === 0) return;
+    await callStoreUnlessRefused(
+      'countServed',
+      () =>
+        this.clients.writes.send(new UpdateCommand({ TableName: this.tableName, Key: keys.apiKey(keyHash), ...servedOnExistingKey(changes) }), {
+          abortSignal: deadline,
+        }),
+      // The key is gone: there is nothing left to count on.
       () => undefined,
     );
   }
@@ -259,10 +310,10 @@ export class DynamoStore implements ApiStore {
     );
     // Of its copy of latest only the version was read: enough to tell that one is published.
     const head = items.find((item) => item.sk === headKey.sk) as PromptHeadItem | undefined;
-    const labelled = items.find((item) => item.sk !== headKey.sk)?.labelled;
+    const labelItem = items.find((item) => item.sk !== headKey.sk);
     if (!isVisible(head)) return { found: false, reason: 'prompt-not-found' };
-    if (!labelled) return { found: false, reason: 'label-not-found' };
-    return { found: true, prompt: toPrompt(head, labelled) };
+    if (!labelItem?.labelled) return { found: false, reason: 'label-not-found' };
+    return { found: true, ...atLabel(head, labelItem.labelled, labelItem.rollout) };
   }
 
   async listPrompts({ accountId, deadline }: PromptReader): Promise<Prompt[]> {
@@ -283,20 +334,18 @@ export class DynamoStore implements ApiStore {
     }));
   }
 
-  async listLabelledPrompts({ accountId, deadline }: PromptReader, label: string): Promise<Prompt[]> {
+  async listLabelledPrompts({ accountId, deadline }: PromptReader, label: string): Promise<AtLabel<Prompt>[]> {
     const items = await this.queryAll<PromptLabelItem>('listLabelledPrompts', accountId, prefixes.labelled(label), deadline);
-    return items.filter((item) => !item.deleted).map((item) => toPrompt(item, item.labelled));
+    return items.filter((item) => !item.deleted).map(labelledPromptOf);
   }
 
-  async listLabelledPromptsWithVersions({ accountId, deadline }: PromptReader, label: string): Promise<PromptWithVersions[]> {
+  async listLabelledPromptsWithVersions({ accountId, deadline }: PromptReader, label: string): Promise<AtLabel<PromptWithVersions>[]> {
     const [items, versions] = await Promise.all([
       this.queryAll<PromptLabelItem>('listLabelledPromptsWithVersions', accountId, prefixes.labelled(label), deadline),
       this.queryAll<PublishedVersionRow>('listLabelledPromptsWithVersions', accountId, prefixes.promptVersions, deadline, PUBLISHED_VERSIONS_QUERY),
     ]);
     const publishedByPrompt = groupByPrompt(versions);
-    return items
-      .filter((item) => !item.deleted)
-      .map((item) => ({ ...toPrompt(item, item.labelled), publishedVersions: publishedByPrompt.get(item.promptId) ?? [] }));
+    return items.filter((item) => !item.deleted).map((item) => ({ ...labelledPromptOf(item), publishedVersions: publishedByPrompt.get(item.promptId) ?? [] }));
   }
 
   private getItem<T>(callName: string, key: Record<string, string>, deadline: Deadline, consistent = true): Promise<T | undefined> {
@@ -340,6 +389,19 @@ type VisibleHead = PromptHeadItem & { latest: StoredContent };
 
 function isVisible(head: PromptHeadItem | undefined): head is VisibleHead {
   return head !== undefined && !head.deleted && head.latest !== undefined;
+}
+
+/** A prompt at a label, with the label's rollout (the version it moves to, as the prompt it serves) while it has one. */
+function atLabel(head: Pick<PromptHeadItem, 'promptId' | 'promptName'>, labelled: StoredContent, rollout: LabelRollout | undefined) {
+  const prompt = toPrompt(head, labelled);
+  if (!rollout) return { prompt };
+  const atRollout: RolloutAtLabel = { rolloutId: rollout.rolloutId, percent: rollout.percent, to: toPrompt(head, rollout.to) };
+  return { prompt, rollout: atRollout };
+}
+
+function labelledPromptOf(item: PromptLabelItem): AtLabel<Prompt> {
+  const { prompt, rollout } = atLabel(item, item.labelled, item.rollout);
+  return rollout ? { ...prompt, rollout } : prompt;
 }
 
 function toPrompt(head: Pick<PromptHeadItem, 'promptId' | 'promptName'>, stored: StoredContent): Prompt {

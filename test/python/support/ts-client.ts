@@ -5,8 +5,8 @@
  *   take <baseUrl> <out.json> <request>...    gets each request, then writes client.snapshot() to out.json
  *   serve <baseUrl> <snapshot.json> <request>...  prints, as JSON, what a client given that snapshot serves
  *
- * A request is `id`, `id@version` or `id#label`, optionally followed by `=` and JSON values to compile
- * with. The key is read from PROMPTS_API_KEY only.
+ * A request is `id`, `id@version` or `id#label` (`id#label~subject` for a subject's side of a rollout),
+ * optionally followed by `=` and JSON values to compile with. The key is read from PROMPTS_API_KEY only.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createPromptClient, type PromptClient } from '../../../client/src/index';
@@ -23,9 +23,10 @@ interface Served {
 async function get(client: PromptClient, request: string): Promise<Served> {
   const [target = '', valuesText] = splitOnce(request, '=');
   const [promptId = '', version] = splitOnce(target, '@');
-  const [id = '', label] = splitOnce(promptId, '#');
+  const [id = '', labelled] = splitOnce(promptId, '#');
+  const [label, subject] = labelled === undefined ? [undefined, undefined] : splitOnce(labelled, '~');
   try {
-    const prompt = await client.get(id, version !== undefined ? { version } : label !== undefined ? { label } : {});
+    const prompt = await client.get(id, version !== undefined ? { version } : label !== undefined ? { label, subject } : {});
     const compiled = valuesText === undefined ? undefined : prompt.compile(JSON.parse(valuesText), { strict: true });
     return { request, promptId: prompt.promptId, version: prompt.version, source: prompt.source, compiled };
   } catch (error) {

@@ -1,0 +1,334 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { hashApiKey } from '../../lambda/domain/api-key';
+import type { Prompt } from '../../lambda/domain/prompt';
+import { bucketOf, MAX_SUBJECT_LENGTH } from '../../lambda/domain/rollout';
+import type { ApiStore } from '../../lambda/table/read-path/api-store';
+import { StoreUnavailableError } from '../../lambda/table/read-path/api-store';
+import { ApiHarness, type ErrorBody } from '../support/api-harness';
+import { restApiEvent } from '../support/events';
+import { prompt, version } from '../support/fixtures';
+import { changeRolloutShare, servedCounts, startRollout } from '../support/rollouts';
+
+/**
+ * docs/rollouts.md "Serving" and "Served counts", against the real handlers and the embedded store: a read at a
+ * rolling-out label answers each subject by the bucket rule, says so in a header and in its body, and the side it
+ * answered is counted on its key, exactly, in the write that takes its unit of quota.
+ */
+// Hundreds of requests a file, on a machine other suites share.
+jest.setTimeout(60_000);
+
+const api = new ApiHarness();
+let accounts = 0;
+
+type RolloutBody = { rolloutId: string; percent: number; from: string; to: string };
+type Answer = Prompt & { rollout?: RolloutBody };
+
+const rolloutIdOf = (n: number) => `ro_20261115120000000_${n.toString(16).padStart(8, '0')}`;
+
+/** A fresh account: welcome (production on 1.0.0, rolling out to 2.0.0 at `percent`), other (production, no rollout), two keys. */
+async function rollingOut(percent: number): Promise<{ accountId: string; keys: [string, string]; rolloutId: string }> {
+  accounts += 1;
+  const accountId = `rollout-${accounts}`;
+  await api.fixtures.account(accountId, 'pro');
+  await api.fixtures.prompts(
+    accountId,
+    { ...prompt('welcome', [version('1.0.0'), version('2.0.0')]), labels: { production: '1.0.0' } },
+    { ...prompt('other', [version('1.0.0')]), labels: { production: '1.0.0' } },
+  );
+  const keys: [string, string] = [await api.fixtures.apiKey(accountId), await api.fixtures.apiKey(accountId)];
+  const rolloutId = rolloutIdOf(accounts);
+  await startRollout(api.localStore, { accountId, promptId: 'welcome', label: 'production' }, { rolloutId, percent, to: '2.0.0' });
+  return { accountId, keys, rolloutId };
+}
+
+const asSubject = (subject: string) => ({ 'X-Prompt-Subject': subject });
+const expectedVersion = (rolloutId: string, percent: number, subject: string) => (bucketOf(rolloutId, subject) < percent ? '2.0.0' : '1.0.0');
+const subjects = (n: number, prefix = 'user') => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+const mcp = (apiKey: string, subject: string, message: object) =>
+  api.send(
+    restApiEvent({
+      method: 'POST',
+      rawPath: '/mcp',
+      rawQueryString: 'label=production',
+      rawHeaders: [
+        'Authorization',
+        `Bearer ${apiKey}`,
+        'Content-Type',
+        'application/json',
+        'Accept',
+        'application/json, text/event-stream',
+        'X-Prompt-Subject',
+        subject,
+      ],
+      body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, ...message })),
+    }),
+  );
+
+beforeAll(() => api.start());
+afterAll(() => api.stop());
+
+describe('GET /prompts/{promptId}?label= at a rolling-out label', () => {
+  test('answers each subject the side its bucket gives it', async () => {
+    const { keys, rolloutId } = await rollingOut(40);
+    const answered = [];
+    for (const subject of subjects(40)) {
+      const response = await api.get('/prompts/welcome?label=production', keys[0], asSubject(subject));
+      expect(response.status).toBe(200);
+      expect(response.json<Answer>().version).toBe(expectedVersion(rolloutId, 40, subject));
+      answered.push(response.json<Answer>().version);
+    }
+    // Forty subjects at 40% land on both sides: the rule was tested on each.
+    expect(new Set(answered)).toEqual(new Set(['1.0.0', '2.0.0']));
+  });
+
+  test('keeps a subject on its side, and raising the share only moves subjects to `to`', async () => {
+    const { accountId, keys, rolloutId } = await rollingOut(30);
+    const sideAt30 = new Map<string, string>();
+    for (const subject of subjects(30)) {
+      const versions = new Set<string>();
+      for (const key of keys) {
+        for (let i = 0; i < 2; i += 1) versions.add((await api.get('/prompts/welcome?label=production', key, asSubject(subject))).json<Answer>().version);
+      }
+      expect(versions.size).toBe(1);
+      sideAt30.set(subject, [...versions][0] ?? '');
+    }
+    await changeRolloutShare(api.localStore, welcomeAt(accountId), 70);
+    for (const [subject, before] of sideAt30) {
+      const after = (await api.get('/prompts/welcome?label=production', keys[0], asSubject(subject))).json<Answer>().version;
+      expect(after).toBe(expectedVersion(rolloutId, 70, subject));
+      if (before === '2.0.0') expect(after).toBe('2.0.0');
+    }
+  });
+
+  test('without a subject, answers `to` to about `percent` of requests, drawn per request', async () => {
+    const { keys } = await rollingOut(25);
+    let to = 0;
+    const requests = 200;
+    for (let i = 0; i < requests; i += 1) {
+      if ((await api.get('/prompts/welcome?label=production', keys[i % 2] ?? keys[0])).json<Answer>().version === '2.0.0') to += 1;
+    }
+    // Mean 50, standard deviation about 6: four deviations either side.
+    expect(to).toBeGreaterThanOrEqual(25);
+    expect(to).toBeLessThanOrEqual(75);
+  });
+
+  test('names the rollout in X-Prompt-Rollout and in the body, and varies with the subject', async () => {
+    const { keys, rolloutId } = await rollingOut(50);
+    const response = await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'));
+    expect(response.headers['x-prompt-rollout']).toBe(rolloutId);
+    expect(response.headers.vary).toBe('Authorization, X-Prompt-Subject');
+    expect(response.json<Answer>().rollout).toEqual({ rolloutId, percent: 50, from: '1.0.0', to: '2.0.0' });
+    const pinned = await api.get(`/prompts/welcome?version=${response.json<Answer>().version}`, keys[0]);
+    const { rollout: _rollout, ...prompt } = response.json<Answer>();
+    expect(prompt).toEqual(pinned.json<Prompt>());
+  });
+
+  test('leaves a pinned version, latest and a label without a rollout untouched', async () => {
+    const { keys } = await rollingOut(50);
+    for (const path of ['/prompts/welcome?version=1.0.0', '/prompts/welcome', '/prompts/welcome?label=latest', '/prompts/other?label=production']) {
+      const response = await api.get(path, keys[0], asSubject('ana'));
+      expect(response.status).toBe(200);
+      expect(response.headers['x-prompt-rollout']).toBeUndefined();
+      expect(response.headers.vary).toBe('Authorization');
+      expect(response.json<Answer>().rollout).toBeUndefined();
+    }
+  });
+
+  test(`refuses a subject over ${MAX_SUBJECT_LENGTH} characters with 400, and counts no side for it`, async () => {
+    const { keys, rolloutId } = await rollingOut(50);
+    const refused = await api.get('/prompts/welcome?label=production', keys[0], asSubject('x'.repeat(MAX_SUBJECT_LENGTH + 1)));
+    expect(refused.status).toBe(400);
+    expect(refused.json<ErrorBody>()).toMatchObject({ code: 'BAD_REQUEST', error: expect.stringContaining('X-Prompt-Subject') });
+    expect(refused.rawBody).not.toContain('xxxx');
+    expect(await servedCounts(api.localStore, rolloutId, keys)).toEqual({ from: 0, to: 0 });
+    expect((await api.get('/prompts/welcome?label=production', keys[0], asSubject('x'.repeat(MAX_SUBJECT_LENGTH)))).status).toBe(200);
+  });
+});
+
+describe('GET /prompts?label= at a rolling-out label', () => {
+  test.each([['/prompts?label=production'], ['/prompts?label=production&include_versions=true']])(
+    '%s serves each prompt at its side, with its rollout',
+    async (path) => {
+      const { keys, rolloutId } = await rollingOut(50);
+      for (const subject of subjects(10, 'list')) {
+        const response = await api.get(path, keys[0], asSubject(subject));
+        const [other, welcome] = response.json<Answer[]>();
+        expect(welcome?.version).toBe(expectedVersion(rolloutId, 50, subject));
+        expect(welcome?.rollout).toEqual({ rolloutId, percent: 50, from: '1.0.0', to: '2.0.0' });
+        expect(other?.rollout).toBeUndefined();
+        expect(response.headers['x-prompt-rollout']).toBe(rolloutId);
+        expect(response.headers.vary).toBe('Authorization, Accept-Encoding, X-Prompt-Subject');
+      }
+    },
+  );
+
+  test('the list without a label is untouched', async () => {
+    const { keys } = await rollingOut(50);
+    const response = await api.get('/prompts', keys[0], asSubject('ana'));
+    expect(response.json<Answer[]>().map((p) => [p.version, p.rollout])).toEqual([
+      ['1.0.0', undefined],
+      ['2.0.0', undefined],
+    ]);
+    expect(response.headers['x-prompt-rollout']).toBeUndefined();
+  });
+});
+
+describe('MCP at ?label= at a rolling-out label', () => {
+  test('prompts/get and the get_prompt tool answer the subject its side, and name the rollout', async () => {
+    const { keys, rolloutId } = await rollingOut(50);
+    for (const subject of subjects(8, 'agent')) {
+      const got = await mcp(keys[0], subject, { method: 'prompts/get', params: { name: 'welcome', arguments: { name: 'Ana' } } });
+      const meta = got.json<{ result: { _meta: { version: string; rollout: RolloutBody } } }>().result._meta;
+      expect(meta.version).toBe(expectedVersion(rolloutId, 50, subject));
+      expect(meta.rollout).toEqual({ rolloutId, percent: 50, from: '1.0.0', to: '2.0.0' });
+      expect(got.headers['x-prompt-rollout']).toBe(rolloutId);
+      const tool = await mcp(keys[0], subject, { method: 'tools/call', params: { name: 'get_prompt', arguments: { promptId: 'welcome' } } });
+      expect(tool.json<{ result: { structuredContent: Answer } }>().result.structuredContent.version).toBe(expectedVersion(rolloutId, 50, subject));
+    }
+  });
+
+  test('prompts/list describes each prompt at its side', async () => {
+    const { keys, rolloutId } = await rollingOut(50);
+    for (const subject of subjects(8, 'lister')) {
+      const listed = await mcp(keys[0], subject, { method: 'prompts/list', params: {} });
+      const welcome = listed.json<{ result: { prompts: { name: string; description: string }[] } }>().result.prompts.find((p) => p.name === 'welcome');
+      expect(welcome?.description).toContain(`version ${expectedVersion(rolloutId, 50, subject)}`);
+    }
+  });
+});
+
+describe('served counts', () => {
+  test('count every side answered, exactly, under 300 concurrent reads with distinct subjects', async () => {
+    const { accountId, keys, rolloutId } = await rollingOut(35);
+    // Warm: each key's account known, the label's answer in memory, so most reads count in their admission.
+    for (const key of keys) await api.get('/prompts/welcome?label=production', key, asSubject('warm-up'));
+    const warmUp = await servedCounts(api.localStore, rolloutId, keys);
+    const answered = { from: 0, to: 0 };
+    const read = async (subject: string, i: number) => {
+      const path = i % 3 === 0 ? '/prompts?label=production' : '/prompts/welcome?label=production';
+      const response = await api.get(path, keys[i % 2] ?? keys[0], asSubject(subject));
+      expect(response.status).toBe(200);
+      const body = response.json<Answer | Answer[]>();
+      const welcome = Array.isArray(body) ? body.find((p) => p.promptId === 'welcome') : body;
+      answered[welcome?.version === '2.0.0' ? 'to' : 'from'] += 1;
+    };
+    const first = subjects(150, 'first');
+    await Promise.all(first.map(read));
+    // A change of share midway: the first reads after it decided from memory under the old revision.
+    await changeRolloutShare(api.localStore, welcomeAt(accountId), 65);
+    await Promise.all(subjects(150, 'second').map(read));
+    const counted = await servedCounts(api.localStore, rolloutId, keys);
+    expect({ from: counted.from - warmUp.from, to: counted.to - warmUp.to }).toEqual(answered);
+    expect(answered.from + answered.to).toBe(300);
+    expect(answered.to).toBeGreaterThan(0);
+    expect(answered.from).toBeGreaterThan(0);
+  });
+
+  test('a refused request counts no side: 401, 429, 400, 404', async () => {
+    const { accountId, keys, rolloutId } = await rollingOut(50);
+    const unknown = 'prs_ThisKeyWasNeverIssuedToAnyoneAtAll0000000';
+    expect((await api.get('/prompts/welcome?label=production', unknown, asSubject('ana'))).status).toBe(401);
+    expect((await api.get('/prompts/nowhere?label=production', keys[0], asSubject('ana'))).status).toBe(404);
+    expect((await api.get('/prompts/welcome?label=production&version=1.0.0', keys[0], asSubject('ana'))).status).toBe(400);
+    expect(await servedCounts(api.localStore, rolloutId, keys)).toEqual({ from: 0, to: 0 });
+    // A key at its limit, warm: its admission would count the side it foresees, but the refused write changes nothing.
+    const limited = await api.fixtures.apiKey(accountId, { monthlyLimit: 1 });
+    expect((await api.get('/prompts/welcome?label=production', limited, asSubject('ana'))).status).toBe(200);
+    for (let i = 0; i < 3; i += 1) expect((await api.get('/prompts/welcome?label=production', limited, asSubject(`bea-${i}`))).status).toBe(429);
+    const counted = await servedCounts(api.localStore, rolloutId, [limited]);
+    expect(counted.from + counted.to).toBe(1);
+  });
+
+  test('a request that ends in 5xx gives its side back with its unit', async () => {
+    const { accountId, keys, rolloutId } = await rollingOut(50);
+    let failing = false;
+    const real = api.realStore();
+    const faulty: ApiStore = Object.assign(Object.create(real) as ApiStore, {
+      findLabelledPrompt: (...args: Parameters<ApiStore['findLabelledPrompt']>) =>
+        failing ? Promise.reject(new StoreUnavailableError('down')) : real.findLabelledPrompt(...args),
+    });
+    api.useStore(faulty);
+    try {
+      await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'));
+      await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'));
+      const before = await servedCounts(api.localStore, rolloutId, keys);
+      const usedBefore = await api.fixtures.admin.usage(hashApiKey(keys[0]), '2026-11');
+      // The admission counts the side from memory under the old revision; the read under the new one fails.
+      await changeRolloutShare(api.localStore, welcomeAt(accountId), 60);
+      failing = true;
+      expect((await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'))).status).toBe(503);
+      expect(await servedCounts(api.localStore, rolloutId, keys)).toEqual(before);
+      expect(await api.fixtures.admin.usage(hashApiKey(keys[0]), '2026-11')).toBe(usedBefore);
+    } finally {
+      api.useStore(api.realStore());
+    }
+  });
+});
+
+describe('store operations', () => {
+  let operations = 0;
+  const count = (client: DynamoDBDocumentClient) =>
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        operations += 1;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countRolloutStoreOperations' },
+    );
+  beforeAll(() => {
+    count(api.localStore.clients.reads);
+    count(api.localStore.clients.writes);
+  });
+
+  test.each([
+    ['a read', '/prompts/welcome?label=production'],
+    ['a list', '/prompts?label=production'],
+    ['a list with versions', '/prompts?label=production&include_versions=true'],
+  ])('a warm function answers %s at a rolling-out label with one store operation, counting its side', async (_, path) => {
+    const { keys, rolloutId } = await rollingOut(50);
+    await api.get(path, keys[0], asSubject('warm-up'));
+    await api.get(path, keys[0], asSubject('warm-up'));
+    const before = await servedCounts(api.localStore, rolloutId, keys);
+    for (const subject of subjects(6, 'one-op')) {
+      const start = operations;
+      expect((await api.get(path, keys[0], asSubject(subject))).status).toBe(200);
+      expect(operations - start).toBe(1);
+    }
+    const after = await servedCounts(api.localStore, rolloutId, keys);
+    expect(after.from + after.to - before.from - before.to).toBe(6);
+  });
+
+  test.each([
+    ['prompts/get', { method: 'prompts/get', params: { name: 'welcome', arguments: { name: 'Ana' } } }],
+    ['prompts/list', { method: 'prompts/list', params: {} }],
+    ['the get_prompt tool', { method: 'tools/call', params: { name: 'get_prompt', arguments: { promptId: 'welcome' } } }],
+    ['the list_prompts tool', { method: 'tools/call', params: { name: 'list_prompts', arguments: {} } }],
+  ])('a warm function answers MCP %s at a rolling-out label with one store operation, counting its side', async (_, message) => {
+    const { keys, rolloutId } = await rollingOut(50);
+    await mcp(keys[0], 'warm-up', message);
+    await mcp(keys[0], 'warm-up', message);
+    const before = await servedCounts(api.localStore, rolloutId, keys);
+    for (const subject of subjects(4, 'mcp-one-op')) {
+      const start = operations;
+      const response = await mcp(keys[0], subject, message);
+      expect(response.headers['x-prompt-rollout']).toBe(rolloutId);
+      expect(operations - start).toBe(1);
+    }
+    const after = await servedCounts(api.localStore, rolloutId, keys);
+    expect(after.from + after.to - before.from - before.to).toBe(4);
+  });
+});
+
+test('no log line carries the subject', async () => {
+  const { keys } = await rollingOut(50);
+  const subject = 'subject-that-must-never-be-logged-7f3a';
+  await api.get('/prompts/welcome?label=production', keys[0], asSubject(subject));
+  await api.get('/prompts?label=production', keys[0], asSubject(subject));
+  await mcp(keys[0], subject, { method: 'prompts/list', params: {} });
+  await api.get('/prompts/welcome?label=production', keys[0], asSubject(`${subject}${'x'.repeat(MAX_SUBJECT_LENGTH)}`));
+  expect(api.logs.length).toBeGreaterThan(0);
+  expect(JSON.stringify(api.logs)).not.toContain(subject);
+});
+
+const welcomeAt = (accountId: string) => ({ accountId, promptId: 'welcome', label: 'production' });
