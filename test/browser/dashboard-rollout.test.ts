@@ -80,10 +80,9 @@ const historyOf = (page: Page, label: string) => page.getByRole('region', { name
 
 /** The served counts table's row for a side: its cells' texts. */
 async function servedRow(panel: Locator, side: 'Stays (from)' | 'New (to)'): Promise<string[]> {
-  return panel
-    .getByRole('row', { name: new RegExp(`^${side.replace(/[()]/g, '\\$&')}`) })
-    .getByRole('cell')
-    .allTextContents();
+  const row = panel.getByRole('row', { name: new RegExp(`^${side.replace(/[()]/g, '\\$&')}`) });
+  await row.waitFor();
+  return row.getByRole('cell').allTextContents();
 }
 
 test('starting a rollout shows the diff and the variables, checks the share, and opens the panel: share, counts, who, when and the id', async () => {
@@ -108,7 +107,7 @@ test('starting a rollout shows the diff and the variables, checks the share, and
   await dialog.getByRole('alert').filter({ hasText: 'A share from 0 to 100, at most two decimals.' }).waitFor();
   expect(await rolloutOf(owner, 'staging')).toBeUndefined();
   // A preset fills the field.
-  await dialog.getByRole('button', { name: '25%' }).click();
+  await dialog.getByRole('button', { name: '25%', exact: true }).click();
   await expect(share.inputValue()).resolves.toBe('25');
   await share.fill('10');
   await dialog.getByRole('textbox', { name: 'Note (optional)' }).fill('Warmer welcome for returning users');
@@ -124,7 +123,7 @@ test('starting a rollout shows the diff and the variables, checks the share, and
   await expect(servedRow(panel, 'New (to)')).resolves.toEqual(['1.0.1', '0', '—']);
   // While it rolls out, the label is not moved or removed directly: the buttons say why.
   const row = owner.getByRole('row', { name: /^staging/ });
-  expect(await row.getByRole('button', { name: 'Move staging' }).isDisabled()).toBe(true);
+  expect(await row.getByRole('button', { name: 'Move staging', exact: true }).isDisabled()).toBe(true);
   await owner.getByText('staging is rolling out to 1.0.1 (10%): complete or abort the rollout before moving or removing it.').first().waitFor();
   // The history says it started.
   await historyOf(owner, 'staging').getByRole('rowheader', { name: 'rollout started: 10% of subjects on 1.0.1' }).waitFor();
@@ -191,7 +190,7 @@ test('completing moves the label to the new version for everyone; the history sa
   expect(
     await owner
       .getByRole('row', { name: /^staging/ })
-      .getByRole('button', { name: 'Move staging' })
+      .getByRole('button', { name: 'Move staging', exact: true })
       .isDisabled(),
   ).toBe(false);
 });
@@ -289,7 +288,7 @@ test('where the label needs approval, starting opens a change request; another p
     const dialog = asker.getByRole('dialog', { name: 'Start a rollout of production?' });
     await dialog.getByText('production needs an approval: this opens a change request', { exact: false }).waitFor();
     await dialog.getByRole('combobox', { name: 'Version to roll out' }).selectOption('1.0.1');
-    await dialog.getByRole('button', { name: '5%' }).click();
+    await dialog.getByRole('button', { name: '5%', exact: true }).click();
     await dialog.getByRole('textbox', { name: 'Note (optional)' }).fill('Try the warmer welcome on a few');
     await dialog.getByRole('button', { name: 'Yes, ask to roll out 1.0.1 to 5%' }).click();
     const panel = panelOf(asker, 'production');
