@@ -75,6 +75,20 @@ async function freshRollout(owner: Page, label: string, percent = 10): Promise<R
   return (answer.body as { rollout: RolloutAnswer }).rollout;
 }
 
+/** Reads at the label through the read API, one per subject: how many each side answered. */
+async function readsAt(label: string, subjects: readonly string[]): Promise<{ from: number; to: number }> {
+  const counted = { from: 0, to: 0 };
+  for (const subject of subjects) {
+    const answer = await fetch(`${harness.stack.apiUrl}/prompts/${PROMPT}?label=${label}`, {
+      headers: { Authorization: `Bearer ${apiKey}`, 'X-Prompt-Subject': subject },
+    });
+    expect(answer.status).toBe(200);
+    if (((await answer.json()) as { version: string }).version === '1.0.1') counted.to += 1;
+    else counted.from += 1;
+  }
+  return counted;
+}
+
 const panelOf = (page: Page, label: string) => page.getByRole('region', { name: `Rollout of ${label}` });
 const historyOf = (page: Page, label: string) => page.getByRole('region', { name: `History of ${label}` });
 
@@ -162,6 +176,7 @@ test('the share changes with the slider or a step, only after a confirmation tha
 test('completing moves the label to the new version for everyone; the history says started, then completed', async () => {
   const owner = await harness.signedIn();
   await freshRollout(owner, 'staging', 25);
+  const served = await readsAt('staging', ['ana', 'bea', 'carl', 'dora', 'emil', 'fay']);
   await owner.goto(harness.promptUrl(PROMPT));
   const panel = panelOf(owner, 'staging');
   await panel.getByRole('button', { name: 'Complete rollout of staging' }).click();
@@ -180,7 +195,9 @@ test('completing moves the label to the new version for everyone; the history sa
   await history
     .getByRole('row')
     .nth(1)
-    .getByRole('rowheader', { name: /^rollout completed: now 1\.0\.1/ })
+    .getByRole('rowheader', {
+      name: `rollout completed: now 1.0.1 (served ${served.from} ${served.from === 1 ? 'read' : 'reads'} of 1.0.0, ${served.to} of 1.0.1)`,
+    })
     .waitFor();
   await history.getByRole('row').nth(2).getByRole('rowheader', { name: 'rollout started: 25% of subjects on 1.0.1' }).waitFor();
   // Each entry names its rollout.
@@ -241,17 +258,10 @@ test('the served counts move while the panel is open, as reads at the label are 
   await owner.goto(harness.promptUrl(PROMPT));
   const panel = panelOf(owner, 'staging');
   await expect(servedRow(panel, 'Stays (from)')).resolves.toEqual(['1.0.0', '0', '—']);
-  let from = 0;
-  let to = 0;
-  for (let i = 0; i < 20; i += 1) {
-    const answer = await fetch(`${harness.stack.apiUrl}/prompts/${PROMPT}?label=staging`, {
-      headers: { Authorization: `Bearer ${apiKey}`, 'X-Prompt-Subject': `user-${i}` },
-    });
-    expect(answer.status).toBe(200);
-    const version = ((await answer.json()) as { version: string }).version;
-    if (version === '1.0.1') to += 1;
-    else from += 1;
-  }
+  const { from, to } = await readsAt(
+    'staging',
+    Array.from({ length: 20 }, (_, i) => `user-${i}`),
+  );
   // No reload: the panel reads its counts again every 10 seconds.
   await panel.getByRole('row', { name: new RegExp(`^Stays \\(from\\) 1\\.0\\.0 ${from} `) }).waitFor({ timeout: 30_000 });
   const share = (count: number) => `${Number(((count / 20) * 100).toFixed(2))}%`;
@@ -322,11 +332,10 @@ test.each(['light', 'dark'] as const)(
     const owner = await harness.signedIn(harness.demo, { colorScheme });
     await freshRollout(owner, 'staging', 25);
     // Some reads, so the counts are not all zero in the picture.
-    for (let i = 0; i < 12; i += 1) {
-      await fetch(`${harness.stack.apiUrl}/prompts/${PROMPT}?label=staging`, {
-        headers: { Authorization: `Bearer ${apiKey}`, 'X-Prompt-Subject': `reader-${i}` },
-      });
-    }
+    await readsAt(
+      'staging',
+      Array.from({ length: 12 }, (_, i) => `reader-${i}`),
+    );
     await owner.goto(harness.promptUrl(PROMPT));
     const panel = panelOf(owner, 'staging');
     await panel.getByRole('slider').waitFor();
