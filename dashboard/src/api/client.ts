@@ -143,7 +143,7 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
       return answer.status === 202 && answer.body?.request ? { kind: 'requested', request: answer.body.request } : { kind: 'removed' };
     },
 
-    /** The label's active rollout; undefined when it has none (404 with a rollout's own code, or the route's plain 404). */
+    /** The label's active rollout; undefined when it has none (404): an ended rollout lives on in the label's history. */
     rollout: async (accountId: string, promptId: string, label: string): Promise<Rollout | undefined> => {
       try {
         return (await get<{ rollout: Rollout }>(rolloutPath(accountId, promptId, label))).rollout;
