@@ -8,6 +8,9 @@ import type {
   LabelMove,
   LabelRemoval,
   RequestDetail,
+  Rollout,
+  RolloutStart,
+  RolloutStartOutcome,
   RequestsPage,
   ApiKey,
   AuditPage,
@@ -79,6 +82,7 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
   const account = (accountId: string) => `/accounts/${part(accountId)}`;
   const prompt = (accountId: string, promptId: string) => `${account(accountId)}/prompts/${part(promptId)}`;
   const version = (accountId: string, promptId: string, v: string) => `${prompt(accountId, promptId)}/versions/${part(v)}`;
+  const rolloutPath = (accountId: string, promptId: string, label: string) => `${prompt(accountId, promptId)}/labels/${part(label)}/rollout`;
   const key = (accountId: string, keyId: string) => `${account(accountId)}/keys/${part(keyId)}`;
 
   return {
@@ -138,6 +142,37 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
       const answer = await call<{ request?: ChangeRequest } | undefined>('DELETE', `${prompt(accountId, promptId)}/labels/${part(label)}`);
       return answer.status === 202 && answer.body?.request ? { kind: 'requested', request: answer.body.request } : { kind: 'removed' };
     },
+
+    /** The label's active rollout; undefined when it has none (404): an ended rollout lives on in the label's history. */
+    rollout: async (accountId: string, promptId: string, label: string): Promise<Rollout | undefined> => {
+      try {
+        return (await get<{ rollout: Rollout }>(rolloutPath(accountId, promptId, label))).rollout;
+      } catch (problem) {
+        if (problem instanceof ApiProblem && problem.status === 404) return undefined;
+        throw problem;
+      }
+    },
+    /** Starts a rollout (201), or, where the account's approvals cover the label, opens a change request that carries it (202). */
+    startRollout: async (accountId: string, promptId: string, label: string, start: RolloutStart): Promise<RolloutStartOutcome> => {
+      const { note, ...rest } = start;
+      const said = note?.trim();
+      const answer = await call<{ rollout?: Rollout; request?: ChangeRequest }>('PUT', rolloutPath(accountId, promptId, label), {
+        body: said ? { ...rest, note: said } : rest,
+      });
+      if (answer.status === 202 && answer.body?.request) return { kind: 'requested', request: answer.body.request };
+      if (!answer.body?.rollout) throw new ApiProblem(answer.status, 'INTERNAL_ERROR', 'the answer carried no rollout');
+      return { kind: 'started', rollout: answer.body.rollout };
+    },
+    changeRolloutShare: async (accountId: string, promptId: string, label: string, percent: number) =>
+      (await call<{ rollout: Rollout }>('PATCH', rolloutPath(accountId, promptId, label), { body: { percent } })).body.rollout,
+    completeRollout: async (accountId: string, promptId: string, label: string) =>
+      (await call<{ rollout: Rollout }>('POST', `${rolloutPath(accountId, promptId, label)}/complete`, { body: {} })).body.rollout,
+    abortRollout: async (accountId: string, promptId: string, label: string, reason: string) =>
+      (
+        await call<{ rollout: Rollout }>('POST', `${rolloutPath(accountId, promptId, label)}/abort`, {
+          body: reason.trim() ? { reason: reason.trim() } : {},
+        })
+      ).body.rollout,
 
     keys: async (accountId: string) => (await get<{ keys: ApiKey[] }>(`${account(accountId)}/keys`)).keys,
     createKey: async (accountId: string, input: NewKey) => (await call<IssuedKey>('POST', `${account(accountId)}/keys`, { body: input })).body,

@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../logic/audit-text';
 import type { ChangeRequest, LabelHistoryEntry } from '../logic/requests';
 import type { Role } from '../logic/roles';
+import type { Rollout, RolloutStep } from '../logic/rollouts';
 
 /** The management API's answers (docs/management-api.md, "The management API"; openapi-management.yaml), as the dashboard reads them. */
 
@@ -191,3 +192,17 @@ export interface RequestsPage {
 
 /** What a label removal came to: removed at once, or a change request opened. */
 export type LabelRemoval = { readonly kind: 'removed' } | { readonly kind: 'requested'; readonly request: ChangeRequest };
+
+export type { Rollout, RolloutStep };
+
+/** What starting a rollout asks for (docs/rollouts.md). */
+export interface RolloutStart {
+  readonly to: string;
+  readonly percent: number;
+  readonly note?: string;
+  readonly steps?: readonly RolloutStep[];
+  readonly guardAlarm?: string;
+}
+
+/** What starting a rollout came to: started at once, or a change request opened that carries it. */
+export type RolloutStartOutcome = { readonly kind: 'started'; readonly rollout: Rollout } | { readonly kind: 'requested'; readonly request: ChangeRequest };

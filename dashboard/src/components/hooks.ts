@@ -67,3 +67,34 @@ export function useId(prefix: string): string {
   }
   return ref.current;
 }
+
+/**
+ * Calls `tick` every `ms` while `enabled` and the page is visible: nothing runs in a hidden tab, and coming back
+ * to it ticks at once, so what it shows is fresh again without waiting a whole period.
+ */
+export function useVisibleInterval(tick: () => void, ms: number, enabled: boolean): void {
+  const latest = useRef(tick);
+  latest.current = tick;
+  useEffect(() => {
+    if (!enabled) return;
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const start = () => {
+      if (timer === undefined && document.visibilityState === 'visible') timer = setInterval(() => latest.current(), ms);
+    };
+    const stop = () => {
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
+    };
+    const onVisibility = () => {
+      if (document.visibilityState !== 'visible') return stop();
+      latest.current();
+      start();
+    };
+    start();
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => {
+      stop();
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
+  }, [ms, enabled]);
+}

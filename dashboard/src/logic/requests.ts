@@ -1,5 +1,6 @@
 import { atLeast, type Role, roleForLabel } from '../../../lambda/domain/roles';
 import { placeholdersIn } from './placeholders';
+import { type HistoryRollout, percentText } from './rollouts';
 
 /**
  * Change requests (a label move that the account's approvals cover) and label history, in words for the
@@ -26,6 +27,8 @@ export interface ChangeRequest {
   readonly note?: string | null;
   /** A move back to a version from the label's history. */
   readonly restore?: boolean;
+  /** A rollout to start once approved (docs/rollouts.md): the label then rolls out to `to` for this share instead of moving. */
+  readonly rollout?: RequestRollout | null;
   readonly requestedBy: string;
   readonly requestedAt: string;
   readonly approvals: readonly Approval[];
@@ -34,6 +37,13 @@ export interface ChangeRequest {
   readonly required?: number;
   /** Who took it out of `open` (the approver who applied it or found it stale, the rejecter, the requester), when, and their comment. */
   readonly decision?: { readonly by: string; readonly at: string; readonly comment?: string | null } | null;
+}
+
+/** What a request that starts a rollout carries of it. */
+export interface RequestRollout {
+  readonly percent: number;
+  readonly steps?: readonly { readonly percent: number; readonly afterMinutes: number }[] | null;
+  readonly guardAlarm?: string | null;
 }
 
 /** Each state as a badge says it. */
@@ -60,14 +70,17 @@ export const STATE_FILTERS: readonly { readonly value: RequestState | ''; readon
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 /** What the request asks, in a phrase: `move production of welcome from 1.0.1 to 1.0.2`, `restore ...`, `remove ...`. */
-export function requestSummary(request: Pick<ChangeRequest, 'label' | 'promptId' | 'from' | 'to' | 'restore'>): string {
+export function requestSummary(request: Pick<ChangeRequest, 'label' | 'promptId' | 'from' | 'to' | 'restore' | 'rollout'>): string {
   const what = `${request.label} of ${request.promptId}`;
+  if (request.rollout && request.to !== null) {
+    return `roll out ${what}${request.from ? ` from ${request.from}` : ''} to ${request.to} for ${percentText(request.rollout.percent)}`;
+  }
   if (request.to === null) return `remove ${what}${request.from ? ` (at ${request.from})` : ''}`;
   return `${request.restore ? 'restore' : 'move'} ${what}${request.from ? ` from ${request.from}` : ''} to ${request.to}`;
 }
 
 /** The request as a page's title: `Move production of welcome from 1.0.1 to 1.0.2`. */
-export function requestTitle(request: Pick<ChangeRequest, 'label' | 'promptId' | 'from' | 'to' | 'restore'>): string {
+export function requestTitle(request: Pick<ChangeRequest, 'label' | 'promptId' | 'from' | 'to' | 'restore' | 'rollout'>): string {
   const summary = requestSummary(request);
   return `${summary[0]?.toUpperCase()}${summary.slice(1)}`;
 }
@@ -87,7 +100,12 @@ export function stateExplanation(request: ChangeRequest, current?: string | null
   const decision = request.decision ?? undefined;
   const by = decision?.by ? ` by ${decision.by}` : '';
   const said = decision?.comment ? ` They said: "${decision.comment}"` : '';
-  const target = to === null ? `${label} of ${promptId} is removed` : `${label} of ${promptId} moves to ${to}`;
+  const target =
+    to === null
+      ? `${label} of ${promptId} is removed`
+      : request.rollout
+        ? `The rollout of ${label} of ${promptId} to ${to} starts at ${percentText(request.rollout.percent)}`
+        : `${label} of ${promptId} moves to ${to}`;
   switch (request.state) {
     case 'open': {
       if (request.required === undefined) return `Waiting for approval. ${target} once enough people approve.`;
@@ -95,6 +113,9 @@ export function stateExplanation(request: ChangeRequest, current?: string | null
       return `Waiting for ${plural(left, 'more approval')} (${approvalCount(request)}). ${target} once enough people approve.`;
     }
     case 'applied':
+      if (request.rollout && to !== null) {
+        return `Approved and applied: the rollout of ${label} of ${promptId} to ${to} started at ${percentText(request.rollout.percent)}; ${label} stays on ${request.from ?? 'its version'} for the others until the rollout is completed.`;
+      }
       return to === null
         ? `Approved and applied: ${label} is off ${promptId}, and the read API answers 404 for ?label=${label} from the next request.`
         : `Approved and applied: ${label} of ${promptId} points at ${to}, and the read API serves it from the next request.`;
@@ -202,6 +223,8 @@ export interface LabelHistoryEntry {
   readonly from: string | null;
   readonly to: string | null;
   readonly reason?: string | null;
+  /** Present on the entries a rollout wrote: started, its share changed, completed, aborted. */
+  readonly rollout?: HistoryRollout | null;
 }
 
 /** What the move did: `1.0.1 to 1.0.2`, `set to 1.0.0`, `removed (was 1.0.2)`. */

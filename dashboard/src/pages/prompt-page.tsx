@@ -1,12 +1,14 @@
-import { useRef, useState } from 'preact/hooks';
-import type { ChangeRequest, PromptDetail, VersionContent } from '../api/types';
-import { useAction, useId, useLoad } from '../components/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ChangeRequest, PromptDetail, Rollout, VersionContent } from '../api/types';
+import { useAction, useId, useLoad, useVisibleInterval } from '../components/hooks';
 import { Button, ConfirmDialog, Control, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
 import { tagsFromText } from '../logic/prompt-list';
 import { denial, labelDenial } from '../logic/roles';
 import { approvalsNeeded } from '../logic/requests';
+import { rollingOutNote, SERVED_POLL_MS } from '../logic/rollouts';
 import { hrefOf } from '../logic/route';
 import { LabelHistory } from '../prompts/label-history';
+import { RolloutsSection } from '../prompts/rollout-panel';
 import { LabelMoveDialog, RequestOpenedNote } from '../prompts/label-move';
 import { newestFirst, newVersionProblem, nextVersions, VERSION_HINT } from '../logic/versions';
 import { useWorkspace } from '../workspace';
@@ -43,8 +45,7 @@ export function PromptPage({ promptId }: { promptId: string }) {
       <DetailsPanel detail={detail} onChanged={prompt.reload} />
       <Versions detail={detail} />
       <NewDraft detail={detail} />
-      <LabelsPanel detail={detail} onChanged={prompt.reload} />
-      <LabelHistory detail={detail} onChanged={prompt.reload} />
+      <LabelSections detail={detail} onChanged={prompt.reload} />
       <CompareChooser detail={detail} />
       <DeleteRestore detail={detail} onChanged={prompt.reload} />
     </>
@@ -268,7 +269,47 @@ export function NewDraft({ detail, initialFrom }: { detail: PromptDetail; initia
   );
 }
 
-function LabelsPanel({ detail, onChanged }: { detail: PromptDetail; onChanged(): void }) {
+/**
+ * The labels, their rollouts and their history, which share one read of the labels' rollouts: a label rolling out
+ * cannot be moved, removed or restored (409), and its history gains an entry at each change of the rollout. The
+ * rollouts are read again every few seconds while the page is visible and one is active, for its served counts.
+ */
+function LabelSections({ detail, onChanged }: { detail: PromptDetail; onChanged(): void }) {
+  const { api, account } = useWorkspace();
+  const labels = Object.keys(detail.labels).sort((a, b) => a.localeCompare(b));
+  const rollouts = useLoad(async () => {
+    const found = await Promise.all(labels.map(async (label) => [label, await api.rollout(account.accountId, detail.promptId, label)] as const));
+    return new Map(found.flatMap(([label, rollout]) => (rollout ? [[label, rollout] as const] : [])));
+  }, [api, account.accountId, detail.promptId, labels.join('\n'), Object.values(detail.labels).join('\n')]);
+  const active = rollouts.data !== undefined && rollouts.data.size > 0;
+  useVisibleInterval(rollouts.reload, SERVED_POLL_MS, active);
+  // A rollout that ended elsewhere (a person in another tab, the guard alarm) may have moved its label: read the prompt again.
+  const seen = useRef<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    if (!rollouts.data) return;
+    const now = new Set(rollouts.data.keys());
+    const ended = [...seen.current].some((label) => !now.has(label));
+    seen.current = now;
+    if (ended) onChanged();
+  }, [rollouts.data, onChanged]);
+  const changed = () => {
+    rollouts.reload();
+    onChanged();
+  };
+  // The history reads again when a rollout starts, changes share or ends: each writes an entry.
+  const rolloutMarks = new Map(labels.map((label) => [label, rolloutMark(rollouts.data?.get(label))]));
+  return (
+    <>
+      <LabelsPanel detail={detail} rollouts={rollouts.data} onChanged={changed} />
+      <RolloutsSection detail={detail} rollouts={rollouts.data} loading={rollouts.loading} problem={rollouts.problem} onChanged={changed} />
+      <LabelHistory detail={detail} rollouts={rollouts.data} rolloutMarks={rolloutMarks} onChanged={changed} />
+    </>
+  );
+}
+
+const rolloutMark = (rollout: Rollout | undefined): string => (rollout ? `${rollout.rolloutId}:${rollout.percent}` : 'none');
+
+function LabelsPanel({ detail, rollouts, onChanged }: { detail: PromptDetail; rollouts: ReadonlyMap<string, Rollout> | undefined; onChanged(): void }) {
   const { settings } = useWorkspace();
   const published = newestFirst(detail.versions.filter((v) => v.published));
   const protectedLabels = settings?.protectedLabels ?? ['production'];
@@ -303,6 +344,7 @@ function LabelsPanel({ detail, onChanged }: { detail: PromptDetail; onChanged():
                 version={version}
                 published={published.map((v) => v.version)}
                 protectedLabels={protectedLabels}
+                rollout={rollouts?.get(label)}
                 onChanged={onChanged}
               />
             ))}
@@ -318,13 +360,21 @@ function LabelsPanel({ detail, onChanged }: { detail: PromptDetail; onChanged():
   );
 }
 
-function LabelRow(props: { detail: PromptDetail; label: string; version: string; published: string[]; protectedLabels: readonly string[]; onChanged(): void }) {
+function LabelRow(props: {
+  detail: PromptDetail;
+  label: string;
+  version: string;
+  published: string[];
+  protectedLabels: readonly string[];
+  rollout: Rollout | undefined;
+  onChanged(): void;
+}) {
   const { api, account, role, announce, settings, refreshAccount } = useWorkspace();
   const { detail, label } = props;
   const [target, setTarget] = useState(props.version);
   const [confirming, setConfirming] = useState(false);
   const [opened, setOpened] = useState<ChangeRequest | undefined>(undefined);
-  const denied = labelDenial(role, label, props.protectedLabels);
+  const denied = labelDenial(role, label, props.protectedLabels) ?? (props.rollout ? rollingOutNote(props.rollout) : undefined);
   const deniedId = useId('label-denied');
   const isProtected = props.protectedLabels.includes(label);
   const approvals = approvalsNeeded(settings?.approvals, label);

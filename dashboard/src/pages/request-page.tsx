@@ -6,6 +6,7 @@ import { PlaceholderChangeView } from '../components/placeholder-change';
 import { Button, DeniedNote, ErrorNote, Loading, PageTitle, When } from '../components/ui';
 import { ApiProblem } from '../logic/api-errors';
 import { approvalCount, decisionDenial, hasApproved, isPerson, requestTitle, stateExplanation, stateWord, withdrawDenial } from '../logic/requests';
+import { percentText } from '../logic/rollouts';
 import { hrefOf } from '../logic/route';
 import { useWorkspace } from '../workspace';
 
@@ -66,6 +67,7 @@ export function RequestPage({ requestId }: { requestId: string }) {
           <span class="badge">{request.label}</span> from <strong class="mono">{request.from ?? 'no version'}</strong> to{' '}
           <strong class="mono">{request.to ?? 'no version (removed)'}</strong>
           {request.restore ? ' (a restore from its history)' : ''}
+          {request.rollout ? ` (a rollout: ${percentText(request.rollout.percent)} of subjects at first, until someone completes it)` : ''}
           {current !== undefined && current !== request.from && request.state === 'open' ? (
             <span class="muted"> · it has moved since: now at {current ?? 'no version'}</span>
           ) : null}

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
-import type { ChangeRequest, PromptDetail } from '../api/types';
+import type { ChangeRequest, PromptDetail, Rollout } from '../api/types';
 import { useAction, useId, useLoad } from '../components/hooks';
 import { Button, DeniedNote, ErrorNote, Loading, When } from '../components/ui';
 import { approvalsNeeded, historyMove, historyReason, restoreTarget } from '../logic/requests';
+import { rollingOutNote, rolloutEventText, rolloutOfReason } from '../logic/rollouts';
 import { hrefOf } from '../logic/route';
 import { labelDenial } from '../logic/roles';
 import { useWorkspace } from '../workspace';
@@ -13,20 +14,48 @@ import { LabelMoveDialog, RequestOpenedNote } from './label-move';
  * version, and why. Each past position can be restored: after the diff from the label's version now to that
  * one, and a confirmation; where the account's approvals cover the label, restoring opens a change request.
  */
-export function LabelHistory({ detail, onChanged }: { detail: PromptDetail; onChanged(): void }) {
+export function LabelHistory({
+  detail,
+  rollouts,
+  rolloutMarks,
+  onChanged,
+}: {
+  detail: PromptDetail;
+  /** The labels' active rollouts: a label rolling out cannot be restored until the rollout ends. */
+  rollouts?: ReadonlyMap<string, Rollout> | undefined;
+  /** Per label, what changes when its rollout starts, changes share or ends: the history is read again then. */
+  rolloutMarks?: ReadonlyMap<string, string>;
+  onChanged(): void;
+}) {
   const labels = Object.keys(detail.labels).sort((a, b) => a.localeCompare(b));
   return (
     <section aria-labelledby="label-history-title">
       <h2 id="label-history-title">Label history</h2>
       {labels.length === 0 ? <p>No labels yet, so no history.</p> : null}
       {labels.map((label) => (
-        <OneLabelHistory key={label} detail={detail} label={label} current={detail.labels[label]} onChanged={onChanged} />
+        <OneLabelHistory
+          key={label}
+          detail={detail}
+          label={label}
+          current={detail.labels[label]}
+          rollout={rollouts?.get(label)}
+          rolloutMark={rolloutMarks?.get(label) ?? ''}
+          onChanged={onChanged}
+        />
       ))}
     </section>
   );
 }
 
-function OneLabelHistory({ detail, label, current, onChanged }: { detail: PromptDetail; label: string; current: string | undefined; onChanged(): void }) {
+function OneLabelHistory(props: {
+  detail: PromptDetail;
+  label: string;
+  current: string | undefined;
+  rollout: Rollout | undefined;
+  rolloutMark: string;
+  onChanged(): void;
+}) {
+  const { detail, label, current, rollout, rolloutMark, onChanged } = props;
   const { api, account, role, settings, announce, refreshAccount } = useWorkspace();
   // The cursors of the pages seen so far: the first page has none.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
@@ -34,12 +63,12 @@ function OneLabelHistory({ detail, label, current, onChanged }: { detail: Prompt
   // Read again when the label moves (`current`), so a restore shows at the top.
   const page = useLoad(
     () => api.labelHistory(account.accountId, detail.promptId, label, cursor),
-    [api, account.accountId, detail.promptId, label, cursor, current],
+    [api, account.accountId, detail.promptId, label, cursor, current, rolloutMark],
   );
   const [restoring, setRestoring] = useState<string | undefined>(undefined);
   const [opened, setOpened] = useState<ChangeRequest | undefined>(undefined);
   const protectedLabels = settings?.protectedLabels ?? ['production'];
-  const denied = labelDenial(role, label, protectedLabels);
+  const denied = labelDenial(role, label, protectedLabels) ?? (rollout ? rollingOutNote(rollout) : undefined);
   const deniedId = useId('history-denied');
   const titleId = useId('history-title');
   const approvals = approvalsNeeded(settings?.approvals, label);
@@ -83,11 +112,13 @@ function OneLabelHistory({ detail, label, current, onChanged }: { detail: Prompt
             </thead>
             <tbody>
               {page.data.entries.map((entry, index) => {
-                const target = restoreTarget(entry, current);
+                // A rollout's start, share changes and abort left the label where it was: nothing to go back to there.
+                const inPlace = entry.rollout !== undefined && entry.rollout !== null && entry.rollout.event !== 'completed';
+                const target = inPlace ? undefined : restoreTarget(entry, current);
                 return (
                   <tr key={`${entry.at}-${index}`}>
-                    <th scope="row" class="mono">
-                      {historyMove(entry)}
+                    <th scope="row" class={entry.rollout ? undefined : 'mono'}>
+                      {entry.rollout ? rolloutEventText({ from: entry.from, rollout: entry.rollout }) : historyMove(entry)}
                     </th>
                     <td>
                       {entry.by}
@@ -114,7 +145,7 @@ function OneLabelHistory({ detail, label, current, onChanged }: { detail: Prompt
                         >
                           Restore
                         </Button>
-                      ) : entry.to !== null && entry.to === current ? (
+                      ) : !inPlace && entry.to !== null && entry.to === current ? (
                         // The newest entry is where the label is; an older one at the same version needs no restore.
                         <span class="muted">{pageNumber === 1 && index === 0 ? `${label} is here now` : 'the version it has now'}</span>
                       ) : (
@@ -163,6 +194,8 @@ function OneLabelHistory({ detail, label, current, onChanged }: { detail: Prompt
 /** Why the label moved: the note, or how (a restore, a change request, linked, a push, an import). */
 function Reason({ reason }: { reason: string | null | undefined }) {
   const { account } = useWorkspace();
+  const rolloutId = rolloutOfReason(reason);
+  if (rolloutId) return <span class="mono">{rolloutId}</span>;
   const said = historyReason(reason);
   if (!said) return <span class="muted">—</span>;
   if (!said.requestId) return <>{said.text}</>;

@@ -122,6 +122,15 @@ describe("a request's state in words", () => {
     expect(stateExplanation(request({ state: 'stale' }))).toMatch(/^Stale: production moved after this was asked, so it no longer points at 1\.0\.1/);
   });
 
+  test('a request that starts a rollout says so, with its share, in its title and its state', () => {
+    const rollout = request({ rollout: { percent: 10 } });
+    expect(requestTitle(rollout)).toBe('Roll out production of welcome from 1.0.1 to 1.0.2 for 10%');
+    expect(stateExplanation(rollout)).toBe('Waiting for approval. The rollout of production of welcome to 1.0.2 starts at 10% once enough people approve.');
+    expect(stateExplanation({ ...rollout, state: 'applied' })).toBe(
+      'Approved and applied: the rollout of production of welcome to 1.0.2 started at 10%; production stays on 1.0.1 for the others until the rollout is completed.',
+    );
+  });
+
   test('approvals are counted against those needed, when known', () => {
     expect(approvalCount(request({ required: 1 }))).toBe('0 of 1 approval');
     expect(approvalCount(request({ required: 3, approvals: [{ by: bob.email, at: '' }] }))).toBe('1 of 3 approvals');
