@@ -103,6 +103,8 @@ test('signs in with PKCE from the page and shows what /api/me answers with the I
   await page.getByRole('button', { name: 'Sign in' }).click();
 
   await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
+  // The page says it is signed in, then asks /api/me: its answer comes a moment later.
+  await page.locator('#me-answer', { hasText: demo.userId }).waitFor();
   await page.screenshot({ path: SCREENSHOT_PATH, fullPage: true });
   const answer = await page.locator('#me-answer').textContent();
   expect(answer).toContain('200');
@@ -163,5 +165,6 @@ test('an invited person chooses a new password on the way, and arrives signed in
   await page.getByRole('button', { name: 'Set password and sign in' }).click();
 
   await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
-  expect(await page.locator('#me-answer').textContent()).toContain('grace@example.com');
+  // The page says it is signed in, then asks /api/me: its answer comes a moment later.
+  await page.locator('#me-answer', { hasText: 'grace@example.com' }).waitFor();
 });
