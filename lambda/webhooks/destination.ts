@@ -195,7 +195,7 @@ export async function resolveDestination(text: string, mode: DestinationMode, re
   try {
     addresses = await resolve(host);
   } catch (error) {
-    const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? ` (${error.code})` : '';
+    const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? ` (${error.code})` : '';
     return { ok: false, reason: `${host} could not be resolved${code}`, refused: false };
   }
   const first = addresses[0];
