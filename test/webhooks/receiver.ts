@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -55,4 +56,17 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * The receiver's check, written from the specification rather than with signature.ts: which of the header's
+ * `v1` signatures the secret makes over `<webhook-id>.<webhook-timestamp>.<body>`.
+ */
+export function signaturesMadeWith(secret: string, request: Received): number {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const signed = `${request.headers['webhook-id']}.${request.headers['webhook-timestamp']}.${request.body}`;
+  const expected = createHmac('sha256', key).update(signed).digest('base64');
+  return String(request.headers['webhook-signature'] ?? '')
+    .split(' ')
+    .filter((entry) => entry === `v1,${expected}`).length;
 }
