@@ -12,7 +12,7 @@ import type { Destination } from './destination';
  * and dropped.
  */
 
-export interface Delivery {
+export interface SignedPost {
   readonly destination: Destination;
   /** webhook-id, webhook-timestamp and webhook-signature. */
   readonly headers: Readonly<Record<string, string>>;
@@ -20,7 +20,7 @@ export interface Delivery {
 }
 
 /** One attempt's POST: the real one below, or a test's stand-in that records where it would have gone. */
-export type Send = (delivery: Delivery) => Promise<AttemptOutcome>;
+export type Send = (post: SignedPost) => Promise<AttemptOutcome>;
 
 export const USER_AGENT = `${EVENT_SOURCE}-webhooks/1`;
 /** Of an answer's body, no more is read than this: nobody reads it. */

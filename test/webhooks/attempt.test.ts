@@ -8,7 +8,7 @@ import { attemptDelivery, nextDelay } from '../../lambda/webhooks/attempt';
 import type { DeliveryJob } from '../../lambda/webhooks/delivery-job';
 import { checkUrl, type Resolve } from '../../lambda/webhooks/destination';
 import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
-import type { Delivery, Send } from '../../lambda/webhooks/sender';
+import type { SignedPost, Send } from '../../lambda/webhooks/sender';
 import { generateSecret } from '../../lambda/webhooks/signature';
 import { capturedLogRecords } from '../support/log-capture';
 import { type LocalStore, startLocalStore } from '../support/local-store';
@@ -45,8 +45,8 @@ const noDns: Resolve = async (host) => {
 };
 
 /** A POST that is never made: it records where it would have gone and answers 200. */
-function recordingSend(): Send & { calls: Delivery[] } {
-  const calls: Delivery[] = [];
+function recordingSend(): Send & { calls: SignedPost[] } {
+  const calls: SignedPost[] = [];
   const send: Send = async (delivery) => {
     calls.push(delivery);
     return { delivered: true, status: 200, durationMs: 1 };

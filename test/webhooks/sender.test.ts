@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { ATTEMPT_TIMEOUT_MS } from '../../lambda/webhooks/delivery-job';
 import type { Destination } from '../../lambda/webhooks/destination';
-import { type Delivery, sendOnce, USER_AGENT } from '../../lambda/webhooks/sender';
+import { type SignedPost, sendOnce, USER_AGENT } from '../../lambda/webhooks/sender';
 import { generateSecret, sign, verify } from '../../lambda/webhooks/signature';
 import { closedPort, type Receiver, startReceiver } from './receiver';
 
@@ -21,7 +21,7 @@ const secret = generateSecret();
 const body = JSON.stringify({ id: 'evt_20261127054200123_1a2b3c4d', type: 'webhook.test', data: { webhookId: 'wh_0123456789abcdef' } });
 const timestamp = Math.floor(Date.now() / 1000);
 
-function delivery(destination: Destination): Delivery {
+function delivery(destination: Destination): SignedPost {
   const id = 'evt_20261127054200123_1a2b3c4d';
   return {
     destination,
