@@ -229,6 +229,17 @@ describe('the destination, checked again at the attempt', () => {
     expect(receiver.connections()).toBe(0);
   });
 
+  test('unless told it runs locally, an attempt judges as deployed: a loopback URL is refused', async () => {
+    const webhook = await putWebhook();
+    expect(await attemptDelivery(job(webhook), { table, sealer, now: () => NOW })).toMatchObject({
+      delivered: false,
+      status: null,
+      final: true,
+      error: 'not sent: the URL must be https',
+    });
+    expect(receiver.connections()).toBe(0);
+  });
+
   test('a name that does not resolve now is logged and retried', async () => {
     const webhook = await putWebhook({ url: 'https://gone.example.com/hook' });
     const failing: Resolve = async () => {
