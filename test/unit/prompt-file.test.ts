@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import fc from 'fast-check';
 import { formatPromptFile, type PromptFile, PromptFileError, parsePromptFile } from '../../admin/prompt-files/prompt-file';
 
