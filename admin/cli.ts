@@ -22,6 +22,7 @@ import type { UserDirectory } from '../lambda/users/user-directory';
 import { loadUserPoolConfig } from '../lambda/config';
 import { cliOperator } from './operator';
 import { InputError } from './input-reader';
+import { PromptFileError } from './prompt-files/prompt-file';
 import { SeedError } from './seed-file';
 import { VersionReader } from './table/version-reader';
 
@@ -131,6 +132,7 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
       now,
     };
     const result = await command.run(context, args);
+    for (const warning of result.warnings ?? []) io.stderr(`warning: ${warning}\n`);
     io.stdout(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
     return result.exitCode ?? EXIT.ok;
   } catch (error) {
@@ -266,6 +268,8 @@ interface Failure {
 
 export function describeFailure(error: unknown, store: StoreConfig | undefined): Failure {
   const where = store?.storeEndpoint ?? `AWS DynamoDB (${store?.region ?? 'us-east-1'})`;
+  // One problem a line, each with the line of the file it is on: kept as written.
+  if (error instanceof PromptFileError) return { message: error.message, exitCode: EXIT.badInput };
   if (
     error instanceof UsageError ||
     error instanceof InputError ||

@@ -58,6 +58,8 @@ export interface CommandResult {
   readonly text: string;
   /** Not 0 when the command ran but found what a script must stop on (`prompts diff`: drift). */
   readonly exitCode?: number;
+  /** What the operator should hear about though the command did its job (a file in a prompt folder it did not read): on stderr. */
+  readonly warnings?: readonly string[];
 }
 
 /** Wrong words, options or values: exit 2 and a one-line reason. */

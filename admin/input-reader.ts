@@ -74,3 +74,34 @@ export function readOptionalCount(object: Json, field: string, path: string): nu
   }
   return value;
 }
+
+/**
+ * How a reader runs each field's read: `immediately` stops at the first refusal (a seed file, a request);
+ * a `Problems` keeps going and gathers every refusal, so one run lists all that is wrong with a file.
+ */
+export type Take = <T>(read: () => T) => T | undefined;
+
+export const immediately: Take = (read) => read();
+
+export class Problems {
+  readonly messages: string[] = [];
+
+  readonly take: Take = (read) => {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      this.messages.push(error.message);
+      return undefined;
+    }
+  };
+}
+
+/** readObject, with every unknown field refused on its own (each one a problem of its own when gathering). */
+export function readObjectEach(value: unknown, path: string, known: readonly string[], take: Take): Json | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return take(() => fail(path, 'must be an object'));
+  for (const field of Object.keys(value).filter((each) => !known.includes(each))) {
+    take(() => fail(at(path, field), `unknown field (expected one of ${known.join(', ')})`));
+  }
+  return value as Json;
+}

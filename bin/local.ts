@@ -91,22 +91,22 @@ function printBanner(stack: LocalStack, playground: PlaygroundServer, dashboard:
   } else {
     lines.push('  Seed       none (SEED_FILE is empty)');
   }
+  const cli = `DYNAMODB_ENDPOINT=${stack.storeEndpoint} TABLE_NAME=${tableName} npm run admin --`;
   if (stack.demo) {
     lines.push(
+      `  Account    ${stack.demo.accountId} (the demo account: --account ${stack.demo.accountId} in the admin CLI)`,
       `  Demo key   ${stack.demo.apiKey}`,
       '',
       'Try it:',
       `  curl -H "Authorization: Bearer ${stack.demo.apiKey}" ${stack.apiUrl}/prompts/${stack.demo.promptId}`,
     );
   }
-  lines.push(
-    '',
-    'Admin CLI against this store:',
-    `  DYNAMODB_ENDPOINT=${stack.storeEndpoint} TABLE_NAME=${tableName} npx prompts-admin accounts list`,
-    '',
-    'Requests are logged below, one JSON line each. Ctrl+C stops.',
-    '',
-  );
+  lines.push('', 'Admin CLI against this store, from this clone:', `  ${cli} accounts list`);
+  if (stack.demo) {
+    // Ready to paste: the demo account's prompts as a folder of files (docs/prompts-as-code.md).
+    lines.push(`  ${cli} prompts pull --account ${stack.demo.accountId} --dir prompts/${stack.demo.accountId}`);
+  }
+  lines.push('', 'Requests are logged below, one JSON line each. Ctrl+C stops.', '');
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

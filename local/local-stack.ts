@@ -35,6 +35,8 @@ export interface DemoRequest {
   /** Plaintext, from the local seed file: the one place a key is ever written down. */
   readonly apiKey: string;
   readonly promptId: string;
+  /** The key's account: the one every `prompts` command of the CLI is then pointed at. */
+  readonly accountId: string;
 }
 
 export interface LocalStack {
@@ -228,7 +230,7 @@ function demoRequestOf(seed: Seed): DemoRequest | undefined {
   for (const account of seed.accounts) {
     const key = account.keys.find((candidate) => candidate.revoked !== true);
     const prompt = account.prompts.find((candidate) => candidate.deleted !== true && candidate.versions.some((version) => version.published));
-    if (key && prompt) return { apiKey: key.apiKey, promptId: prompt.promptId };
+    if (key && prompt) return { apiKey: key.apiKey, promptId: prompt.promptId, accountId: account.accountId };
   }
   return undefined;
 }

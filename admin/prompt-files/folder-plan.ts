@@ -2,7 +2,7 @@ import { createTwoFilesPatch } from 'diff';
 import { canonicalJson as stableJson } from '../../lambda/domain/canonical-json';
 import { compareVersions } from '../../lambda/domain/version';
 import { labelledVersion } from '../../lambda/domain/label';
-import type { PromptFile } from './prompt-file';
+import { PROMPT_FILE_SUFFIX, type PromptFile } from './prompt-file';
 
 /**
  * What an account serves, against what a folder of prompt files says: for `prompts diff` the drift, for
@@ -76,14 +76,17 @@ function contentText(file: PromptFile | undefined): string {
   ].join('\n');
 }
 
-/** A readable line diff of what publishing the file changes against what is served. */
+/**
+ * A unified diff (`---`, `+++`, `@@` hunks) of what publishing the file changes against what is served: what
+ * `patch`, a pull request's reviewer and a Markdown ```diff block all read.
+ */
 export function contentDiff(promptId: string, served: PromptFile | undefined, file: PromptFile): string {
-  const before = served ? `${promptId} ${served.version} (served)` : `${promptId} (nothing published)`;
-  return createTwoFilesPatch(before, `${promptId} ${file.version} (file)`, contentText(served), contentText(file), '', '', { context: 2 })
-    .split('\n')
-    .slice(2)
-    .join('\n')
-    .trimEnd();
+  const before = served ? `${promptId}@${served.version} (served)` : `${promptId} (nothing published)`;
+  const patch = createTwoFilesPatch(before, `${promptId}${PROMPT_FILE_SUFFIX}@${file.version}`, contentText(served), contentText(file), '', '', {
+    context: 2,
+  });
+  // The library opens with a line of `=` (svn's Index banner), which is no part of a unified diff.
+  return patch.slice(patch.indexOf('--- ')).trimEnd();
 }
 
 function detailsChange(served: PromptFile | undefined, file: PromptFile): PromptPlan['details'] {

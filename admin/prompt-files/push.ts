@@ -10,7 +10,16 @@ import type { PromptPlan } from './folder-plan';
  */
 
 export type PushOutcome =
-  | { readonly promptId: string; readonly outcome: 'changed'; readonly awaiting: readonly { readonly label: string; readonly requestId: string }[] }
+  | {
+      readonly promptId: string;
+      readonly outcome: 'changed';
+      /** The version published, or null when the content was already served. */
+      readonly published: string | null;
+      /** Labels moved (`to` null: removed); those under approval are in `awaiting` instead. */
+      readonly labels: readonly { readonly label: string; readonly from: string | null; readonly to: string | null }[];
+      readonly awaiting: readonly { readonly label: string; readonly requestId: string }[];
+      readonly details: boolean;
+    }
   | { readonly promptId: string; readonly outcome: 'unchanged'; readonly reason: string };
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -32,5 +41,13 @@ export async function pushPrompt(ops: AccountOperations, accountId: string, plan
   } catch (error) {
     return { promptId, outcome: 'unchanged', reason: reasonOf(error) };
   }
-  return { promptId, outcome: 'changed', awaiting };
+  const awaited = new Set(awaiting.map(({ label }) => label));
+  return {
+    promptId,
+    outcome: 'changed',
+    published: plan.publish?.version ?? null,
+    labels: plan.labels.filter(({ label }) => !awaited.has(label)),
+    awaiting,
+    details: plan.details !== undefined,
+  };
 }

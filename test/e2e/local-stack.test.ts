@@ -1,5 +1,7 @@
+import { readdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { failedStart, StackSet, type StackProcess, temporaryFolder } from './support/processes';
+import { join } from 'node:path';
+import { failedStart, runNpm, StackSet, type StackProcess, temporaryFolder } from './support/processes';
 import { fetchApi } from './support/api-fetch';
 import { signIn } from '../support/oauth-sign-in';
 
@@ -102,6 +104,22 @@ describe('npm start from an empty DATA_DIR, with the demo seed', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ promptId: 'welcome-email', version: '1.1.0' });
     expect(response.headers.get('x-ratelimit-remaining')).toBe('4999');
+  });
+
+  it('prints the demo account, and a prompts pull line that, run as printed, writes its prompt files', async () => {
+    expect(stack.output()).toMatch(/^\s*Account\s+acct_demo \(the demo account/m);
+    const line = /^\s*(.*npm run admin -- prompts pull .*)$/m.exec(stack.output())?.[1] ?? '';
+    const printed = /^DYNAMODB_ENDPOINT=(\S+) TABLE_NAME=(\S+) npm run admin -- (prompts pull --account acct_demo --dir prompts\/acct_demo)$/.exec(line);
+    expect(printed).not.toBeNull();
+    const [, endpoint = '', tableName = '', command = ''] = printed ?? [];
+    // The printed line, but for the folder: the test writes into its own, not into the clone.
+    const dir = join(dataDir.path, 'pulled', 'acct_demo');
+    const args = ['run', 'admin', '--', ...command.replace('prompts/acct_demo', dir).split(' ')];
+
+    const pulled = await runNpm(args, { DYNAMODB_ENDPOINT: endpoint, TABLE_NAME: tableName });
+
+    expect([pulled.code, pulled.stderr]).toEqual([0, expect.not.stringContaining('warning')]);
+    expect((await readdir(dir)).sort()).toEqual(['product-description.prompt.yaml', 'support-reply.prompt.yaml', 'welcome-email.prompt.yaml']);
   });
 
   it.each([

@@ -107,13 +107,17 @@ describe('the whole cycle', () => {
     const dry = await admin('prompts', 'push', '--account', ACCOUNT, '--dir', dir, '--note', 'shorter', '--dry-run');
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain(`publish ${next}`);
+    expect(dry.stdout).toMatch(
+      new RegExp(`^\\s+--- welcome-email@${before.version} \\(served\\)\\n\\s+\\+\\+\\+ welcome-email\\.prompt\\.yaml@${next}\\n\\s+@@ `, 'm'),
+    );
     expect(dry.stdout).toMatch(/^\s+-Write a welcome email/m);
     expect(dry.stdout).toMatch(/^\s+\+Write a short welcome email/m);
     expect(dry.stdout).toContain(`set label canary to ${next}`);
     expect((await served('welcome-email')).version).toBe(before.version);
 
     const pushed = await admin('prompts', 'push', '--account', ACCOUNT, '--dir', dir, '--note', 'shorter');
-    expect([pushed.code, pushed.stdout]).toEqual([0, expect.stringContaining('changed welcome-email')]);
+    expect(pushed.code).toBe(0);
+    expect(pushed.stdout).toContain(`  changed welcome-email\n    published ${next}\n    label canary: set to ${next}\n`);
     const after = await served('welcome-email');
     expect(after.version).toBe(next);
     expect(after.userMessage).toContain('Write a short welcome email');
@@ -145,22 +149,40 @@ describe('files refused, and nothing changed', () => {
   }
 
   test.each([
-    ['YAML that does not parse', (text: string) => `${text}\nconfig: [unclosed\n`, /welcome-email\.prompt\.yaml:\d+: not valid YAML/],
-    ['a wrong type', (text: string) => text.replace(/temperature: [\d.]+/, 'temperature: hot'), /welcome-email\.prompt\.yaml:\d+: config\.temperature: /],
-    ['an unknown field', (text: string) => `${text}owner: someone\n`, /welcome-email\.prompt\.yaml:\d+: owner: unknown field/],
+    ['YAML that does not parse', (text: string) => `${text}\nconfig: [unclosed\n`, /welcome-email\.prompt\.yaml:\d+:9: not valid YAML/],
+    ['a wrong type', (text: string) => text.replace(/temperature: [\d.]+/, 'temperature: hot'), /welcome-email\.prompt\.yaml:\d+:16: config\.temperature: /],
+    ['an unknown field', (text: string) => `${text}owner: someone\n`, /welcome-email\.prompt\.yaml:\d+:1: owner: unknown field/],
     [
       'an id that differs from the file name',
       (text: string) => `promptId: other-prompt\n${text}`,
-      /welcome-email\.prompt\.yaml:1: promptId: .*file is named for welcome-email/,
+      /welcome-email\.prompt\.yaml:1:11: promptId: .*file is named for welcome-email/,
     ],
-  ])('%s: exit 2 naming the file, the line and the field', async (_what, edit, message) => {
+    [
+      'a file named .prompt.yml beside it',
+      (text: string) => text,
+      /support\.prompt\.yml: not read: a prompt file's name ends in \.prompt\.yaml \(rename it support\.prompt\.yaml\)/,
+    ],
+  ])('%s: exit 2 naming the file, the line and the field', async (what, edit, message) => {
     const dir = await pulled();
     // Another file with a real change: it is not pushed either.
     await editFile(dir, 'support-reply', (text) => text.replace(/version: (\d+)\.(\d+)\.(\d+)/, (_all, a, b) => `version: ${a}.${Number(b) + 1}.0`));
     await editFile(dir, 'welcome-email', edit);
+    if (what.includes('.prompt.yml')) await writeFile(join(dir, 'support.prompt.yml'), await readFile(fileOf(dir, 'support-reply'), 'utf8'));
     const result = await refusedPush(dir);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
+  });
+
+  test('every problem of a file is listed at once, each at its line and column, with the line shown', async () => {
+    const dir = await pulled();
+    await editFile(dir, 'welcome-email', (text) => `${text.replace(/temperature: [\d.]+/, 'temperature: 7')}owner: someone\n`);
+    const lines = (await readFile(fileOf(dir, 'welcome-email'), 'utf8')).split('\n');
+    const temperature = lines.findIndex((each) => each.includes('temperature: 7')) + 1;
+    const result = await refusedPush(dir);
+    expect(result.stderr).toContain(
+      `welcome-email.prompt.yaml:${temperature}:16: config.temperature: must be between 0 and 2\n  ${temperature} |   temperature: 7\n`,
+    );
+    expect(result.stderr).toContain(`welcome-email.prompt.yaml:${lines.indexOf('owner: someone') + 1}:1: owner: unknown field`);
   });
 
   test("the line named is the field's own", async () => {
@@ -169,7 +191,7 @@ describe('files refused, and nothing changed', () => {
     const text = await readFile(fileOf(dir, 'welcome-email'), 'utf8');
     const line = text.split('\n').findIndex((each) => each.includes('temperature: 7')) + 1;
     const result = await refusedPush(dir);
-    expect(result.stderr).toContain(`welcome-email.prompt.yaml:${line}: config.temperature`);
+    expect(result.stderr).toContain(`welcome-email.prompt.yaml:${line}:16: config.temperature`);
   });
 
   test('a version below the served latest is refused, naming it', async () => {
@@ -228,4 +250,64 @@ test('a dashboard publish of the same version during a push: the prompt ends who
   if (fromFolder) expect(pushed.stdout).toContain('changed support-reply');
   // The dashboard first: refused before anything changed (the version is published), or undone at the draft.
   else expect(`${pushed.stdout}${pushed.stderr}`).toMatch(/NOT changed support-reply|support-reply\.prompt\.yaml (changes published version|names version)/);
+});
+
+describe('in CI: diff --report, check', () => {
+  test("diff --report appends the drift as Markdown (the pull request's change, a unified diff) and exits 0 on drift", async () => {
+    const dir = await pulled();
+    await editFile(dir, 'support-reply', (text) =>
+      text.replace(/version: (\d+)\.(\d+)\.(\d+)/, (_all, a, b) => `version: ${a}.${Number(b) + 1}.0`).replace(/userMessage: /, 'userMessage: Briefly. '),
+    );
+    const summary = join(dir, '..', `summary-${Date.now()}.md`);
+    await writeFile(summary, '# Earlier steps\n');
+
+    const result = await admin('prompts', 'diff', '--account', ACCOUNT, '--dir', dir, '--report', summary);
+
+    expect(result.code).toBe(0);
+    const markdown = await readFile(summary, 'utf8');
+    expect(markdown).toMatch(/^# Earlier steps\n## Prompts: .* against account acct_demo\n/);
+    expect(markdown).toContain('**1 prompt(s) change when this is pushed**');
+    expect(markdown).toMatch(
+      /### `support-reply`\n\n- publish \d+\.\d+\.0\n\n```diff\n--- support-reply@[\d.]+ \(served\)\n\+\+\+ support-reply\.prompt\.yaml@/,
+    );
+  });
+
+  test('diff --report exits 2 on a file a push would refuse, and 2 on a bad file, which it reports too', async () => {
+    const dir = await pulled();
+    await editFile(dir, 'support-reply', (text) => text.replace(/version: [\d.]+/, 'version: 0.0.1'));
+    expect((await admin('prompts', 'diff', '--account', ACCOUNT, '--dir', dir, '--report', '-')).code).toBe(2);
+
+    await editFile(dir, 'welcome-email', (text) => text.replace(/temperature: [\d.]+/, 'temperature: hot'));
+    const summary = join(dir, '..', `summary-${Date.now()}.md`);
+    const result = await admin('prompts', 'diff', '--account', ACCOUNT, '--dir', dir, '--report', summary);
+    expect(result.code).toBe(2);
+    expect(await readFile(summary, 'utf8')).toMatch(
+      /\*\*Bad files: nothing can be pushed until they are fixed\.\*\*\n\n```\n.*welcome-email\.prompt\.yaml:\d+:16: config\.temperature: must be a number/,
+    );
+  });
+
+  test('prompts check reads the folder without any store or account: 0 when good, 2 listing each bad file', async () => {
+    const dir = await pulled();
+    const offline = { DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', TABLE_NAME: 'none' };
+    const { runAdmin } = await import('./support/processes');
+    expect(await runAdmin(['prompts', 'check', '--dir', dir], offline)).toMatchObject({ code: 0, stdout: expect.stringContaining('3 prompt file(s)') });
+    await editFile(dir, 'welcome-email', (text) => `${text}owner: someone\n`);
+    await writeFile(join(dir, 'extra.prompt.yml'), '');
+    const bad = await runAdmin(['prompts', 'check', '--dir', dir], offline);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('extra.prompt.yml: not read');
+    expect(bad.stderr).toMatch(/welcome-email\.prompt\.yaml:\d+:1: owner: unknown field/);
+  });
+});
+
+test('a file in the folder that is not a prompt file is named in a warning by pull, push and diff, and left alone', async () => {
+  const dir = await pulled();
+  await writeFile(join(dir, 'notes.txt'), 'ideas\n');
+  const warning = `warning: ${join(dir, 'notes.txt')}: not a prompt file (<promptId>.prompt.yaml), not read`;
+  for (const args of [['pull'], ['push', '--note', 'nothing'], ['diff']]) {
+    const [action = '', ...rest] = args;
+    const result = await admin('prompts', action, '--account', ACCOUNT, '--dir', dir, ...rest);
+    expect([action, result.code, result.stderr]).toEqual([action, 0, expect.stringContaining(warning)]);
+  }
+  expect(await readFile(join(dir, 'notes.txt'), 'utf8')).toBe('ideas\n');
 });

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import fc from 'fast-check';
 import { formatPromptFile, type PromptFile, PromptFileError, parsePromptFile } from '../../admin/prompt-files/prompt-file';
 
@@ -71,13 +70,78 @@ test('YAML aliases are refused, so a small file cannot expand into a large one',
   expect(() => parsePromptFile('p.prompt.yaml', bomb)).toThrow(PromptFileError);
 });
 
-test("docs/prompts-as-code.md's example file is a prompt file, and its CI workflow runs diff on pull requests and push on main", () => {
+test("docs/prompts-as-code.md's example file is a prompt file", () => {
   const doc = readFileSync(join(__dirname, '../../docs/prompts-as-code.md'), 'utf8');
   const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1] as string);
   expect(parsePromptFile('welcome-email.prompt.yaml', blocks[0] ?? '')).toMatchObject({ version: '1.3.0', labels: { production: '1.2.0' } });
-  const workflow = parse(blocks[1] ?? '') as { on: Record<string, unknown>; jobs: { prompts: { steps: { if?: string; run?: string }[] } } };
-  expect(Object.keys(workflow.on)).toEqual(['pull_request', 'push']);
-  const steps = workflow.jobs.prompts.steps;
-  expect(steps.find((step) => step.if?.includes('pull_request'))?.run).toMatch(/prompts diff --account \S+ --dir /);
-  expect(steps.find((step) => step.if?.includes("'push'"))?.run).toMatch(/prompts push --account \S+ --dir \S+ \\\n\s+--note /);
+});
+
+const GOOD = [
+  'promptName: Welcome email',
+  'version: 1.3.0',
+  'systemMessage: You write short emails.',
+  'userMessage: |-',
+  '  Write to ${name}.',
+  'config:',
+  '  model: gpt-4o-mini',
+  '  temperature: 0.7',
+  'labels:',
+  '  production: 1.3.0',
+  '',
+].join('\n');
+
+/** The refusal of a file, as the operator reads it. */
+function refusal(text: string): string {
+  try {
+    parsePromptFile('prompts/welcome-email.prompt.yaml', text);
+  } catch (error) {
+    if (error instanceof PromptFileError) return error.message;
+    throw error;
+  }
+  throw new Error('the file was taken');
+}
+
+test('every problem of a file is listed, in the order of its lines, each at its line and column with the line shown', () => {
+  const text =
+    GOOD.replace('version: 1.3.0', 'version: 1.3').replace('temperature: 0.7', 'temperature: 7').replace('production:', 'Production:') + 'owner: me\n';
+  expect(refusal(text).split('\n')).toEqual([
+    'prompts/welcome-email.prompt.yaml:2:10: version: must be a string',
+    '  2 | version: 1.3',
+    '    |          ^',
+    'prompts/welcome-email.prompt.yaml:8:16: config.temperature: must be between 0 and 2',
+    '  8 |   temperature: 7',
+    '    |                ^',
+    'prompts/welcome-email.prompt.yaml:10:3: labels.Production: a label is 1 to 32 of a-z 0-9 - _, starting with a letter, and not latest',
+    '  10 |   Production: 1.3.0',
+    '     |   ^',
+    expect.stringMatching(/^prompts\/welcome-email\.prompt\.yaml:11:1: owner: unknown field/),
+    '  11 | owner: me',
+    '     | ^',
+  ]);
+});
+
+test('a file with nothing in it lists each required field', () => {
+  const fields = [...refusal('').matchAll(/^\S+:1:1: (\w+): is required$/gm)].map((match) => match[1]);
+  expect(fields).toEqual(['promptName', 'version', 'systemMessage', 'userMessage', 'config']);
+});
+
+test.each([
+  ['an unclosed [', `${GOOD}tags: [onboarding\nextra: 1\n`, 11, 7],
+  ['an unclosed {', GOOD.replace('config:\n  model: gpt-4o-mini\n  temperature: 0.7', 'config: {model: gpt-4o-mini,\n  temperature: 0.7'), 6, 9],
+  ['an unclosed quote', GOOD.replace('systemMessage: You', 'systemMessage: "You'), 3, 16],
+])('a YAML syntax error is pointed at where the problem starts: %s', (_what, text, line, column) => {
+  const [first, shown] = refusal(text).split('\n');
+  expect(first).toMatch(new RegExp(`^prompts/welcome-email\\.prompt\\.yaml:${line}:${column}: not valid YAML: `));
+  expect(shown).toBe(`  ${line} | ${text.split('\n')[line - 1]}`);
+});
+
+test('every YAML syntax error of a file is listed', () => {
+  const text = GOOD.replace('version: 1.3.0', 'version: 1.3.0\nversion: 1.4.0') + 'tags: [a\n';
+  const problems = refusal(text)
+    .split('\n')
+    .filter((line) => line.startsWith('prompts/'));
+  expect(problems).toEqual([
+    expect.stringMatching(/:3:1: not valid YAML: Map keys must be unique/),
+    expect.stringMatching(/:12:7: not valid YAML: Flow sequence/),
+  ]);
 });
