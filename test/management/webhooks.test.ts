@@ -1,6 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookDestinationMode } from '../../lambda/config';
 import type { WebhookTools } from '../../lambda/operations/account-operations';
+import { recordDelivery } from '../../lambda/table/deliveries';
 import type { WebhookItem } from '../../lambda/table/item-types';
 import { findWebhook, MAX_WEBHOOKS_PER_ACCOUNT } from '../../lambda/table/webhooks';
 import { checkUrl, type Resolve } from '../../lambda/webhooks/destination';
@@ -216,6 +217,36 @@ test('the deliveries of a new webhook: an empty list; of an unknown one: 404', a
   expect(deliveries.status).toBe(200);
   expect(deliveries.body).toEqual({ deliveries: [] });
   expect((await api.send('GET', `${W}/wh_0000000000000000/deliveries`, { as: admin })).status).toBe(404);
+});
+
+test("the deliveries: the webhook's attempts, newest first, with status, duration and error", async () => {
+  const { webhook } = await create();
+  const attempt = { accountId: 'acme', webhookId: webhook.webhookId, eventId: 'evt_20261127054200123_1a2b3c4d', eventType: 'prompt.label.moved' };
+  await recordDelivery(api.table, { ...attempt, attempt: 1, at: '2026-11-27T05:42:01.000Z', status: null, durationMs: 10_000, error: 'timed out' });
+  await recordDelivery(api.table, { ...attempt, attempt: 2, at: '2026-11-27T05:42:07.000Z', status: 204, durationMs: 35 });
+  const answer = await api.send('GET', `${W}/${webhook.webhookId}/deliveries`, { as: admin });
+  expect(answer.status).toBe(200);
+  expect((answer.body as { deliveries: unknown[] }).deliveries).toEqual([
+    {
+      deliveryId: expect.stringMatching(/^dlv_/),
+      eventId: attempt.eventId,
+      type: 'prompt.label.moved',
+      attempt: 2,
+      at: '2026-11-27T05:42:07.000Z',
+      status: 204,
+      durationMs: 35,
+    },
+    {
+      deliveryId: expect.stringMatching(/^dlv_/),
+      eventId: attempt.eventId,
+      type: 'prompt.label.moved',
+      attempt: 1,
+      at: '2026-11-27T05:42:01.000Z',
+      status: null,
+      durationMs: 10_000,
+      error: 'timed out',
+    },
+  ]);
 });
 
 test('an unknown webhook is 404 for every route, and a malformed id 400 naming it', async () => {
