@@ -361,3 +361,37 @@ test('a refused creation is audited as webhook.create with its URL and outcome r
   expect(entry).toMatchObject({ action: 'webhook.create', outcome: 'refused' });
   expect(JSON.stringify(entry)).toContain('https://internal.example.com/refused');
 });
+
+test('the CLI creates, lists, tests and deletes a webhook as cli:<operator>; the secret printed once, listed never', async () => {
+  const created = await api.cli(
+    'ops@acme.test',
+    'webhooks',
+    'create',
+    '--account',
+    'acme',
+    '--url',
+    RECEIVER,
+    '--events',
+    'prompt.label.moved,key.created',
+    '--json',
+  );
+  expect(created.code).toBe(0);
+  const { webhook, secret } = JSON.parse(created.stdout) as { webhook: WebhookAnswer & { createdBy: string }; secret: string };
+  expect(secret).toMatch(/^whsec_/);
+  expect(webhook).toMatchObject({ url: RECEIVER, events: ['prompt.label.moved', 'key.created'], createdBy: 'cli:ops@acme.test' });
+  const listed = await api.cli('ops@acme.test', 'webhooks', 'list', '--account', 'acme');
+  expect(listed.stdout).toContain(webhook.webhookId);
+  expect(listed.stdout).not.toContain(secret.slice(6));
+  const tested = await api.cli('ops@acme.test', 'webhooks', 'test', '--account', 'acme', '--webhook', webhook.webhookId, '--json');
+  expect(JSON.parse(tested.stdout)).toEqual({ eventId: expect.stringMatching(/^evt_/) });
+  expect((await api.cli('ops@acme.test', 'webhooks', 'delete', '--account', 'acme', '--webhook', webhook.webhookId)).code).toBe(0);
+  expect(await findWebhook(api.table, 'acme', webhook.webhookId)).toBeUndefined();
+});
+
+test('the CLI refuses a URL the policy refuses: exit 2 naming url, nothing stored', async () => {
+  const countBefore = (await webhooksOf('acme')).length;
+  const refused = await api.cli('ops@acme.test', 'webhooks', 'create', '--account', 'acme', '--url', 'https://10.0.0.1/in', '--events', '*');
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toMatch(/url: .*10\.0\.0\.1/);
+  expect(await webhooksOf('acme')).toHaveLength(countBefore);
+});
