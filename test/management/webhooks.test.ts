@@ -46,6 +46,8 @@ beforeAll(async () => {
   editor = await api.person('editor@acme.test', 'acme', 'editor');
   viewer = await api.person('viewer@acme.test', 'acme', 'viewer');
   await api.person('admin@quota.test', 'quota', 'admin');
+  await api.fixtures.account('race', 'pro');
+  await api.person('admin@race.test', 'race', 'admin');
 });
 afterAll(() => api.stop());
 afterEach(() => inMode('local'));
@@ -352,6 +354,16 @@ test(`an account has at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks: the next is 4
   expect(await webhooksOf('quota')).toHaveLength(MAX_WEBHOOKS_PER_ACCOUNT);
   await api.send('DELETE', `${Q}/${made[0]?.webhook.webhookId}`, { as: quotaAdmin });
   expect((await create({ url: RECEIVER, events: ['*'] }, quotaAdmin, Q)).response.status).toBe(201);
+});
+
+test('creations racing for the last place: one lands, the account never holds more than the limit', async () => {
+  const raceAdmin = await api.person('admin@race.test');
+  const R = '/api/accounts/race/webhooks';
+  for (let count = 1; count < MAX_WEBHOOKS_PER_ACCOUNT; count += 1) await create({ url: RECEIVER, events: ['*'] }, raceAdmin, R);
+  const racing = await Promise.all([1, 2, 3].map(() => create({ url: RECEIVER, events: ['*'] }, raceAdmin, R)));
+  expect(racing.filter(({ response }) => response.status === 201)).toHaveLength(1);
+  expect(racing.filter(({ response }) => response.status === 409)).toHaveLength(2);
+  expect(await webhooksOf('race')).toHaveLength(MAX_WEBHOOKS_PER_ACCOUNT);
 });
 
 test('a refused creation is audited as webhook.create with its URL and outcome refused', async () => {
