@@ -101,7 +101,7 @@ const test: Command = {
   words: ['webhooks', 'test'],
   summary: 'Send a webhook a webhook.test event (to it alone)',
   synopsis: '--account <accountId> --webhook <webhookId>',
-  help: ['--account <accountId>  the account (required)', '--webhook <webhookId>  the webhook (required); a disabled one is sent nothing'],
+  help: ['--account <accountId>  the account (required)', '--webhook <webhookId>  the webhook (required); a disabled one is tested too'],
   examples: ['webhooks test --account acme --webhook wh_0123456789abcdef'],
   options: { account: { type: 'string' }, webhook: { type: 'string' } },
   async run(context, args) {

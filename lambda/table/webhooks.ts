@@ -198,11 +198,11 @@ export function auditedWebhook(webhook: WebhookItem): Record<string, unknown> {
 
 /**
  * A `webhook.test` event for this webhook alone (the dispatcher sends it only there, whatever the others list),
- * put by the change's own transaction like every event. A disabled webhook is sent nothing, a test included.
+ * put by the change's own transaction like every event. A disabled webhook is sent it too: an admin tries the
+ * receiver before enabling it.
  */
 export async function planTestWebhook(table: Table, accountId: string, webhookId: string, actor: EventActor): Promise<PlannedChange<{ eventId: string }>> {
-  const webhook = await requireWebhook(table, accountId, webhookId);
-  if (!webhook.enabled) throw new ConflictError(`webhook ${webhookId} is disabled: enable it to send it a test`);
+  await requireWebhook(table, accountId, webhookId);
   const { write, body } = eventWrite({ accountId, type: 'webhook.test', time: table.timestamp(), actor, data: { webhookId } }, eventTails()(0));
   return { writes: [write], result: { eventId: body.id }, after: { eventId: body.id } };
 }
