@@ -129,7 +129,7 @@ function announcements(entries: readonly AuditEntryItem[]): TransactionWrite[] {
 /**
  * A change without an audit entry, for the bulk paths that record one entry for the whole of their work (a
  * seed import, the benchmark's and the tests' fixtures): the same plan and transaction, planned again when
- * raced. With `raiseRevisionOf`, a change the read API can see raises that account's revision and copies it
+ * raced, and no events (docs/events.md: an import is not a change people make one by one). With `raiseRevisionOf`, a change the read API can see raises that account's revision and copies it
  * to its keys, as commitChange does; an import raises it once at its end instead. `callName` names its
  * transaction in the errors it may end with.
  */

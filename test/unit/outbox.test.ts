@@ -78,7 +78,7 @@ test("a key's event names it by id and name, whatever else the entry holds (its 
   expect(announced).toEqual({ type: 'key.created', data: { keyId: 'key_0123456789abcdef', name: 'ci' } });
 });
 
-// Costs (docs/data-model.md "What each change costs"): a transaction writes each item for 2 write units per KB.
+// Costs (docs/data-model.md "One change, one transaction"): a transaction writes each item for 2 write units per KB.
 
 /** DynamoDB's size of an item: each attribute's name and value (UTF-8), a number at most 21 bytes. */
 function itemSize(item: object): number {
