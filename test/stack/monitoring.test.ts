@@ -68,8 +68,8 @@ const graphs = (namespace: string, metricName: string, dimension: string, value:
   });
 
 describe('every function', () => {
-  it("is found in the template: the read API's four, the management API's five and the rollout automation's two", () => {
-    expect(functions).toHaveLength(11);
+  it("is found in the template: the read API's four, the management API's six and the rollout automation's two", () => {
+    expect(functions).toHaveLength(12);
   });
 
   it.each(functions.map(([id, fn]) => [id, fn.Properties.Timeout as number]))(

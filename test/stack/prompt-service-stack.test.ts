@@ -586,7 +586,7 @@ describe('outputs', () => {
     const named = Object.entries(resources('AWS::Lambda::Function'))
       .filter(([, fn]) => fn.Metadata?.SamResourceId !== undefined)
       .map(([logicalId, fn]) => [`${String(fn.Metadata?.SamResourceId)}Name`, { Ref: logicalId }]);
-    expect(named).toHaveLength(11);
+    expect(named).toHaveLength(12);
     for (const [output, value] of named) expect([output, outputs[output as string]?.Value]).toEqual([output, value]);
   });
 });
