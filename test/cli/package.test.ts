@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { delimiter, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -7,12 +7,12 @@ import { temporaryFolder } from '../e2e/support/processes';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 
 /**
- * The CLI as an operator gets it outside the clone: `npm pack` of cli/ (which bundles bin/admin.ts and all
- * it uses into one file), the tarball installed offline into a folder outside the repository, and
+ * The CLI as an operator gets it outside the clone: `npm pack ./cli` (which bundles bin/admin.ts and all it
+ * uses into one file), the tarball installed with `npm install --global`, offline, outside the repository, and
  * `prompts-admin` run from an empty folder, where no node_modules of the service can help it.
  */
 const run = promisify(execFile);
-const CLI_DIR = resolve(__dirname, '..', '..', 'cli');
+const REPO_ROOT = resolve(__dirname, '..', '..');
 let folder: Awaited<ReturnType<typeof temporaryFolder>>;
 let tarball: string;
 let installed: string;
@@ -31,7 +31,7 @@ const npm = (args: string[], cwd: string) =>
 
 /** `prompts-admin` as the shell finds it on the PATH after the install, run in the empty folder. */
 async function promptsAdmin(args: string[], env: Record<string, string> = {}) {
-  const PATH = [join(installed, 'node_modules', '.bin'), process.env.PATH ?? ''].join(delimiter);
+  const PATH = [join(installed, 'bin'), process.env.PATH ?? ''].join(delimiter);
   try {
     const { stdout, stderr } = await run('prompts-admin', args, { cwd: empty, env: { ...withoutNpmSettings(), ...env, PATH } });
     return { code: 0, stdout, stderr };
@@ -43,14 +43,13 @@ async function promptsAdmin(args: string[], env: Record<string, string> = {}) {
 
 beforeAll(async () => {
   folder = await temporaryFolder('cli-package');
-  const { stdout } = await npm(['pack', '--pack-destination', folder.path], CLI_DIR);
+  const { stdout } = await npm(['pack', './cli', '--pack-destination', folder.path], REPO_ROOT);
   tarball = join(folder.path, stdout.trim().split('\n').at(-1) ?? '');
-  installed = join(folder.path, 'tools');
+  // `npm install --global`, as docs/install.md says, into a prefix of the test's own rather than the machine's.
+  installed = join(folder.path, 'global');
   empty = join(folder.path, 'empty');
-  await mkdir(installed);
   await mkdir(empty);
-  await writeFile(join(installed, 'package.json'), JSON.stringify({ name: 'operator-tools', private: true }));
-  await npm(['install', '--offline', tarball], installed);
+  await npm(['install', '--global', '--prefix', installed, '--offline', tarball], folder.path);
   store = await startLocalStore('prompts-cli-package');
 }, 180_000);
 
@@ -63,13 +62,13 @@ test('npm pack makes @prompt-retrieval/cli: one bundled file, its manifest and R
   const { stdout } = await run('tar', ['-tzf', tarball]);
 
   expect(stdout.trim().split('\n').sort()).toEqual(['package/README.md', 'package/dist/prompts-admin.cjs', 'package/package.json']);
-  const manifest = JSON.parse(await readFile(join(installed, 'node_modules/@prompt-retrieval/cli/package.json'), 'utf8'));
+  const manifest = JSON.parse(await readFile(join(installed, 'lib/node_modules/@prompt-retrieval/cli/package.json'), 'utf8'));
   expect(manifest).toMatchObject({ name: '@prompt-retrieval/cli', bin: { 'prompts-admin': 'dist/prompts-admin.cjs' }, engines: { node: '>=20' } });
   expect(manifest.dependencies).toBeUndefined();
 });
 
 test("the bundle requires nothing but Node's own modules", async () => {
-  const bundle = await readFile(join(installed, 'node_modules/@prompt-retrieval/cli/dist/prompts-admin.cjs'), 'utf8');
+  const bundle = await readFile(join(installed, 'lib/node_modules/@prompt-retrieval/cli/dist/prompts-admin.cjs'), 'utf8');
   // Not `[require("...")]`: the AWS SDK's error messages quote such lines to tell users what to add.
   const required = new Set([...bundle.matchAll(/(?<!\[)\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((match) => match[1] ?? ''));
 

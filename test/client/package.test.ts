@@ -8,7 +8,7 @@ import { prompt, version } from '../support/fixtures';
 import { ClientStack } from './support/client-stack';
 
 /**
- * The package as an application gets it: `npm pack` in client/ (which builds it with its own build script,
+ * The package as an application gets it: `npm pack ./client` (which builds it with its own build script,
  * the TypeScript it declares found in the repository's node_modules), the tarball installed offline in a
  * fresh project outside the repository, used from plain JavaScript as an ES module and as CommonJS, its bin
  * run, and its declarations type-checked under each module setting TypeScript projects use.
@@ -46,7 +46,7 @@ beforeAll(async () => {
   apiKey = await stack.fixtures.apiKey('acme');
 
   folder = await temporaryFolder('client-package');
-  const { stdout } = await npm(['pack', '--pack-destination', folder.path], CLIENT_DIR);
+  const { stdout } = await npm(['pack', './client', '--pack-destination', folder.path], join(CLIENT_DIR, '..'));
   tarball = join(folder.path, stdout.trim().split('\n').at(-1) ?? '');
   app = join(folder.path, 'app');
   await mkdir(app);
