@@ -67,6 +67,14 @@ test('npm pack makes @prompt-retrieval/cli: one bundled file, its manifest and R
   expect(manifest.dependencies).toBeUndefined();
 });
 
+test("cli/package.json declares the esbuild its build script runs, at the repository's version", async () => {
+  const cli = JSON.parse(await readFile(join(REPO_ROOT, 'cli/package.json'), 'utf8'));
+  const root = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8'));
+
+  expect(cli.scripts.build).toMatch(/^esbuild \.\.\/bin\/admin\.ts --bundle /);
+  expect(cli.devDependencies).toEqual({ esbuild: root.devDependencies.esbuild });
+});
+
 test("the bundle requires nothing but Node's own modules", async () => {
   const bundle = await readFile(join(installed, 'lib/node_modules/@prompt-retrieval/cli/dist/prompts-admin.cjs'), 'utf8');
   // Not `[require("...")]`: the AWS SDK's error messages quote such lines to tell users what to add.
