@@ -84,12 +84,15 @@ test('npm pack builds a tarball of an ESM and a CommonJS entry, the declarations
   });
 });
 
-test("client/package.json declares the TypeScript its build script runs, at the repository's versions, so it builds from its own folder", async () => {
+test('client/package.json declares and client/package-lock.json locks the TypeScript its build script runs, as the repository does, so it builds from its own folder', async () => {
   const client = JSON.parse(await readFile(join(CLIENT_DIR, 'package.json'), 'utf8'));
   const root = JSON.parse(await readFile(join(CLIENT_DIR, '..', 'package.json'), 'utf8'));
 
   expect(client.scripts.build).toMatch(/^tsc /);
   expect(client.devDependencies).toEqual({ typescript: root.devDependencies.typescript, '@types/node': root.devDependencies['@types/node'] });
+  const locked = JSON.parse(await readFile(join(CLIENT_DIR, 'package-lock.json'), 'utf8')).packages;
+  const rootLocked = JSON.parse(await readFile(join(CLIENT_DIR, '..', 'package-lock.json'), 'utf8')).packages;
+  for (const name of ['node_modules/typescript', 'node_modules/@types/node']) expect(locked[name].integrity).toBe(rootLocked[name].integrity);
 });
 
 test.each([
