@@ -8,9 +8,10 @@ import { prompt, version } from '../support/fixtures';
 import { ClientStack } from './support/client-stack';
 
 /**
- * The package as an application gets it: `npm pack` in client/ (which builds it), the tarball installed
- * in a fresh project outside the repository, used from plain JavaScript, its bin run, and its
- * declarations type-checked together with the module the bin generates.
+ * The package as an application gets it: `npm pack ./client` (which builds it with its own build script,
+ * the TypeScript it declares found in the repository's node_modules), the tarball installed offline in a
+ * fresh project outside the repository, used from plain JavaScript as an ES module and as CommonJS, its bin
+ * run, and its declarations type-checked under each module setting TypeScript projects use.
  */
 const run = promisify(execFile);
 const CLIENT_DIR = resolve(__dirname, '..', '..', 'client');
@@ -45,7 +46,7 @@ beforeAll(async () => {
   apiKey = await stack.fixtures.apiKey('acme');
 
   folder = await temporaryFolder('client-package');
-  const { stdout } = await npm(['pack', '--pack-destination', folder.path], CLIENT_DIR);
+  const { stdout } = await npm(['pack', './client', '--pack-destination', folder.path], join(CLIENT_DIR, '..'));
   tarball = join(folder.path, stdout.trim().split('\n').at(-1) ?? '');
   app = join(folder.path, 'app');
   await mkdir(app);
@@ -58,7 +59,7 @@ afterAll(async () => {
   await folder?.remove();
 });
 
-test('npm pack builds a tarball of the ESM entry, its declarations and the bin, with no runtime dependencies', async () => {
+test('npm pack builds a tarball of an ESM and a CommonJS entry, the declarations of each and the bin, with no runtime dependencies', async () => {
   const { stdout } = await run('tar', ['-tzf', tarball]);
   const files = stdout.trim().split('\n').sort();
 
@@ -66,25 +67,42 @@ test('npm pack builds a tarball of the ESM entry, its declarations and the bin, 
     expect.arrayContaining([
       'package/package.json',
       'package/README.md',
-      'package/dist/index.js',
-      'package/dist/index.d.ts',
-      'package/dist/bin/prompt-types.js',
+      'package/dist/esm/index.js',
+      'package/dist/esm/index.d.ts',
+      'package/dist/cjs/index.js',
+      'package/dist/cjs/index.d.ts',
+      'package/dist/cjs/package.json',
+      'package/dist/esm/bin/prompt-types.js',
     ]),
   );
-  expect(files.filter((file) => !/^package\/(package\.json|README\.md|dist\/[\w/-]+\.(js|d\.ts))$/.test(file))).toEqual([]);
+  expect(files.filter((file) => !/^package\/(package\.json|README\.md|dist\/cjs\/package\.json|dist\/(esm|cjs)\/[\w/-]+\.(js|d\.ts))$/.test(file))).toEqual([]);
   const manifest = JSON.parse(await readFile(join(app, 'node_modules/@prompt-retrieval/client/package.json'), 'utf8'));
   expect(manifest).toMatchObject({ name: '@prompt-retrieval/client', type: 'module' });
   expect(manifest.dependencies).toBeUndefined();
+  expect(JSON.parse(await readFile(join(app, 'node_modules/@prompt-retrieval/client/dist/cjs/package.json'), 'utf8'))).toEqual({
+    type: 'commonjs',
+  });
 });
 
-test('the main entry imports nothing but its own files, so it runs in browsers and on edge runtimes', async () => {
-  const dist = join(app, 'node_modules/@prompt-retrieval/client/dist');
+test('client/package.json declares and client/package-lock.json locks the TypeScript its build script runs, as the repository does, so it builds from its own folder', async () => {
+  const client = JSON.parse(await readFile(join(CLIENT_DIR, 'package.json'), 'utf8'));
+  const root = JSON.parse(await readFile(join(CLIENT_DIR, '..', 'package.json'), 'utf8'));
+
+  expect(client.scripts.build).toMatch(/^tsc /);
+  expect(client.devDependencies).toEqual({ typescript: root.devDependencies.typescript, '@types/node': root.devDependencies['@types/node'] });
+  const locked = JSON.parse(await readFile(join(CLIENT_DIR, 'package-lock.json'), 'utf8')).packages;
+  const rootLocked = JSON.parse(await readFile(join(CLIENT_DIR, '..', 'package-lock.json'), 'utf8')).packages;
+  for (const name of ['node_modules/typescript', 'node_modules/@types/node']) expect(locked[name].integrity).toBe(rootLocked[name].integrity);
+});
+
+test.each([
+  ['esm', /(?:import|export)[^'"]*from\s*['"]([^'"]+)['"]/g],
+  ['cjs', /require\(\s*['"]([^'"]+)['"]\s*\)/g],
+])('the main entry (%s) imports nothing but its own files, so it runs in browsers and on edge runtimes', async (flavour, imports) => {
+  const dist = join(app, 'node_modules/@prompt-retrieval/client/dist', flavour);
   const entryFiles = (await readdir(dist)).filter((file) => file.endsWith('.js'));
-  const specifiers = await Promise.all(
-    entryFiles.map(async (file) =>
-      [...(await readFile(join(dist, file), 'utf8')).matchAll(/(?:import|export)[^'"]*from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]),
-    ),
-  );
+  const specifiers = await Promise.all(entryFiles.map(async (file) => [...(await readFile(join(dist, file), 'utf8')).matchAll(imports)].map((m) => m[1])));
+  expect(specifiers.flat().length).toBeGreaterThan(0);
   expect(specifiers.flat().filter((specifier) => !specifier?.startsWith('./'))).toEqual([]);
 });
 
@@ -120,6 +138,82 @@ console.log(JSON.stringify({
     missing: { isNotFound: true, code: 'NOT_FOUND' },
     listed: ['no-variables', 'welcome-email'],
     remaining: 4996,
+  });
+});
+
+test('installed in a fresh project, it works from CommonJS: require() gets the same API', async () => {
+  await writeFile(
+    join(app, 'use.cjs'),
+    `const { createPromptClient, NotFoundError } = require('@prompt-retrieval/client');
+const prompts = createPromptClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY });
+(async () => {
+  const pinned = await prompts.get('welcome-email', { version: '1.0.0' });
+  const missing = await prompts.get('nope').catch((error) => error instanceof NotFoundError);
+  console.log(JSON.stringify({ pinned: pinned.compile({ name: 'Ada' }).userMessage, missing, resolved: require.resolve('@prompt-retrieval/client') }));
+})();
+`,
+  );
+
+  const { stdout } = await run(process.execPath, ['use.cjs'], { cwd: app, env: { ...process.env, BASE_URL: stack.url, API_KEY: apiKey } });
+
+  expect(JSON.parse(stdout)).toEqual({
+    pinned: 'Welcome Ada.',
+    missing: true,
+    resolved: join(app, 'node_modules/@prompt-retrieval/client/dist/cjs/index.js'),
+  });
+});
+
+/** The module settings of a Node project that type-checks with TypeScript's Node resolution. */
+const NODENEXT: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext };
+
+/** tsc over one file of the app, against the installed package's declarations: its errors, and which declarations it read. */
+function typeCheck(file: string, source: string, settings: ts.CompilerOptions): { errors: string[]; declarations: string[] } {
+  const path = join(app, 'src', file);
+  const host = ts.createCompilerHost({});
+  const readFileFromDisk = host.readFile.bind(host);
+  host.readFile = (name) => (resolve(name) === path ? source : readFileFromDisk(name));
+  const program = ts.createProgram({
+    rootNames: [path],
+    options: { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: [], ...settings },
+    host,
+  });
+  const installed = join(app, 'node_modules/@prompt-retrieval/client/');
+  return {
+    errors: ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')),
+    declarations: program
+      .getSourceFiles()
+      .map((sourceFile) => resolve(sourceFile.fileName))
+      .filter((name) => name.startsWith(installed) && name.endsWith('index.d.ts'))
+      .map((name) => name.slice(installed.length)),
+  };
+}
+
+const consumer = `import { createPromptClient, NotFoundError } from '@prompt-retrieval/client';
+const prompts = createPromptClient({ baseUrl: 'https://prompts.example.com', apiKey: 'key' });
+export async function greeting(): Promise<string | undefined> {
+  try {
+    return (await prompts.get('welcome-email')).compile({ name: 'Ada' }).userMessage;
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+`;
+
+describe('a TypeScript project type-checks against the installed package, with the declarations of the entry it loads', () => {
+  const node16 = { module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16 };
+  const bundler = { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler };
+  const preserve = { module: ts.ModuleKind.Preserve, moduleResolution: ts.ModuleResolutionKind.Bundler };
+
+  test.each([
+    ['module node16, an ES module (.mts)', 'consumer.mts', node16, 'dist/esm/index.d.ts'],
+    ['module node16, CommonJS (.cts): no TS1479', 'consumer.cts', node16, 'dist/cjs/index.d.ts'],
+    ['module nodenext, an ES module (.mts)', 'consumer.mts', NODENEXT, 'dist/esm/index.d.ts'],
+    ['module nodenext, CommonJS (.cts): no TS1479', 'consumer.cts', NODENEXT, 'dist/cjs/index.d.ts'],
+    ['moduleResolution bundler, module esnext', 'consumer.ts', bundler, 'dist/esm/index.d.ts'],
+    ['moduleResolution bundler, module preserve', 'consumer.ts', preserve, 'dist/esm/index.d.ts'],
+  ])('%s', (_name, file, settings, declarations) => {
+    expect(typeCheck(file, consumer, settings)).toEqual({ errors: [], declarations: [declarations] });
   });
 });
 
@@ -165,27 +259,7 @@ describe('typed variables', () => {
     expect(output + generated).not.toContain(apiKey);
   });
 
-  /** tsc over files of the app, against the installed package's declarations. */
-  function typeErrors(file: string, source: string): string[] {
-    const path = join(app, 'src', file);
-    const host = ts.createCompilerHost({});
-    const readFileFromDisk = host.readFile.bind(host);
-    host.readFile = (name) => (resolve(name) === path ? source : readFileFromDisk(name));
-    const program = ts.createProgram({
-      rootNames: [path],
-      options: {
-        strict: true,
-        noEmit: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.NodeNext,
-        moduleResolution: ts.ModuleResolutionKind.NodeNext,
-        lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
-        types: [],
-      },
-      host,
-    });
-    return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
-  }
+  const typeErrors = (file: string, source: string) => typeCheck(file, source, NODENEXT).errors;
 
   const usage = (body: string) => `import { createPromptClient } from '@prompt-retrieval/client';
 import type { Prompts } from './prompts.generated.js';

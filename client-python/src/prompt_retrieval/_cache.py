@@ -491,7 +491,7 @@ class Cache(Generic[F]):
                 problem = _answer_problem(item, target)
                 if problem is not None:
                     return self._list_fallback(target, _unreadable(request.path, problem))
-            copies = [PromptCopy(item) for item in items]  # pyright: ignore[reportArgumentType]
+            copies = [PromptCopy(cast(PromptData, item)) for item in items]  # _answer_problem found each a prompt
             ids = tuple(copy.data["promptId"] for copy in copies)
             # Whatever the list no longer has is deleted or unpublished (or, at a label, no longer carries
             # it): no copy of it may outlive that.

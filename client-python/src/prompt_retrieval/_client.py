@@ -175,9 +175,9 @@ class PromptClient(ClientBase[_Flight]):
             return _Plan(step.value, key, flight)
         if isinstance(step, Settled):
             return _Plan(step.outcome, None, None)
-        flight = self._cache.inflight.get(step.key)
-        if flight is not None:
-            return _Plan(None, None, flight)
+        under_way = self._cache.inflight.get(step.key)
+        if under_way is not None:
+            return _Plan(None, None, under_way)
         flight = self._cache.inflight[step.key] = _Flight()
         return _Plan(None, step.key, flight)
 

@@ -59,27 +59,33 @@ class Prompt:
         self._source: PromptSource = source
         self._rollout = rollout
 
+    def _text(self, field: str) -> str:
+        # PromptData's values are Any (the snapshot format is JSON); these fields were checked to be text
+        # when the prompt was read, which the annotation here records for mypy.
+        text: str = self._data[field]
+        return text
+
     @property
     def prompt_id(self) -> str:
-        return self._data["promptId"]
+        return self._text("promptId")
 
     @property
     def prompt_name(self) -> str:
-        return self._data["promptName"]
+        return self._text("promptName")
 
     @property
     def version(self) -> str:
         """The resolved version: the one asked for, the one a label points at, or the latest."""
-        return self._data["version"]
+        return self._text("version")
 
     @property
     def system_message(self) -> str:
-        return self._data["systemMessage"]
+        return self._text("systemMessage")
 
     @property
     def user_message(self) -> str:
         """The user message template, with ``${variable}`` placeholders."""
-        return self._data["userMessage"]
+        return self._text("userMessage")
 
     @property
     def config(self) -> PromptConfig:

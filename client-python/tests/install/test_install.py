@@ -54,6 +54,31 @@ class PipInstall(unittest.TestCase):
         self.assertEqual(self.install("--no-build-isolation"), f"{stdlib_backend.version()} {stdlib_backend.version()} True True PromptClient AsyncPromptClient")
 
 
+class WheelFile(unittest.TestCase):
+    """The wheel a team builds once and hands on (or uploads to its own index), as docs/clients.md says:
+    ``pip wheel`` runs the package's own backend, and ``pip install`` of that file needs nothing else."""
+
+    def test_pip_wheel_builds_it_and_pip_installs_that_file_offline_into_a_folder_it_imports_from(self) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            wheels, target, empty = (os.path.join(folder, name) for name in ("wheels", "site", "empty"))
+            os.mkdir(empty)
+            run(sys.executable, "-m", "pip", "wheel", "--no-index", "--no-deps", "--wheel-dir", wheels, PROJECT)
+            built = os.listdir(wheels)
+            run(sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--target", target, *(os.path.join(wheels, name) for name in built))
+            done = subprocess.run(
+                [sys.executable, "-c", "import prompt_retrieval as p; print(p.__version__, p.__file__)"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=empty,
+                env={**os.environ, "PYTHONPATH": target},
+            )
+
+        self.assertEqual(built, [f"prompt_retrieval_client-{stdlib_backend.version()}-py3-none-any.whl"])
+        self.assertEqual(done.stderr, "")
+        self.assertEqual(done.stdout, f"{stdlib_backend.version()} {os.path.join(target, 'prompt_retrieval', '__init__.py')}\n")
+
+
 class Artifacts(unittest.TestCase):
     def test_the_wheel_holds_the_package_and_its_metadata_and_nothing_else(self) -> None:
         with tempfile.TemporaryDirectory() as folder:
