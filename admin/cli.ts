@@ -29,7 +29,7 @@ import { SeedError } from './seed-file';
 import { VersionReader } from './table/version-reader';
 
 /** How the help and hints name the CLI: npx passes every argument on, where `npm run admin` needs a `--` first. */
-export const PROGRAM = 'npx prompts-admin';
+export const PROGRAM = 'prompts-admin';
 export const COMMANDS: readonly Command[] = [
   ...accountCommands,
   ...keyCommands,
@@ -271,7 +271,7 @@ function flagsNpmKept(command: Command | undefined, argv: readonly string[], env
 
 function npmKeptMessage(flags: readonly string[], words: readonly string[]): string {
   const line = [...words, '...'].join(' ');
-  return `npm kept ${flags.join(', ')} for itself, so nothing was done: ` + `run ${PROGRAM} ${line} (or npm run admin -- ${line}, with the --)`;
+  return `npm kept ${flags.join(', ')} for itself, so nothing was done: ` + `run npm run admin -- ${line} (with the --), or ${PROGRAM} ${line} where the CLI is installed`;
 }
 
 interface Failure {

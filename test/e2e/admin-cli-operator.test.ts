@@ -104,8 +104,8 @@ describe('npm and npx', () => {
 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'admin: npm kept --dry-run for itself, so nothing was done: run npx prompts-admin prompts import ... ' +
-        '(or npm run admin -- prompts import ..., with the --)\n',
+      'admin: npm kept --dry-run for itself, so nothing was done: run npm run admin -- prompts import ... ' +
+        '(with the --), or prompts-admin prompts import ... where the CLI is installed\n',
     );
     expect((await admin('accounts', 'list')).stdout).not.toContain('never-written');
   });
@@ -116,8 +116,8 @@ describe('npm and npx', () => {
     expect(result.stderr).toContain('admin: npm kept --json for itself, so nothing was done');
   });
 
-  it('runs npx prompts-admin with every option passed on', async () => {
-    const result = await runNpx(['prompts-admin', 'accounts', 'list', '--json'], storeEnv);
+  it("runs the clone's own prompts-admin through npx --no (which never fetches a package) with every option passed on", async () => {
+    const result = await runNpx(['--no', '--', 'prompts-admin', 'accounts', 'list', '--json'], storeEnv);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ accountId: ACCOUNT })]));
   });

@@ -178,6 +178,6 @@ it('answers --help on a command with its usage and exit 0, without a store', asy
   const result = await runAdmin(['keys', 'create', '--help'], {});
   expect(result.code).toBe(0);
   expect(result.stdout).toMatch(
-    /^Usage: npx prompts-admin keys create --account <accountId> \[--name <name>\] \[--monthly-limit <n>\] \[--scope <ids>\] \[--expires <when>\] \[--json\]/,
+    /^Usage: prompts-admin keys create --account <accountId> \[--name <name>\] \[--monthly-limit <n>\] \[--scope <ids>\] \[--expires <when>\] \[--json\]/,
   );
 }, 60_000);

@@ -12,7 +12,7 @@ async function admin(...argv: string[]) {
 test.each(COMMANDS.map((command) => [command.words.join(' ')]))('%s --help shows its usage and exits 0', async (words) => {
   const result = await admin(...words.split(' '), '--help');
   expect(result.code).toBe(0);
-  expect(result.stdout.startsWith(`Usage: npx prompts-admin ${words} `)).toBe(true);
+  expect(result.stdout.startsWith(`Usage: prompts-admin ${words} `)).toBe(true);
   expect(result.stdout).toContain('--json');
   expect(result.stdout).toContain('Examples:');
 });

@@ -110,7 +110,7 @@ class LocalStack:
                 self._changed.wait(0.1)
 
     def admin(self, *arguments: str) -> Any:
-        """The admin CLI against this stack's store (``npx prompts-admin ... --json``), its output as JSON."""
+        """The admin CLI against this stack's store (``npm run admin -- ... --json``), its output as JSON."""
         node = shutil.which("node")
         assert node is not None
         done = subprocess.run(
