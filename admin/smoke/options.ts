@@ -27,7 +27,8 @@ export function parseSmokeOptions(args: readonly string[], env: Readonly<Record<
     const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     if (!isValueOption(name)) return { error: `unknown option ${name} (options: ${VALUE_OPTIONS.join(', ')}, --help)` };
     const value = inline ?? args[++i];
-    if (value === undefined || value === '') return { error: `${name} needs a value` };
+    // `--key --label x` is a forgotten key, not a key named --label.
+    if (value === undefined || value === '' || (inline === undefined && value.startsWith('--'))) return { error: `${name} needs a value` };
     values.set(name, value);
   }
   const apiUrl = values.get('--url');
