@@ -2,6 +2,7 @@ import {
   connectWithConfiguration,
   createWorkspace,
   DEMO_KEY,
+  McpConfiguration,
   runPython,
   runShell,
   runTypeScript,
@@ -91,13 +92,14 @@ describe('the MCP recipes that download third-party tools (not run)', () => {
   });
 
   test.each(recipes.map((block) => [place(block), block] as const))('%s uses the URL and key of that tested configuration', (_, block) => {
-    const server = JSON.parse(configuration?.text ?? '{}').mcpServers.prompts;
+    const server = McpConfiguration.parse(JSON.parse(configuration?.text ?? '{}')).mcpServers.prompts;
+    if (server === undefined) throw new Error('the tested configuration has no server named prompts');
     const urls = block.text.match(/https?:\/\/[^\s'"`]+\/mcp[^\s'"`]*/g) ?? [];
     const bearers = block.text.match(/Bearer [^\s'"`]+/g) ?? [];
     expect(urls.length).toBeGreaterThan(0);
     expect(bearers.length).toBeGreaterThan(0);
     for (const url of urls) expect(url).toBe(server.url);
-    for (const bearer of bearers) expect(bearer).toBe(server.headers.Authorization);
+    for (const bearer of bearers) expect(bearer).toBe(server.headers?.Authorization);
   });
 });
 

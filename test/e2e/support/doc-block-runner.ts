@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { z } from 'zod';
 import { childOutputCapture } from '../../support/log-capture';
 import type { StackProcess } from './processes';
 
@@ -145,14 +146,15 @@ export function runPython(text: string, workspace: Workspace): Promise<Ran> {
   return run('python3', ['-c', text], workspace);
 }
 
+export const McpConfiguration = z.object({
+  mcpServers: z.record(z.string(), z.object({ type: z.literal('http'), url: z.string().url(), headers: z.record(z.string(), z.string()).optional() })),
+});
+
 /** An MCP client's configuration, used as such: each server in it connected with the official SDK, its prompts listed. */
 export async function connectWithConfiguration(text: string): Promise<string[]> {
-  const servers: unknown = JSON.parse(text).mcpServers;
-  if (typeof servers !== 'object' || servers === null) throw new Error('no mcpServers in the configuration');
+  const { mcpServers } = McpConfiguration.parse(JSON.parse(text));
   const listed: string[] = [];
-  for (const [name, server] of Object.entries(servers)) {
-    const { type, url, headers } = server as { type?: unknown; url?: unknown; headers?: Record<string, string> };
-    if (type !== 'http' || typeof url !== 'string') throw new Error(`server ${name}: expected type "http" and a url`);
+  for (const { url, headers } of Object.values(mcpServers)) {
     const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
     const client = new Client({ name: 'doc-blocks-test', version: '1.0.0' });
     await client.connect(transport);
