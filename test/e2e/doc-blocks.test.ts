@@ -103,6 +103,19 @@ describe('the MCP recipes that download third-party tools (not run)', () => {
   });
 });
 
+test.each([
+  ['npx cdk deploy', 'cdk'],
+  ['npm install --global /tmp/prompt-retrieval-cli-0.1.0.tgz', 'npm install'],
+  ['npm pack ./client', 'npm pack'],
+  ['pip install ./client-python', 'pip install'],
+  ['npm start', 'npm start'],
+])('an unmarked block that would run `%s` fails, asking for a marker, and runs nothing', async (line, what) => {
+  const ran = await runShell(line, workspace);
+
+  expect(ran.code).toBe(97);
+  expect(ran.output).toContain(`doc-blocks: ${what} is never run here; mark the block <!-- not run: why -->`);
+});
+
 test('the demo key the blocks use is the one npm start prints', () => {
   expect(stack.output()).toContain(`Demo key   ${DEMO_KEY}`);
 });

@@ -79,7 +79,10 @@ export async function createWorkspace(root: string, stack: StackProcess): Promis
     npm_config_update_notifier: 'false',
     npm_config_fund: 'false',
     npm_config_audit: 'false',
+    // No AWS credentials reach a block: what it would do to AWS fails instead.
     AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_CONFIG_FILE: join(path, 'no-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(path, 'no-aws-credentials'),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   return { path: clone, env, remove: () => rm(path, { recursive: true, force: true }) };
@@ -88,27 +91,44 @@ export async function createWorkspace(root: string, stack: StackProcess): Promis
 /**
  * Commands a block may name that are not the machine's own: each bin of the repository's packages (as
  * installing them provides), curl failing on an HTTP error as a reader would notice one, and npx never
- * installing anything.
+ * installing anything. What would change more than the demo (AWS, this machine's packages, a second stack)
+ * is refused, saying the block needs a marker: a block that deploys, installs or packs must say it is not run.
  */
 async function writeShims(root: string, shims: string): Promise<void> {
-  const script = async (name: string, body: string) => {
-    await writeFile(join(shims, name), `#!/bin/sh\n${body}\n`);
+  const script = async (name: string, lines: readonly string[]) => {
+    await writeFile(join(shims, name), `#!/bin/sh\n${lines.join('\n')}\n`);
     await chmod(join(shims, name), 0o755);
   };
+  const refuse = (what: string) => `echo "doc-blocks: ${what} is never run here; mark the block <!-- not run: why -->" >&2; exit 97`;
   const bins = packageBins(root);
-  for (const [name, file] of bins) await script(name, `exec "${process.execPath}" --import tsx "${file}" "$@"`);
-  await script('curl', 'exec /usr/bin/curl --fail-with-body --silent --show-error "$@"');
+  for (const [name, file] of bins) await script(name, [`exec "${process.execPath}" --import tsx "${file}" "$@"`]);
+  for (const name of ['aws', 'cdk', 'sam', 'docker']) await script(name, [refuse(name)]);
+  await script('curl', ['exec /usr/bin/curl --fail-with-body --silent --show-error "$@"']);
+  const npm = realCommand('npm', 'npm-cli.js');
+  await script('npm', [`case "$1" in ci|install|i|add|uninstall|update|pack|publish|link|start|test|t) ${refuse('npm $1')};; esac`, `exec ${npm} "$@"`]);
+  for (const pip of ['pip', 'pip3']) {
+    await script(pip, [`case "$1" in install|uninstall|wheel|download) ${refuse(`${pip} $1`)};; esac`, `exec "${onPath(pip) ?? pip}" "$@"`]);
+  }
+  // `npx <a command above>` runs that command; anything else goes to npx, which may not install (--no).
+  await script('npx', [
+    'while [ "$1" = "--no" ] || [ "$1" = "--yes=false" ] || [ "$1" = "--" ]; do shift; done',
+    `[ -x "${shims}/$1" ] && [ "$1" != npx ] && { name="$1"; shift; exec "${shims}/$name" "$@"; }`,
+    `exec ${realCommand('npx', 'npx-cli.js')} --no "$@"`,
+  ]);
+}
+
+/** npm's own commands as the npm running this test has them (npm_execpath), else the first on PATH. */
+function realCommand(name: 'npm' | 'npx', cli: string): string {
   const npmCli = process.env.npm_execpath;
-  const npx = npmCli?.endsWith('.js') ? `"${process.execPath}" "${join(dirname(npmCli), 'npx-cli.js')}"` : 'npx';
-  // `npx <a bin of ours>` runs it as installed; anything else goes to npx, which may not install (--no).
-  await script(
-    'npx',
-    [
-      'while [ "$1" = "--no" ] || [ "$1" = "--yes=false" ]; do shift; done',
-      `case "$1" in ${bins.map(([name]) => name).join('|') || '-'}) name="$1"; shift; exec "${shims}/$name" "$@";; esac`,
-      `exec ${npx} --no "$@"`,
-    ].join('\n'),
-  );
+  if (npmCli?.endsWith('.js')) return `"${process.execPath}" "${join(dirname(npmCli), cli)}"`;
+  return `"${onPath(name) ?? name}"`;
+}
+
+function onPath(name: string): string | undefined {
+  return (process.env.PATH ?? '')
+    .split(':')
+    .map((dir) => join(dir, name))
+    .find((path) => existsSync(path));
 }
 
 /** Each bin of the root and client packages, as the source file it is built from. */
