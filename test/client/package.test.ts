@@ -21,11 +21,16 @@ let app: string;
 let tarball: string;
 let apiKey: string;
 
-/** npm as a developer runs it, without the settings of the npm process that may be running these tests. */
-function npm(args: string[], cwd: string) {
+/** The environment as a developer's shell has it, without the settings of the npm process that may be running these tests. */
+function withoutNpmSettings(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.toLowerCase().startsWith('npm_')) env[name] = value;
-  return run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+  return env;
+}
+
+/** npm as a developer runs it. */
+function npm(args: string[], cwd: string) {
+  return run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, env: withoutNpmSettings(), maxBuffer: 16 * 1024 * 1024 });
 }
 
 beforeAll(async () => {
@@ -222,12 +227,13 @@ describe('typed variables', () => {
   let output: string;
 
   beforeAll(async () => {
+    // As docs/install.md and client/README.md run it: `npx --no --` finds the installed bin and never downloads one.
     const result = await run(
-      join(app, 'node_modules/.bin/prompt-types'),
-      ['--base-url', stack.url, '--out', 'src/prompts.generated.ts', '--all-versions', '--label', 'production'],
+      'npx',
+      ['--no', '--', 'prompt-types', '--base-url', stack.url, '--out', 'src/prompts.generated.ts', '--all-versions', '--label', 'production'],
       {
         cwd: app,
-        env: { ...process.env, PROMPTS_API_KEY: apiKey },
+        env: { ...withoutNpmSettings(), npm_config_offline: 'true', PROMPTS_API_KEY: apiKey },
       },
     );
     output = result.stdout + result.stderr;

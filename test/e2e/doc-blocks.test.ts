@@ -36,7 +36,7 @@ beforeAll(async () => {
   const dataDir = await temporaryFolder('doc-blocks');
   removeDataDir = dataDir.remove;
   stack = await stacks.start({ DATA_DIR: dataDir.path });
-  workspace = await createWorkspace(REPO_ROOT, stack);
+  workspace = await createWorkspace(REPO_ROOT, stack, dataDir.path);
 }, 90_000);
 
 afterAll(async () => {

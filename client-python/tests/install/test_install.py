@@ -55,7 +55,7 @@ class PipInstall(unittest.TestCase):
 
 
 class WheelFile(unittest.TestCase):
-    """The wheel a team builds once and hands on (or uploads to its own index), as docs/clients.md says:
+    """The wheel a team builds once and hands on (or uploads to its own index), as docs/install.md says:
     ``pip wheel`` runs the package's own backend, and ``pip install`` of that file needs nothing else."""
 
     def test_pip_wheel_builds_it_and_pip_installs_that_file_offline_into_a_folder_it_imports_from(self) -> None:

@@ -54,7 +54,7 @@ export function substitute(text: string, stack: StackProcess, root: string): str
   return result.replaceAll(`'${CLIENT_PACKAGE}'`, `'${join(root, 'client/src/index.ts')}'`);
 }
 
-export async function createWorkspace(root: string, stack: StackProcess): Promise<Workspace> {
+export async function createWorkspace(root: string, stack: StackProcess, dataDir: string): Promise<Workspace> {
   const path = await mkdtemp(join(tmpdir(), 'doc-blocks-'));
   const clone = join(path, 'clone');
   const shims = join(path, 'bin');
@@ -64,6 +64,9 @@ export async function createWorkspace(root: string, stack: StackProcess): Promis
     if (entry === '.git' || entry === '.data') continue;
     await symlink(join(root, entry), join(clone, entry));
   }
+  // `.data` is the stack's data folder, as it is the clone's for npm start: what a block reads there (the webhook
+  // sealing key) is the running stack's, and the repository's own .data is never touched.
+  await symlink(dataDir, join(clone, '.data'));
   await writeShims(root, shims);
   const env: NodeJS.ProcessEnv = {
     PATH: `${shims}:${process.env.PATH ?? ''}`,
@@ -141,7 +144,8 @@ function packageBins(root: string): [string, string][] {
       return Object.entries(bin).flatMap(([name, file]): [string, string][] => {
         if (typeof file !== 'string') return [];
         const built = join(root, dirname(manifest), file);
-        const source = built.replace('/dist/', '/src/').replace(/\.js$/, '.ts');
+        // The client builds dist/esm/ and dist/cjs/ from one src/: dist/esm/bin/prompt-types.js is src/bin/prompt-types.ts.
+        const source = built.replace(/\/dist\/(?:(?:esm|cjs)\/)?/, '/src/').replace(/\.js$/, '.ts');
         return [[name, existsSync(built) ? built : source]];
       });
     });

@@ -40,6 +40,7 @@ const KIND_OF_LANGUAGE: Readonly<Record<string, BlockKind>> = {
   // MCP client's configuration, and is run by connecting with it (kindOf).
   json: 'data',
   yaml: 'data',
+  ini: 'data',
   text: 'data',
 };
 
