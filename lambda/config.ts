@@ -123,3 +123,32 @@ export function loadAutomationConfig(env: Environment = process.env): Automation
     logLevel: logLevelOf(env),
   };
 }
+
+/**
+ * What the event dispatcher reads at cold start (lambda/events/): the store (the account's webhooks), the stack's
+ * EventBridge bus and the delivery queue.
+ */
+export interface DispatcherConfig extends AutomationConfig {
+  readonly eventBusName: string;
+  readonly deliveryQueueUrl: string;
+}
+
+export function loadDispatcherConfig(env: Environment = process.env): DispatcherConfig {
+  return {
+    ...loadAutomationConfig(env),
+    eventBusName: required(env, 'EVENT_BUS_NAME'),
+    deliveryQueueUrl: absoluteUrl('DELIVERY_QUEUE_URL', required(env, 'DELIVERY_QUEUE_URL')),
+  };
+}
+
+/**
+ * What the webhook delivery function reads at cold start (lambda/webhooks/): the store, and the delivery queue, whose
+ * messages it hides until their next attempt. The sealer's key (WEBHOOK_KEY_ID) is read by sealer-from-config.ts.
+ */
+export interface DeliveryConfig extends AutomationConfig {
+  readonly deliveryQueueUrl: string;
+}
+
+export function loadDeliveryConfig(env: Environment = process.env): DeliveryConfig {
+  return { ...loadAutomationConfig(env), deliveryQueueUrl: absoluteUrl('DELIVERY_QUEUE_URL', required(env, 'DELIVERY_QUEUE_URL')) };
+}
