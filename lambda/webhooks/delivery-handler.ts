@@ -31,7 +31,11 @@ export function createDeliveryHandler(deps: DeliveryHandlerDependencies) {
   const deliver = async (record: SQSRecord): Promise<boolean> => {
     const read = readDeliveryJob(record.body);
     if ('problem' in read) {
-      deps.logger.error({ message: 'webhook delivery: not a delivery job, left for the dead-letter queue', messageId: record.messageId, problem: read.problem });
+      deps.logger.error({
+        message: 'webhook delivery: not a delivery job, left for the dead-letter queue',
+        messageId: record.messageId,
+        problem: read.problem,
+      });
       return false;
     }
     const receives = Number(record.attributes.ApproximateReceiveCount);
