@@ -428,7 +428,7 @@ export class AccountOperations {
         { keyHash, keyId: keyIdFromHash(keyHash), displayPrefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH), createdBy: this.by },
         graceMs,
       );
-      return { ...planned, result: { ...planned.result, apiKey }, after: { newKeyId: planned.result.created.keyId, graceMs } };
+      return { ...planned, result: { ...planned.result, apiKey } };
     });
   }
 

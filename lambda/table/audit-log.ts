@@ -79,11 +79,12 @@ export function auditEntryWrite(
   attempt: AuditAttempt,
   outcome: Extract<AuditOutcome, 'succeeded'>,
   after?: Record<string, unknown>,
-): { write: TransactionWrite; key: Record<string, string> } {
+): { write: TransactionWrite; key: Record<string, string>; entry: AuditEntryItem } {
   const { sortKey, item } = newEntry(table, attempt, outcome, after ? { after } : {});
   return {
     write: { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
     key: keys.auditEntry(attempt.accountId, sortKey),
+    entry: item,
   };
 }
 

@@ -222,7 +222,7 @@ export async function planOpenRequest(
   return {
     writes,
     result: toChangeRequest(item),
-    after: { requestId: item.requestId, from, to: move.to, required, ...(move.rollout ? { rollout: move.rollout } : {}) },
+    after: { requestId: item.requestId, from, to: move.to, state: 'open', required, ...(move.rollout ? { rollout: move.rollout } : {}) },
     // The pointer was written meanwhile (another request of the label): read again, which names it.
     refused: () => 'again',
   };
@@ -302,7 +302,7 @@ export async function planApproveRequest(table: Table, accountId: string, reques
     return {
       writes: [requestUpdate(accountId, item, { approvals })],
       result: { request: toChangeRequest({ ...item, approvals }), stale: false },
-      after: { approvals: approvals.length, required: item.required, state: 'open' },
+      after: { approvals: approvals.length, required: item.required, state: 'open', from: item.from, to: item.to },
     };
   }
   const decision = { by: approver.by, at, comment };
@@ -321,7 +321,7 @@ export async function planApproveRequest(table: Table, accountId: string, reques
   return {
     writes: [...change.writes, requestUpdate(accountId, item, { approvals, state: 'applied', decision }), pointerDelete(accountId, item)],
     result: { request: toChangeRequest(applied), stale: false },
-    after: { approvals: approvals.length, required: item.required, state: 'applied' },
+    after: { approvals: approvals.length, required: item.required, state: 'applied', from, to },
     alsoRecords: [{ action: 'request.apply', target, after: { state: 'applied', from, to } }, change.step],
     visible: true,
   };
@@ -344,8 +344,13 @@ async function moveOfRequest(table: Table, accountId: string, item: ChangeReques
     writes: move.writes,
     step:
       to === null
-        ? { action: 'label.remove', target: { promptId, label }, requested: { requestId }, after: { was: from, requestId } }
-        : { action: 'label.set', target: { promptId, label }, requested: { version: to, requestId }, after: { version: to, was: from, requestId } },
+        ? { action: 'label.remove', target: { promptId, label }, requested: { requestId }, after: { was: from, requestId, reason: cause.reason } }
+        : {
+            action: 'label.set',
+            target: { promptId, label },
+            requested: { version: to, requestId },
+            after: { version: to, was: from, requestId, reason: cause.reason },
+          },
   };
 }
 
@@ -382,7 +387,7 @@ export async function planCloseRequest(
   return {
     writes: [requestUpdate(accountId, item, { state, decision }), pointerDelete(accountId, item)],
     result: { request: toChangeRequest({ ...item, state, decision }), stale: false },
-    after: { state },
+    after: { state, from: item.from, to: item.to },
   };
 }
 

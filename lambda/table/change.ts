@@ -1,9 +1,12 @@
 import type { Table } from './table';
+import type { AuditEntryItem } from './item-types';
 import { type AuditAttempt, auditEntryWrite, type FailureReason, recordRefusal } from './audit-log';
 import { ConflictError } from './errors';
 import { copyRevisionToKeys, raiseRevisionWrite } from './propagation';
 import { StoreUnavailableError } from './read-path/api-store';
 import { TransactionRefusedError, type TransactionWrite } from './transaction';
+import { announcementOf, eventActor } from './change-events';
+import { eventTails, eventWrite } from './outbox';
 
 /**
  * How a person's change is written (docs/data-model.md "One change, one transaction"): read what it
@@ -18,6 +21,8 @@ export interface PlannedChange<T> {
   readonly result: T;
   /** What the audit entry says the change made. */
   readonly after?: Record<string, unknown>;
+  /** What the plan read of what it changes, as the audit entry says it was (added to the attempt's `before`). */
+  readonly before?: Record<string, unknown>;
   /**
    * The action its entry names, when the plan finds the change is another than the one attempted (an approval
    * that finds the label moved marks the request `request.stale`); a refusal keeps the attempt's.
@@ -67,11 +72,21 @@ export async function commitChange<T>(table: Table, attempt: AuditAttempt, plan:
   try {
     for (let round = 1; round <= PLAN_ATTEMPTS; round += 1) {
       const planned = await plan();
-      const entry = auditEntryWrite(table, planned.recordedAs ? { ...attempt, action: planned.recordedAs } : attempt, 'succeeded', planned.after);
-      const steps = (planned.alsoRecords ?? []).map(
-        ({ after, ...step }) => auditEntryWrite(table, { accountId: attempt.accountId, actor: attempt.actor, ...step }, 'succeeded', after).write,
+      const before = planned.before ? { ...attempt.before, ...planned.before } : attempt.before;
+      const main = { ...attempt, ...(planned.recordedAs ? { action: planned.recordedAs } : {}), ...(before ? { before } : {}) };
+      const entry = auditEntryWrite(table, main, 'succeeded', planned.after);
+      const steps = (planned.alsoRecords ?? []).map(({ after, ...step }) =>
+        auditEntryWrite(table, { accountId: attempt.accountId, actor: attempt.actor, ...step }, 'succeeded', after),
       );
-      const writes = [...planned.writes, ...(planned.visible ? [raiseRevisionWrite(attempt.accountId)] : []), entry.write, ...steps];
+      // A change that wrote nothing (a label set where it points already) changed nothing: it announces nothing.
+      const events = planned.writes.length === 0 ? [] : announcements([entry.entry, ...steps.map((step) => step.entry)]);
+      const writes = [
+        ...planned.writes,
+        ...(planned.visible ? [raiseRevisionWrite(attempt.accountId)] : []),
+        entry.write,
+        ...steps.map((step) => step.write),
+        ...events,
+      ];
       try {
         await table.transact(attempt.action, writes, { proof: entry.key });
       } catch (error) {
@@ -98,9 +113,23 @@ export async function commitChange<T>(table: Table, attempt: AuditAttempt, plan:
 }
 
 /**
+ * The events of a change's entries (docs/events.md), as puts of its own transaction (the outbox): one for each
+ * entry whose action announces one, at the entry's time, so they exist exactly when the change does.
+ */
+function announcements(entries: readonly AuditEntryItem[]): TransactionWrite[] {
+  const tail = eventTails();
+  return entries.flatMap((entry) => {
+    const announced = announcementOf(entry);
+    if (!announced) return [];
+    const event = { accountId: entry.accountId, time: entry.at, actor: eventActor(entry.actor), ...announced };
+    return [eventWrite(event, tail(entries.indexOf(entry))).write];
+  });
+}
+
+/**
  * A change without an audit entry, for the bulk paths that record one entry for the whole of their work (a
  * seed import, the benchmark's and the tests' fixtures): the same plan and transaction, planned again when
- * raced. With `raiseRevisionOf`, a change the read API can see raises that account's revision and copies it
+ * raced, and no events (docs/events.md: an import is not a change people make one by one). With `raiseRevisionOf`, a change the read API can see raises that account's revision and copies it
  * to its keys, as commitChange does; an import raises it once at its end instead. `callName` names its
  * transaction in the errors it may end with.
  */

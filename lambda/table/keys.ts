@@ -207,6 +207,7 @@ export async function planRotateApiKey(
   return {
     writes: [...newKeyWrites(table, replacement.keyHash, created, account), ...retirement.writes],
     result: { created, retired: retirement.result },
+    after: { newKeyId: created.keyId, name: created.name ?? null, graceMs },
     refused: (error) => (error.failedAt(0) ? new ConflictError(`API key ${replacement.keyId} already exists`) : 'again'),
   };
 }
@@ -237,9 +238,10 @@ export async function planRevokeApiKeyById(
   keyId: string,
 ): Promise<PlannedChange<{ key: AdminApiKey; alreadyRevoked: boolean }>> {
   const { keyHash, key } = await requireApiKey(table, accountId, keyId);
-  if (key.status === 'revoked') return { writes: [], result: { key, alreadyRevoked: true }, after: { status: 'revoked' } };
+  const after = { status: 'revoked', name: key.name ?? null };
+  if (key.status === 'revoked') return { writes: [], result: { key, alreadyRevoked: true }, after };
   const { writes, result } = revocation(table, keyHash, key);
-  return { writes, result: { key: result, alreadyRevoked: false }, after: { status: 'revoked' } };
+  return { writes, result: { key: result, alreadyRevoked: false }, after };
 }
 
 /** The key's count for the month: the counter on its item. */

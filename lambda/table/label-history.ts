@@ -26,6 +26,9 @@ export function moveReason(options: { readonly note?: string | undefined; readon
   return options.note ?? null;
 }
 
+/** What a move made by `prompts push` says. */
+export const PUSH_REASON = 'push';
+
 export const requestReason = (requestId: string): string => `request ${requestId}`;
 
 export const rolloutReason = (rolloutId: string): string => `rollout ${rolloutId}`;

@@ -56,7 +56,7 @@ export async function planSetLabel(
   if (stored?.published !== true) throw new VersionNotPublishedError(accountId, promptId, version, stored !== undefined);
   const previousVersion = labelledVersion(head.labels, label);
   const result = { accountId, promptId, label, version, changed: previousVersion !== version, ...optional(previousVersion) };
-  const after = { version, was: previousVersion ?? null };
+  const after = { version, was: previousVersion ?? null, reason: cause.reason };
   if (previousVersion === version && inStep(item, head, version)) return { writes: [], result, after };
   if (item?.rollout) throw new RolloutActiveError(promptId, label, item.rollout.rolloutId);
   const revision = (head.labelsRevision ?? 0) + 1;
@@ -96,7 +96,7 @@ export async function planRemoveLabel(table: Table, accountId: string, promptId:
       labelHistoryWrite(table, accountId, { promptId, label, from: previousVersion, to: null }, cause),
     ],
     result: { accountId, promptId, label, previousVersion, changed: true },
-    after: { was: previousVersion },
+    after: { was: previousVersion, reason: cause.reason },
     visible: true,
   };
 }

@@ -121,6 +121,7 @@ export async function planRemoveMember(table: Table, accountId: string, userId: 
       ...ownersWrites(accountId, userId, before.role, undefined),
     ],
     result: before,
+    before: { email: before.email, role: before.role },
     refused: (error) => lastOwnerOr(error, accountId, `the role of ${before.email} changed meanwhile: read it again`),
   };
 }

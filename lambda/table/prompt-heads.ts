@@ -107,6 +107,7 @@ export async function planUpdatePromptDetails(
       ...copies,
     ],
     result: after,
+    before: { ...before },
     after: { ...after },
     visible: renamed,
   };

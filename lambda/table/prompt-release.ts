@@ -8,7 +8,7 @@ import { requireNoOpenRequest } from './open-requests';
 import { ConflictError, InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
 import { contentOf, versionItem } from './item-builders';
 import type { Actor, PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from './item-types';
-import { labelHistoryWrite } from './label-history';
+import { labelHistoryWrite, PUSH_REASON } from './label-history';
 import { labelCopyWrites, labelItem, labelsUnchanged, NO_ROLLOUT } from './labels';
 import { latestBelow, type VersionContent } from './prompt-authoring';
 import { keys } from './schema';
@@ -165,7 +165,7 @@ export async function planPromptRelease(table: Table, accountId: string, release
       labelled
         ? { Put: { Item: labelItem(accountId, finalHead, label, labelled, revision), ...NO_ROLLOUT } }
         : { Delete: { Key: keys.promptLabel(accountId, label, promptId), ...NO_ROLLOUT } },
-      labelHistoryWrite(table, accountId, { promptId, label, from: was.get(label) ?? null, to }, { by, reason: 'push' }),
+      labelHistoryWrite(table, accountId, { promptId, label, from: was.get(label) ?? null, to }, { by, reason: PUSH_REASON }),
     );
   }
   // A label asked for keeps its item as it is (a rename below brings its copies in step, as any other's).
@@ -181,7 +181,14 @@ export async function planPromptRelease(table: Table, accountId: string, release
     writes.push(...(await labelCopyWrites(table, accountId, untouched, { promptName, deleted: head.deleted === true })));
   }
 
-  const steps = releaseSteps(release, { was, promptName, description: description ?? null, tags: tags ?? [], opened });
+  const steps = releaseSteps(release, {
+    was,
+    promptName,
+    description: description ?? null,
+    tags: tags ?? [],
+    opened,
+    ...(head ? { before: { promptName: head.promptName, description: head.description ?? null, tags: head.tags ?? [] } } : {}),
+  });
   return {
     writes,
     result: { steps: steps.length, requests: asked.map(({ label }) => ({ label, requestId: opened.get(label)?.requestId as string })) },
@@ -207,6 +214,8 @@ export function releaseSteps(
     promptName: string;
     description: string | null;
     tags: readonly string[];
+    /** The prompt's details as they were, when it had a head. */
+    before?: { promptName: string; description: string | null; tags: readonly string[] };
     /** The request opened for each label asked for, and where the label pointed. */
     opened?: ReadonlyMap<string, { readonly requestId: string; readonly from: string | null }>;
   },
@@ -235,8 +244,13 @@ export function releaseSteps(
       : []),
     ...release.labels.map(({ label, to }) =>
       to === null
-        ? { action: 'label.remove', target: { promptId, label }, after: { was: outcome.was.get(label) ?? null } }
-        : { action: 'label.set', target: { promptId, label }, requested: { version: to }, after: { version: to, was: outcome.was.get(label) ?? null } },
+        ? { action: 'label.remove', target: { promptId, label }, after: { was: outcome.was.get(label) ?? null, reason: PUSH_REASON } }
+        : {
+            action: 'label.set',
+            target: { promptId, label },
+            requested: { version: to },
+            after: { version: to, was: outcome.was.get(label) ?? null, reason: PUSH_REASON },
+          },
     ),
     ...(release.requests?.labels ?? []).map(({ label, to }) => ({
       action: 'request.open',
@@ -246,6 +260,7 @@ export function releaseSteps(
         requestId: outcome.opened?.get(label)?.requestId ?? null,
         from: outcome.opened?.get(label)?.from ?? null,
         to,
+        state: 'open',
         required: release.requests?.required ?? 1,
       },
     })),
@@ -255,6 +270,7 @@ export function releaseSteps(
             action: 'prompt.update',
             target: { promptId },
             requested: release.details,
+            ...(outcome.before ? { before: outcome.before } : {}),
             after: { promptName: outcome.promptName, description: outcome.description, tags: [...outcome.tags] },
           },
         ]

@@ -338,7 +338,7 @@ async function shareChange(
       historyWrite(table, accountId, changed, { from: item.from, to: item.from }, 'changed', cause),
     ],
     result: toRollout(changed, served),
-    after: { rolloutId, percent, was: Number(item.percent), steps: [...steps] },
+    after: { rolloutId, from: item.from, to: item.to, percent, was: Number(item.percent), steps: [...steps] },
     visible: true,
   };
 }
@@ -370,6 +370,7 @@ export async function planCompleteRollout(
   const served = await servedCounts(table, accountId, item.rolloutId);
   const revision = (head.labelsRevision ?? 0) + 1;
   const ended = { state: 'completed' as const, at: table.timestamp(), by: cause.by };
+  const was = labelledVersion(head.labels, label) ?? item.from;
   return {
     writes: [
       rolloutDelete(accountId, item),
@@ -380,10 +381,19 @@ export async function planCompleteRollout(
           ...buildCondition((e) => `${e.name('rollout.rolloutId')} = ${e.value(item.rolloutId)}`),
         },
       },
-      historyWrite(table, accountId, item, { from: labelledVersion(head.labels, label) ?? item.from, to: item.to }, 'completed', cause, served),
+      historyWrite(table, accountId, item, { from: was, to: item.to }, 'completed', cause, served),
     ],
     result: toRollout(item, served, ended),
     after: { rolloutId: item.rolloutId, from: item.from, to: item.to, percent: Number(item.percent), served },
+    // The label moved: recorded (and announced) as any move of it is, its reason the history entry's.
+    alsoRecords: [
+      {
+        action: 'label.set',
+        target: { promptId, label },
+        requested: { version: item.to, rolloutId: item.rolloutId },
+        after: { version: item.to, was, rolloutId: item.rolloutId, reason: rolloutReason(item.rolloutId) },
+      },
+    ],
     visible: true,
     followUp: (followUpTable) => clearServedCounts(followUpTable, accountId, item.rolloutId),
   };

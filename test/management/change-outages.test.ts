@@ -5,6 +5,8 @@ import { Table } from '../../lambda/table/table';
 import { createStoreClients, type StoreClients } from '../../lambda/table/client';
 import { deletePrompt } from '../../lambda/table/prompts';
 import { listRequests } from '../../lambda/table/change-requests';
+import type { EventType } from '../../lambda/domain/events';
+import { readEventBody } from '../../lambda/table/outbox';
 import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from '../../lambda/table/schema';
 import type { Role } from '../../lambda/table/item-types';
 import { type ApiResponse, TEST_SERVICE_NAME } from '../support/api-harness';
@@ -153,6 +155,7 @@ async function readAccount(accountId: string): Promise<Item[]> {
 
 const text = (item: unknown) => JSON.stringify(item);
 const isAudit = (item: Item) => item.type === 'audit';
+const isEvent = (item: Item) => item.type === 'event';
 
 /** What is in `after` and not in `before`, and the other way round (as multisets of items). */
 function difference(before: readonly Item[], after: readonly Item[]): { added: Item[]; removed: Item[] } {
@@ -181,6 +184,8 @@ const KEY_ID = /key_[0-9a-f]{16}/g;
 const REQUEST_ID = /req_\d{17}_[0-9a-f]{8}/g;
 /** A rollout's id, alike. */
 const ROLLOUT_ID = /ro_\d{17}_[0-9a-f]{8}/g;
+/** An event's id, alike (in its key and in its body). */
+const EVENT_ID = /evt_\d{17}_[0-9a-f]{8}/g;
 const DISPLAY_PREFIX = /^prs_[A-Za-z0-9_-]{4}$/;
 /** Epoch milliseconds (a key's expiry): a time, not a setting. */
 const EPOCH_MS = 1e12;
@@ -211,6 +216,7 @@ function normalized(value: unknown, account: Account): unknown {
         .replace(KEY_ID, 'NEW-KEY-ID')
         .replace(REQUEST_ID, 'REQUEST-ID')
         .replace(ROLLOUT_ID, 'ROLLOUT-ID')
+        .replace(EVENT_ID, 'EVENT-ID')
         .replace(ISO_INSTANT, 'TIME')
         .replace(/#TIME#[0-9a-f]{8}/g, '#TIME#TAIL');
     }
@@ -231,6 +237,8 @@ function comparable(items: readonly Item[], account: Account): unknown[] {
         const { promptsRevision: _copy, ...rest } = item;
         return rest;
       }
+      // An event is kept 30 days from its time: a time, as its body's.
+      if (item.type === 'event') return { ...item, ttl: 'TTL' };
       if (item.sk === keys.account(account.accountId).sk) {
         const { newKeys: _copies, ...rest } = item;
         return rest;
@@ -327,17 +335,24 @@ async function run(change: Change, rule: (lane: Lane) => FaultProxy['rule']): Pr
 
 const bodyOf = (outcome: Run) => normalized(plain(outcome.response.body), outcome.account);
 const entriesAdded = (outcome: Run) => difference(outcome.before, outcome.after).added.filter(isAudit);
+/** The EVENT# items the run added, read back from the store and parsed, oldest first. */
+const eventsAdded = (outcome: Run) =>
+  difference(outcome.before, outcome.after)
+    .added.filter(isEvent)
+    .sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1))
+    .map(readEventBody);
 
 function expectNoPending(outcome: Run): void {
   expect(outcome.after.filter((item) => isAudit(item) && item.outcome === 'pending')).toEqual([]);
 }
 
-/** As the clean run made it, and answered as it was. */
-function expectWhole(outcome: Run, clean: Run, entries = 1): void {
+/** As the clean run made it, and answered as it was: its events too, exactly one for each it announces. */
+function expectWhole(outcome: Run, clean: Run, change: Pick<Change, 'entries' | 'events'>): void {
   expect(outcome.response.status).toBe(clean.response.status);
   expect(bodyOf(outcome)).toEqual(bodyOf(clean));
   expect(comparable(outcome.after, outcome.account)).toEqual(comparable(clean.after, clean.account));
-  expect(entriesAdded(outcome).map((entry) => entry.outcome)).toEqual(Array(entries).fill('succeeded'));
+  expect(entriesAdded(outcome).map((entry) => entry.outcome)).toEqual(Array(change.entries ?? 1).fill('succeeded'));
+  expect(eventsAdded(outcome).map((event) => event.type)).toEqual(change.events);
 }
 
 /** The account as it was but for at most one refused entry, answered 503. */
@@ -348,6 +363,8 @@ function expectAbsent(outcome: Run): void {
   expect(removed).toEqual([]);
   expect(added.filter((item) => !(isAudit(item) && item.outcome === 'refused'))).toEqual([]);
   expect(added.length).toBeLessThanOrEqual(1);
+  // A change that did not happen announces nothing.
+  expect(eventsAdded(outcome)).toEqual([]);
 }
 
 /** Refused as the clean run was (nothing changed), its entry there or not (a refusal the store cannot record is still answered). */
@@ -357,6 +374,7 @@ function expectRefused(outcome: Run, clean: Run): void {
   const { added, removed } = difference(outcome.before, outcome.after);
   expect(removed).toEqual([]);
   expect(added.map((item) => item.outcome)).toEqual(added.length === 0 ? [] : ['refused']);
+  expect(eventsAdded(outcome)).toEqual([]);
 }
 
 // The changes
@@ -373,6 +391,8 @@ interface Change {
   readonly refused?: boolean;
   /** The audit entries its transaction writes (1 unless a change records several steps). */
   readonly entries?: number;
+  /** The events its transaction writes (docs/events.md), in the order the change makes them: one per entry that announces one. */
+  readonly events: readonly EventType[];
 }
 
 const TX = 'TransactWriteItems';
@@ -387,17 +407,20 @@ const labelled = (labels: Record<string, string>) => welcome({ labels }, [versio
 const CHANGES: readonly Change[] = [
   {
     name: 'create prompt',
+    events: ['prompt.created'],
     writes: [TX],
     send: (send, { people }) => send('POST', '/prompts', { as: people.owner, body: { promptId: 'fresh', promptName: 'Fresh' } }),
   },
   {
     name: 'create draft',
+    events: [],
     writes: [TX],
     fixture: (setup) => setup.prompts(welcome()),
     send: (send, { people }) => send('PUT', '/prompts/welcome/versions/2.0.0', { as: people.owner, headers: { 'If-None-Match': '*' }, body: content }),
   },
   {
     name: 'save draft',
+    events: [],
     writes: [TX],
     fixture: async (setup) => {
       await setup.prompts(welcome());
@@ -408,6 +431,7 @@ const CHANGES: readonly Change[] = [
   },
   {
     name: 'delete draft',
+    events: [],
     writes: [TX],
     fixture: async (setup) => {
       await setup.prompts(welcome());
@@ -418,6 +442,7 @@ const CHANGES: readonly Change[] = [
   },
   {
     name: 'publish a first version',
+    events: ['prompt.version.published'],
     writes: [TX, COPY],
     fixture: async (setup) => {
       await setup.prompts(prompt('fresh', [version('1.0.0', { published: false })]));
@@ -432,6 +457,7 @@ const CHANGES: readonly Change[] = [
   },
   {
     name: 'publish a lower version after a higher one',
+    events: ['prompt.version.published'],
     writes: [TX, COPY],
     fixture: async (setup) => {
       await setup.prompts(welcome({}, [version('2.0.0'), version('1.5.0', { published: false })]));
@@ -446,36 +472,42 @@ const CHANGES: readonly Change[] = [
   },
   {
     name: 'label set',
+    events: ['prompt.label.moved'],
     writes: [TX, COPY],
     fixture: (setup) => setup.prompts(welcome()),
     send: (send, { people }) => send('PUT', '/prompts/welcome/labels/staging', { as: people.owner, body: { version: '1.0.0' } }),
   },
   {
     name: 'label move',
+    events: ['prompt.label.moved'],
     writes: [TX, COPY],
     fixture: (setup) => setup.prompts(labelled({ production: '1.0.0' })),
     send: (send, { people }) => send('PUT', '/prompts/welcome/labels/production', { as: people.owner, body: { version: '1.1.0' } }),
   },
   {
     name: 'label removal',
+    events: ['prompt.label.removed'],
     writes: [TX, COPY],
     fixture: (setup) => setup.prompts(labelled({ staging: '1.0.0' })),
     send: (send, { people }) => send('DELETE', '/prompts/welcome/labels/staging', { as: people.owner }),
   },
   {
     name: 'rename a prompt (its label copies with it)',
+    events: ['prompt.updated'],
     writes: [TX, COPY],
     fixture: (setup) => setup.prompts(labelled({ production: '1.0.0', staging: '1.1.0' })),
     send: (send, { people }) => send('PATCH', '/prompts/welcome', { as: people.owner, body: { promptName: 'Welcome again', tags: ['mail'] } }),
   },
   {
     name: 'delete a prompt with labels',
+    events: ['prompt.deleted'],
     writes: [TX, COPY],
     fixture: (setup) => setup.prompts(labelled({ production: '1.0.0', staging: '1.1.0' })),
     send: (send, { people }) => send('POST', '/prompts/welcome/delete', { as: people.owner }),
   },
   {
     name: 'restore a prompt with labels',
+    events: ['prompt.restored'],
     writes: [TX, COPY],
     fixture: async (setup) => {
       await setup.prompts(labelled({ production: '1.0.0', staging: '1.1.0' }));
@@ -485,6 +517,7 @@ const CHANGES: readonly Change[] = [
   },
   {
     name: 'a label under approval asked for (a change request opened: 202)',
+    events: ['request.opened'],
     writes: [TX],
     fixture: async (setup) => {
       await setup.prompts(labelled({ production: '1.0.0' }));
@@ -494,12 +527,14 @@ const CHANGES: readonly Change[] = [
   },
   {
     name: 'a change request approved, one of the two it needs',
+    events: ['request.approved'],
     writes: [TX],
     fixture: (setup) => requested(setup, 2),
     send: async (send, account) => send('POST', `/requests/${await openRequestOf(account)}/approve`, { as: account.people.owner, body: { comment: 'fine' } }),
   },
   {
     name: 'a change request approved by the approval that applies it (the label moved with it)',
+    events: ['request.approved', 'request.applied', 'prompt.label.moved'],
     writes: [TX, COPY],
     entries: 3,
     fixture: (setup) => requested(setup, 1),
@@ -507,12 +542,14 @@ const CHANGES: readonly Change[] = [
   },
   {
     name: 'a change request rejected',
+    events: ['request.rejected'],
     writes: [TX],
     fixture: (setup) => requested(setup, 1),
     send: async (send, account) => send('POST', `/requests/${await openRequestOf(account)}/reject`, { as: account.people.owner }),
   },
   {
     name: 'a rollout started',
+    events: ['rollout.started'],
     writes: [TX, COPY],
     fixture: (setup) => setup.prompts(labelled({ production: '1.0.0' })),
     send: (send, { people }) =>
@@ -523,24 +560,29 @@ const CHANGES: readonly Change[] = [
   },
   {
     name: "a rollout's share changed",
+    events: ['rollout.changed'],
     writes: [TX, COPY],
     fixture: rollingOut,
     send: (send, { people }) => send('PATCH', '/prompts/welcome/labels/production/rollout', { as: people.owner, body: { percent: 25 } }),
   },
   {
     name: 'a rollout completed (the label moved with it)',
+    events: ['rollout.completed', 'prompt.label.moved'],
+    entries: 2,
     writes: [TX, COPY],
     fixture: rollingOut,
     send: (send, { people }) => send('POST', '/prompts/welcome/labels/production/rollout/complete', { as: people.owner }),
   },
   {
     name: 'a rollout aborted',
+    events: ['rollout.aborted'],
     writes: [TX, COPY],
     fixture: rollingOut,
     send: (send, { people }) => send('POST', '/prompts/welcome/labels/production/rollout/abort', { as: people.owner, body: { reason: 'errors' } }),
   },
   {
     name: 'a change request that carries a rollout approved (the rollout started with it)',
+    events: ['request.approved', 'request.applied', 'rollout.started'],
     writes: [TX, COPY],
     entries: 3,
     fixture: async (setup) => {
@@ -553,62 +595,73 @@ const CHANGES: readonly Change[] = [
   },
   {
     name: 'account settings',
+    events: [],
     writes: [TX],
     send: (send, { people }) => send('PATCH', '', { as: people.owner, body: { name: 'Renamed', protectedLabels: ['production', 'release'] } }),
   },
   {
     name: 'member add (an existing user)',
+    events: ['member.added'],
     writes: [TX],
     fixture: (setup) => setup.person('newcomer', null),
     send: (send, { people, accountId }) => send('POST', '/members', { as: people.owner, body: { email: `newcomer@${accountId}.test`, role: 'editor' } }),
   },
   {
     name: 'member role change',
+    events: [],
     writes: [TX],
     fixture: (setup) => setup.person('editor', 'editor'),
     send: (send, { people }) => send('PATCH', `/members/${people.editor?.userId}`, { as: people.owner, body: { role: 'admin' } }),
   },
   {
     name: 'owner demotion (another owner stays)',
+    events: [],
     writes: [TX],
     fixture: (setup) => setup.person('second', 'owner'),
     send: (send, { people }) => send('PATCH', `/members/${people.second?.userId}`, { as: people.owner, body: { role: 'admin' } }),
   },
   {
     name: "the last owner's demotion (refused)",
+    events: [],
     writes: [TX, 'PutItem'],
     refused: true,
     send: (send, { people }) => send('PATCH', `/members/${people.owner?.userId}`, { as: people.owner, body: { role: 'admin' } }),
   },
   {
     name: 'member removal',
+    events: ['member.removed'],
     writes: [TX],
     fixture: (setup) => setup.person('editor', 'editor'),
     send: (send, { people }) => send('DELETE', `/members/${people.editor?.userId}`, { as: people.owner }),
   },
   {
     name: 'key create',
+    events: ['key.created'],
     writes: [TX],
     send: (send, { people }) => send('POST', '/keys', { as: people.owner, body: { name: 'ci', scope: ['welcome'] } }),
   },
   {
     name: 'key update',
+    events: [],
     writes: [TX],
     send: (send, { people, key }) =>
       send('PATCH', `/keys/${key.keyId}`, { as: people.owner, body: { name: 'renamed', scope: ['welcome'], monthlyLimit: 500 } }),
   },
   {
     name: 'key rotate (grace 1 h)',
+    events: ['key.created'],
     writes: [TX],
     send: (send, { people, key }) => send('POST', `/keys/${key.keyId}/rotate`, { as: people.owner, body: { graceSeconds: 3600 } }),
   },
   {
     name: 'key rotate (grace 0)',
+    events: ['key.created'],
     writes: [TX],
     send: (send, { people, key }) => send('POST', `/keys/${key.keyId}/rotate`, { as: people.owner, body: { graceSeconds: 0 } }),
   },
   {
     name: 'key revoke',
+    events: ['key.revoked'],
     writes: [TX],
     send: (send, { people, key }) => send('POST', `/keys/${key.keyId}/revoke`, { as: people.owner }),
   },
@@ -677,6 +730,14 @@ describe('a clean run of each change', () => {
       expect(clean.response.status).toBeLessThan(300);
       expect(entriesAdded(clean).map((entry) => entry.outcome)).toEqual(Array(change.entries ?? 1).fill('succeeded'));
     }
+    // One event per entry that announces one, at that entry's time, by the person who made the change.
+    const events = eventsAdded(clean);
+    expect(events.map((event) => event.type)).toEqual(change.events);
+    const times = entriesAdded(clean).map((entry) => entry.at);
+    for (const event of events) {
+      expect(times).toContain(event.time);
+      expect(event.actor).toEqual({ type: 'user', email: clean.account.people.owner?.email });
+    }
   });
 });
 
@@ -692,7 +753,7 @@ describe('an outage from each write of each change', () => {
       const atTransaction = change.writes[k - 1] === TX;
       if (atTransaction && (kind === 'throttle' || change.refused)) expectAbsent(outcome);
       else if (change.refused) expectRefused(outcome, clean);
-      else expectWhole(outcome, clean, change.entries);
+      else expectWhole(outcome, clean, change);
     },
     CASE_TIMEOUT_MS,
   );
@@ -715,7 +776,7 @@ describe('a transaction still in progress', () => {
         return tokens.length === 1 ? 'drop-answer' : tokens.length === 2 ? 'in-progress' : 'pass';
       });
       expectNoPending(outcome);
-      expectWhole(outcome, cleanRunOf(change), change.entries);
+      expectWhole(outcome, cleanRunOf(change), change);
       expect(new Set(tokens).size).toBe(1);
     },
     CASE_TIMEOUT_MS,
@@ -760,7 +821,7 @@ describe('after the commit', () => {
     'the copy to the keys fails after the commit: 2xx and whole, and the next change copies the revision to the key',
     async () => {
       const [clean, outcome] = await Promise.all([run(labelSet, counting), run(labelSet, (lane) => outage(lane, 'throttle', 2))]);
-      expectWhole(outcome, clean);
+      expectWhole(outcome, clean, labelSet);
       const held = await keyRevision(outcome.account);
       expect(held.key).toBeLessThan(held.account);
       // Until a later change copies it, the read API may serve the account's prompts as they were: its line says so.

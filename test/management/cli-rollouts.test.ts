@@ -95,7 +95,12 @@ test('start, show, set and complete: the label moves to --to at the end; each st
       .reverse()
       .map(({ action, outcome, actor }) => ({ action, outcome, actor })),
   ).toEqual(
-    ['rollout.start', 'rollout.change', 'rollout.complete'].map((action) => ({ action, outcome: 'succeeded', actor: { type: 'cli', operator: OPERATOR } })),
+    // The completion moved the label: its move is recorded in the same transaction, as every move is.
+    ['rollout.start', 'rollout.change', 'rollout.complete', 'label.set'].map((action) => ({
+      action,
+      outcome: 'succeeded',
+      actor: { type: 'cli', operator: OPERATOR },
+    })),
   );
 });
 
