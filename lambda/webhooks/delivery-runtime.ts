@@ -4,6 +4,7 @@ import { createStoreClients } from '../table/client';
 import { Table } from '../table/table';
 import { createTelemetry, storeCallRecorder } from '../telemetry';
 import { attemptDelivery } from './attempt';
+import { resolveWithDns } from './destination';
 import type { DeliveryHandlerDependencies } from './delivery-handler';
 import { sealerFromConfig } from './sealer-from-config';
 import { SqsDeliveryQueue } from './sqs-delivery-queue';
@@ -17,7 +18,7 @@ export function deliveryDependencies(env: NodeJS.ProcessEnv = process.env): Deli
   const sealer = sealerFromConfig(env);
   const queue = new SqsDeliveryQueue(new SQSClient({ region: config.region }), config.deliveryQueueUrl);
   return {
-    attempt: (job) => attemptDelivery(job, { table, sealer }),
+    attempt: (job) => attemptDelivery(job, { table, sealer, resolve: resolveWithDns, mode: 'deployed', now: () => new Date() }),
     retryAfter: (receiptHandle, delaySeconds) => queue.retryAfter(receiptHandle, delaySeconds),
     logger: telemetry.logger,
     metrics: telemetry.metrics,

@@ -1,4 +1,5 @@
-import { type AttemptOutcome, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from './delivery-job';
+import { nextDelay } from './attempt';
+import type { AttemptOutcome } from './delivery-job';
 
 /**
  * What follows one attempt, the same deployed (the delivery function changes the SQS message's visibility to the
@@ -15,7 +16,7 @@ export type NextStep =
 export function nextStep(outcome: AttemptOutcome, attempt: number): NextStep {
   if (outcome.delivered) return { kind: 'delivered' };
   if (outcome.final === true) return { kind: 'dropped' };
-  const delaySeconds = RETRY_DELAYS_SECONDS[attempt - 1];
-  if (attempt >= MAX_ATTEMPTS || delaySeconds === undefined) return { kind: 'failed' };
+  const delaySeconds = nextDelay(attempt);
+  if (delaySeconds === undefined) return { kind: 'failed' };
   return { kind: 'retry', delaySeconds };
 }
