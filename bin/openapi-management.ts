@@ -303,6 +303,46 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
     },
     ['entryId', 'at', 'actor', 'action', 'target', 'outcome'],
   ),
+  Webhook: obj(
+    {
+      webhookId: str,
+      url: str,
+      events: { type: 'array', items: str, description: 'Event types (docs/events.md), or `["*"]` for every one' },
+      enabled: { type: 'boolean' },
+      description: nullable(str),
+      createdAt: str,
+      createdBy: str,
+      updatedAt: str,
+      secretRotatedAt: nullable({ type: 'string', description: 'When the current secret replaced another; null if never rotated' }),
+      previousSecretExpiresAt: nullable({ type: 'string', description: 'Until when the secret it replaced still signs deliveries too' }),
+    },
+    ['webhookId', 'url', 'events', 'enabled', 'description', 'createdAt', 'createdBy', 'updatedAt', 'secretRotatedAt', 'previousSecretExpiresAt'],
+  ),
+  WebhookList: obj({ webhooks: { type: 'array', items: ref('Webhook') } }),
+  WebhookWithSecret: obj({
+    webhook: ref('Webhook'),
+    secret: { type: 'string', description: 'The signing secret (`whsec_` + base64 of 32 bytes): in this answer only, never again' },
+  }),
+  WebhookTestSent: obj({ eventId: { type: 'string', description: "The `webhook.test` event's id: its delivery carries it as `webhook-id`" } }),
+  DeliveryList: obj({
+    deliveries: {
+      type: 'array',
+      description: 'The last 100 attempts, newest first',
+      items: obj(
+        {
+          deliveryId: str,
+          eventId: str,
+          type: str,
+          attempt: { type: 'integer', minimum: 1 },
+          at: str,
+          status: nullable({ type: 'integer', description: "The receiver's HTTP status; null when it did not answer" }),
+          durationMs: { type: 'integer' },
+          error: str,
+        },
+        ['deliveryId', 'eventId', 'type', 'attempt', 'at', 'status', 'durationMs'],
+      ),
+    },
+  }),
   AuditPage: obj({
     entries: { type: 'array', items: ref('AuditEntry') },
     next: nullable({ type: 'string', description: 'Pass as `before` for the next page' }),
@@ -451,6 +491,33 @@ const OPERATIONS: Record<string, Operation> = {
     ok: { 200: 'Usage' },
     query: [{ name: 'month', description: 'YYYY-MM (UTC); this month when absent' }],
   },
+  'GET /api/accounts/{accountId}/webhooks': { summary: 'Every webhook (never a secret)', ok: { 200: 'WebhookList' } },
+  'POST /api/accounts/{accountId}/webhooks': {
+    summary: 'Create a webhook (at most 20): its signing secret is in this answer only',
+    ok: { 201: 'WebhookWithSecret' },
+    statuses: [409],
+    body: 'WebhookCreate',
+  },
+  'GET /api/accounts/{accountId}/webhooks/{webhookId}': { summary: 'A webhook (never a secret)', ok: { 200: 'Webhook' } },
+  'PATCH /api/accounts/{accountId}/webhooks/{webhookId}': {
+    summary: "Change a webhook's URL, events, description, or enable or disable it",
+    ok: { 200: 'Webhook' },
+    body: 'WebhookPatch',
+  },
+  'DELETE /api/accounts/{accountId}/webhooks/{webhookId}': { summary: 'Delete a webhook: nothing more is sent to it', ok: { 204: undefined } },
+  'POST /api/accounts/{accountId}/webhooks/{webhookId}/rotate': {
+    summary: 'A new signing secret, in this answer only; the one it replaces signs deliveries too for 24 hours',
+    ok: { 200: 'WebhookWithSecret' },
+  },
+  'POST /api/accounts/{accountId}/webhooks/{webhookId}/test': {
+    summary: 'Send the webhook a `webhook.test` event (to it alone); 409 when it is disabled',
+    ok: { 202: 'WebhookTestSent' },
+    statuses: [409],
+  },
+  'GET /api/accounts/{accountId}/webhooks/{webhookId}/deliveries': {
+    summary: "The webhook's last 100 delivery attempts, newest first",
+    ok: { 200: 'DeliveryList' },
+  },
   'GET /api/accounts/{accountId}/members': { summary: 'Who is in the account', ok: { 200: 'MemberList' } },
   'POST /api/accounts/{accountId}/members': { summary: 'Add a person by email', ok: { 201: 'MemberAdded' }, statuses: [409], body: 'MemberAdd' },
   'PATCH /api/accounts/{accountId}/members/{userId}': { summary: "Change a member's role", ok: { 200: 'Member' }, statuses: [409], body: 'MemberPatch' },
@@ -479,7 +546,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'No, malformed, expired or foreign token (answered by the gateway)',
   403: 'A member whose role does not allow this',
   404: 'No such thing, or an account the caller is not a member of',
-  409: 'Contradicts what is stored (an existing id, a published version, the last owner, a revoked key, a change request already decided, another open for the label, or found stale, a label that rolls out or already has a rollout)',
+  409: 'Contradicts what is stored (an existing id, a published version, the last owner, a revoked key, a change request already decided, another open for the label, or found stale, a label that rolls out or already has a rollout, a 21st webhook in an account, a test of a disabled webhook)',
   412: 'If-Match or If-None-Match does not hold: someone saved in between',
   413: "The version's content is over 300 KB",
   428: 'If-Match is required',
@@ -491,15 +558,23 @@ function operationFor(route: ManagementRoute): Record<string, unknown> {
   const operation = OPERATIONS[`${route.method} ${route.path}`];
   if (!operation) throw new Error(`no documentation for ${route.method} ${route.path}`);
   const changes = route.action !== undefined;
-  const hasParams = /\{(promptId|version|label|keyId|userId|requestId)\}/.test(route.path) || operation.query !== undefined;
+  const hasParams = /\{(promptId|version|label|keyId|userId|requestId|webhookId)\}/.test(route.path) || operation.query !== undefined;
   const errors = new Set<number>([401, 500, 503, ...(operation.statuses ?? [])]);
   if (route.path !== '/api/me') errors.add(404);
-  if (changes) errors.add(403);
+  // A read needs a role too when not every member may make it (a webhook's URL is for admins).
+  if (changes || (route.access !== 'signed-in' && roleFor(route.access) !== 'viewer')) errors.add(403);
   if (changes || hasParams || operation.body) errors.add(400);
   const responses: Record<string, unknown> = {};
   for (const [status, schema] of Object.entries(operation.ok)) {
     responses[status] = {
-      description: status === '201' ? 'Created' : status === '202' ? 'Accepted: asked for, not made (a change request)' : status === '204' ? 'Done' : 'OK',
+      description:
+        status === '201'
+          ? 'Created'
+          : status === '202'
+            ? 'Accepted: asked for, not done yet (a change request opened, a test event to be delivered)'
+            : status === '204'
+              ? 'Done'
+              : 'OK',
       headers: {
         'Cache-Control': { $ref: '#/components/headers/CacheControl' },
         ...(operation.etag ? { ETag: { $ref: '#/components/headers/ETag' } } : {}),
@@ -535,6 +610,7 @@ const PATH_PARAMETERS: Record<string, Schema> = {
   keyId: { type: 'string' },
   userId: { type: 'string' },
   requestId: { type: 'string' },
+  webhookId: { type: 'string' },
 };
 
 export function managementOpenApiDocument(): Record<string, unknown> {

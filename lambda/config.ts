@@ -91,9 +91,37 @@ export function loadUserPoolConfig(env: Environment = process.env): UserPoolConf
   };
 }
 
-/** What the management functions read at cold start: the store, the user pool, and how they log. */
+/**
+ * Where webhook deliveries may go (lambda/webhooks/destination.ts): `deployed`, https to public addresses only;
+ * `local` (npm start, tests), loopback http too. Deployed unless said otherwise: the safe side.
+ */
+export const WEBHOOK_DESTINATION_MODES = ['deployed', 'local'] as const;
+export type WebhookDestinationMode = (typeof WEBHOOK_DESTINATION_MODES)[number];
+
+/** How webhook secrets are sealed and where deliveries may go; set neither key and webhooks cannot be created. */
+export interface WebhookConfig {
+  readonly destinations: WebhookDestinationMode;
+  /** The stack's KMS key (id or ARN) that seals signing secrets (deployed). */
+  readonly kmsKeyId: string | undefined;
+  /** Locally, the file of the 32-byte key that seals them instead (created, mode 0600, when missing). */
+  readonly localKeyFile: string | undefined;
+}
+
+export function loadWebhookConfig(env: Environment = process.env): WebhookConfig {
+  const mode = env.WEBHOOK_DESTINATIONS?.trim() || 'deployed';
+  const destinations = WEBHOOK_DESTINATION_MODES.find((candidate) => candidate === mode);
+  if (!destinations) throw new ConfigError(`Environment variable WEBHOOK_DESTINATIONS must be one of ${WEBHOOK_DESTINATION_MODES.join(', ')}, got "${mode}"`);
+  return {
+    destinations,
+    kmsKeyId: env.WEBHOOK_KEY_ID?.trim() || undefined,
+    localKeyFile: env.WEBHOOK_LOCAL_KEY_FILE?.trim() || undefined,
+  };
+}
+
+/** What the management functions read at cold start: the store, the user pool, webhooks, and how they log. */
 export interface ManagementConfig extends StoreConfig {
   readonly userPool: UserPoolConfig;
+  readonly webhooks: WebhookConfig;
   readonly serviceName: string;
   readonly logLevel: LogLevel;
 }
@@ -102,6 +130,7 @@ export function loadManagementConfig(env: Environment = process.env): Management
   return {
     ...loadStoreConfig(env),
     userPool: loadUserPoolConfig(env),
+    webhooks: loadWebhookConfig(env),
     serviceName: env.POWERTOOLS_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME,
     logLevel: logLevelOf(env),
   };

@@ -147,6 +147,20 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     ],
     userPool: [],
   },
+  // Webhooks on their items in the account's partition, counted on the account item, listed with their deliveries; a
+  // test writes its event there too. The code that commits a change may copy a new prompt revision to the keys.
+  ManageWebhooks: {
+    table: [
+      {
+        sid: 'WebhookItems',
+        on: 'table',
+        actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        partitions: [accountPartitions, apiKeyPartitions],
+      },
+      { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
+    ],
+    userPool: [],
+  },
   // The rollout automation (lib/rollout-automation.ts): the active rollouts, found on the index and read whole, and the
   // rollout operations' transactions on the account's items; a share that changes what the read API answers copies the
   // new prompt revision to the account's keys, found on the index.

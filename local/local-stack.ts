@@ -1,4 +1,5 @@
 import type { RequestListener, Server } from 'node:http';
+import { join } from 'node:path';
 import { importSeed } from '../admin/import-seed';
 import { type Seed, SeedError } from '../admin/seed-file';
 import { createDocumentClient } from '../lambda/table/client';
@@ -22,6 +23,7 @@ import { createHttpGateway } from './http-gateway';
 import { createManagementGateway } from './management-gateway';
 import { createLocalFunctions, gatewayRoutes } from './lambda-functions';
 import { listenOnLoopback } from './listen';
+import { WEBHOOK_KEY_FILE_NAME } from '../lambda/webhooks/sealer-from-config';
 import { configuredPorts, type LocalConfig } from './local-config';
 
 export interface SeedReport {
@@ -296,6 +298,9 @@ export async function startDashboardStack(config: LocalConfig, options: Dashboar
         DYNAMODB_ENDPOINT: options.stack.storeEndpoint,
         USER_POOL_ID: identity.userPoolId,
         COGNITO_ENDPOINT: identity.endpoint,
+        // Webhooks to this machine allowed; their secrets sealed by a key kept with the local data (created 0600).
+        WEBHOOK_DESTINATIONS: 'local',
+        WEBHOOK_LOCAL_KEY_FILE: join(config.dataDir, WEBHOOK_KEY_FILE_NAME),
       };
       // One set of clients for the functions and for making the demo user a member, as one cold start would.
       const dependencies = managementDependencies({ ...process.env, ...environment });

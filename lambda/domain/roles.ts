@@ -29,6 +29,7 @@ export const CAPABILITIES = {
   'delete and restore prompts': 'admin',
   'manage keys': 'admin',
   'manage members': 'admin',
+  'manage webhooks': 'admin',
   'change account settings': 'owner',
 } as const satisfies Readonly<Record<string, Role>>;
 

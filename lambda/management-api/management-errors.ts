@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import { ApiError, serviceUnavailable } from '../http/api-error';
 import { MAX_CONTENT_BYTES } from '../domain/content-rules';
 import { reasonOf } from '../operations/account-operations';
-import { InvalidLabelError, InvalidRolloutError } from '../table/errors';
+import { InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../table/errors';
 import { StaleDraftError } from '../table/prompt-authoring';
 
 /** The management API's errors: the read API's format, `{"error", "code"}`, with the field named where one is wrong. */
@@ -44,7 +44,7 @@ export function toManagementError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
   if (error instanceof StaleDraftError) return preconditionFailed(error.message, error.current);
   if (error instanceof InvalidLabelError) return badRequest(error.message, 'label');
-  if (error instanceof InvalidRolloutError) return badRequest(error.message, error.field);
+  if (error instanceof InvalidRolloutError || error instanceof InvalidWebhookError) return badRequest(error.message, error.field);
   const { code, message } = reasonOf(error);
   if (code === 'NOT_FOUND') return notFound(message);
   if (code === 'CONFLICT') return conflict(message);

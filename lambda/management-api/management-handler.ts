@@ -4,6 +4,7 @@ import { errorHandler } from '../http/error-handler';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import { emptyResponse, jsonResponse } from '../http/responses';
 import { storeDeadline } from '../http/store-deadline';
+import type { WebhookTools } from '../operations/account-operations';
 import type { Table } from '../table/table';
 import type { Telemetry } from '../telemetry';
 import type { UserDirectory } from '../users/user-directory';
@@ -27,6 +28,8 @@ export interface ManagementDependencies {
   readonly table: Table;
   readonly directory: UserDirectory;
   readonly telemetry: Telemetry;
+  /** Seals webhook secrets and checks their URLs; absent, webhooks cannot be created or rotated. */
+  readonly webhooks?: WebhookTools;
 }
 
 function headersOf(event: ApiEvent): Record<string, string> {
@@ -73,7 +76,7 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
       .use(refusalAudit())
       .use(signedIn())
       .use(routeLookup(routes))
-      .use(operations(deps.table, deps.directory))
+      .use(operations(deps.table, deps.directory, deps.webhooks))
       .use(membership())
       .use(sentBody())
       .use(pathParameters())

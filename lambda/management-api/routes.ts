@@ -8,6 +8,7 @@ import { promptRoutes } from './handlers/prompt-routes';
 import { requestRoutes } from './handlers/request-routes';
 import { rolloutRoutes } from './handlers/rollout-routes';
 import { usageRoutes } from './handlers/usage-routes';
+import { webhookRoutes } from './handlers/webhook-routes';
 import type { ManagementRoute } from './route';
 
 /**
@@ -56,6 +57,13 @@ export const MANAGEMENT_FUNCTIONS: readonly ManagementFunction[] = [
     entry: 'lambda/management-api/activity-function.ts',
     description: 'Management API: usage by day and the audit log',
     routes: [...usageRoutes, ...auditRoutes],
+  },
+  {
+    // Its own function: the only management function that may seal with the stack's webhook key (KMS Encrypt).
+    id: 'ManageWebhooks',
+    entry: 'lambda/management-api/webhooks-function.ts',
+    description: 'Management API: webhooks, their secrets, tests and deliveries',
+    routes: webhookRoutes,
   },
 ];
 

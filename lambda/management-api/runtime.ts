@@ -3,6 +3,7 @@ import { createStoreClients } from '../table/client';
 import { Table } from '../table/table';
 import { createTelemetry, storeCallRecorder } from '../telemetry';
 import { directoryFor } from '../users/directory-from-config';
+import { webhookToolsFromConfig } from '../webhooks/sealer-from-config';
 import { createManagementHandler, type ManagementDependencies } from './management-handler';
 import { routesOf } from './routes';
 
@@ -16,11 +17,13 @@ export function managementDependencies(env: NodeJS.ProcessEnv = process.env, { m
     maxSockets,
     observe: storeCallRecorder(telemetry),
   });
+  const webhooks = webhookToolsFromConfig(config.webhooks);
   return {
     // Reads retry what the store could not answer; writes only what it provably never applied.
     table: new Table(clients.reads, config.tableName, () => new Date(), { writeClient: clients.writes }),
     directory: directoryFor(config.userPool),
     telemetry,
+    ...(webhooks ? { webhooks } : {}),
   };
 }
 

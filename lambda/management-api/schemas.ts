@@ -10,6 +10,9 @@ import { isValidPercent, MAX_ROLLOUT_STEPS, MAX_STEP_MINUTES, PERCENT_RULE } fro
 import { ALARM_NAME_RULE, isAlarmName } from '../domain/rollout-rules';
 import { REQUEST_ID_PATTERN, REQUEST_STATES } from '../table/change-requests';
 import { VERSION_PATTERN } from '../domain/version';
+import { EVENT_TYPES } from '../domain/events';
+import { ALL_EVENTS, eventsProblem, MAX_WEBHOOK_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH, SUBSCRIBABLE_EVENT_TYPES } from '../domain/webhook-rules';
+import { WEBHOOK_ID_PATTERN } from '../table/webhooks';
 
 /**
  * Every body and parameter the management API takes, in one schema library: the handlers validate
@@ -31,6 +34,7 @@ export const KeyId = z.string().regex(/^key_[0-9a-f]{16}$/, { error: 'must be a 
 export const UserId = z.string().regex(/^[A-Za-z0-9_.:@+-]{1,128}$/, { error: 'must be a user id, as the members list shows it' });
 export const Month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'must be YYYY-MM, e.g. 2026-11' });
 export const Role = z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` });
+export const WebhookId = z.string().regex(WEBHOOK_ID_PATTERN, { error: 'must be a webhook id: wh_ and 16 hex digits' });
 export const RequestId = z.string().regex(REQUEST_ID_PATTERN, { error: 'must be a change request id, as the requests list shows it (req_...)' });
 
 const Name = (max: number) =>
@@ -241,6 +245,44 @@ export const RotateBody = z.strictObject({
     .max(MAX_GRACE_SECONDS, { error: `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}` }),
 });
 
+/** Where deliveries go: a URL; where it may point (https, a public address) is checked after DNS by the operations. */
+const WebhookUrl = z
+  .string({ error: 'must be a URL' })
+  .max(MAX_WEBHOOK_URL_LENGTH, { error: `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` })
+  .refine((url) => URL.canParse(url), { error: 'must be an absolute URL' });
+
+/** Event types (docs/events.md), each once, or exactly `["*"]` for every one. */
+const WebhookEvents = z
+  .array(
+    z
+      .enum([...EVENT_TYPES, ALL_EVENTS], { error: 'must be an event type (docs/events.md lists them) or "*"' })
+      .refine((type) => type !== 'webhook.test', { error: 'must not be webhook.test: a test is sent to the webhook tested, whatever it lists' }),
+    { error: 'must be a list of event types' },
+  )
+  .max(SUBSCRIBABLE_EVENT_TYPES.length, { error: `must list at most ${SUBSCRIBABLE_EVENT_TYPES.length} event types` })
+  .superRefine((events, context) => {
+    const problem = eventsProblem(events);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
+
+const WebhookDescription = z
+  .string()
+  .trim()
+  .max(MAX_WEBHOOK_DESCRIPTION_LENGTH, { error: `must be at most ${MAX_WEBHOOK_DESCRIPTION_LENGTH} characters` })
+  .nullable();
+
+export const WebhookCreateBody = z.strictObject({ url: WebhookUrl, events: WebhookEvents, description: WebhookDescription.optional() });
+
+/** Each field given is set; `null` or `""` removes the description. */
+export const WebhookPatchBody = z
+  .strictObject({
+    url: WebhookUrl.optional(),
+    events: WebhookEvents.optional(),
+    enabled: z.boolean({ error: 'must be true or false' }).optional(),
+    description: WebhookDescription.optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, { error: 'give at least one of url, events, enabled, description' });
+
 export const MemberAddBody = z.strictObject({
   email: z.email({ error: 'must be an email address' }).max(254, { error: 'must be at most 254 characters' }),
   role: Role,
@@ -263,6 +305,8 @@ export const REQUEST_BODIES = {
   KeyCreate: KeyCreateBody,
   KeyPatch: KeyPatchBody,
   Rotate: RotateBody,
+  WebhookCreate: WebhookCreateBody,
+  WebhookPatch: WebhookPatchBody,
   MemberAdd: MemberAddBody,
   MemberPatch: MemberPatchBody,
 } as const;

@@ -26,7 +26,15 @@ import type { ChangeRequestItem } from '../table/item-types';
 import { moveReason } from '../table/label-history';
 import { type AuditAttempt, recordRefusal } from '../table/audit-log';
 import { commitChange, type PlannedChange } from '../table/change';
-import { ConflictError, ImmutableVersionError, InvalidLabelError, InvalidRolloutError, NotFoundError, VersionNotPublishedError } from '../table/errors';
+import {
+  ConflictError,
+  ImmutableVersionError,
+  InvalidLabelError,
+  InvalidRolloutError,
+  InvalidWebhookError,
+  NotFoundError,
+  VersionNotPublishedError,
+} from '../table/errors';
 import type { AdminAccount, AdminApiKey } from '../table/item-builders';
 import { type ApiKeyChange, planCreateApiKey, planRevokeApiKeyById, planRotateApiKey, planUpdateApiKey } from '../table/keys';
 import type { Plan } from '../domain/plans';
@@ -64,6 +72,20 @@ import {
 } from '../table/rollouts';
 import type { RolloutStep } from '../domain/rollout';
 import type { Table } from '../table/table';
+import type { WebhookItem } from '../table/item-types';
+import {
+  auditedWebhook,
+  planCreateWebhook,
+  planDeleteWebhook,
+  planRotateWebhookSecret,
+  planTestWebhook,
+  planUpdateWebhook,
+  type WebhookChange,
+} from '../table/webhooks';
+import { descriptionProblem, eventsProblem, MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-rules';
+import { generateSecret } from '../webhooks/signature';
+import { eventActor } from '../table/change-events';
+import type { SecretSealer } from '../webhooks/secret-sealer';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
 /** Enough of a key to recognise it in a listing (`prs_` and four more), nothing to use it with. */
@@ -82,6 +104,15 @@ export interface OperationsDependencies {
   readonly actor: Actor;
   /** Needed to add members: finds people by email, creates those who are not users yet. */
   readonly directory?: UserDirectory;
+  /** Needed to create webhooks and rotate their secrets: seals each secret, and says where a URL may point. */
+  readonly webhooks?: WebhookTools;
+}
+
+/** What managing webhooks needs beyond the table (lambda/webhooks/webhook-tools-from-config.ts builds it). */
+export interface WebhookTools {
+  readonly sealer: SecretSealer;
+  /** Whether deliveries may go to the URL, in the service's mode (lambda/webhooks/destination.ts checkUrl). */
+  readonly checkDestination: (url: string) => Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 
 export type AuditReason = NonNullable<AuditEntryItem['reason']>;
@@ -93,7 +124,8 @@ export function reasonOf(error: unknown): AuditReason {
   if (error instanceof VersionNotPublishedError && !error.draft) return { code: 'NOT_FOUND', message };
   if (error instanceof ConflictError || error instanceof ImmutableVersionError) return { code: 'CONFLICT', message };
   if (error instanceof NotFoundError) return { code: 'NOT_FOUND', message };
-  if (error instanceof InvalidLabelError || error instanceof InvalidRolloutError) return { code: 'BAD_REQUEST', message };
+  if (error instanceof InvalidLabelError || error instanceof InvalidRolloutError || error instanceof InvalidWebhookError)
+    return { code: 'BAD_REQUEST', message };
   if (error instanceof StoreUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the store could not answer' };
   return { code: 'INTERNAL_ERROR', message: 'unexpected error' };
 }
@@ -434,6 +466,77 @@ export class AccountOperations {
 
   revokeKey(accountId: string, keyId: string): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
     return this.audited({ accountId, action: 'key.revoke', target: { keyId } }, () => planRevokeApiKeyById(this.table, accountId, keyId));
+  }
+
+  // Webhooks (docs/events.md "Webhooks"): a secret is answered once, stored sealed, and written to no audit entry.
+
+  private get webhookTools(): WebhookTools {
+    if (!this.deps.webhooks) throw new Error('managing webhooks needs the secret sealer (WEBHOOK_KEY_ID or WEBHOOK_LOCAL_KEY_FILE)');
+    return this.deps.webhooks;
+  }
+
+  /** The URL within its length, and a place the destination policy lets deliveries go (after DNS, deployed). */
+  private async requireDestination(url: string): Promise<void> {
+    if (url.length > MAX_WEBHOOK_URL_LENGTH) throw new InvalidWebhookError(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`, 'url');
+    if (!URL.canParse(url)) throw new InvalidWebhookError('must be an absolute URL', 'url');
+    const checked = await this.webhookTools.checkDestination(url);
+    if (!checked.ok) throw new InvalidWebhookError(checked.reason, 'url');
+  }
+
+  private async requireValidSettings(change: WebhookChange): Promise<void> {
+    const eventsWrong = change.events === undefined ? undefined : eventsProblem(change.events);
+    if (eventsWrong) throw new InvalidWebhookError(eventsWrong, 'events');
+    const descriptionWrong = change.description ? descriptionProblem(change.description) : undefined;
+    if (descriptionWrong) throw new InvalidWebhookError(descriptionWrong, 'description');
+    if (change.url !== undefined) await this.requireDestination(change.url);
+  }
+
+  /** A new webhook, enabled, with a new secret: the answer is the only place the secret ever appears in plaintext. */
+  async createWebhook(
+    accountId: string,
+    input: { url: string; events: readonly string[]; description?: string | null },
+  ): Promise<{ webhook: WebhookItem; secret: string }> {
+    const description = input.description || null;
+    const requested = { url: input.url, events: input.events, description };
+    const secret = generateSecret();
+    return this.audited({ accountId, action: 'webhook.create', target: { url: input.url }, requested }, async () => {
+      await this.requireValidSettings({ url: input.url, events: input.events, description });
+      const sealedSecret = await this.webhookTools.sealer.seal(secret);
+      const planned = await planCreateWebhook(this.table, accountId, { url: input.url, events: input.events, description, sealedSecret, by: this.by });
+      return { ...planned, result: { webhook: planned.result, secret } };
+    });
+  }
+
+  /** A new URL (checked as at creation), events, description, or enabled flag; the secrets stay. */
+  updateWebhook(accountId: string, webhookId: string, change: WebhookChange): Promise<WebhookItem> {
+    return this.audited({ accountId, action: 'webhook.update', target: { webhookId }, requested: { ...change } }, async () => {
+      await this.requireValidSettings(change);
+      return planUpdateWebhook(this.table, accountId, webhookId, change);
+    });
+  }
+
+  deleteWebhook(accountId: string, webhookId: string): Promise<WebhookItem> {
+    return this.audited({ accountId, action: 'webhook.delete', target: { webhookId } }, async () => {
+      const planned = await planDeleteWebhook(this.table, accountId, webhookId);
+      return { ...planned, after: { ...auditedWebhook(planned.result), deleted: true } };
+    });
+  }
+
+  /** A new secret, answered once; the one it replaces still signs deliveries for 24 hours. */
+  async rotateWebhookSecret(accountId: string, webhookId: string): Promise<{ webhook: WebhookItem; secret: string }> {
+    const secret = generateSecret();
+    return this.audited({ accountId, action: 'webhook.rotate', target: { webhookId } }, async () => {
+      const sealedSecret = await this.webhookTools.sealer.seal(secret);
+      const planned = await planRotateWebhookSecret(this.table, accountId, webhookId, sealedSecret);
+      return { ...planned, result: { webhook: planned.result, secret } };
+    });
+  }
+
+  /** A `webhook.test` event, delivered to this webhook alone as any event is; its id, to find its delivery. */
+  testWebhook(accountId: string, webhookId: string): Promise<{ eventId: string }> {
+    return this.audited({ accountId, action: 'webhook.test', target: { webhookId } }, () =>
+      planTestWebhook(this.table, accountId, webhookId, eventActor(this.actor)),
+    );
   }
 
   // What only an operator changes: the management API has no route to these (the CLI's accounts commands call them).

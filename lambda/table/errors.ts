@@ -100,3 +100,14 @@ export class InvalidRolloutError extends Error {
     super(`${field}: ${message}`);
   }
 }
+
+/** A webhook's setting that is not valid, or a URL the destination policy refuses (400, naming `field`). */
+export class InvalidWebhookError extends Error {
+  override readonly name: string = 'InvalidWebhookError';
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(`${field}: ${message}`);
+  }
+}

@@ -32,6 +32,8 @@ export interface AccountItem {
   owners?: Set<string>;
   /** Hashes of keys written since the revision was last raised (lambda/table/propagation.ts). */
   newKeys?: Set<string>;
+  /** How many webhooks the account has: the guard of their limit (lambda/table/webhooks.ts); absent until the first. */
+  webhookCount?: number;
 }
 
 /** A member's role: the one list of lambda/domain/roles.ts, which the routes and the dashboard use too. */

@@ -81,6 +81,12 @@ const PARAMETER_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
     { weight: 1, arbitrary: prototypeName },
     { weight: 1, arbitrary: anyText },
   ),
+  webhookId: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('wh_0000000000000000', 'wh_ffffffffffffffff') },
+    { weight: 2, arbitrary: fc.constantFrom('wh_', 'WH_0000000000000000', 'wh_000000000000000g', 'key_0000000000000000') },
+    { weight: 1, arbitrary: prototypeName },
+    { weight: 1, arbitrary: anyText },
+  ),
 };
 
 /** Each UTF-8 byte outside the unreserved characters as %XX, as a client encodes (a lone surrogate as U+FFFD's bytes). */
@@ -146,6 +152,8 @@ const VALID_BODIES: Readonly<Record<string, Record<string, unknown>>> = {
   'POST /api/accounts/{accountId}/keys/{keyId}/rotate': { graceSeconds: 60 },
   'POST /api/accounts/{accountId}/members': { email: 'new@acme.test', role: 'viewer' },
   'PATCH /api/accounts/{accountId}/members/{userId}': { role: 'editor' },
+  'POST /api/accounts/{accountId}/webhooks': { url: 'http://127.0.0.1:9/fuzz', events: ['prompt.label.moved'], description: 'fuzzed' },
+  'PATCH /api/accounts/{accountId}/webhooks/{webhookId}': { url: 'http://localhost:9/fuzz', events: ['*'], enabled: false },
 };
 
 /** JSON text nested `depth` levels, as text: JSON.stringify cannot write the deepest. */

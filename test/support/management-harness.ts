@@ -3,7 +3,9 @@ import { runAdmin } from '../../admin/cli';
 import type { ApiResult } from '../../lambda/http/http-event';
 import { createManagementHandler, type ManagementDependencies } from '../../lambda/management-api/management-handler';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
-import { AccountOperations } from '../../lambda/operations/account-operations';
+import { AccountOperations, type WebhookTools } from '../../lambda/operations/account-operations';
+import { checkUrl, type Resolve } from '../../lambda/webhooks/destination';
+import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
 import type { Actor, Role } from '../../lambda/table/item-types';
 import { Table } from '../../lambda/table/table';
 import { addMember } from '../../lambda/table/members';
@@ -17,6 +19,17 @@ import { expectManagementResponseMatches } from './management-openapi';
 import { capturedRequestLines, registerApiKey } from './log-capture';
 import { TEST_SERVICE_NAME } from './api-harness';
 import type { LogRecord } from './key-leak-check';
+
+/** No test looks a name up in DNS: every name is unknown, so only loopback addresses and `localhost` pass. */
+const noNames: Resolve = async (host) => {
+  throw Object.assign(new Error(`the tests resolve no names (${host})`), { code: 'ENOTFOUND' });
+};
+
+/** Webhook secrets sealed with a key of this run; URLs checked as npm start checks them (loopback http allowed). */
+export const localWebhookTools = (): WebhookTools => ({
+  sealer: new LocalSecretSealer(LocalSecretSealer.generateKey()),
+  checkDestination: (url) => checkUrl(url, 'local', noNames),
+});
 
 export interface Person {
   readonly userId: string;
@@ -71,6 +84,7 @@ export class ManagementHarness {
       table: new Table(this.local.clients.reads, this.local.tableName, () => new Date(), { writeClient: this.local.clients.writes }),
       directory: this.directory,
       telemetry: testTelemetry(),
+      webhooks: localWebhookTools(),
     };
     this.useDependencies(this.deps);
     return this;
@@ -95,7 +109,7 @@ export class ManagementHarness {
   }
 
   operations(actor: Actor = { type: 'cli', operator: 'test' }): AccountOperations {
-    return new AccountOperations({ table: this.table, actor, directory: this.directory });
+    return new AccountOperations({ table: this.table, actor, directory: this.directory, ...(this.deps.webhooks ? { webhooks: this.deps.webhooks } : {}) });
   }
 
   /** The admin CLI in-process against the harness's store and directory, as `operator` (PROMPTS_ADMIN_ACTOR). */

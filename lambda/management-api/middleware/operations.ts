@@ -1,5 +1,5 @@
 import { deadlineAfter, REFUND_BUDGET_MS } from '../../http/store-deadline';
-import { AccountOperations } from '../../operations/account-operations';
+import { AccountOperations, type WebhookTools } from '../../operations/account-operations';
 import type { Table } from '../../table/table';
 import type { UserDirectory } from '../../users/user-directory';
 import type { ManagementMiddleware } from '../management-context';
@@ -9,7 +9,7 @@ import type { ManagementMiddleware } from '../management-context';
  * as the caller, recording refusals and copying a committed change to the keys within the refund budget
  * (http/store-deadline.ts).
  */
-export const operations = (table: Table, directory: UserDirectory): ManagementMiddleware => ({
+export const operations = (table: Table, directory: UserDirectory, webhooks?: WebhookTools): ManagementMiddleware => ({
   before: ({ context }) => {
     const { caller, storeDeadline: deadline } = context;
     if (!deadline) throw new Error('storeDeadline must run before the store is used');
@@ -21,6 +21,7 @@ export const operations = (table: Table, directory: UserDirectory): ManagementMi
       auditTable: table.withDeadline(deadlineAfter(context.arrivedAt ?? Date.now(), REFUND_BUDGET_MS)),
       actor: { type: 'user', userId: caller.userId, email: caller.email },
       directory,
+      ...(webhooks ? { webhooks } : {}),
       // The change stands; its keys keep the old revision until the account's next change: the request's line says so.
       onCopyFailed: (_accountId, error) => {
         context.keysCopyFailure = error instanceof Error ? error.name : 'unknown';

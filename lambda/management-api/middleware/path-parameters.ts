@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import type { ManagementMiddleware } from '../management-context';
 import { invalidBody } from '../management-errors';
 import { nameTable } from '../name-table';
-import { KeyId, Label, PromptId, RequestId, UserId, Version } from '../schemas';
+import { KeyId, Label, PromptId, RequestId, UserId, Version, WebhookId } from '../schemas';
 
 const PARAMETERS: ReadonlyMap<string, z.ZodType<string>> = new Map([
   ['promptId', PromptId],
@@ -11,6 +11,7 @@ const PARAMETERS: ReadonlyMap<string, z.ZodType<string>> = new Map([
   ['keyId', KeyId],
   ['userId', UserId],
   ['requestId', RequestId],
+  ['webhookId', WebhookId],
 ]);
 
 /** The path's parameters, each by its rule (400 naming it), beside the account membership already checked. */

@@ -1,0 +1,33 @@
+import { EVENT_TYPES } from './events';
+
+/**
+ * What a webhook's settings may be (docs/events.md "Webhooks"), for both doors: the management API's schemas
+ * (lambda/management-api/schemas.ts) and the operations that the CLI calls too. Where a URL may point is the
+ * destination policy's (lambda/webhooks/destination.ts), which needs DNS.
+ */
+
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500;
+
+/** Every event type but `webhook.test`, which goes to the webhook tested, whatever it lists. */
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((type) => type !== 'webhook.test');
+
+/** `["*"]`: every event type, those added later too. */
+export const ALL_EVENTS = '*';
+
+const isSubscribable = (value: string): boolean => SUBSCRIBABLE_EVENT_TYPES.some((type) => type === value);
+
+/** Why a webhook's `events` list is not one, or undefined when it is: non-empty, unique, known types or exactly `["*"]`. */
+export function eventsProblem(events: readonly string[]): string | undefined {
+  if (events.length === 0) return 'must list at least one event type, or be ["*"] for every one';
+  if (events.includes(ALL_EVENTS)) return events.length === 1 ? undefined : 'must be exactly ["*"] when it takes every event';
+  if (new Set(events).size !== events.length) return 'must not list an event type twice';
+  const unknown = events.find((type) => !isSubscribable(type));
+  if (unknown === 'webhook.test') return 'must not list webhook.test: a test is sent to the webhook tested, whatever it lists';
+  if (unknown !== undefined) return `has ${JSON.stringify(unknown.slice(0, 64))}, which is no event type (docs/events.md lists them)`;
+  return undefined;
+}
+
+/** Why a description is not one, or undefined. */
+export const descriptionProblem = (description: string): string | undefined =>
+  description.length > MAX_WEBHOOK_DESCRIPTION_LENGTH ? `must be at most ${MAX_WEBHOOK_DESCRIPTION_LENGTH} characters` : undefined;

@@ -1,0 +1,126 @@
+import type { WebhookItem } from '../../table/item-types';
+import { listDeliveries } from '../../table/deliveries';
+import type { WebhookChange } from '../../table/webhooks';
+import { listWebhooks, requireWebhook } from '../../table/webhooks';
+import { defineRoute, type ManagementRoute } from '../route';
+import { WebhookCreateBody, WebhookPatchBody } from '../schemas';
+
+/**
+ * Webhooks (docs/events.md "Webhooks"), admins' and owners' alone: a webhook's URL and events say much of what
+ * the account does. A secret is in the answers of create and rotate only, never in a webhook's body.
+ */
+
+/** A webhook as people see it: where it sends, what, and when its secret last changed; never a secret, sealed or not. */
+export function webhookBody(webhook: WebhookItem, now: Date) {
+  const [current, previous] = webhook.secrets;
+  const rotatedAt = current && current.createdAt !== webhook.createdAt ? current.createdAt : null;
+  const previousValid = previous?.expiresAt !== undefined && Date.parse(previous.expiresAt) > now.getTime();
+  return {
+    webhookId: webhook.webhookId,
+    url: webhook.url,
+    events: webhook.events,
+    enabled: webhook.enabled,
+    description: webhook.description,
+    createdAt: webhook.createdAt,
+    createdBy: webhook.createdBy,
+    updatedAt: webhook.updatedAt,
+    secretRotatedAt: rotatedAt,
+    previousSecretExpiresAt: previousValid ? (previous?.expiresAt ?? null) : null,
+  };
+}
+
+const W = '/api/accounts/{accountId}/webhooks';
+
+export const webhookRoutes: readonly ManagementRoute[] = [
+  defineRoute({
+    method: 'GET',
+    path: W,
+    access: 'manage webhooks',
+    async handle(request) {
+      const webhooks = await listWebhooks(request.table, request.params.accountId);
+      return { status: 200, body: { webhooks: webhooks.map((webhook) => webhookBody(webhook, request.now)) } };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: W,
+    access: 'manage webhooks',
+    action: 'webhook.create',
+    bodyTarget: ['url'],
+    body: WebhookCreateBody,
+    async handle(request) {
+      const { url, events, description } = request.body;
+      const { webhook, secret } = await request.ops.createWebhook(request.params.accountId, { url, events, description: description ?? null });
+      // The only answer that ever holds this secret.
+      return { status: 201, body: { webhook: webhookBody(webhook, request.now), secret } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: `${W}/{webhookId}`,
+    access: 'manage webhooks',
+    async handle(request) {
+      const webhook = await requireWebhook(request.table, request.params.accountId, request.params.webhookId);
+      return { status: 200, body: webhookBody(webhook, request.now) };
+    },
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: `${W}/{webhookId}`,
+    access: 'manage webhooks',
+    action: 'webhook.update',
+    body: WebhookPatchBody,
+    async handle(request) {
+      const { url, events, enabled, description } = request.body;
+      const change: WebhookChange = {
+        ...(url === undefined ? {} : { url }),
+        ...(events === undefined ? {} : { events }),
+        ...(enabled === undefined ? {} : { enabled }),
+        ...(description === undefined ? {} : { description: description || null }),
+      };
+      const webhook = await request.ops.updateWebhook(request.params.accountId, request.params.webhookId, change);
+      return { status: 200, body: webhookBody(webhook, request.now) };
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: `${W}/{webhookId}`,
+    access: 'manage webhooks',
+    action: 'webhook.delete',
+    async handle(request) {
+      await request.ops.deleteWebhook(request.params.accountId, request.params.webhookId);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: `${W}/{webhookId}/rotate`,
+    access: 'manage webhooks',
+    action: 'webhook.rotate',
+    async handle(request) {
+      const { webhook, secret } = await request.ops.rotateWebhookSecret(request.params.accountId, request.params.webhookId);
+      return { status: 200, body: { webhook: webhookBody(webhook, request.now), secret } };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: `${W}/{webhookId}/test`,
+    access: 'manage webhooks',
+    action: 'webhook.test',
+    async handle(request) {
+      const { eventId } = await request.ops.testWebhook(request.params.accountId, request.params.webhookId);
+      return { status: 202, body: { eventId } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: `${W}/{webhookId}/deliveries`,
+    access: 'manage webhooks',
+    async handle(request) {
+      const { accountId, webhookId } = request.params;
+      await requireWebhook(request.table, accountId, webhookId);
+      const deliveries = await listDeliveries(request.table, accountId, webhookId);
+      return { status: 200, body: { deliveries } };
+    },
+  }),
+];
