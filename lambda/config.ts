@@ -171,13 +171,21 @@ export function loadDispatcherConfig(env: Environment = process.env): Dispatcher
 }
 
 /**
- * What the webhook delivery function reads at cold start (lambda/webhooks/): the store, and the delivery queue, whose
- * messages it hides until their next attempt. The sealer's key (WEBHOOK_KEY_ID) is read by sealer-from-config.ts.
+ * What the webhook delivery function reads at cold start (lambda/webhooks/): the store, the delivery queue (whose
+ * messages it hides until their next attempt), and the webhooks' settings: the key that opens their secrets
+ * (WEBHOOK_KEY_ID, required) and where they may point.
  */
 export interface DeliveryConfig extends AutomationConfig {
   readonly deliveryQueueUrl: string;
+  readonly webhooks: WebhookConfig;
 }
 
 export function loadDeliveryConfig(env: Environment = process.env): DeliveryConfig {
-  return { ...loadAutomationConfig(env), deliveryQueueUrl: absoluteUrl('DELIVERY_QUEUE_URL', required(env, 'DELIVERY_QUEUE_URL')) };
+  const webhooks = loadWebhookConfig(env);
+  if (webhooks.kmsKeyId === undefined && webhooks.localKeyFile === undefined) required(env, 'WEBHOOK_KEY_ID');
+  return {
+    ...loadAutomationConfig(env),
+    deliveryQueueUrl: absoluteUrl('DELIVERY_QUEUE_URL', required(env, 'DELIVERY_QUEUE_URL')),
+    webhooks,
+  };
 }

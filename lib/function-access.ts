@@ -148,7 +148,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     userPool: [],
   },
   // Webhooks on their items in the account's partition, counted on the account item, listed with their deliveries; a
-  // test writes its event there too. The code that commits a change may copy a new prompt revision to the keys.
+  // test writes its event there too. The code that commits a change may copy a new prompt revision to the keys. A new
+  // or rotated secret is sealed with the webhook key: encrypt only, it never opens one.
   ManageWebhooks: {
     table: [
       {
@@ -160,6 +161,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
       { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
     ],
     userPool: [],
+    webhookKey: ['kms:Encrypt'],
   },
   // The rollout automation (lib/rollout-automation.ts): the active rollouts, found on the index and read whole, and the
   // rollout operations' transactions on the account's items; a share that changes what the read API answers copies the

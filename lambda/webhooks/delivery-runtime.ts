@@ -1,5 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { loadDeliveryConfig } from '../config';
+import { ConfigError, loadDeliveryConfig } from '../config';
 import { createStoreClients } from '../table/client';
 import { Table } from '../table/table';
 import { createTelemetry, storeCallRecorder } from '../telemetry';
@@ -15,10 +15,11 @@ export function deliveryDependencies(env: NodeJS.ProcessEnv = process.env): Deli
   const telemetry = createTelemetry(config);
   const clients = createStoreClients({ region: config.region, endpoint: config.storeEndpoint, observe: storeCallRecorder(telemetry) });
   const table = new Table(clients.reads, config.tableName, () => new Date(), { writeClient: clients.writes });
-  const sealer = sealerFromConfig(env);
+  const sealer = sealerFromConfig(config.webhooks);
+  if (!sealer) throw new ConfigError('Missing required environment variable WEBHOOK_KEY_ID');
   const queue = new SqsDeliveryQueue(new SQSClient({ region: config.region }), config.deliveryQueueUrl);
   return {
-    attempt: (job) => attemptDelivery(job, { table, sealer, resolve: resolveWithDns, mode: 'deployed', now: () => new Date() }),
+    attempt: (job) => attemptDelivery(job, { table, sealer, resolve: resolveWithDns, mode: config.webhooks.destinations, now: () => new Date() }),
     retryAfter: (receiptHandle, delaySeconds) => queue.retryAfter(receiptHandle, delaySeconds),
     logger: telemetry.logger,
     metrics: telemetry.metrics,
