@@ -1,12 +1,11 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { METRIC } from '../metric-names';
 import type { AttemptOutcome, DeliveryJob } from './delivery-job';
 import { readDeliveryJob } from './delivery-message';
-import { nextStep } from './delivery-schedule';
+import { nextStep, reportStep } from './delivery-schedule';
 
 export interface DeliveryHandlerDependencies {
   /** One attempt of one job (attempt.ts's attemptDelivery, with the function's store, sealer and resolver). */
@@ -49,29 +48,16 @@ export function createDeliveryHandler(deps: DeliveryHandlerDependencies) {
       deps.logger.error({ message: 'webhook delivery: the attempt could not be made', ...where, error: (error as Error)?.message ?? String(error) });
       return false;
     }
-    const result = { status: outcome.status, durationMs: outcome.durationMs, ...(outcome.error ? { error: outcome.error } : {}) };
     const step = nextStep(outcome, attempt);
-    switch (step.kind) {
-      case 'delivered':
-        deps.logger.info({ message: 'webhook delivered', ...where, ...result });
-        return true;
-      case 'dropped':
-        deps.logger.info({ message: 'webhook delivery dropped: the webhook no longer takes it', ...where, ...result });
-        return true;
-      case 'failed':
-        deps.logger.error({ message: 'webhook delivery failed: every attempt of the schedule failed', ...where, ...result });
-        deps.metrics.addMetric(METRIC.webhookDeliveryFailed, MetricUnit.Count, 1);
-        return true;
-      case 'retry':
-        deps.logger.warn({ message: 'webhook delivery attempt failed, retried later', ...where, ...result, retryInSeconds: step.delaySeconds });
-        try {
-          await deps.retryAfter(record.receiptHandle, step.delaySeconds);
-        } catch (error) {
-          // Then it comes back after the queue's own visibility timeout: sooner than due, never lost.
-          deps.logger.warn({ message: 'webhook delivery: the retry delay could not be set', ...where, error: (error as Error)?.message ?? String(error) });
-        }
-        return false;
+    reportStep(deps, job, outcome, step);
+    if (step.kind !== 'retry') return true;
+    try {
+      await deps.retryAfter(record.receiptHandle, step.delaySeconds);
+    } catch (error) {
+      // Then it comes back after the queue's own visibility timeout: sooner than due, never lost.
+      deps.logger.warn({ message: 'webhook delivery: the retry delay could not be set', ...where, error: (error as Error)?.message ?? String(error) });
     }
+    return false;
   };
 
   const run = async (event: SQSEvent): Promise<SQSBatchResponse> => {
