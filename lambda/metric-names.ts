@@ -23,7 +23,7 @@ export const METRIC = {
   coldStart: 'ColdStart',
   /** The gateway's own 429s (stage throttle, per-IP rule): counted by the stack from its access log, never by a function. */
   gatewayThrottled: 'GatewayThrottled',
-  /** A webhook delivery whose every attempt failed (docs/events.md "Retries"): counted by the delivery function. */
+  /** A webhook delivery whose every attempt failed (docs/events.md "How it is delivered"): counted by the delivery function. */
   webhookDeliveryFailed: 'WebhookDeliveryFailed',
 } as const;
 
