@@ -268,7 +268,8 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
     const mapping = Object.values(resources).find(
       (resource) => resource.Type === 'AWS::Lambda::EventSourceMapping' && (resource.Properties.EventSourceArn as GetAtt)['Fn::GetAtt'][1] === 'StreamArn',
     );
-    const filters = (mapping?.Properties.FilterCriteria as { Filters: { Pattern: string }[] }).Filters.map((filter) => JSON.parse(filter.Pattern));
+    if (!mapping) throw new Error("no event source mapping on the table's stream");
+    const filters = (mapping.Properties.FilterCriteria as { Filters: { Pattern: string }[] }).Filters.map((filter) => JSON.parse(filter.Pattern));
     expect(filters).toEqual([DISPATCH_FILTER]);
     const passes = (file: string) => readRecordsEvent(file).Records.map((record) => filters.some((pattern) => matchesPattern(pattern, record)));
     expect(passes('event-stream-insert.json')).toEqual([true]);
