@@ -106,5 +106,5 @@ test('each step of one prompt keeps its own audit entry, all written with the ch
     ['prompt.update', 'succeeded'],
     ['version.publish', 'succeeded'],
   ]);
-  expect(entries.find((entry) => entry.action === 'label.set')?.after).toEqual({ version: '1.4.0', was: '1.3.0' });
+  expect(entries.find((entry) => entry.action === 'label.set')?.after).toEqual({ version: '1.4.0', was: '1.3.0', reason: 'push' });
 });
