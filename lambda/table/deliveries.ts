@@ -58,7 +58,7 @@ export async function recordDelivery(table: Table, attempt: DeliveryAttempt): Pr
   return deliveryId;
 }
 
-/** The webhook's last 100 attempts, newest first. */
+/** The webhook's last 100 attempts of the past 30 days, newest first. */
 export async function listDeliveries(table: Table, accountId: string, webhookId: string): Promise<Delivery[]> {
   const prefix = prefixes.deliveriesOf(webhookId);
   const { items } = await newestFirstPage<WithKeys<DeliveryItem>>(table, 'listDeliveries', {
@@ -67,14 +67,18 @@ export async function listDeliveries(table: Table, accountId: string, webhookId:
     upper: `${prefix}~`,
     limit: DELIVERIES_LISTED,
   });
-  return items.map((item) => ({
-    deliveryId: item.deliveryId,
-    eventId: item.eventId,
-    type: item.eventType,
-    attempt: item.attempt,
-    at: item.at,
-    status: item.status,
-    durationMs: item.durationMs,
-    ...(item.error === undefined ? {} : { error: item.error }),
-  }));
+  // DynamoDB deletes an expired item up to days late: one past its 30 days is gone as far as anyone reading knows.
+  const nowSeconds = table.now().getTime() / 1000;
+  return items
+    .filter((item) => item.ttl > nowSeconds)
+    .map((item) => ({
+      deliveryId: item.deliveryId,
+      eventId: item.eventId,
+      type: item.eventType,
+      attempt: item.attempt,
+      at: item.at,
+      status: item.status,
+      durationMs: item.durationMs,
+      ...(item.error === undefined ? {} : { error: item.error }),
+    }));
 }

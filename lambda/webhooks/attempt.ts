@@ -3,7 +3,7 @@ import type { WebhookItem } from '../table/item-types';
 import type { Table } from '../table/table';
 import { findWebhook, wantsEvent } from '../table/webhooks';
 import { type AttemptOutcome, type DeliveryJob, RETRY_DELAYS_SECONDS } from './delivery-job';
-import { type DestinationMode, type Resolve, resolveDestination } from './destination';
+import { type DestinationMode, type Resolve, resolveDestination, resolveWithDns } from './destination';
 import type { SecretSealer } from './secret-sealer';
 import { type Send, sendOnce } from './sender';
 import { sign } from './signature';
@@ -15,12 +15,14 @@ import { sign } from './signature';
  * final. A store or KMS failure is thrown: the queue runs the same attempt again.
  */
 
-export interface AttemptDeps {
+export interface AttemptDependencies {
   readonly table: Table;
   readonly sealer: SecretSealer;
-  readonly resolve: Resolve;
-  readonly mode: DestinationMode;
-  readonly now: () => Date;
+  /** DNS unless a test stubs it. */
+  readonly resolve?: Resolve;
+  /** `deployed` unless npm start or a test says `local`: the safe side. */
+  readonly mode?: DestinationMode;
+  readonly now?: () => Date;
   /** The POST itself: sendOnce() unless a test stands in for it. */
   readonly send?: Send;
 }
@@ -46,13 +48,14 @@ async function validSecrets(webhook: WebhookItem, sealer: SecretSealer, now: Dat
   return Promise.all(valid.map((secret) => sealer.unseal(secret.sealed)));
 }
 
-export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptOutcome> {
+export async function attemptDelivery(job: DeliveryJob, deps: AttemptDependencies): Promise<AttemptOutcome> {
+  const now = deps.now ?? (() => new Date());
   const webhook = await findWebhook(deps.table, job.accountId, job.webhookId);
   if (!webhook) return notSent('the webhook was deleted');
   const unwanted = whyNotWanted(webhook, job);
   if (unwanted) return notSent(unwanted);
 
-  const at = deps.now();
+  const at = now();
   const record = async (outcome: AttemptOutcome): Promise<AttemptOutcome> => {
     await recordDelivery(deps.table, {
       accountId: job.accountId,
@@ -68,10 +71,10 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
     return outcome;
   };
 
-  const check = await resolveDestination(webhook.url, deps.mode, deps.resolve);
+  const check = await resolveDestination(webhook.url, deps.mode ?? 'deployed', deps.resolve ?? resolveWithDns);
   if (!check.ok) {
     // A refused address is the receiver's setup, which retrying does not change; a lookup that failed may pass.
-    const durationMs = deps.now().getTime() - at.getTime();
+    const durationMs = now().getTime() - at.getTime();
     return record({ delivered: false, status: null, durationMs, error: `not sent: ${check.reason}`, ...(check.refused ? { final: true } : {}) });
   }
   const secrets = await validSecrets(webhook, deps.sealer, at);

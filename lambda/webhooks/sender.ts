@@ -1,5 +1,5 @@
 import { type ClientRequest, type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { type RequestOptions as HttpsRequestOptions, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { EVENT_SOURCE } from '../domain/events';
 import { ATTEMPT_TIMEOUT_MS, type AttemptOutcome } from './delivery-job';
@@ -12,7 +12,7 @@ import type { Destination } from './destination';
  * and dropped.
  */
 
-export interface Delivery {
+export interface SignedPost {
   readonly destination: Destination;
   /** webhook-id, webhook-timestamp and webhook-signature. */
   readonly headers: Readonly<Record<string, string>>;
@@ -20,7 +20,7 @@ export interface Delivery {
 }
 
 /** One attempt's POST: the real one below, or a test's stand-in that records where it would have gone. */
-export type Send = (delivery: Delivery) => Promise<AttemptOutcome>;
+export type Send = (post: SignedPost) => Promise<AttemptOutcome>;
 
 export const USER_AGENT = `${EVENT_SOURCE}-webhooks/1`;
 /** Of an answer's body, no more is read than this: nobody reads it. */
@@ -29,6 +29,8 @@ const MAX_ANSWER_BYTES = 4 * 1024;
 export interface SendOptions {
   /** ATTEMPT_TIMEOUT_MS unless a test needs it shorter. */
   readonly timeoutMs?: number;
+  /** Certificate authorities to trust instead of the system's: a test's own, for a TLS receiver on loopback. */
+  readonly ca?: string;
 }
 
 /** Any lookup the request makes answers the checked address: a second resolution could answer another. */
@@ -89,7 +91,7 @@ export function sendOnce(options: SendOptions = {}): Send {
         }
       };
       const https = destination.url.protocol === 'https:';
-      const requestOptions: RequestOptions & { servername?: string } = {
+      const requestOptions: RequestOptions & Pick<HttpsRequestOptions, 'servername' | 'ca'> = {
         method: 'POST',
         host: destination.host,
         port: destination.port,
@@ -106,6 +108,7 @@ export function sendOnce(options: SendOptions = {}): Send {
         agent: false,
         // SNI and the certificate check are for the name, while the connection goes to the pinned address.
         ...(https && isIP(destination.host) === 0 ? { servername: destination.host } : {}),
+        ...(options.ca === undefined ? {} : { ca: options.ca }),
       };
       const req: ClientRequest = (https ? httpsRequest : httpRequest)(requestOptions, (res: IncomingMessage) => {
         status = res.statusCode ?? null;

@@ -8,7 +8,7 @@ import { attemptDelivery, nextDelay } from '../../lambda/webhooks/attempt';
 import type { DeliveryJob } from '../../lambda/webhooks/delivery-job';
 import { checkUrl, type Resolve } from '../../lambda/webhooks/destination';
 import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
-import type { Delivery, Send } from '../../lambda/webhooks/sender';
+import type { SignedPost, Send } from '../../lambda/webhooks/sender';
 import { generateSecret } from '../../lambda/webhooks/signature';
 import { capturedLogRecords } from '../support/log-capture';
 import { type LocalStore, startLocalStore } from '../support/local-store';
@@ -45,8 +45,8 @@ const noDns: Resolve = async (host) => {
 };
 
 /** A POST that is never made: it records where it would have gone and answers 200. */
-function recordingSend(): Send & { calls: Delivery[] } {
-  const calls: Delivery[] = [];
+function recordingSend(): Send & { calls: SignedPost[] } {
+  const calls: SignedPost[] = [];
   const send: Send = async (delivery) => {
     calls.push(delivery);
     return { delivered: true, status: 200, durationMs: 1 };
@@ -226,6 +226,17 @@ describe('the destination, checked again at the attempt', () => {
     expect(await checkUrl(url, 'deployed', resolve)).toEqual({ ok: true });
     const webhook = await putWebhook({ url });
     expect(await attemptDelivery(job(webhook), deployed(resolve))).toMatchObject({ delivered: false, status: null, final: true });
+    expect(receiver.connections()).toBe(0);
+  });
+
+  test('unless told it runs locally, an attempt judges as deployed: a loopback URL is refused', async () => {
+    const webhook = await putWebhook();
+    expect(await attemptDelivery(job(webhook), { table, sealer, now: () => NOW })).toMatchObject({
+      delivered: false,
+      status: null,
+      final: true,
+      error: 'not sent: the URL must be https',
+    });
     expect(receiver.connections()).toBe(0);
   });
 

@@ -62,3 +62,10 @@ test('two attempts of the same millisecond are both kept', async () => {
   await recordDelivery(table, attemptAt(webhookId, 7, 2));
   expect((await listDeliveries(table, ACCOUNT, webhookId)).map((delivery) => delivery.attempt).sort()).toEqual([1, 2]);
 });
+
+test('an attempt past its 30 days is not listed, even before DynamoDB removes it', async () => {
+  const webhookId = 'wh_00000000000000ee';
+  await recordDelivery(table, { ...attemptAt(webhookId, 1), at: '2026-10-27T05:59:59.000Z' });
+  await recordDelivery(table, { ...attemptAt(webhookId, 2), at: '2026-10-28T07:00:00.000Z' });
+  expect((await listDeliveries(table, ACCOUNT, webhookId)).map((delivery) => delivery.at)).toEqual(['2026-10-28T07:00:00.000Z']);
+});

@@ -1,6 +1,14 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:https';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import { ATTEMPT_TIMEOUT_MS } from '../../lambda/webhooks/delivery-job';
 import type { Destination } from '../../lambda/webhooks/destination';
-import { type Delivery, sendOnce, USER_AGENT } from '../../lambda/webhooks/sender';
+import { type SignedPost, sendOnce, USER_AGENT } from '../../lambda/webhooks/sender';
 import { generateSecret, sign, verify } from '../../lambda/webhooks/signature';
 import { closedPort, type Receiver, startReceiver } from './receiver';
 
@@ -13,7 +21,7 @@ const secret = generateSecret();
 const body = JSON.stringify({ id: 'evt_20261127054200123_1a2b3c4d', type: 'webhook.test', data: { webhookId: 'wh_0123456789abcdef' } });
 const timestamp = Math.floor(Date.now() / 1000);
 
-function delivery(destination: Destination): Delivery {
+function delivery(destination: Destination): SignedPost {
   const id = 'evt_20261127054200123_1a2b3c4d';
   return {
     destination,
@@ -111,4 +119,64 @@ test('an answer whose body never ends is settled by its status once a few KB are
   const outcome = await sendOnce({ timeoutMs: 5_000 })(delivery(loopback(receiver.port)));
   expect(outcome).toMatchObject({ delivered: true, status: 200 });
   expect(outcome.durationMs).toBeLessThan(5_000);
+});
+
+describe('over TLS, to a receiver on loopback that holds a certificate for hooks.example.test', () => {
+  let tls: { server: Server; port: number; servernames: (string | false | null)[]; ca: string; dir: string };
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhook-tls-'));
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=hooks.example.test',
+        '-addext',
+        'subjectAltName=DNS:hooks.example.test',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'ignore' },
+    );
+    const servernames: (string | false | null)[] = [];
+    const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (request, response) => {
+      servernames.push((request.socket as TLSSocket).servername);
+      request.resume().on('end', () => response.writeHead(200).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    tls = { server, port: (server.address() as AddressInfo).port, servernames, ca: readFileSync(cert, 'utf8'), dir };
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => tls.server.close(() => resolve()));
+    rmSync(tls.dir, { recursive: true, force: true });
+  });
+
+  const pinned = (host: string): Destination => ({ url: new URL(`https://${host}:${tls.port}/hook`), host, port: tls.port, address: '127.0.0.1', family: 4 });
+
+  test('connects to the pinned address, giving the name as SNI and checking the certificate against it', async () => {
+    expect(await sendOnce({ ca: tls.ca })(delivery(pinned('hooks.example.test')))).toMatchObject({ delivered: true, status: 200 });
+    expect(tls.servernames).toEqual(['hooks.example.test']);
+  });
+
+  test('a certificate for another name than the URL’s fails the attempt, with no status', async () => {
+    const outcome = await sendOnce({ ca: tls.ca })(delivery(pinned('other.example.test')));
+    expect(outcome).toMatchObject({ delivered: false, status: null, error: 'TLS failed (ERR_TLS_CERT_ALTNAME_INVALID)' });
+  });
+
+  test('a certificate no trusted authority signed fails the attempt', async () => {
+    const outcome = await sendOnce()(delivery(pinned('hooks.example.test')));
+    expect(outcome).toMatchObject({ delivered: false, status: null, error: expect.stringMatching(/^TLS failed/) });
+  });
 });

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { USER_AGENT } from '../../lambda/webhooks/sender';
 import { generateSecret, sign } from '../../lambda/webhooks/signature';
 
 /**
@@ -105,4 +106,10 @@ print(json.dumps([verify_webhook(i["secret"], i["headers"], i["body"].encode("ut
 test('the samples import nothing beyond the language’s own library', () => {
   expect(sample('ts').match(/from '([^']+)'/g)).toEqual(["from 'node:crypto'"]);
   expect(sample('python').match(/^(?:import|from) \S+/gm)).toEqual(['import base64', 'import hashlib', 'import hmac', 'import time']);
+});
+
+test('the Delivery section names the user-agent deliveries are sent with', () => {
+  const doc = readFileSync(join(ROOT, 'docs/events.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Delivery'), doc.indexOf('## Verifying a delivery'));
+  expect(section).toContain(`| \`user-agent\` | \`${USER_AGENT}\` |`);
 });
