@@ -2,7 +2,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/table/client';
 import { AccountImporter } from './table/account-importer';
-import { ConflictError, InvalidLabelError, InvalidRolloutError, NotFoundError } from '../lambda/table/errors';
+import { ConflictError, InvalidLabelError, InvalidRolloutError, InvalidWebhookError, NotFoundError } from '../lambda/table/errors';
 import { DynamoStore } from '../lambda/table/read-path/dynamo-store';
 import { StoreUnavailableError } from '../lambda/table/read-path/api-store';
 import { type Command, type CommandContext, UsageError } from './command';
@@ -15,11 +15,13 @@ import { promptCommands } from './commands/prompts';
 import { promptFolderCommands } from './commands/prompts-folder';
 import { usageCommands } from './commands/usage';
 import { memberCommands } from './commands/members';
-import { AccountOperations } from '../lambda/operations/account-operations';
+import { webhookCommands } from './commands/webhooks';
+import { AccountOperations, type WebhookTools } from '../lambda/operations/account-operations';
+import { webhookToolsFromConfig } from '../lambda/webhooks/sealer-from-config';
 import { Table } from '../lambda/table/table';
 import { directoryFor } from '../lambda/users/directory-from-config';
 import type { UserDirectory } from '../lambda/users/user-directory';
-import { loadUserPoolConfig } from '../lambda/config';
+import { loadUserPoolConfig, loadWebhookConfig } from '../lambda/config';
 import { cliOperator } from './operator';
 import { InputError } from './input-reader';
 import { SeedError } from './seed-file';
@@ -37,6 +39,7 @@ export const COMMANDS: readonly Command[] = [
   ...promptFolderCommands,
   ...usageCommands,
   ...memberCommands,
+  ...webhookCommands,
 ];
 
 export interface CliIo {
@@ -60,6 +63,7 @@ const ANYWHERE_FLAGS = ['--json', '--help', '-h'];
 /** What a test may hand the CLI instead of what the environment names. */
 export interface CliServices {
   readonly directory?: UserDirectory;
+  readonly webhooks?: WebhookTools;
 }
 
 export async function runAdmin(argv: readonly string[], env: Environment, io: CliIo, now = () => new Date(), services: CliServices = {}): Promise<number> {
@@ -120,6 +124,10 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
           get directory() {
             return services.directory ?? directoryFor(loadUserPoolConfig(env));
           },
+          // Read only when a command creates a webhook: sealing needs the stack's key (or a local key file).
+          get webhooks() {
+            return services.webhooks ?? requiredWebhookTools(env);
+          },
         });
       },
       promptReader: () => {
@@ -142,6 +150,12 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
   } finally {
     client?.destroy();
   }
+}
+
+function requiredWebhookTools(env: Environment): WebhookTools {
+  const tools = webhookToolsFromConfig(loadWebhookConfig(env));
+  if (!tools) throw new ConfigError("webhooks need WEBHOOK_KEY_ID (the stack's KMS key, from its outputs) or, locally, WEBHOOK_LOCAL_KEY_FILE");
+  return tools;
 }
 
 function leadingWords(argv: readonly string[]): string[] {
@@ -272,7 +286,8 @@ export function describeFailure(error: unknown, store: StoreConfig | undefined):
     error instanceof SeedError ||
     error instanceof ConfigError ||
     error instanceof InvalidLabelError ||
-    error instanceof InvalidRolloutError
+    error instanceof InvalidRolloutError ||
+    error instanceof InvalidWebhookError
   ) {
     return { message: oneLine(error.message), exitCode: EXIT.badInput };
   }

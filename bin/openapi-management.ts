@@ -510,9 +510,8 @@ const OPERATIONS: Record<string, Operation> = {
     ok: { 200: 'WebhookWithSecret' },
   },
   'POST /api/accounts/{accountId}/webhooks/{webhookId}/test': {
-    summary: 'Send the webhook a `webhook.test` event (to it alone); 409 when it is disabled',
+    summary: 'Send the webhook a `webhook.test` event (to it alone, even while it is disabled)',
     ok: { 202: 'WebhookTestSent' },
-    statuses: [409],
   },
   'GET /api/accounts/{accountId}/webhooks/{webhookId}/deliveries': {
     summary: "The webhook's last 100 delivery attempts, newest first",
@@ -546,7 +545,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'No, malformed, expired or foreign token (answered by the gateway)',
   403: 'A member whose role does not allow this',
   404: 'No such thing, or an account the caller is not a member of',
-  409: 'Contradicts what is stored (an existing id, a published version, the last owner, a revoked key, a change request already decided, another open for the label, or found stale, a label that rolls out or already has a rollout, a 21st webhook in an account, a test of a disabled webhook)',
+  409: 'Contradicts what is stored (an existing id, a published version, the last owner, a revoked key, a change request already decided, another open for the label, or found stale, a label that rolls out or already has a rollout, a 21st webhook in an account)',
   412: 'If-Match or If-None-Match does not hold: someone saved in between',
   413: "The version's content is over 300 KB",
   428: 'If-Match is required',

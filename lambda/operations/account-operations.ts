@@ -73,15 +73,7 @@ import {
 import type { RolloutStep } from '../domain/rollout';
 import type { Table } from '../table/table';
 import type { WebhookItem } from '../table/item-types';
-import {
-  auditedWebhook,
-  planCreateWebhook,
-  planDeleteWebhook,
-  planRotateWebhookSecret,
-  planTestWebhook,
-  planUpdateWebhook,
-  type WebhookChange,
-} from '../table/webhooks';
+import { planCreateWebhook, planDeleteWebhook, planRotateWebhookSecret, planTestWebhook, planUpdateWebhook, type WebhookChange } from '../table/webhooks';
 import { descriptionProblem, eventsProblem, MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-rules';
 import { generateSecret } from '../webhooks/signature';
 import { eventActor } from '../table/change-events';
@@ -108,7 +100,7 @@ export interface OperationsDependencies {
   readonly webhooks?: WebhookTools;
 }
 
-/** What managing webhooks needs beyond the table (lambda/webhooks/webhook-tools-from-config.ts builds it). */
+/** What managing webhooks needs beyond the table (lambda/webhooks/sealer-from-config.ts builds it from configuration). */
 export interface WebhookTools {
   readonly sealer: SecretSealer;
   /** Whether deliveries may go to the URL, in the service's mode (lambda/webhooks/destination.ts checkUrl). */
@@ -516,10 +508,7 @@ export class AccountOperations {
   }
 
   deleteWebhook(accountId: string, webhookId: string): Promise<WebhookItem> {
-    return this.audited({ accountId, action: 'webhook.delete', target: { webhookId } }, async () => {
-      const planned = await planDeleteWebhook(this.table, accountId, webhookId);
-      return { ...planned, after: { ...auditedWebhook(planned.result), deleted: true } };
-    });
+    return this.audited({ accountId, action: 'webhook.delete', target: { webhookId } }, () => planDeleteWebhook(this.table, accountId, webhookId));
   }
 
   /** A new secret, answered once; the one it replaces still signs deliveries for 24 hours. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EventActor } from '../domain/events';
 import type { PlannedChange } from './change';
 import { ConflictError, NotFoundError } from './errors';
-import type { AccountItem, WebhookItem } from './item-types';
+import type { AccountItem, WebhookItem, WithKeys } from './item-types';
 import { eventTails, eventWrite } from './outbox';
 import { keys, prefixes } from './schema';
 import type { Table } from './table';
@@ -82,11 +82,14 @@ function stored(item: WebhookItem): WebhookItem {
   return { accountId, webhookId, url, events, enabled, description, createdAt, createdBy, updatedAt, secrets, revision };
 }
 
+/** The webhook as the table holds it: its keys and its `type` tag, as every item has. */
+const webhookItem = (webhook: WebhookItem): WithKeys<WebhookItem> => ({ ...keys.webhook(webhook.accountId, webhook.webhookId), type: 'webhook', ...webhook });
+
 /** Writes the webhook as it now is, on the condition that it is still the revision the plan read. */
-function replaceWrite(accountId: string, next: WebhookItem, readRevision: number): TransactionWrite {
+function replaceWrite(next: WebhookItem, readRevision: number): TransactionWrite {
   return {
     Put: {
-      Item: { ...keys.webhook(accountId, next.webhookId), ...next },
+      Item: webhookItem(next),
       ...buildCondition((e) => `${e.name('revision')} = ${e.value(readRevision)}`),
     },
   };
@@ -116,7 +119,7 @@ export async function planCreateWebhook(table: Table, accountId: string, input: 
   };
   return {
     writes: [
-      { Put: { Item: { ...keys.webhook(accountId, webhook.webhookId), ...webhook }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { Item: webhookItem(webhook), ConditionExpression: 'attribute_not_exists(pk)' } },
       {
         Update: {
           Key: keys.account(accountId),
@@ -146,7 +149,7 @@ export async function planUpdateWebhook(table: Table, accountId: string, webhook
     updatedAt: table.timestamp(),
     revision: before.revision + 1,
   };
-  return { writes: [replaceWrite(accountId, next, before.revision)], result: next, after: auditedWebhook(next) };
+  return { writes: [replaceWrite(next, before.revision)], result: next, after: auditedWebhook(next) };
 }
 
 /** The webhook and its place in the account's count; its deliveries stay until their TTL. */
@@ -158,7 +161,7 @@ export async function planDeleteWebhook(table: Table, accountId: string, webhook
       { Update: { Key: keys.account(accountId), ...buildUpdate({ add: { [WEBHOOK_COUNT]: -1 }, condition: (e) => `attribute_exists(${e.name('pk')})` }) } },
     ],
     result: stored(item),
-    after: { deleted: true },
+    after: { ...auditedWebhook(item), deleted: true },
   };
 }
 
@@ -181,7 +184,7 @@ export async function planRotateWebhookSecret(table: Table, accountId: string, w
     revision: before.revision + 1,
   };
   return {
-    writes: [replaceWrite(accountId, next, before.revision)],
+    writes: [replaceWrite(next, before.revision)],
     result: next,
     after: { secretRotatedAt: now.toISOString(), ...(retired[0] ? { previousSecretExpiresAt: retired[0].expiresAt } : {}) },
   };
@@ -195,11 +198,11 @@ export function auditedWebhook(webhook: WebhookItem): Record<string, unknown> {
 
 /**
  * A `webhook.test` event for this webhook alone (the dispatcher sends it only there, whatever the others list),
- * put by the change's own transaction like every event. A disabled webhook is sent nothing, a test included.
+ * put by the change's own transaction like every event. A disabled webhook is sent it too: an admin tries the
+ * receiver before enabling it.
  */
 export async function planTestWebhook(table: Table, accountId: string, webhookId: string, actor: EventActor): Promise<PlannedChange<{ eventId: string }>> {
-  const webhook = await requireWebhook(table, accountId, webhookId);
-  if (!webhook.enabled) throw new ConflictError(`webhook ${webhookId} is disabled: enable it to send it a test`);
+  await requireWebhook(table, accountId, webhookId);
   const { write, body } = eventWrite({ accountId, type: 'webhook.test', time: table.timestamp(), actor, data: { webhookId } }, eventTails()(0));
   return { writes: [write], result: { eventId: body.id }, after: { eventId: body.id } };
 }

@@ -46,6 +46,8 @@ beforeAll(async () => {
   editor = await api.person('editor@acme.test', 'acme', 'editor');
   viewer = await api.person('viewer@acme.test', 'acme', 'viewer');
   await api.person('admin@quota.test', 'quota', 'admin');
+  await api.fixtures.account('race', 'pro');
+  await api.person('admin@race.test', 'race', 'admin');
 });
 afterAll(() => api.stop());
 afterEach(() => inMode('local'));
@@ -202,13 +204,13 @@ test('a test answers 202 with the id of a webhook.test event for that webhook, s
   expect(entry).toMatchObject({ outcome: 'succeeded', target: { webhookId: webhook.webhookId } });
 });
 
-test('a disabled webhook is sent no test: 409, and no event is written', async () => {
+test('a disabled webhook may be tested: its receiver is tried before it is enabled', async () => {
   const { webhook } = await create();
   await api.send('PATCH', `${W}/${webhook.webhookId}`, { as: admin, body: { enabled: false } });
-  const eventsBefore = (await scanItems()).filter((item) => String(item.sk).startsWith('EVENT#')).length;
   const sent = await api.send('POST', `${W}/${webhook.webhookId}/test`, { as: admin });
-  expect(sent.status).toBe(409);
-  expect((await scanItems()).filter((item) => String(item.sk).startsWith('EVENT#'))).toHaveLength(eventsBefore);
+  expect(sent.status).toBe(202);
+  const { eventId } = sent.body as { eventId: string };
+  expect((await scanItems()).find((item) => item.sk === `EVENT#${eventId}`)).toMatchObject({ eventType: 'webhook.test' });
 });
 
 test('the deliveries of a new webhook: an empty list; of an unknown one: 404', async () => {
@@ -354,10 +356,54 @@ test(`an account has at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks: the next is 4
   expect((await create({ url: RECEIVER, events: ['*'] }, quotaAdmin, Q)).response.status).toBe(201);
 });
 
+test('creations racing for the last place: one lands, the account never holds more than the limit', async () => {
+  const raceAdmin = await api.person('admin@race.test');
+  const R = '/api/accounts/race/webhooks';
+  for (let count = 1; count < MAX_WEBHOOKS_PER_ACCOUNT; count += 1) await create({ url: RECEIVER, events: ['*'] }, raceAdmin, R);
+  const racing = await Promise.all([1, 2, 3].map(() => create({ url: RECEIVER, events: ['*'] }, raceAdmin, R)));
+  expect(racing.filter(({ response }) => response.status === 201)).toHaveLength(1);
+  expect(racing.filter(({ response }) => response.status === 409)).toHaveLength(2);
+  expect(await webhooksOf('race')).toHaveLength(MAX_WEBHOOKS_PER_ACCOUNT);
+});
+
 test('a refused creation is audited as webhook.create with its URL and outcome refused', async () => {
   inMode('deployed');
   await create({ url: 'https://internal.example.com/refused', events: ['*'] });
   const [entry] = await auditEntries('webhook.create');
   expect(entry).toMatchObject({ action: 'webhook.create', outcome: 'refused' });
   expect(JSON.stringify(entry)).toContain('https://internal.example.com/refused');
+});
+
+test('the CLI creates, lists, tests and deletes a webhook as cli:<operator>; the secret printed once, listed never', async () => {
+  const created = await api.cli(
+    'ops@acme.test',
+    'webhooks',
+    'create',
+    '--account',
+    'acme',
+    '--url',
+    RECEIVER,
+    '--events',
+    'prompt.label.moved,key.created',
+    '--json',
+  );
+  expect(created.code).toBe(0);
+  const { webhook, secret } = JSON.parse(created.stdout) as { webhook: WebhookAnswer & { createdBy: string }; secret: string };
+  expect(secret).toMatch(/^whsec_/);
+  expect(webhook).toMatchObject({ url: RECEIVER, events: ['prompt.label.moved', 'key.created'], createdBy: 'cli:ops@acme.test' });
+  const listed = await api.cli('ops@acme.test', 'webhooks', 'list', '--account', 'acme');
+  expect(listed.stdout).toContain(webhook.webhookId);
+  expect(listed.stdout).not.toContain(secret.slice(6));
+  const tested = await api.cli('ops@acme.test', 'webhooks', 'test', '--account', 'acme', '--webhook', webhook.webhookId, '--json');
+  expect(JSON.parse(tested.stdout)).toEqual({ eventId: expect.stringMatching(/^evt_/) });
+  expect((await api.cli('ops@acme.test', 'webhooks', 'delete', '--account', 'acme', '--webhook', webhook.webhookId)).code).toBe(0);
+  expect(await findWebhook(api.table, 'acme', webhook.webhookId)).toBeUndefined();
+});
+
+test('the CLI refuses a URL the policy refuses: exit 2 naming url, nothing stored', async () => {
+  const countBefore = (await webhooksOf('acme')).length;
+  const refused = await api.cli('ops@acme.test', 'webhooks', 'create', '--account', 'acme', '--url', 'https://10.0.0.1/in', '--events', '*');
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toMatch(/url: .*10\.0\.0\.1/);
+  expect(await webhooksOf('acme')).toHaveLength(countBefore);
 });

@@ -301,6 +301,7 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
     ['GET', '/api/accounts/{accountId}/keys', 'ManageKeysFunction'],
     ['GET', '/api/accounts/{accountId}/members', 'ManageMembersFunction'],
     ['GET', '/api/accounts/{accountId}/audit', 'ManageActivityFunction'],
+    ['GET', '/api/accounts/{accountId}/webhooks', 'ManageWebhooksFunction'],
     ['GET', '/prompts', 'ListPromptsFunction'],
     ['GET', '/prompts/{promptId}', 'GetPromptFunction'],
     ['ANY', '/prompts', 'FallbackFunction'],
@@ -463,6 +464,7 @@ describe('the management bundles, run with plain node on their events/ files, as
     ['manage-webhooks.json', 'ManageWebhooksFunction', '"webhooks"'],
     ['manage-members.json', 'ManageMembersFunction', 'owner@example.com'],
     ['manage-activity.json', 'ManageActivityFunction', '"entries"'],
+    ['manage-webhooks.json', 'ManageWebhooksFunction', '"webhooks"'],
   ])(
     '%s, the claims the Cognito authorizer would pass, is answered by %s with 200',
     async (file, samId, expected) => {

@@ -121,7 +121,7 @@ export class ManagementHarness {
       { TABLE_NAME: this.local.tableName, DYNAMODB_ENDPOINT: this.local.endpoint, PROMPTS_ADMIN_ACTOR: operator },
       { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
       () => new Date(),
-      { directory: this.directory },
+      { directory: this.directory, ...(this.deps.webhooks ? { webhooks: this.deps.webhooks } : {}) },
     );
     return { code, stdout, stderr };
   }

@@ -48,7 +48,7 @@ test.each([
   [['prompts', 'import'], 'admin: prompts import: missing argument: prompts import <file-or-folder> [--dry-run] (see --help)'],
   [['usage', '--account', 'a', '--key', 'key_0123456789abcdef', '--month', '2026-13'], 'admin: --month must be YYYY-MM, e.g. 2026-11'],
   [['keys', 'frobnicate'], 'admin: keys: unknown action "frobnicate", expected one of create, list, set, rotate, revoke (see keys --help)'],
-  [['teleport'], 'admin: unknown command "teleport": one of accounts, keys, prompts, usage, members (see --help)'],
+  [['teleport'], 'admin: unknown command "teleport": one of accounts, keys, prompts, usage, members, webhooks (see --help)'],
   [['accounts', 'list'], 'admin: Missing required environment variable TABLE_NAME'],
 ])('%j exits 2 with one line', async (argv, message) => {
   const result = await admin(...argv);
