@@ -8,8 +8,8 @@ import { type Repeating, repeatWithoutOverlap } from './rollout-steps-timer';
 
 /**
  * npm start's stand-in for the table's stream (the embedded store has none): every second, each account's event
- * items newer than a cursor, through the deployed dispatcher (dispatchEvents). docs/local-stack.md "Events and
- * webhooks" says what it decides:
+ * items newer than a cursor, through the deployed dispatcher (dispatchEvents).
+ * docs/local-stack.md "Events and webhooks" says what it decides:
  *
  * - The cursor is an instant: every event before it has been dispatched. It starts where npm start starts (the
  *   events of changes made before are not announced), or, when the data folder holds one (events-cursor.json),
