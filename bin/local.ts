@@ -2,7 +2,8 @@
  * `npm start`: the service on this machine. An embedded DynamoDB-compatible store on DATA_DIR (or
  * DYNAMODB_ENDPOINT), the table, the seed (SEED_FILE), and the real Lambda handlers behind an
  * API Gateway stand-in on http://127.0.0.1:$PORT; the playground; the user pool's stand-in and the
- * dashboard's origin, with the demo user; and the rollouts' due steps, applied every 15 s. docs/local-stack.md lists
+ * dashboard's origin, with the demo user; the rollouts' due steps, applied every 15 s; and events, read every second
+ * and delivered to webhooks with the deployed dispatcher and delivery code. docs/local-stack.md lists
  * the settings.
  */
 import { isAbsolute, relative } from 'node:path';
@@ -14,6 +15,8 @@ import { type PlaygroundServer, startPlaygroundServer } from '../local/playgroun
 import { ensureDashboardBuilt } from '../local/dashboard-build';
 import { LOCAL_STEPS_INTERVAL_MS, startRolloutSteps } from '../local/rollout-steps-timer';
 import { automationDependencies } from '../lambda/rollouts/runtime';
+import { startLocalEvents } from '../local/local-events';
+import { LOCAL_EVENTS_INTERVAL_MS } from '../local/event-poller';
 
 /** How often the stack looks for its parent: fast enough that a killed npm frees the ports within a second. */
 const ORPHAN_CHECK_MS = 500;
@@ -55,11 +58,12 @@ async function main(): Promise<void> {
     automationDependencies({ ...process.env, TABLE_NAME: config.tableName, AWS_REGION: config.region, DYNAMODB_ENDPOINT: store.endpoint }),
     { onError: (error) => reportFunctionError('rollout steps', error) },
   );
+  // The table's stream and the delivery queue's stand-ins: the deployed dispatcher and attempts, in this process.
+  const events = startLocalEvents(config, store.endpoint, { onError: (error) => reportFunctionError('events', error) });
   printBanner(stack, playground, dashboard, config.dataDir, config.tableName);
-  // The timer first: a run under way finishes before the store it writes to closes.
+  // The timers first: a run under way finishes before the store it writes to closes.
   stopping.started(() =>
-    rolloutSteps
-      .stop()
+    Promise.all([rolloutSteps.stop(), events.stop()])
       .then(() => Promise.all([dashboard.stop(), playground.close(), stack.stop()]))
       .then(() => undefined),
   );
@@ -80,6 +84,7 @@ function printBanner(stack: LocalStack, playground: PlaygroundServer, dashboard:
     `  Store      ${stack.storeEndpoint} ${stack.embeddedStore ? `(embedded dynalite, data in ${dataDir})` : '(DYNAMODB_ENDPOINT)'}`,
     `  Table      ${tableName}${stack.tableCreated ? ' (created)' : ''}`,
     `  Rollouts   due steps applied every ${LOCAL_STEPS_INTERVAL_MS / 1000} s; a guard alarm runs deployed only (no local stand-in)`,
+    `  Events     read every ${LOCAL_EVENTS_INTERVAL_MS / 1000} s and delivered to webhooks (http://127.0.0.1 and localhost allowed); cursor in ${dataDir}/events-cursor.json`,
   ];
   if (stack.seed) {
     const counts = seedCounts(stack.seed.seed);

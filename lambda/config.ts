@@ -152,3 +152,40 @@ export function loadAutomationConfig(env: Environment = process.env): Automation
     logLevel: logLevelOf(env),
   };
 }
+
+/**
+ * What the event dispatcher reads at cold start (lambda/events/): the store (the account's webhooks), the stack's
+ * EventBridge bus and the delivery queue.
+ */
+export interface DispatcherConfig extends AutomationConfig {
+  readonly eventBusName: string;
+  readonly deliveryQueueUrl: string;
+}
+
+export function loadDispatcherConfig(env: Environment = process.env): DispatcherConfig {
+  return {
+    ...loadAutomationConfig(env),
+    eventBusName: required(env, 'EVENT_BUS_NAME'),
+    deliveryQueueUrl: absoluteUrl('DELIVERY_QUEUE_URL', required(env, 'DELIVERY_QUEUE_URL')),
+  };
+}
+
+/**
+ * What the webhook delivery function reads at cold start (lambda/webhooks/): the store, the delivery queue (whose
+ * messages it hides until their next attempt), and the webhooks' settings: the key that opens their secrets
+ * (WEBHOOK_KEY_ID, required) and where they may point.
+ */
+export interface DeliveryConfig extends AutomationConfig {
+  readonly deliveryQueueUrl: string;
+  readonly webhooks: WebhookConfig;
+}
+
+export function loadDeliveryConfig(env: Environment = process.env): DeliveryConfig {
+  const webhooks = loadWebhookConfig(env);
+  if (webhooks.kmsKeyId === undefined && webhooks.localKeyFile === undefined) required(env, 'WEBHOOK_KEY_ID');
+  return {
+    ...loadAutomationConfig(env),
+    deliveryQueueUrl: absoluteUrl('DELIVERY_QUEUE_URL', required(env, 'DELIVERY_QUEUE_URL')),
+    webhooks,
+  };
+}

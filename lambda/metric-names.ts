@@ -23,6 +23,8 @@ export const METRIC = {
   coldStart: 'ColdStart',
   /** The gateway's own 429s (stage throttle, per-IP rule): counted by the stack from its access log, never by a function. */
   gatewayThrottled: 'GatewayThrottled',
+  /** A webhook delivery whose every attempt failed (docs/events.md "How it is delivered"): counted by the delivery function. */
+  webhookDeliveryFailed: 'WebhookDeliveryFailed',
 } as const;
 
 /** The dimensions of `Requests`, besides the service. */

@@ -35,10 +35,23 @@ export interface TableGrant {
   readonly partitions: readonly string[];
 }
 
+/** On the stack's EventBridge bus (lib/event-delivery.ts), and no other bus. */
+export type BusAction = 'events:PutEvents';
+/** On the webhook delivery queue: sending jobs to it, or hiding a failed one until its next attempt. */
+export type DeliveryQueueAction = 'sqs:SendMessage' | 'sqs:ChangeMessageVisibility';
+/** On the KMS key that seals webhook secrets: who creates or rotates them encrypts, who delivers decrypts. */
+export type WebhookKeyAction = 'kms:Encrypt' | 'kms:Decrypt';
+
 export interface FunctionAccess {
   readonly table: readonly TableGrant[];
   /** On the stack's user pool; only the function that adds people has any. */
   readonly userPool: readonly UserPoolAction[];
+  /** On the stack's event bus: the dispatcher alone. */
+  readonly bus?: readonly BusAction[];
+  /** On the delivery queue (besides what its event source mapping needs to read it). */
+  readonly deliveryQueue?: readonly DeliveryQueueAction[];
+  /** On the webhook secrets' key; a function with any gets WEBHOOK_KEY_ID. */
+  readonly webhookKey?: readonly WebhookKeyAction[];
 }
 
 const { apiKeyPartitions, accountPartitions, keysOfAccount, membershipsOfUser, allRollouts } = LEADING_KEY_PATTERNS;
@@ -135,7 +148,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     userPool: [],
   },
   // Webhooks on their items in the account's partition, counted on the account item, listed with their deliveries; a
-  // test writes its event there too. The code that commits a change may copy a new prompt revision to the keys.
+  // test writes its event there too. The code that commits a change may copy a new prompt revision to the keys. A new
+  // or rotated secret is sealed with the webhook key: encrypt only, it never opens one.
   ManageWebhooks: {
     table: [
       {
@@ -147,6 +161,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
       { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
     ],
     userPool: [],
+    webhookKey: ['kms:Encrypt'],
   },
   // The rollout automation (lib/rollout-automation.ts): the active rollouts, found on the index and read whole, and the
   // rollout operations' transactions on the account's items; a share that changes what the read API answers copies the
@@ -176,6 +191,22 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
       { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
     ],
     userPool: [],
+  },
+  // Events and webhooks (lib/event-delivery.ts). The dispatcher reads an account's webhooks, publishes on the stack's
+  // bus and queues delivery jobs; its stream's reads and on-failure queue are the event source mapping's own rights.
+  EventDispatcher: {
+    table: [{ sid: 'ListWebhooks', on: 'table', actions: ['dynamodb:Query'], partitions: [accountPartitions] }],
+    userPool: [],
+    bus: ['events:PutEvents'],
+    deliveryQueue: ['sqs:SendMessage'],
+  },
+  // A delivery reads its webhook again, logs the attempt in the webhook's deliveries, unseals the signing secrets
+  // (decrypt only), and hides a failed message until its next attempt.
+  WebhookDelivery: {
+    table: [{ sid: 'WebhookDeliveries', on: 'table', actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], partitions: [accountPartitions] }],
+    userPool: [],
+    deliveryQueue: ['sqs:ChangeMessageVisibility'],
+    webhookKey: ['kms:Decrypt'],
   },
 };
 

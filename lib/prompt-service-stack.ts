@@ -7,6 +7,7 @@ import { ApiFunction, samFunctionId } from './api-function';
 import { ApiGatewayAccount } from './api-gateway-account';
 import { DashboardFiles } from './dashboard-files';
 import { DashboardHosting } from './dashboard-hosting';
+import { EventDelivery } from './event-delivery';
 import { accessOf, FUNCTION_ACCESS, tableOperationsOf } from './function-access';
 import { ManagementApi } from './management-api';
 import { acknowledgeGuardRule } from './policy-checks';
@@ -33,7 +34,8 @@ export const FUNCTION_IDS = {
 /**
  * The whole service: the table; the read API (four functions behind a REST API: GET, the fallback and MCP); the user pool and the
  * management API (its functions, lambda/management-api/routes.ts) behind the dashboard's CloudFront distribution;
- * the automation of rollouts (a scheduled function for steps, one on CloudWatch alarms for guards);
+ * the automation of rollouts (a scheduled function for steps, one on CloudWatch alarms for guards); events and
+ * webhooks (the table's stream to a dispatcher, an EventBridge bus, a delivery queue and its function, a KMS key);
  * alarms and a dashboard for every API and function; and the outputs.
  */
 export class PromptServiceStack extends Stack {
@@ -46,6 +48,7 @@ export class PromptServiceStack extends Stack {
   readonly userPool: DashboardUserPool;
   readonly managementApi: ManagementApi;
   readonly rollouts: RolloutAutomation;
+  readonly events: EventDelivery;
   #dashboard: { hosting: DashboardHosting; client: UserPoolClient } | undefined;
   readonly #settings: ServiceSettings;
 
@@ -151,6 +154,17 @@ export class PromptServiceStack extends Stack {
       logRemovalPolicy: settings.removalPolicy,
     });
 
+    this.events = new EventDelivery(this, 'Events', {
+      table: this.table,
+      serviceName,
+      logLevel: settings.logLevel,
+      logRetention: settings.logRetention,
+      logRemovalPolicy: settings.removalPolicy,
+      keyRemovalPolicy: settings.removalPolicy,
+    });
+    // The management function that creates and rotates webhooks seals their secrets: kms:Encrypt on the key, no more.
+    for (const fn of Object.values(this.managementApi.functions)) this.events.grantEventAccess(fn, accessOf(fn.node.id));
+
     // Both stages write access logs, which need the account's logging role in place first.
     const loggingStages = [this.api.restApi.deploymentStage, this.managementApi.restApi.deploymentStage];
     if (settings.apiGatewayAccountRole) {
@@ -167,10 +181,14 @@ export class PromptServiceStack extends Stack {
 
     const apis = { ReadApi: this.api.restApi, ManagementApi: this.managementApi.restApi };
     const functions = Object.fromEntries(
-      [...Object.values(this.functions), ...Object.values(this.managementApi.functions), this.rollouts.steps, this.rollouts.guard].map((fn) => [
-        fn.node.id,
-        fn.function,
-      ]),
+      [
+        ...Object.values(this.functions),
+        ...Object.values(this.managementApi.functions),
+        this.rollouts.steps,
+        this.rollouts.guard,
+        this.events.dispatcher,
+        this.events.delivery,
+      ].map((fn) => [fn.node.id, fn.function]),
     );
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       apis,
@@ -178,7 +196,11 @@ export class PromptServiceStack extends Stack {
       table: this.table.table,
       tableOperations: tableOperationsOf(Object.values(FUNCTION_ACCESS)),
       functions,
-      deadLetterQueues: { GuardAlarm: this.rollouts.guardDeadLetters },
+      deadLetterQueues: {
+        GuardAlarm: this.rollouts.guardDeadLetters,
+        EventDispatch: this.events.dispatchFailures,
+        WebhookDelivery: this.events.deliveryDeadLetters,
+      },
       alarmEmail: settings.alarmEmail,
     });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
@@ -199,6 +221,20 @@ export class PromptServiceStack extends Stack {
     new CfnOutput(this, 'Region', {
       value: Aws.REGION,
       description: 'Region of the stack; AWS_REGION for the admin CLI',
+    });
+    new CfnOutput(this, 'EventBusName', {
+      value: this.events.bus.eventBusName,
+      description: "EventBridge bus of the service's events (source prompt-retrieval); rules on it reach your automation",
+    });
+    new CfnOutput(this, 'EventBusArn', { value: this.events.bus.eventBusArn, description: 'ARN of the events bus' });
+    new CfnOutput(this, 'DeliveryQueueUrl', { value: this.events.deliveryQueue.queueUrl, description: 'SQS queue of webhook deliveries' });
+    new CfnOutput(this, 'DeliveryDeadLetterQueueUrl', {
+      value: this.events.deliveryDeadLetters.queueUrl,
+      description: 'Webhook deliveries the delivery function could not process',
+    });
+    new CfnOutput(this, 'DispatchFailuresQueueUrl', {
+      value: this.events.dispatchFailures.queueUrl,
+      description: 'Stream batches the event dispatcher could not dispatch after every retry',
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'SNS topic of all alarms' });
     new CfnOutput(this, 'DashboardName', {

@@ -1,8 +1,16 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { ADMIN_INDEX, ADMIN_INDEX_ATTRIBUTES, ADMIN_INDEX_PARTITION_KEY, ADMIN_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from '../lambda/table/schema';
+import {
+  ADMIN_INDEX,
+  ADMIN_INDEX_ATTRIBUTES,
+  ADMIN_INDEX_PARTITION_KEY,
+  ADMIN_INDEX_SORT_KEY,
+  PARTITION_KEY,
+  SORT_KEY,
+  TTL_ATTRIBUTE,
+} from '../lambda/table/schema';
 import type { TableGrant } from './function-access';
 
 export interface PromptTableProps {
@@ -27,6 +35,11 @@ export class PromptTable extends Construct {
       // A retained table also refuses deletion from the console or API until this is switched off.
       deletionProtection: retain,
       removalPolicy: props.removalPolicy,
+      // The outbox's way out (docs/events.md "How it is delivered"): each new event item reaches the dispatcher. New
+      // images only: the dispatcher reads what was written, never what was there before.
+      stream: StreamViewType.NEW_IMAGE,
+      // Events and webhook deliveries are kept 30 days, then DynamoDB removes them at no write cost.
+      timeToLiveAttribute: TTL_ATTRIBUTE,
     });
     this.table.addGlobalSecondaryIndex({
       indexName: ADMIN_INDEX,

@@ -62,6 +62,7 @@ export class ServiceAlarms extends Construct {
   readonly topic: Topic;
   readonly storeThrottling: Alarm;
   readonly refundFailed: Alarm;
+  readonly webhookDeliveryFailed: Alarm;
   /** Every alarm, by its construct id. */
   readonly all: ReadonlyMap<string, Alarm>;
   readonly #alarms = new Map<string, Alarm>();
@@ -124,7 +125,7 @@ export class ServiceAlarms extends Construct {
 
     for (const [name, queue] of Object.entries(props.deadLetterQueues ?? {})) {
       this.alarm(`${name}DeadLetters`, queue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: PERIOD }), {
-        description: `Events are waiting in the ${name} dead-letter queue: work that failed after every retry and is not done (docs/rollouts.md).`,
+        description: `Events are waiting in the ${name} dead-letter queue: work that failed after every retry and is not done (docs/rollouts.md, docs/events.md).`,
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       });
@@ -134,6 +135,14 @@ export class ServiceAlarms extends Construct {
       description:
         'A quota unit taken for a request that failed (5xx) could not be given back: the key was charged for our fault. ' +
         'The request log line has usageReturnFailure and the keyId.',
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+
+    this.webhookDeliveryFailed = this.alarm('WebhookDeliveryFailed', serviceMetric(props.serviceName, METRIC.webhookDeliveryFailed), {
+      description:
+        "A webhook delivery failed every attempt of its schedule (about 18 hours): the receiver is down or refuses. The delivery function's " +
+        "'webhook delivery failed' log line names the account, webhook and event; the webhook's deliveries list every attempt.",
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     });

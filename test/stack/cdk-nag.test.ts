@@ -50,10 +50,13 @@ describe('cdk-nag AwsSolutions checks', () => {
       'AwsSolutions-IAM5[Action::s3:GetObject*] PromptService-test/Custom::CDKBucketDeployment8693BB64968944B69AAFB0CC9EB8756C256MiB',
       'AwsSolutions-IAM5[Action::s3:List*] PromptService-test/Custom::CDKBucketDeployment8693BB64968944B69AAFB0CC9EB8756C256MiB',
       'AwsSolutions-IAM5[Resource::*] PromptService-test/Custom::CDKBucketDeployment8693BB64968944B69AAFB0CC9EB8756C256MiB',
+      'AwsSolutions-IAM5[Resource::*] PromptService-test/Events/EventDispatcher/Role',
       'AwsSolutions-IAM5[Resource::<DashboardSiteFiles1232FF14.Arn>/*] PromptService-test/Custom::CDKBucketDeployment8693BB64968944B69AAFB0CC9EB8756C256MiB',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:*] PromptService-test/ApiGatewayAccount/Role',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*] PromptService-test/Custom::CDKBucketDeployment8693BB64968944B69AAFB0CC9EB8756C256MiB',
       'AwsSolutions-L1 PromptService-test/Custom::CDKBucketDeployment8693BB64968944B69AAFB0CC9EB8756C256MiB',
+      'AwsSolutions-L1 PromptService-test/Events/EventDispatcher/Function',
+      'AwsSolutions-L1 PromptService-test/Events/WebhookDelivery/Function',
       'AwsSolutions-L1 PromptService-test/Fallback/Function',
       'AwsSolutions-L1 PromptService-test/GetPrompt/Function',
       'AwsSolutions-L1 PromptService-test/ListPrompts/Function',
@@ -66,6 +69,7 @@ describe('cdk-nag AwsSolutions checks', () => {
       'AwsSolutions-L1 PromptService-test/Mcp/Function',
       'AwsSolutions-L1 PromptService-test/Rollouts/GuardAlarm/Function',
       'AwsSolutions-L1 PromptService-test/Rollouts/RolloutSteps/Function',
+      'AwsSolutions-SQS3 PromptService-test/Events/DispatchFailures',
     ]);
     for (const { reason } of acknowledgments) {
       expect(reason.length).toBeGreaterThan(80);

@@ -39,7 +39,25 @@ function tableAfter(document: string, heading: string): string[][] {
   return rows;
 }
 
-const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+const NUMBER_WORDS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+];
 
 describe('docs/deploy.md', () => {
   const options = tableAfter(deployDoc, '## Deploy').map((row) => row[0] ?? '');

@@ -8,6 +8,7 @@ import { ALL_ROUTES, MANAGEMENT_FUNCTIONS, routesOf } from '../../lambda/managem
 import { listAudit } from '../../lambda/table/audit-log';
 import { FUNCTION_ACCESS, type FunctionAccess } from '../../lib/function-access';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
+import { EVENT_DELIVERY_FUNCTIONS } from '../../lib/event-delivery';
 import { ROLLOUT_AUTOMATION_FUNCTIONS } from '../../lib/rollout-automation';
 import { ManagementHarness } from '../support/management-harness';
 import { CodeAnalysis, type CodeReach } from './sdk-calls';
@@ -31,6 +32,7 @@ const ENTRIES: Readonly<Record<string, string>> = {
   ...READ_ENTRIES,
   ...Object.fromEntries(MANAGEMENT_FUNCTIONS.map((fn) => [fn.id, fn.entry])),
   ...Object.fromEntries(ROLLOUT_AUTOMATION_FUNCTIONS.map((fn) => [fn.id, fn.entry])),
+  ...Object.fromEntries(EVENT_DELIVERY_FUNCTIONS.map((fn) => [fn.id, fn.entry])),
 };
 const FUNCTIONS = Object.keys(ENTRIES);
 
@@ -122,6 +124,9 @@ const REACH = new Map(FUNCTIONS.map((id) => [id, reachOf(id)]));
 interface Needs {
   readonly dynamodb: string[];
   readonly userPool: string[];
+  readonly bus: string[];
+  readonly deliveryQueue: string[];
+  readonly webhookKey: string[];
   readonly queries: string[];
   readonly tablePartitions: string[];
   readonly indexPartitions: string[];
@@ -141,6 +146,9 @@ function needsOf(reach: CodeReach): Needs {
   return {
     dynamodb: sorted(actions.filter((action) => action.startsWith('dynamodb:'))),
     userPool: sorted(actions.filter((action) => action.startsWith('cognito-idp:'))),
+    bus: sorted(actions.filter((action) => action.startsWith('events:'))),
+    deliveryQueue: sorted(actions.filter((action) => action.startsWith('sqs:'))),
+    webhookKey: sorted(actions.filter((action) => action.startsWith('kms:'))),
     queries: sorted(reach.queried),
     tablePartitions: sorted(builders.flatMap((name) => TABLE_PARTITIONS[name] ?? [])),
     indexPartitions: sorted(builders.flatMap((name) => INDEX_PARTITIONS[name] ?? [])),
@@ -152,6 +160,9 @@ function grantedBy(access: FunctionAccess): Needs {
   return {
     dynamodb: sorted(access.table.flatMap((grant) => grant.actions)),
     userPool: sorted(access.userPool),
+    bus: sorted(access.bus ?? []),
+    deliveryQueue: sorted(access.deliveryQueue ?? []),
+    webhookKey: sorted(access.webhookKey ?? []),
     queries: sorted(access.table.filter((grant) => grant.actions.includes('dynamodb:Query')).map((grant) => grant.on)),
     tablePartitions: sorted(on('table').flatMap((grant) => grant.partitions)),
     indexPartitions: sorted(on('index').flatMap((grant) => grant.partitions)),
@@ -210,14 +221,46 @@ describe('the synthesized policies', () => {
   type Statement = { Sid?: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string[]>> };
   const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>;
   const logicalId = (construct: { node: { defaultChild?: unknown } }): string => stack.getLogicalId(construct.node.defaultChild as CfnElement);
-  const constructs = { ...stack.functions, ...stack.managementApi.functions, steps: stack.rollouts.steps, guard: stack.rollouts.guard } as Record<
-    string,
-    { function: { node: { defaultChild?: unknown } } }
-  >;
+  const constructs = {
+    ...stack.functions,
+    ...stack.managementApi.functions,
+    steps: stack.rollouts.steps,
+    guard: stack.rollouts.guard,
+    dispatcher: stack.events.dispatcher,
+    delivery: stack.events.delivery,
+  } as Record<string, { function: { node: { defaultChild?: unknown } } }>;
   const byId = new Map(Object.values(constructs).map((fn) => [(fn as unknown as { node: { id: string } }).node.id, logicalId(fn.function)]));
   const tableArn = { 'Fn::GetAtt': [logicalId(stack.table.table), 'Arn'] };
   const poolArn = { 'Fn::GetAtt': [logicalId(stack.userPool.pool), 'Arn'] };
   const deadLettersArn = { 'Fn::GetAtt': [logicalId(stack.rollouts.guardDeadLetters), 'Arn'] };
+  const arnOf = (construct: { node: { defaultChild?: unknown } }, attribute = 'Arn') => JSON.stringify({ 'Fn::GetAtt': [logicalId(construct), attribute] });
+  /** The events' resources (lib/event-delivery.ts), by the name a statement's `on` gives them. */
+  const eventResources = new Map<string, string>([
+    [arnOf(stack.events.bus), 'eventBus'],
+    [arnOf(stack.events.deliveryQueue), 'deliveryQueue'],
+    [arnOf(stack.events.dispatchFailures), 'dispatchFailures'],
+    [arnOf(stack.events.webhookKey), 'webhookKey'],
+    [arnOf(stack.table.table, 'StreamArn'), 'tableStream'],
+  ]);
+  /**
+   * What each event source mapping needs, granted by CDK with the mapping: to read the table's stream (ListStreams
+   * names no resource) and send to its on-failure queue; to receive, delete and hide the delivery queue's messages.
+   */
+  const EVENT_SOURCE_RIGHTS: Readonly<Record<string, readonly { sid: undefined; on: string; actions: string[]; partitions: string[] }[]>> = {
+    EventDispatcher: [
+      { sid: undefined, on: 'tableStream', actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], partitions: [] },
+      { sid: undefined, on: 'anyResource', actions: ['dynamodb:ListStreams'], partitions: [] },
+      { sid: undefined, on: 'dispatchFailures', actions: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], partitions: [] },
+    ],
+    WebhookDelivery: [
+      {
+        sid: undefined,
+        on: 'deliveryQueue',
+        actions: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
+        partitions: [],
+      },
+    ],
+  };
 
   function statementsOf(functionLogicalId: string): Statement[] {
     const fn = resources[functionLogicalId];
@@ -240,9 +283,13 @@ describe('the synthesized policies', () => {
             ? 'userPool'
             : resource === JSON.stringify(deadLettersArn)
               ? 'deadLetterQueue'
-              : resource.includes('Logs') && (statement.Action as string[]).every((action) => action.startsWith('logs:'))
-                ? 'ownLogs'
-                : resource;
+              : eventResources.has(resource)
+                ? (eventResources.get(resource) as string)
+                : resource === '"*"'
+                  ? 'anyResource'
+                  : resource.includes('Logs') && (statement.Action as string[]).every((action) => action.startsWith('logs:'))
+                    ? 'ownLogs'
+                    : resource;
     return {
       sid: statement.Sid,
       on,
@@ -258,6 +305,20 @@ describe('the synthesized policies', () => {
     expect(inTemplate.sort()).toEqual(FUNCTIONS.map((id) => byId.get(id)).sort());
   });
 
+  it("lets the dispatcher alone put events, on the stack's bus alone; the webhooks function alone seal secrets, the delivery function alone open them", () => {
+    const holders = (action: string) =>
+      FUNCTIONS.flatMap((id) =>
+        statementsOf(byId.get(id) as string)
+          .map(normalized)
+          .filter((statement) => statement.actions.includes(action))
+          .map((statement) => `${id} on ${statement.on}`),
+      );
+    expect(holders('events:PutEvents')).toEqual(['EventDispatcher on eventBus']);
+    expect(holders('kms:Decrypt')).toEqual(['WebhookDelivery on webhookKey']);
+    // Who seals secrets may only encrypt: nobody both seals and opens them.
+    expect(holders('kms:Encrypt')).toEqual(['ManageWebhooks on webhookKey']);
+  });
+
   it.each(FUNCTIONS)("%s's role allows its own logs and the table's statements, each on its own resource and partitions, nothing else", (id) => {
     const access = FUNCTION_ACCESS[id] as FunctionAccess;
     const expected = [
@@ -266,8 +327,14 @@ describe('the synthesized policies', () => {
       ...(id === 'GuardAlarm' ? [{ sid: undefined, on: 'deadLetterQueue', actions: ['sqs:SendMessage'], partitions: [] }] : []),
       ...access.table.map((grant) => ({ sid: grant.sid, on: grant.on, actions: sorted(grant.actions), partitions: [...grant.partitions] })),
       ...(access.userPool.length > 0 ? [{ sid: 'UserPool', on: 'userPool', actions: sorted(access.userPool), partitions: [] }] : []),
+      ...(access.bus ? [{ sid: 'EventBus', on: 'eventBus', actions: sorted(access.bus), partitions: [] }] : []),
+      ...(access.deliveryQueue ? [{ sid: 'DeliveryQueue', on: 'deliveryQueue', actions: sorted(access.deliveryQueue), partitions: [] }] : []),
+      ...(access.webhookKey ? [{ sid: 'WebhookSecretsKey', on: 'webhookKey', actions: sorted(access.webhookKey), partitions: [] }] : []),
+      ...(EVENT_SOURCE_RIGHTS[id] ?? []),
     ];
-    expect(statementsOf(byId.get(id) as string).map(normalized)).toEqual(expected);
+    // In any order: CDK adds an event source mapping's rights when the mapping is made.
+    const byJson = (statements: readonly unknown[]) => statements.map((each) => JSON.stringify(each)).sort();
+    expect(byJson(statementsOf(byId.get(id) as string).map(normalized))).toEqual(byJson(expected));
   });
 });
 

@@ -1,4 +1,5 @@
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
+import { EVENT_DELIVERY_FUNCTIONS } from '../../lib/event-delivery';
 import { ROLLOUT_AUTOMATION_FUNCTIONS } from '../../lib/rollout-automation';
 import { synthesizeService } from './synth';
 
@@ -26,7 +27,7 @@ const byDefault = loggingConfigs();
 
 test('every function logs in JSON with system log level WARN: Lambda writes no START, END or REPORT line', () => {
   // The read API's four (GET twice, the fallback, MCP), the management API's and the rollout automation's.
-  expect(Object.keys(byDefault)).toHaveLength(4 + MANAGEMENT_FUNCTIONS.length + ROLLOUT_AUTOMATION_FUNCTIONS.length);
+  expect(Object.keys(byDefault)).toHaveLength(4 + MANAGEMENT_FUNCTIONS.length + ROLLOUT_AUTOMATION_FUNCTIONS.length + EVENT_DELIVERY_FUNCTIONS.length);
   for (const config of Object.values(byDefault)) {
     expect(config).toMatchObject({ LogFormat: 'JSON', SystemLogLevel: 'WARN', LogGroup: { Ref: expect.any(String) } });
   }

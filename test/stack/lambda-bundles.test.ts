@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { preProcessFile } from 'typescript';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
+import { EVENT_DELIVERY_FUNCTIONS } from '../../lib/event-delivery';
 import { ROLLOUT_AUTOMATION_FUNCTIONS } from '../../lib/rollout-automation';
 
 /**
@@ -71,7 +72,12 @@ describe('lambda/', () => {
     const readApi = stackEntries();
     expect(readApi).toHaveLength(Object.keys(FUNCTION_IDS).length);
     // The management API's functions (lib/management-api.ts builds them from the same table), and the rollout automation's.
-    const entries = [...readApi, ...MANAGEMENT_FUNCTIONS.map((fn) => fn.entry), ...ROLLOUT_AUTOMATION_FUNCTIONS.map((fn) => fn.entry)];
+    const entries = [
+      ...readApi,
+      ...MANAGEMENT_FUNCTIONS.map((fn) => fn.entry),
+      ...ROLLOUT_AUTOMATION_FUNCTIONS.map((fn) => fn.entry),
+      ...EVENT_DELIVERY_FUNCTIONS.map((fn) => fn.entry),
+    ];
     const files = sourceFilesUnder(LAMBDA_DIR);
     const shipped = await bundledInputs(entries);
 

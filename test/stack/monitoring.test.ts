@@ -1,3 +1,4 @@
+import type { CfnElement } from 'aws-cdk-lib';
 import { synthesizeService } from './synth';
 
 /**
@@ -10,7 +11,7 @@ type Resource = { Type: string; Properties: Record<string, unknown> };
 type Dimension = { Name: string; Value: unknown };
 type MetricQuery = { Expression?: string; MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions: Dimension[] } } };
 
-const { template } = synthesizeService();
+const { stack, template } = synthesizeService();
 const resources = template.toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
 
@@ -68,8 +69,8 @@ const graphs = (namespace: string, metricName: string, dimension: string, value:
   });
 
 describe('every function', () => {
-  it("is found in the template: the read API's four, the management API's six and the rollout automation's two", () => {
-    expect(functions).toHaveLength(12);
+  it("is found in the template: the read API's four, the management API's six, the rollout automation's two and the events' two", () => {
+    expect(functions).toHaveLength(14);
   });
 
   it.each(functions.map(([id, fn]) => [id, fn.Properties.Timeout as number]))(
@@ -115,10 +116,14 @@ describe('every REST API', () => {
 });
 
 describe('every dead-letter queue', () => {
-  const queues = ofType('AWS::SQS::Queue').map(([id]) => id);
+  // The delivery queue is the one queue of work to do: its messages wait for their next attempt by design.
+  const deliveryQueue = stack.getLogicalId(stack.events.deliveryQueue.node.defaultChild as CfnElement);
+  const queues = ofType('AWS::SQS::Queue')
+    .map(([id]) => id)
+    .filter((id) => id !== deliveryQueue);
 
-  it("is found in the template: the guard alarm function's", () => {
-    expect(queues).toHaveLength(1);
+  it("is found in the template: the guard alarm function's, the dispatcher's on-failure queue and the delivery queue's", () => {
+    expect(queues).toHaveLength(3);
   });
 
   it.each(queues)('%s has an alarm on any message waiting in it', (id) => {
@@ -135,8 +140,9 @@ describe('every dead-letter queue', () => {
 });
 
 it('every alarm tells the alarm topic when it fires and when it clears, and no traffic is no alarm', () => {
-  const queues = ofType('AWS::SQS::Queue').length;
-  expect(alarms.length).toBe(functions.length * 3 + apiNames.length * 2 + queues + 2);
+  const deadLetterQueues = ofType('AWS::SQS::Queue').length - 1;
+  // Besides: store throttling, RefundFailed and WebhookDeliveryFailed.
+  expect(alarms.length).toBe(functions.length * 3 + apiNames.length * 2 + deadLetterQueues + 3);
   for (const alarm of alarms) {
     expect(alarm).toMatchObject({ AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }], TreatMissingData: 'notBreaching' });
   }

@@ -99,9 +99,10 @@ const readOnly = (all: Record<string, Resource>): Record<string, Resource> =>
   Object.fromEntries(Object.entries(all).filter(([id, resource]) => id === readApiId || ofReadApi(resource)));
 
 describe('the Lambda functions', () => {
-  // The management API's functions are tested in management-api.test.ts, the rollout automation's in rollout-automation.test.ts;
-  // CDK's upload function runs at deploy only.
-  const isReadFunction = (id: string): boolean => !id.startsWith('Management') && !id.startsWith('Rollouts') && !id.startsWith('CustomCDKBucketDeployment');
+  // The management API's functions are tested in management-api.test.ts, the rollout automation's in rollout-automation.test.ts,
+  // the events' in event-delivery.test.ts; CDK's upload function runs at deploy only.
+  const isReadFunction = (id: string): boolean =>
+    !id.startsWith('Management') && !id.startsWith('Rollouts') && !id.startsWith('Events') && !id.startsWith('CustomCDKBucketDeployment');
   const functions = Object.fromEntries(Object.entries(resources('AWS::Lambda::Function')).filter(([id]) => isReadFunction(id)));
 
   it("are exactly the four read API functions (GET twice, the fallback, MCP) beside the management API's (no log-retention or other helper Lambdas)", () => {
@@ -581,12 +582,12 @@ describe('outputs', () => {
     expect(outputs.FallbackFunctionName?.Value).toEqual({ Ref: functionIds.fallback });
   });
 
-  it("name every function of the stack, the management API's and the rollout automation's included, by its SAM id", () => {
+  it("name every function of the stack, the management API's, the rollout automation's and the events' included, by its SAM id", () => {
     const outputs = template.findOutputs('*');
     const named = Object.entries(resources('AWS::Lambda::Function'))
       .filter(([, fn]) => fn.Metadata?.SamResourceId !== undefined)
       .map(([logicalId, fn]) => [`${String(fn.Metadata?.SamResourceId)}Name`, { Ref: logicalId }]);
-    expect(named).toHaveLength(12);
+    expect(named).toHaveLength(14);
     for (const [output, value] of named) expect([output, outputs[output as string]?.Value]).toEqual([output, value]);
   });
 });

@@ -8,7 +8,13 @@ import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lambda/doma
 import { samFunctionId } from '../../lib/api-function';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { FUNCTION_IDS } from '../../lib/prompt-service-stack';
+import { DISPATCH_FILTER, EVENT_DELIVERY_FUNCTIONS } from '../../lib/event-delivery';
 import { ROLLOUT_AUTOMATION_FUNCTIONS } from '../../lib/rollout-automation';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../lambda/table/schema';
+import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
+import { generateSecret } from '../../lambda/webhooks/signature';
+import { type Receiver, startReceiver } from '../webhooks/receiver';
 import { FixtureStore } from '../support/fixture-store';
 import { prompt, version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
@@ -17,8 +23,13 @@ import { synthesizeService, TEST_UPGRADE_URL } from './synth';
 const run = promisify(execFile);
 const EVENTS_DIR = path.join(__dirname, '../../events');
 const STACK_NAME = 'PromptService-test';
-/** Every function of the stack: the read API's, the management API's and the rollout automation's. */
-const ALL_FUNCTION_IDS = [...Object.values(FUNCTION_IDS), ...MANAGEMENT_FUNCTIONS.map((fn) => fn.id), ...ROLLOUT_AUTOMATION_FUNCTIONS.map((fn) => fn.id)];
+/** Every function of the stack: the read API's, the management API's, the rollout automation's and the events'. */
+const ALL_FUNCTION_IDS = [
+  ...Object.values(FUNCTION_IDS),
+  ...MANAGEMENT_FUNCTIONS.map((fn) => fn.id),
+  ...ROLLOUT_AUTOMATION_FUNCTIONS.map((fn) => fn.id),
+  ...EVENT_DELIVERY_FUNCTIONS.map((fn) => fn.id),
+];
 
 interface CfnResource {
   readonly Type: string;
@@ -85,6 +96,38 @@ function samIdBehindRule(event: { readonly source?: unknown; readonly 'detail-ty
   });
   const [target] = (rule?.Properties.Targets ?? []) as { Arn: GetAtt }[];
   return resources[target?.Arn['Fn::GetAtt'][0] ?? '']?.Metadata?.SamResourceId;
+}
+
+/**
+ * The function a stream or queue record goes to: the event source mapping on the table's stream (`aws:dynamodb`) or
+ * on a queue (`aws:sqs`), and the function it names.
+ */
+function samIdBehindMapping(record: { readonly eventSource?: unknown }): unknown {
+  const mapping = Object.values(resources).find((resource) => {
+    if (resource.Type !== 'AWS::Lambda::EventSourceMapping') return false;
+    const [source, attribute] = (resource.Properties.EventSourceArn as GetAtt)['Fn::GetAtt'];
+    const type = resources[source]?.Type;
+    return record.eventSource === 'aws:dynamodb'
+      ? type === 'AWS::DynamoDB::Table' && attribute === 'StreamArn'
+      : record.eventSource === 'aws:sqs' && type === 'AWS::SQS::Queue';
+  });
+  return resources[(mapping?.Properties.FunctionName as Ref | undefined)?.Ref ?? '']?.Metadata?.SamResourceId;
+}
+
+/** Whether a record matches an event filter pattern of literal values (what the dispatcher's filter is). */
+function matchesPattern(pattern: unknown, value: unknown): boolean {
+  if (Array.isArray(pattern)) return pattern.includes(value);
+  if (typeof pattern !== 'object' || pattern === null) return false;
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(pattern).every(([name, inner]) => matchesPattern(inner, (value as Record<string, unknown>)[name]));
+}
+
+interface RecordsEvent {
+  readonly Records: readonly { readonly eventSource?: string; readonly eventName?: string }[];
+}
+
+function readRecordsEvent(name: string): RecordsEvent {
+  return JSON.parse(fs.readFileSync(path.join(EVENTS_DIR, name), 'utf8')) as RecordsEvent;
 }
 
 function readEvent(name: string): APIGatewayProxyEvent {
@@ -158,6 +201,7 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
   it('gives every function a distinct SAM id', () => {
     expect(functionBySamId.size).toBe(functions.length);
     expect([...functionBySamId.keys()].sort()).toEqual([
+      'EventDispatcherFunction',
       'FallbackFunction',
       'GetPromptFunction',
       'GuardAlarmFunction',
@@ -170,6 +214,7 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
       'ManageWebhooksFunction',
       'McpFunction',
       'RolloutStepsFunction',
+      'WebhookDeliveryFunction',
     ]);
   });
 
@@ -209,6 +254,37 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
     ['guard-alarm-ok.json', 'GuardAlarmFunction'],
   ])('sends an event like events/%s to %s by its EventBridge rule', (file, samId) => {
     expect(samIdBehindRule(readEventBridgeEvent(file))).toBe(samId);
+  });
+
+  it.each([
+    ['event-stream-insert.json', 'EventDispatcherFunction'],
+    ['event-stream-ignored.json', 'EventDispatcherFunction'],
+    ['webhook-delivery.json', 'WebhookDeliveryFunction'],
+  ])('sends the records of events/%s to %s by its event source mapping', (file, samId) => {
+    for (const record of readRecordsEvent(file).Records) expect(samIdBehindMapping(record)).toBe(samId);
+  });
+
+  it("filters the stream as DISPATCH_FILTER says: the sample's INSERT of an event passes, its MODIFY and REMOVE do not", () => {
+    const mapping = Object.values(resources).find(
+      (resource) => resource.Type === 'AWS::Lambda::EventSourceMapping' && (resource.Properties.EventSourceArn as GetAtt)['Fn::GetAtt'][1] === 'StreamArn',
+    );
+    if (!mapping) throw new Error("no event source mapping on the table's stream");
+    const filters = (mapping.Properties.FilterCriteria as { Filters: { Pattern: string }[] }).Filters.map((filter) => JSON.parse(filter.Pattern));
+    expect(filters).toEqual([DISPATCH_FILTER]);
+    const passes = (file: string) => readRecordsEvent(file).Records.map((record) => filters.some((pattern) => matchesPattern(pattern, record)));
+    expect(passes('event-stream-insert.json')).toEqual([true]);
+    expect(passes('event-stream-ignored.json')).toEqual([false, false]);
+  });
+
+  it.each([
+    ['EventDispatcherFunction', ['DELIVERY_QUEUE_URL', 'EVENT_BUS_NAME', 'TABLE_NAME']],
+    ['WebhookDeliveryFunction', ['DELIVERY_QUEUE_URL', 'TABLE_NAME', 'WEBHOOK_KEY_ID']],
+  ])('%s declares %j as references SAM needs given (--env-vars)', (samId, names) => {
+    const variables = (functionFor(samId).resource.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const references = Object.entries(variables)
+      .filter(([, value]) => typeof value !== 'string')
+      .map(([name]) => name);
+    expect(references.sort()).toEqual(names);
   });
 
   it.each(MANAGEMENT_FUNCTIONS.map((fn) => samFunctionId(fn.id)))(
@@ -385,6 +461,7 @@ describe('the management bundles, run with plain node on their events/ files, as
     ['manage-accounts.json', 'ManageAccountsFunction', 'acct_demo'],
     ['manage-prompts.json', 'ManagePromptsFunction', 'welcome-email'],
     ['manage-keys.json', 'ManageKeysFunction', 'prs_sam_'],
+    ['manage-webhooks.json', 'ManageWebhooksFunction', '"webhooks"'],
     ['manage-members.json', 'ManageMembersFunction', 'owner@example.com'],
     ['manage-activity.json', 'ManageActivityFunction', '"entries"'],
     ['manage-webhooks.json', 'ManageWebhooksFunction', '"webhooks"'],
@@ -453,6 +530,72 @@ describe('the rollout automation bundles, run with plain node on their events/ f
   }, 30_000);
 });
 
+describe('the events bundles, run with plain node on their events/ files, as `sam local invoke` would', () => {
+  let store: LocalStore;
+  let receiver: Receiver;
+  const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prompt-service-webhook-key-'));
+  const keyFile = path.join(keyDir, 'webhook-sealing.key');
+  const key = LocalSecretSealer.generateKey();
+
+  beforeAll(async () => {
+    store = await startLocalStore('sam-local-events-test');
+    receiver = await startReceiver();
+    fs.writeFileSync(keyFile, `${key.toString('base64')}\n`, { mode: 0o600 });
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await store.close();
+    fs.rmSync(keyDir, { recursive: true, force: true });
+  });
+
+  // What each does is tested from source on the same files (test/events/event-functions.test.ts): here, that the
+  // bundles load, read their configuration, reach the store and answer.
+  it('EventDispatcherFunction ignores events/event-stream-ignored.json without reaching the bus or the queue', async () => {
+    const result = await invokeBundle('EventDispatcherFunction', readRecordsEvent('event-stream-ignored.json'), {
+      TABLE_NAME: store.tableName,
+      DYNAMODB_ENDPOINT: store.endpoint,
+      EVENT_BUS_NAME: 'unused',
+      DELIVERY_QUEUE_URL: 'http://127.0.0.1:9/000000000000/unused',
+    });
+    expect(result).toEqual({ published: 0, queued: 0, ignored: 2 });
+  }, 30_000);
+
+  it('WebhookDeliveryFunction delivers events/webhook-delivery.json to a loopback receiver, the secret sealed by a local key file', async () => {
+    const event = readRecordsEvent('webhook-delivery.json') as unknown as { Records: { body: string }[] };
+    const job = JSON.parse(event.Records[0]?.body ?? '{}') as { accountId: string; webhookId: string; event: { id: string } };
+    const now = new Date().toISOString();
+    await store.client.send(
+      new PutCommand({
+        TableName: store.tableName,
+        Item: {
+          ...keys.webhook(job.accountId, job.webhookId),
+          type: 'webhook',
+          accountId: job.accountId,
+          webhookId: job.webhookId,
+          url: `http://127.0.0.1:${receiver.port}/hooks`,
+          events: ['*'],
+          enabled: true,
+          description: null,
+          createdAt: now,
+          createdBy: 'owner@example.com',
+          updatedAt: now,
+          secrets: [{ sealed: await new LocalSecretSealer(key).seal(generateSecret()), createdAt: now }],
+          revision: 1,
+        },
+      }),
+    );
+    const result = await invokeBundle('WebhookDeliveryFunction', event, {
+      TABLE_NAME: store.tableName,
+      DYNAMODB_ENDPOINT: store.endpoint,
+      DELIVERY_QUEUE_URL: 'http://127.0.0.1:9/000000000000/unused',
+      WEBHOOK_LOCAL_KEY_FILE: keyFile,
+      WEBHOOK_DESTINATIONS: 'local',
+    });
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(receiver.received.map((request) => request.headers['webhook-id'])).toEqual([job.event.id]);
+  }, 30_000);
+});
+
 describe('docs/sam-local.md', () => {
   const doc = fs.readFileSync(path.join(__dirname, '../../docs/sam-local.md'), 'utf8');
   /** The rows of its table: `| \`Function\` | [\`events/file.json\`](...) | ... |`. */
@@ -474,8 +617,12 @@ describe('docs/sam-local.md', () => {
   it('pairs each event with the function SAM sends it to', () => {
     for (const { samId, file } of rows) {
       const event = readEvent(file);
-      const resolved =
-        'detail-type' in event ? samIdBehindRule(event) : (samIdBehindMethod(event.httpMethod, event.resource) ?? samIdBehindMethod('ANY', event.resource));
+      const records = (event as Partial<RecordsEvent>).Records;
+      const resolved = records
+        ? samIdBehindMapping(records[0] ?? {})
+        : 'detail-type' in event
+          ? samIdBehindRule(event)
+          : (samIdBehindMethod(event.httpMethod, event.resource) ?? samIdBehindMethod('ANY', event.resource));
       expect([file, resolved]).toEqual([file, samId]);
     }
   });

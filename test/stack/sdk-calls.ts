@@ -72,6 +72,15 @@ function actionOf(name: string, file: string): string | undefined {
       return `dynamodb:${paginated ?? command}`;
     case '@aws-sdk/client-cognito-identity-provider':
       return `cognito-idp:${paginated ?? command}`;
+    case '@aws-sdk/client-eventbridge':
+      return `events:${paginated ?? command}`;
+    case '@aws-sdk/client-kms':
+      return `kms:${paginated ?? command}`;
+    case '@aws-sdk/client-sqs': {
+      // A batch call needs the single call's action: IAM has none of its own for it.
+      const action = paginated ?? command ?? '';
+      return `sqs:${action.endsWith('Batch') ? action.slice(0, -'Batch'.length) : action}`;
+    }
     default:
       throw new Error(`${name} of ${pkg ?? file}: a client this analysis has no IAM prefix for`);
   }

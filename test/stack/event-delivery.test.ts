@@ -1,0 +1,128 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import { TTL_ATTRIBUTE } from '../../lambda/table/schema';
+import { MAX_ATTEMPTS } from '../../lambda/webhooks/delivery-job';
+import {
+  DELIVERY_BATCH_SIZE,
+  DELIVERY_MAX_RECEIVES,
+  DELIVERY_TIMEOUT,
+  DELIVERY_VISIBILITY_TIMEOUT,
+  DISPATCH_BATCH_SIZE,
+  DISPATCH_FILTER,
+  DISPATCH_RETRY_ATTEMPTS,
+} from '../../lib/event-delivery';
+import { synthesizeService } from './synth';
+
+/**
+ * Events and webhooks, deployed (docs/events.md "How it is delivered"), read from the template: the table's stream and
+ * TTL, the dispatcher's event source mapping, the bus, the delivery queue and its function, the webhook key. Their
+ * rights are held to their code in function-access.test.ts, their samples in sam-local.test.ts.
+ */
+
+type Resource = { Type: string; Properties: Record<string, unknown>; UpdateReplacePolicy?: string };
+const { stack, template } = synthesizeService();
+const resources = template.toJSON().Resources as Record<string, Resource>;
+const logicalId = (construct: { node: { defaultChild?: unknown } }): string => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
+const propertiesOf = (construct: { node: { defaultChild?: unknown } }): Record<string, unknown> => resources[logicalId(construct)]?.Properties ?? {};
+const getAtt = (construct: { node: { defaultChild?: unknown } }, attribute = 'Arn') => ({ 'Fn::GetAtt': [logicalId(construct), attribute] });
+
+function mappingOf(fn: { node: { defaultChild?: unknown } }): Record<string, unknown> {
+  const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+    ([, mapping]) => JSON.stringify(mapping.Properties.FunctionName) === JSON.stringify({ Ref: logicalId(fn) }),
+  );
+  expect(mappings).toHaveLength(1);
+  return mappings[0]?.[1].Properties ?? {};
+}
+
+describe('the table', () => {
+  it('streams new images and expires items on `ttl`: both updates in place of the existing table', () => {
+    expect(propertiesOf(stack.table.table)).toMatchObject({
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+    });
+  });
+});
+
+describe('the dispatcher', () => {
+  const mapping = mappingOf(stack.events.dispatcher.function);
+
+  it("reads the table's stream through an event source mapping that lets only event items' inserts through", () => {
+    expect(mapping.EventSourceArn).toEqual(getAtt(stack.table.table, 'StreamArn'));
+    expect(mapping).toMatchObject({ StartingPosition: 'LATEST', BatchSize: DISPATCH_BATCH_SIZE });
+    expect((mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([DISPATCH_FILTER]);
+  });
+
+  it('splits a failing batch, retries it a bounded number of times for at most a day, then leaves it in the on-failure queue', () => {
+    expect(mapping).toMatchObject({
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: DISPATCH_RETRY_ATTEMPTS,
+      MaximumRecordAgeInSeconds: 24 * 3600,
+      DestinationConfig: { OnFailure: { Destination: getAtt(stack.events.dispatchFailures) } },
+    });
+  });
+
+  it("is told the bus and the queue, and its bus is the stack's own, named in the outputs", () => {
+    const variables = (propertiesOf(stack.events.dispatcher.function).Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables).toMatchObject({
+      EVENT_BUS_NAME: { Ref: logicalId(stack.events.bus) },
+      DELIVERY_QUEUE_URL: { Ref: logicalId(stack.events.deliveryQueue) },
+    });
+    expect(template.findOutputs('EventBusName').EventBusName?.Value).toEqual({ Ref: logicalId(stack.events.bus) });
+  });
+});
+
+describe('the delivery queue and function', () => {
+  it('is encrypted, refuses requests without TLS, and sends a message to its dead-letter queue after every attempt and a margin', () => {
+    expect(propertiesOf(stack.events.deliveryQueue)).toMatchObject({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: DELIVERY_VISIBILITY_TIMEOUT.toSeconds(),
+      RedrivePolicy: { deadLetterTargetArn: getAtt(stack.events.deliveryDeadLetters), maxReceiveCount: DELIVERY_MAX_RECEIVES },
+    });
+    expect(DELIVERY_MAX_RECEIVES).toBeGreaterThan(MAX_ATTEMPTS);
+    for (const queue of [stack.events.deliveryQueue, stack.events.deliveryDeadLetters, stack.events.dispatchFailures]) {
+      const policies = ofType('AWS::SQS::QueuePolicy').filter(
+        ([, policy]) => JSON.stringify(policy.Properties.Queues) === JSON.stringify([{ Ref: logicalId(queue) }]),
+      );
+      expect(JSON.stringify(policies.map(([, policy]) => policy.Properties.PolicyDocument))).toContain('"aws:SecureTransport":"false"');
+      expect(propertiesOf(queue).SqsManagedSseEnabled).toBe(true);
+    }
+  });
+
+  it('feeds the delivery function batches whose items fail alone, with a visibility longer than its timeout', () => {
+    const mapping = mappingOf(stack.events.delivery.function);
+    expect(mapping).toMatchObject({
+      EventSourceArn: getAtt(stack.events.deliveryQueue),
+      BatchSize: DELIVERY_BATCH_SIZE,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(DELIVERY_VISIBILITY_TIMEOUT.toSeconds()).toBeGreaterThan(DELIVERY_TIMEOUT.toSeconds());
+    expect(propertiesOf(stack.events.delivery.function).Timeout).toBe(DELIVERY_TIMEOUT.toSeconds());
+  });
+});
+
+describe('the webhook key', () => {
+  it('rotates, and is named to the delivery function and the webhooks management function alone', () => {
+    expect(propertiesOf(stack.events.webhookKey)).toMatchObject({ EnableKeyRotation: true });
+    const told = ofType('AWS::Lambda::Function')
+      .filter(([, fn]) => (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.WEBHOOK_KEY_ID !== undefined)
+      .map(([id]) => id)
+      .sort();
+    expect(told).toEqual(
+      [logicalId(stack.events.delivery.function), logicalId(stack.managementApi.functions.ManageWebhooks?.function ?? stack.events.delivery.function)].sort(),
+    );
+  });
+});
+
+describe('the alarms', () => {
+  it('watch failed deliveries, both dead-letter queues, and the two functions', () => {
+    expect([...stack.alarms.all.keys()]).toEqual(
+      expect.arrayContaining([
+        'WebhookDeliveryFailed',
+        'EventDispatchDeadLetters',
+        'WebhookDeliveryDeadLetters',
+        'EventDispatcherErrors',
+        'WebhookDeliveryErrors',
+      ]),
+    );
+  });
+});
