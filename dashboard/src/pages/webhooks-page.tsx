@@ -334,10 +334,10 @@ function WebhookCard({ webhook, onChanged, onRotated }: { webhook: Webhook; onCh
         >
           {webhook.enabled ? 'Disable' : 'Enable'}
         </Button>
-        <Button busy={test.busy} busyText="Sending…" onClick={() => void test.run()} aria-label={`Send a test event to ${name}`}>
+        <Button busy={test.busy} busyText="Sending…" onClick={() => void test.run()} aria-label={`Send test to ${name}`}>
           Send test
         </Button>
-        <Button onClick={() => setOpen('rotate')} aria-label={`Rotate the secret of ${name}`}>
+        <Button onClick={() => setOpen('rotate')} aria-label={`Rotate secret of ${name}`}>
           Rotate secret
         </Button>
         <Button kind="danger" onClick={() => setOpen('delete')} aria-label={`Delete webhook ${name}`}>
@@ -351,7 +351,7 @@ function WebhookCard({ webhook, onChanged, onRotated }: { webhook: Webhook; onCh
           aria-label={`Deliveries to ${name}`}
           onClick={() => setShowDeliveries(!showDeliveries)}
         >
-          {showDeliveries ? 'Hide deliveries' : 'Deliveries'}
+          Deliveries
         </button>
       </div>
       <ErrorNote problem={toggle.problem} doing={`Changing webhook ${name}`} />
