@@ -76,5 +76,5 @@ export const delivered = (status: number | null): boolean => status !== null && 
 /** An attempt's duration, in ms under a second, else in seconds with one decimal. */
 export const durationInWords = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
 
-/** How long the retired secret still signs after a rotation (docs/events.md "Rotation"). */
+/** How long the retired secret still signs after a rotation (docs/events.md "Webhooks"). */
 export const ROTATION_OVERLAP_HOURS = 24;

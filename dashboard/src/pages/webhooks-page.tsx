@@ -305,7 +305,7 @@ function WebhookCard({ webhook, onChanged, onRotated }: { webhook: Webhook; onCh
         <dt>Events</dt>
         <dd class="mono">{eventsInWords(webhook.events)}</dd>
         <dt>Description</dt>
-        <dd>{webhook.description ?? <span class="muted">none</span>}</dd>
+        <dd>{webhook.description ?? <span class="muted">—</span>}</dd>
         <dt>Created</dt>
         <dd>
           <When iso={webhook.createdAt} />
