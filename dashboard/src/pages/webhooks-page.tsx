@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { IssuedWebhookSecret, Webhook } from '../api/types';
 import { useAction, useId, useLoad, useVisibleInterval } from '../components/hooks';
 import { Button, ConfirmDialog, Control, CopyButton, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
+import { ApiProblem, fieldMessage } from '../logic/api-errors';
 import { denial } from '../logic/roles';
 import { PYTHON_VERIFICATION, TYPESCRIPT_VERIFICATION } from '../logic/webhook-verification';
 import {
@@ -173,7 +174,7 @@ function EventPicker({ choice, onChange, problem, name }: { choice: EventChoice;
 /** The words of a problem with the events: the page's own check, or the API's 400 naming them. */
 function problemOfEvents(problem: unknown): string | undefined {
   if (typeof problem === 'string') return problem;
-  if (isFieldProblem(problem, ['events']) && problem instanceof Error) return problem.message;
+  if (isFieldProblem(problem, ['events']) && problem instanceof ApiProblem) return fieldMessage(problem);
   return undefined;
 }
 
