@@ -88,7 +88,9 @@ function readCursor(file: string): string | undefined {
     return undefined;
   }
   try {
-    const { after } = JSON.parse(text) as { after?: unknown };
+    const parsed: unknown = JSON.parse(text);
+    const after = typeof parsed === 'object' && parsed !== null && 'after' in parsed ? parsed.after : undefined;
+    // A file that is not ours, or damaged: start from now rather than resend everything or stop npm start.
     return typeof after === 'string' && EVENT_ID_PATTERN.test(after) ? after : undefined;
   } catch {
     return undefined;

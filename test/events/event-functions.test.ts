@@ -131,6 +131,20 @@ describe('the dispatcher function on events/ stream samples', () => {
     expect([recorded.published, recorded.queued]).toEqual([[], []]);
   });
 
+  it('throws on an event item whose body is not an event, so the stream retries and bisects down to it', async () => {
+    const recorded = recorders();
+    const handler = createDispatchHandler({
+      table,
+      bus: recorded.bus,
+      queue: recorded.queue,
+      logger: createTelemetry({ serviceName: 't', logLevel: 'SILENT' }).logger,
+    });
+    const sample = readSample('event-stream-insert.json') as { Records: { dynamodb: { NewImage: Record<string, unknown> } }[] };
+    for (const record of sample.Records) record.dynamodb.NewImage.body = { S: '{"not":"an event"}' };
+    await expect(handler(sample, context)).rejects.toThrow();
+    expect([recorded.published, recorded.queued]).toEqual([[], []]);
+  });
+
   it('sends webhook.test to the webhook it names alone and never publishes it on the bus', async () => {
     const recorded = recorders();
     const test: EventBody = {

@@ -461,7 +461,6 @@ describe('the management bundles, run with plain node on their events/ files, as
     ['manage-accounts.json', 'ManageAccountsFunction', 'acct_demo'],
     ['manage-prompts.json', 'ManagePromptsFunction', 'welcome-email'],
     ['manage-keys.json', 'ManageKeysFunction', 'prs_sam_'],
-    ['manage-webhooks.json', 'ManageWebhooksFunction', '"webhooks"'],
     ['manage-members.json', 'ManageMembersFunction', 'owner@example.com'],
     ['manage-activity.json', 'ManageActivityFunction', '"entries"'],
     ['manage-webhooks.json', 'ManageWebhooksFunction', '"webhooks"'],
