@@ -8,7 +8,7 @@ import { ErrorNote, Loading } from './components/ui';
 import { useLoad } from './components/hooks';
 import type { SignInConfig } from './logic/pkce';
 import { requestsNavName } from './logic/requests';
-import { ROLE_SUMMARY } from './logic/roles';
+import { type Action, denial, ROLE_SUMMARY } from './logic/roles';
 import { hrefOf, parseRoute, type Route, type Section, sectionOf } from './logic/route';
 import { AuditPage } from './pages/audit-page';
 import { ComparePage } from './pages/compare-page';
@@ -21,6 +21,7 @@ import { RequestsPage } from './pages/requests-page';
 import { SettingsPage } from './pages/settings-page';
 import { UsagePage } from './pages/usage-page';
 import { VersionPage } from './pages/version-page';
+import { WebhooksPage } from './pages/webhooks-page';
 import { type Workspace, WorkspaceContext } from './workspace';
 
 function useRoute(): [Route, (route: Route) => void] {
@@ -97,10 +98,12 @@ function SignInScreen({ problem, onSignIn }: { problem: string | undefined; onSi
   );
 }
 
-const SECTIONS: readonly { section: Section; text: string }[] = [
+/** The navigation; a section with `needs` is shown only to the roles that may do it (its page says why to others). */
+const SECTIONS: readonly { section: Section; text: string; needs?: Action }[] = [
   { section: 'prompts', text: 'Prompts' },
   { section: 'requests', text: 'Requests' },
   { section: 'keys', text: 'API keys' },
+  { section: 'webhooks', text: 'Webhooks', needs: 'manage webhooks' },
   { section: 'usage', text: 'Usage' },
   { section: 'members', text: 'Members' },
   { section: 'audit', text: 'Audit log' },
@@ -273,7 +276,7 @@ function AccountArea(props: {
       {props.header}
       <nav class="sections" aria-label="Sections">
         <ul>
-          {SECTIONS.map((item) => (
+          {SECTIONS.filter((item) => item.needs === undefined || denial(role, item.needs) === undefined).map((item) => (
             <li key={item.section}>
               <a
                 href={hrefOf({ page: item.section, accountId: membership.accountId } as Route)}
@@ -324,6 +327,8 @@ function Page({ route }: { route: Route }) {
       return <SettingsPage />;
     case 'keys':
       return <KeysPage />;
+    case 'webhooks':
+      return <WebhooksPage />;
     case 'usage':
       return <UsagePage />;
     case 'members':

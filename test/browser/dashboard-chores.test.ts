@@ -231,6 +231,7 @@ async function everyPage(page: Page): Promise<readonly [string, string][]> {
     ['published version', `${base}/prompts/chores/versions/1.0.1`],
     ['compare', `${base}/prompts/chores/compare/1.0.0/1.0.1`],
     ['keys', `${base}/keys`],
+    ['webhooks', `${base}/webhooks`],
     ['usage', `${base}/usage`],
     ['members', `${base}/members`],
     ['audit log', `${base}/audit`],

@@ -15,10 +15,12 @@ import type {
   ApiKey,
   AuditPage,
   IssuedKey,
+  IssuedWebhookSecret,
   KeyChange,
   Me,
   Member,
   NewKey,
+  NewWebhook,
   PromptDetail,
   PromptDetailsChange,
   PromptListEntry,
@@ -26,6 +28,9 @@ import type {
   Usage,
   VersionContent,
   VersionSummary,
+  Webhook,
+  WebhookChange,
+  WebhookDelivery,
 } from './types';
 import type { Role } from '../logic/roles';
 
@@ -84,6 +89,7 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
   const version = (accountId: string, promptId: string, v: string) => `${prompt(accountId, promptId)}/versions/${part(v)}`;
   const rolloutPath = (accountId: string, promptId: string, label: string) => `${prompt(accountId, promptId)}/labels/${part(label)}/rollout`;
   const key = (accountId: string, keyId: string) => `${account(accountId)}/keys/${part(keyId)}`;
+  const webhook = (accountId: string, webhookId: string) => `${account(accountId)}/webhooks/${part(webhookId)}`;
 
   return {
     me: () => get<Me>('/me'),
@@ -180,6 +186,23 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
     rotateKey: async (accountId: string, keyId: string, graceSeconds: number) =>
       (await call<IssuedKey>('POST', `${key(accountId, keyId)}/rotate`, { body: { graceSeconds } })).body,
     revokeKey: async (accountId: string, keyId: string) => (await call<ApiKey>('POST', `${key(accountId, keyId)}/revoke`)).body,
+
+    webhooks: async (accountId: string) => (await get<{ webhooks: Webhook[] }>(`${account(accountId)}/webhooks`)).webhooks,
+    createWebhook: async (accountId: string, input: NewWebhook) =>
+      (await call<IssuedWebhookSecret>('POST', `${account(accountId)}/webhooks`, { body: input })).body,
+    updateWebhook: async (accountId: string, webhookId: string, change: WebhookChange) =>
+      (await call<Webhook>('PATCH', webhook(accountId, webhookId), { body: change })).body,
+    deleteWebhook: async (accountId: string, webhookId: string) => {
+      await call('DELETE', webhook(accountId, webhookId));
+    },
+    rotateWebhookSecret: async (accountId: string, webhookId: string) =>
+      (await call<IssuedWebhookSecret>('POST', `${webhook(accountId, webhookId)}/rotate`)).body,
+    /** Sends a `webhook.test` event to this webhook alone (202): its delivery shows in the deliveries a moment later. */
+    testWebhook: async (accountId: string, webhookId: string) =>
+      (await call<{ eventId: string }>('POST', `${webhook(accountId, webhookId)}/test`)).body.eventId,
+    /** The last 100 attempts, newest first. */
+    webhookDeliveries: async (accountId: string, webhookId: string) =>
+      (await get<{ deliveries: WebhookDelivery[] }>(`${webhook(accountId, webhookId)}/deliveries`)).deliveries,
 
     usage: (accountId: string, month: string) => get<Usage>(`${account(accountId)}/usage?month=${part(month)}`),
 

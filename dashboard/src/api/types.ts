@@ -206,3 +206,49 @@ export interface RolloutStart {
 
 /** What starting a rollout came to: started at once, or a change request opened that carries it. */
 export type RolloutStartOutcome = { readonly kind: 'started'; readonly rollout: Rollout } | { readonly kind: 'requested'; readonly request: ChangeRequest };
+
+/** A webhook as the API answers it (docs/events.md "Webhooks"): never a secret. */
+export interface Webhook {
+  readonly webhookId: string;
+  readonly url: string;
+  /** Event types, or exactly `["*"]`: every type, those added later too. */
+  readonly events: readonly string[];
+  readonly enabled: boolean;
+  readonly description: string | null;
+  readonly createdAt: string;
+  readonly createdBy: string | null;
+  readonly updatedAt: string | null;
+  readonly secretRotatedAt: string | null;
+  readonly previousSecretExpiresAt: string | null;
+}
+
+/** The only answers that hold a webhook's secret: creating and rotating. */
+export interface IssuedWebhookSecret {
+  readonly webhook: Webhook;
+  readonly secret: string;
+}
+
+export interface NewWebhook {
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly description?: string;
+}
+
+export interface WebhookChange {
+  readonly url?: string;
+  readonly events?: readonly string[];
+  readonly enabled?: boolean;
+  readonly description?: string | null;
+}
+
+/** One attempt to deliver an event to a webhook; `status` null when no answer came. */
+export interface WebhookDelivery {
+  readonly deliveryId: string;
+  readonly eventId: string;
+  readonly type: string;
+  readonly attempt: number;
+  readonly at: string;
+  readonly status: number | null;
+  readonly durationMs: number;
+  readonly error?: string;
+}

@@ -2,7 +2,7 @@
  * The dashboard's pages, in the address bar's fragment (`#/accounts/acme/prompts/welcome`): any static
  * host serves the one index.html, and a reload or a shared link opens the same page.
  */
-export type Section = 'prompts' | 'requests' | 'keys' | 'usage' | 'members' | 'audit' | 'settings';
+export type Section = 'prompts' | 'requests' | 'keys' | 'webhooks' | 'usage' | 'members' | 'audit' | 'settings';
 
 export type Route =
   | { readonly page: 'home' }
@@ -11,9 +11,9 @@ export type Route =
   | { readonly page: 'version'; readonly accountId: string; readonly promptId: string; readonly version: string }
   | { readonly page: 'compare'; readonly accountId: string; readonly promptId: string; readonly from: string; readonly to: string }
   | { readonly page: 'request'; readonly accountId: string; readonly requestId: string }
-  | { readonly page: 'requests' | 'keys' | 'usage' | 'members' | 'audit' | 'settings'; readonly accountId: string };
+  | { readonly page: 'requests' | 'keys' | 'webhooks' | 'usage' | 'members' | 'audit' | 'settings'; readonly accountId: string };
 
-const SECTIONS = new Set(['prompts', 'requests', 'keys', 'usage', 'members', 'audit', 'settings']);
+const SECTIONS = new Set(['prompts', 'requests', 'keys', 'webhooks', 'usage', 'members', 'audit', 'settings']);
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '').split('?')[0] ?? '';

@@ -8,6 +8,7 @@ describe('dashboard routes in the address fragment', () => {
     { page: 'version', accountId: 'acme', promptId: 'welcome', version: '1.0.1' },
     { page: 'compare', accountId: 'acme', promptId: 'welcome', from: '1.0.0', to: '1.0.1' },
     { page: 'keys', accountId: 'acme' },
+    { page: 'webhooks', accountId: 'acme' },
     { page: 'usage', accountId: 'acme' },
     { page: 'members', accountId: 'acme' },
     { page: 'audit', accountId: 'acme' },
