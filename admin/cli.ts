@@ -271,7 +271,10 @@ function flagsNpmKept(command: Command | undefined, argv: readonly string[], env
 
 function npmKeptMessage(flags: readonly string[], words: readonly string[]): string {
   const line = [...words, '...'].join(' ');
-  return `npm kept ${flags.join(', ')} for itself, so nothing was done: ` + `run npm run admin -- ${line} (with the --), or ${PROGRAM} ${line} where the CLI is installed`;
+  return (
+    `npm kept ${flags.join(', ')} for itself, so nothing was done: ` +
+    `run npm run admin -- ${line} (with the --), or ${PROGRAM} ${line} where the CLI is installed`
+  );
 }
 
 interface Failure {

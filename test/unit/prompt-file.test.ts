@@ -102,8 +102,7 @@ function refusal(text: string): string {
 }
 
 test('every problem of a file is listed, in the order of its lines, each at its line and column with the line shown', () => {
-  const text =
-    GOOD.replace('version: 1.3.0', 'version: 1.3').replace('temperature: 0.7', 'temperature: 7').replace('production:', 'Production:') + 'owner: me\n';
+  const text = `${GOOD.replace('version: 1.3.0', 'version: 1.3').replace('temperature: 0.7', 'temperature: 7').replace('production:', 'Production:')}owner: me\n`;
   expect(refusal(text).split('\n')).toEqual([
     'prompts/welcome-email.prompt.yaml:2:10: version: must be a string',
     '  2 | version: 1.3',
@@ -136,7 +135,7 @@ test.each([
 });
 
 test('every YAML syntax error of a file is listed', () => {
-  const text = GOOD.replace('version: 1.3.0', 'version: 1.3.0\nversion: 1.4.0') + 'tags: [a\n';
+  const text = `${GOOD.replace('version: 1.3.0', 'version: 1.3.0\nversion: 1.4.0')}tags: [a\n`;
   const problems = refusal(text)
     .split('\n')
     .filter((line) => line.startsWith('prompts/'));
