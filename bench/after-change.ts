@@ -6,6 +6,8 @@ export interface ChangeProbe {
   readonly url: string;
   readonly apiKey: string;
   readonly accountId: string;
+  /** Each request names a new subject (`X-Prompt-Subject`), as reads at a rolling-out label do. */
+  readonly subjects?: boolean;
 }
 
 /** Store round trips per request of one route: warm, and the first request after a change. */
@@ -29,9 +31,13 @@ export async function measureAfterChange(
 ): Promise<AfterChange[]> {
   const results: AfterChange[] = [];
   for (const probe of probes) {
+    let subject = 0;
     const send = async () => {
       const before = (await store.usage()).requests;
-      const response = await fetch(probe.url, { headers: { authorization: `Bearer ${probe.apiKey}` } });
+      subject += 1;
+      const headers: Record<string, string> = { authorization: `Bearer ${probe.apiKey}` };
+      if (probe.subjects) headers['x-prompt-subject'] = `user-${subject}`;
+      const response = await fetch(probe.url, { headers });
       await response.arrayBuffer();
       if (response.status !== 200) throw new Error(`${probe.name}: ${response.status}`);
       return (await store.usage()).requests - before;

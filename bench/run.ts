@@ -12,6 +12,8 @@ import type { AccountImport } from '../admin/table/import-plan';
 import { createDocumentClient } from '../lambda/table/client';
 import { Table } from '../lambda/table/table';
 import { setLabel } from '../lambda/table/labels';
+import { AccountOperations } from '../lambda/operations/account-operations';
+import { type EventCost, measureEventCosts } from './event-costs';
 import { ensureTable } from '../admin/table/ensure-table';
 import { keys } from '../lambda/table/schema';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../lambda/domain/api-key';
@@ -37,6 +39,9 @@ const WARMUP_S = 1;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const LARGE_ACCOUNT_PROMPTS = 1_500;
+/** A read at a label rolling out, each request for another subject: its side decided and counted (docs/rollouts.md). */
+const ROLLING_OUT = 'GET /prompts/{id}?label= (rolling out, a new subject each)';
+
 /** DynamoDB answers a single-item call in a few milliseconds from inside its region. */
 const STORE_LATENCY_MS = Number(process.env.BENCH_STORE_LATENCY_MS ?? 3);
 
@@ -44,6 +49,8 @@ interface Scenario {
   readonly name: string;
   readonly url: string;
   readonly apiKey: string;
+  /** Each request names a new subject (`X-Prompt-Subject`), as reads at a rolling-out label do. */
+  readonly subjects?: boolean;
 }
 
 interface Sample {
@@ -80,6 +87,15 @@ function account(accountId: string, prompts: number, apiKey: string, labelled = 
   };
 }
 
+/** Sets a new `X-Prompt-Subject` on every request autocannon sends: users arriving one after another. */
+function withNextSubject(): (request: autocannon.Request) => autocannon.Request {
+  let subject = 0;
+  return (request) => {
+    subject += 1;
+    return { ...request, headers: { ...request.headers, 'x-prompt-subject': `user-${subject}` } };
+  };
+}
+
 async function run(scenario: Scenario, seconds: number, store: CountingStore): Promise<Sample> {
   const countOps = async () => (await store.usage()).requests;
   const before = await countOps();
@@ -88,6 +104,7 @@ async function run(scenario: Scenario, seconds: number, store: CountingStore): P
     connections: CONNECTIONS,
     duration: seconds,
     headers: { authorization: `Bearer ${scenario.apiKey}` },
+    ...(scenario.subjects ? { requests: [{ setupRequest: withNextSubject() }] } : {}),
   });
   const requests = result.requests.total;
   return {
@@ -108,6 +125,8 @@ interface PassResult {
   readonly perRequest: readonly PerRequest[];
   /** Each route warm, and right after a change to its account. */
   readonly afterChange: readonly AfterChange[];
+  /** What announcing itself adds to each kind of change (measured in the probing pass). */
+  readonly eventCosts: readonly EventCost[];
 }
 
 /** The prompt sizes the cost table is for. */
@@ -163,6 +182,13 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
     sizedAccount('bench-sizes', sizedKey, overQuotaKey),
   ]);
   const seedSeconds = (performance.now() - seeded) / 1000;
+  // One label rolling out (docs/rollouts.md): a quarter of subjects get 1.0.0, the rest the label's 1.1.0.
+  await new AccountOperations({ table: new Table(client, TABLE, () => new Date()), actor: { type: 'cli', operator: 'bench' } }).startRollout(
+    'bench-small',
+    'p-0002',
+    'production',
+    { to: '1.0.0', percent: 25 },
+  );
 
   const meter = perRequestMeter(store, logLines);
   const stack = await startLocalStack(
@@ -182,6 +208,7 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
     { name: 'GET /prompts/{id}?label= (label)', url: `${stack.apiUrl}/prompts/p-0001?label=production`, apiKey: smallKey },
     { name: 'GET /prompts (10 prompts)', url: `${stack.apiUrl}/prompts`, apiKey: smallKey },
     { name: 'GET /prompts?label= (10 prompts)', url: `${stack.apiUrl}/prompts?label=production`, apiKey: smallKey },
+    { name: ROLLING_OUT, url: `${stack.apiUrl}/prompts/p-0002?label=production`, apiKey: smallKey, subjects: true },
     {
       name: 'GET /prompts?include_versions=true (10 prompts)',
       url: `${stack.apiUrl}/prompts?include_versions=true`,
@@ -210,6 +237,7 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
   }
   const perRequest: PerRequest[] = [];
   let afterChange: AfterChange[] = [];
+  let eventCosts: EventCost[] = [];
   if (probe) {
     for (const each of probes(stack.apiUrl, { sizedKey, overQuotaKey, largeKey })) perRequest.push(await meter.measure(each));
     // A bench's own write, straight to the table module: nothing to audit.
@@ -231,6 +259,7 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
         small('GET /prompts?include_versions=true (10 prompts)', '/prompts?include_versions=true'),
         small('GET /prompts?label= (10 prompts)', '/prompts?label=production'),
         small('GET /prompts?label=&include_versions=true (10 prompts)', '/prompts?label=production&include_versions=true'),
+        { ...small(ROLLING_OUT, '/prompts/p-0002?label=production'), subjects: true },
         {
           name: `GET /prompts (${LARGE_ACCOUNT_PROMPTS.toLocaleString('en')} prompts)`,
           url: `${stack.apiUrl}/prompts`,
@@ -240,6 +269,7 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
       ],
       change,
     );
+    eventCosts = await measureEventCosts(client, TABLE, 'bench-small');
   }
   await stack.stop();
   await new Promise((resolve) => baseline.server.close(resolve));
@@ -261,7 +291,7 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
       String(failures),
     ];
   });
-  return { latencyMs, rows, seedSeconds, perRequest, afterChange };
+  return { latencyMs, rows, seedSeconds, perRequest, afterChange, eventCosts };
 }
 
 /** The requests the cost table prices, and the other answers every function gives, each on its own. */
@@ -404,6 +434,20 @@ async function main(): Promise<void> {
       'CloudWatch Logs',
       'total',
     ]),
+    '',
+    'The write cost each change gains from its events (docs/events.md): real changes made through the operations every door uses, each event item it wrote in its own transaction weighed as DynamoDB weighs items (a transactional write: 2 write units per KB of each item, rounded up):',
+    '',
+    table(
+      passes
+        .flatMap((pass) => pass.eventCosts)
+        .map((cost): [string, ...string[]] => [
+          cost.change,
+          cost.events.join(', ') || 'none',
+          cost.bytes.map((bytes) => `${bytes} B`).join(', ') || '-',
+          `+${cost.writeUnits}`,
+        ]),
+      ['change', 'events', 'event items', 'write units added'],
+    ),
     '',
     'Bundles (what `cdk synth` builds; load = `import()` of the bundle in a fresh Node process, module scope included):',
     '',
