@@ -51,9 +51,9 @@ export function keptOfRequest(value: unknown): unknown {
   return keep(value, 0);
 }
 
-function newEntry(table: Table, attempt: AuditAttempt, outcome: AuditOutcome, extra: Partial<AuditEntryItem> = {}) {
+function newEntry(table: Table, attempt: AuditAttempt, outcome: AuditOutcome, extra: Partial<AuditEntryItem> = {}, tail = randomBytes(4).toString('hex')) {
   const at = table.timestamp();
-  const sortKey = auditSortKey(at, randomBytes(4).toString('hex'));
+  const sortKey = auditSortKey(at, tail);
   const item: WithKeys<AuditEntryItem> = {
     ...keys.auditEntry(attempt.accountId, sortKey),
     type: 'audit',
@@ -79,8 +79,10 @@ export function auditEntryWrite(
   attempt: AuditAttempt,
   outcome: Extract<AuditOutcome, 'succeeded'>,
   after?: Record<string, unknown>,
+  /** Its place among the entries of its transaction (ordered-tails.ts); random when it is the only one. */
+  tail?: string,
 ): { write: TransactionWrite; key: Record<string, string>; entry: AuditEntryItem } {
-  const { sortKey, item } = newEntry(table, attempt, outcome, after ? { after } : {});
+  const { sortKey, item } = newEntry(table, attempt, outcome, after ? { after } : {}, tail);
   return {
     write: { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
     key: keys.auditEntry(attempt.accountId, sortKey),

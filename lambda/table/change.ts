@@ -7,6 +7,7 @@ import { StoreUnavailableError } from './read-path/api-store';
 import { TransactionRefusedError, type TransactionWrite } from './transaction';
 import { announcementOf, eventActor } from './change-events';
 import { eventTails, eventWrite } from './outbox';
+import { orderedTails } from './ordered-tails';
 
 /**
  * How a person's change is written (docs/data-model.md "One change, one transaction"): read what it
@@ -74,9 +75,11 @@ export async function commitChange<T>(table: Table, attempt: AuditAttempt, plan:
       const planned = await plan();
       const before = planned.before ? { ...attempt.before, ...planned.before } : attempt.before;
       const main = { ...attempt, ...(planned.recordedAs ? { action: planned.recordedAs } : {}), ...(before ? { before } : {}) };
-      const entry = auditEntryWrite(table, main, 'succeeded', planned.after);
-      const steps = (planned.alsoRecords ?? []).map(({ after, ...step }) =>
-        auditEntryWrite(table, { accountId: attempt.accountId, actor: attempt.actor, ...step }, 'succeeded', after),
+      // Entries of one instant sort as the change made them: its own first, then each step.
+      const tail = orderedTails();
+      const entry = auditEntryWrite(table, main, 'succeeded', planned.after, tail(0));
+      const steps = (planned.alsoRecords ?? []).map(({ after, ...step }, index) =>
+        auditEntryWrite(table, { accountId: attempt.accountId, actor: attempt.actor, ...step }, 'succeeded', after, tail(index + 1)),
       );
       // A change that wrote nothing (a label set where it points already) changed nothing: it announces nothing.
       const events = planned.writes.length === 0 ? [] : announcements([entry.entry, ...steps.map((step) => step.entry)]);

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { orderedTails } from './ordered-tails';
 import { EVENT_ID_PATTERN, type EventActor, type EventBody, type EventType, isEventType } from '../domain/events';
 import type { EventItem, WithKeys } from './item-types';
 import { keys, prefixes } from './schema';
@@ -15,17 +15,8 @@ import type { TransactionWrite } from './transaction';
 /** How long an event stays for the dispatcher to read (DynamoDB's TTL removes it after). */
 export const EVENT_KEPT_SECONDS = 30 * 24 * 3600;
 
-/** Room above a transaction's random tail for its events to count up in: at most one event per write of it. */
-const TAIL_ROOM = 256;
-
-/**
- * The tails of one transaction's events: a random start, then one more each, so that events of one instant
- * sort in the order the change made them (a push: created, then published, then the label moved).
- */
-export function eventTails(): (index: number) => string {
-  const start = randomInt(0, 2 ** 32 - TAIL_ROOM);
-  return (index) => (start + index).toString(16).padStart(8, '0');
-}
+/** The tails of one transaction's events, in the order the change made them (ordered-tails.ts). */
+export const eventTails = orderedTails;
 
 /** `evt_`, the instant's digits (17: it sorts by time) and the tail. */
 export const newEventId = (time: string, tail: string): string => `evt_${time.replace(/\D/g, '')}_${tail}`;
