@@ -173,6 +173,31 @@ test('the share changes with the slider or a step, only after a confirmation tha
     .waitFor();
 });
 
+test('a share with two decimals is set from the slider, 12.5%, and the slider at it reads 12.5, not a snapped 13', async () => {
+  const owner = await harness.signedIn();
+  await freshRollout(owner, 'staging');
+  await owner.goto(harness.promptUrl(PROMPT));
+  const panel = panelOf(owner, 'staging');
+  const slider = panel.getByRole('slider', { name: 'New share for staging' });
+  await expect(slider.inputValue()).resolves.toBe('10');
+
+  await slider.fill('12.5');
+  await expect(slider.inputValue()).resolves.toBe('12.5');
+  await expect(slider.getAttribute('aria-valuetext')).resolves.toBe('12.5% of subjects get 1.0.1');
+  await button(owner, 'Apply share').click();
+  const confirm = owner.getByRole('dialog', { name: 'Change the share of staging to 12.5%?' });
+  await confirm.getByText('12.5% of subjects get 1.0.1 instead of 10%', { exact: false }).waitFor();
+  await confirm.getByRole('button', { name: 'Yes, change the share to 12.5%' }).click();
+  await panel.getByText('rolling out from 1.0.0 to 1.0.1, at 12.5% of subjects').waitFor();
+  expect((await rolloutOf(owner, 'staging'))?.percent).toBe(12.5);
+
+  // Read again, the slider stands where the rollout is.
+  await owner.reload();
+  await expect(slider.inputValue()).resolves.toBe('12.5');
+  await expect(slider.getAttribute('aria-valuetext')).resolves.toBe('12.5% of subjects get 1.0.1');
+  expect(await button(owner, 'Apply share').isDisabled()).toBe(true);
+});
+
 test('completing moves the label to the new version for everyone; the history says started, then completed', async () => {
   const owner = await harness.signedIn();
   await freshRollout(owner, 'staging', 25);

@@ -195,6 +195,28 @@ test('a test sent from the page reaches the receiver, signed with the secret sho
   await row.waitFor();
 });
 
+test('Escape does not close the secret dialog: the secret stays on screen until the button says it is copied', async () => {
+  const page = await harness.signedIn(ada);
+  await openWebhooks(page);
+  const url = `${receiverUrl}/escaped`;
+  const secret = await createOnPage(page, url);
+  const dialog = page.getByRole('dialog', { name: 'Copy the signing secret now' });
+  const field = dialog.getByRole('textbox', { name: 'Signing secret' });
+  // Twice: Chrome closes a dialog outright on a second Escape without user activation between.
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Escape');
+  await page.waitForTimeout(200);
+  expect(await dialog.isVisible()).toBe(true);
+  expect(await dialog.evaluate((element) => (element as unknown as { open: boolean }).open)).toBe(true);
+  await expect(field.inputValue()).resolves.toBe(secret);
+  expect(await field.isVisible()).toBe(true);
+
+  await dialog.getByRole('button', { name: 'I have copied the secret' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  await cardOf(page, url).waitFor();
+  expect(await page.getByRole('dialog').count()).toBe(0);
+});
+
 test('rotating asks first, says both secrets sign for 24 hours, and shows the new secret once; a delivery then carries both signatures', async () => {
   const page = await harness.signedIn(ada);
   await openWebhooks(page);

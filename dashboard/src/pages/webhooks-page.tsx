@@ -79,14 +79,22 @@ function WebhookManager() {
   );
 }
 
-/** A modal of the page's own: opened when shown, Escape or its cancel closes it. */
-function Modal({ title, onClose, children }: { title: string; onClose(): void; children: ComponentChildren }) {
+/**
+ * A modal of the page's own, opened when shown. With `onClose`, Escape (the dialog's cancel) closes it; without,
+ * only its own buttons do: the secret dialog shows what cannot be shown again, so a stray Escape must not lose it.
+ */
+function Modal({ title, onClose, children }: { title: string; onClose?(): void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const shown = useRef(false);
   const titleId = useId('modal-title');
   useEffect(() => {
     const dialog = ref.current;
+    shown.current = true;
     if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
+    return () => {
+      shown.current = false;
+      dialog?.close();
+    };
   }, []);
   return (
     <dialog
@@ -94,7 +102,12 @@ function Modal({ title, onClose, children }: { title: string; onClose(): void; c
       aria-labelledby={titleId}
       onCancel={(event) => {
         event.preventDefault();
-        onClose();
+        onClose?.();
+      }}
+      onClose={(event) => {
+        // Chrome skips a cancelable cancel on a second Escape without user activation between and closes outright:
+        // a dialog that only its buttons may close opens again.
+        if (!onClose && shown.current && !event.currentTarget.open) event.currentTarget.showModal();
       }}
     >
       <h2 id={titleId}>{title}</h2>
@@ -110,7 +123,7 @@ function SecretDialog({ issued, rotated, onDone }: { issued: IssuedWebhookSecret
     { title: 'Verify a delivery in Python', text: PYTHON_VERIFICATION, copy: 'Copy Python code' },
   ];
   return (
-    <Modal title="Copy the signing secret now" onClose={onDone}>
+    <Modal title="Copy the signing secret now">
       <p>
         {rotated ? `The secret of ${issued.webhook.url} is rotated: this is its new one.` : `The webhook to ${issued.webhook.url} is created.`}{' '}
         <strong>This secret will not be shown again:</strong> it is stored sealed, and nobody can show it later. Keep it in the receiver's secret settings; if

@@ -417,7 +417,7 @@ function ActiveRollout(props: { detail: PromptDetail; rollout: Rollout; denied: 
                 type="range"
                 min={0}
                 max={100}
-                step={1}
+                step={0.01}
                 value={share}
                 aria-valuetext={shareWords}
                 onInput={(event) => setShare(Number(event.currentTarget.value))}
