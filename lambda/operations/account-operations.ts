@@ -73,11 +73,20 @@ import {
 import type { RolloutStep } from '../domain/rollout';
 import type { Table } from '../table/table';
 import type { WebhookItem } from '../table/item-types';
-import { auditedChange, planCreateWebhook, planDeleteWebhook, planRotateWebhookSecret, planTestWebhook, planUpdateWebhook, type WebhookChange } from '../table/webhooks';
+import {
+  auditedChange,
+  planCreateWebhook,
+  planDeleteWebhook,
+  planRotateWebhookSecret,
+  planTestWebhook,
+  planUpdateWebhook,
+  type WebhookChange,
+} from '../table/webhooks';
 import { auditedUrl, descriptionProblem, eventsProblem, MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-rules';
 import { generateSecret } from '../webhooks/signature';
 import { eventActor } from '../table/change-events';
-import type { SecretSealer } from '../webhooks/secret-sealer';
+import { SealerUnavailableError, type SecretSealer } from '../webhooks/secret-sealer';
+import { LookupTimeoutError } from '../webhooks/destination';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
 /** Enough of a key to recognise it in a listing (`prs_` and four more), nothing to use it with. */
@@ -119,6 +128,8 @@ export function reasonOf(error: unknown): AuditReason {
   if (error instanceof InvalidLabelError || error instanceof InvalidRolloutError || error instanceof InvalidWebhookError)
     return { code: 'BAD_REQUEST', message };
   if (error instanceof StoreUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the store could not answer' };
+  if (error instanceof LookupTimeoutError) return { code: 'SERVICE_UNAVAILABLE', message: 'DNS did not answer in time' };
+  if (error instanceof SealerUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the sealing key did not answer in time' };
   return { code: 'INTERNAL_ERROR', message: 'unexpected error' };
 }
 
