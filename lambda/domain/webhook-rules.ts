@@ -28,6 +28,16 @@ export function eventsProblem(events: readonly string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * What the audit log says of a webhook's URL: its origin (scheme://host[:port]) alone. Receivers (Slack, Discord)
+ * often carry a token in the path or query, and the audit log is readable by viewers, who may not manage webhooks.
+ */
+export function auditedUrl(text: string): string {
+  if (!URL.canParse(text)) return 'not an absolute URL';
+  const url = new URL(text);
+  return url.host === '' ? url.protocol : `${url.protocol}//${url.host}`;
+}
+
 /** Why a description is not one, or undefined. */
 export const descriptionProblem = (description: string): string | undefined =>
   description.length > MAX_WEBHOOK_DESCRIPTION_LENGTH ? `must be at most ${MAX_WEBHOOK_DESCRIPTION_LENGTH} characters` : undefined;

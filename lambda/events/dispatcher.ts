@@ -39,10 +39,11 @@ export async function dispatchEvents(events: readonly EventBody[], deps: Dispatc
 }
 
 /**
- * A test goes to the webhook it names alone, whatever types that webhook lists (none lists `webhook.test`); every
- * other event to each enabled webhook that names its type or takes every one.
+ * A test goes to the webhook it names alone, whatever types that webhook lists (none lists `webhook.test`) and
+ * even while it is disabled (an admin tries a receiver before enabling it; attempt.ts sends it so); every other
+ * event to each enabled webhook that names its type or takes every one.
  */
 function receives(webhook: WebhookItem, event: EventBody): boolean {
-  if (event.type === 'webhook.test') return webhook.enabled && event.data.webhookId === webhook.webhookId;
+  if (event.type === 'webhook.test') return event.data.webhookId === webhook.webhookId;
   return wantsEvent(webhook, event.type);
 }

@@ -32,7 +32,8 @@ export const foreseeMcp: RouteForesight<'mcp'> = (input) => {
       return listed.filter(({ prompt }) => page.has(prompt.promptId));
     }
     case 'tools/call': {
-      const args = (params.arguments ?? {}) as Record<string, unknown>;
+      // JSON-RPC input: anything but an object names no prompt and no label, so it is read as no arguments.
+      const args: Record<string, unknown> = isObject(params.arguments) ? params.arguments : {};
       const label = typeof args.label === 'string' ? labelFrom(args.label) : endpointLabel;
       if (params.name === 'get_prompt') return args.version === undefined ? foreseenRead(input, args.promptId, label) : [];
       if (params.name === 'list_prompts') return foreseenList(input, label);
@@ -42,6 +43,8 @@ export const foreseeMcp: RouteForesight<'mcp'> = (input) => {
       return [];
   }
 };
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function foreseenRead({ reader, sides, remembered }: ForesightInput<'mcp'>, promptId: unknown, label: string | undefined): readonly ServedPrompt[] {
   if (label === undefined || typeof promptId !== 'string' || !isValidPromptId(promptId) || !isInScope(reader.scope, promptId)) return [];

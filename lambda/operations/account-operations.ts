@@ -73,11 +73,20 @@ import {
 import type { RolloutStep } from '../domain/rollout';
 import type { Table } from '../table/table';
 import type { WebhookItem } from '../table/item-types';
-import { planCreateWebhook, planDeleteWebhook, planRotateWebhookSecret, planTestWebhook, planUpdateWebhook, type WebhookChange } from '../table/webhooks';
-import { descriptionProblem, eventsProblem, MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-rules';
+import {
+  auditedChange,
+  planCreateWebhook,
+  planDeleteWebhook,
+  planRotateWebhookSecret,
+  planTestWebhook,
+  planUpdateWebhook,
+  type WebhookChange,
+} from '../table/webhooks';
+import { auditedUrl, descriptionProblem, eventsProblem, MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-rules';
 import { generateSecret } from '../webhooks/signature';
 import { eventActor } from '../table/change-events';
-import type { SecretSealer } from '../webhooks/secret-sealer';
+import { SealerUnavailableError, type SecretSealer } from '../webhooks/secret-sealer';
+import { LookupTimeoutError } from '../webhooks/destination';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
 /** Enough of a key to recognise it in a listing (`prs_` and four more), nothing to use it with. */
@@ -119,6 +128,8 @@ export function reasonOf(error: unknown): AuditReason {
   if (error instanceof InvalidLabelError || error instanceof InvalidRolloutError || error instanceof InvalidWebhookError)
     return { code: 'BAD_REQUEST', message };
   if (error instanceof StoreUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the store could not answer' };
+  if (error instanceof LookupTimeoutError) return { code: 'SERVICE_UNAVAILABLE', message: 'DNS did not answer in time' };
+  if (error instanceof SealerUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the sealing key did not answer in time' };
   return { code: 'INTERNAL_ERROR', message: 'unexpected error' };
 }
 
@@ -489,9 +500,9 @@ export class AccountOperations {
     input: { url: string; events: readonly string[]; description?: string | null },
   ): Promise<{ webhook: WebhookItem; secret: string }> {
     const description = input.description || null;
-    const requested = { url: input.url, events: input.events, description };
+    const requested = { url: auditedUrl(input.url), events: input.events, description };
     const secret = generateSecret();
-    return this.audited({ accountId, action: 'webhook.create', target: { url: input.url }, requested }, async () => {
+    return this.audited({ accountId, action: 'webhook.create', target: { url: auditedUrl(input.url) }, requested }, async () => {
       await this.requireValidSettings({ url: input.url, events: input.events, description });
       const sealedSecret = await this.webhookTools.sealer.seal(secret);
       const planned = await planCreateWebhook(this.table, accountId, { url: input.url, events: input.events, description, sealedSecret, by: this.by });
@@ -501,7 +512,7 @@ export class AccountOperations {
 
   /** A new URL (checked as at creation), events, description, or enabled flag; the secrets stay. */
   updateWebhook(accountId: string, webhookId: string, change: WebhookChange): Promise<WebhookItem> {
-    return this.audited({ accountId, action: 'webhook.update', target: { webhookId }, requested: { ...change } }, async () => {
+    return this.audited({ accountId, action: 'webhook.update', target: { webhookId }, requested: auditedChange(change) }, async () => {
       await this.requireValidSettings(change);
       return planUpdateWebhook(this.table, accountId, webhookId, change);
     });

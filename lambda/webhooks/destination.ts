@@ -21,7 +21,33 @@ export interface ResolvedAddress {
 /** Every address a host name resolves to. */
 export type Resolve = (host: string) => Promise<readonly ResolvedAddress[]>;
 
-export const resolveWithDns: Resolve = (host) => lookup(host, { all: true, verbatim: true });
+/** How long a lookup may take: the system resolver has no limit of its own, and a request must not hang on it. */
+export const LOOKUP_TIMEOUT_MS = 5_000;
+
+/** A lookup that passed its time limit: DNS may answer next time (the management API answers 503). */
+export class LookupTimeoutError extends Error {
+  override readonly name = 'LookupTimeoutError';
+  constructor(
+    readonly host: string,
+    limitMs: number,
+  ) {
+    super(`${host} could not be resolved within ${limitMs} ms`);
+  }
+}
+
+/** The resolver, rejecting with a LookupTimeoutError once `limitMs` passes; the timer does not keep the process alive. */
+export function boundedResolve(resolve: Resolve, limitMs: number = LOOKUP_TIMEOUT_MS): Resolve {
+  return (host) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new LookupTimeoutError(host, limitMs)), limitMs);
+      timer.unref();
+    });
+    return Promise.race([resolve(host), timeout]).finally(() => clearTimeout(timer));
+  };
+}
+
+export const resolveWithDns: Resolve = boundedResolve((host) => lookup(host, { all: true, verbatim: true }));
 
 /** Where one attempt connects: the URL's host (for the Host header and TLS), and the address it was checked at. */
 export interface Destination {
@@ -39,7 +65,7 @@ export type DestinationCheck =
    * `refused`: the policy refuses it (retrying cannot help); otherwise the host could not be resolved now, which
    * may pass.
    */
-  | { readonly ok: false; readonly reason: string; readonly refused: boolean };
+  | { readonly ok: false; readonly reason: string; readonly refused: boolean; readonly timedOut?: LookupTimeoutError };
 
 /** Longer URLs are refused: a webhook's URL is shown in lists and logs. */
 export const MAX_URL_LENGTH = 2048;
@@ -195,6 +221,7 @@ export async function resolveDestination(text: string, mode: DestinationMode, re
   try {
     addresses = await resolve(host);
   } catch (error) {
+    if (error instanceof LookupTimeoutError) return { ok: false, reason: error.message, refused: false, timedOut: error };
     const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? ` (${error.code})` : '';
     return { ok: false, reason: `${host} could not be resolved${code}`, refused: false };
   }
@@ -207,12 +234,16 @@ export async function resolveDestination(text: string, mode: DestinationMode, re
   return pinned(first);
 }
 
-/** The check made when a webhook's URL is set: ok, or the reason to give the admin (a 400). */
+/**
+ * The check made when a webhook's URL is set: ok, or the reason to give the admin (a 400). A lookup that timed out
+ * is thrown instead: it says nothing of the URL, and the admin should retry (503).
+ */
 export async function checkUrl(
   text: string,
   mode: DestinationMode,
   resolve: Resolve = resolveWithDns,
 ): Promise<{ readonly ok: true } | { readonly ok: false; readonly reason: string }> {
   const check = await resolveDestination(text, mode, resolve);
+  if (!check.ok && check.timedOut) throw check.timedOut;
   return check.ok ? { ok: true } : { ok: false, reason: check.reason };
 }

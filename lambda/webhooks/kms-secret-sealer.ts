@@ -1,5 +1,5 @@
-import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
-import { SealedSecretError, type SecretSealer } from './secret-sealer';
+import { DecryptCommand, EncryptCommand, KMSClient, type KMSClientConfig } from '@aws-sdk/client-kms';
+import { SealedSecretError, SealerUnavailableError, type SecretSealer } from './secret-sealer';
 
 /**
  * The deployed sealer (secret-sealer.ts): the stack's KMS key encrypts a webhook's secret when it is made and
@@ -20,17 +20,47 @@ export const ENCRYPTION_CONTEXT = { purpose: 'webhook-secret' } as const;
 /** KMS's answers for a blob that this key, with this context, will never open. */
 const NOT_OPENING = new Set(['InvalidCiphertextException', 'IncorrectKeyException']);
 
+/** KMS answers in milliseconds; beyond these a person creating a webhook gets a 503 to retry, not a hung request. */
+export const KMS_CONNECTION_TIMEOUT_MS = 1_000;
+export const KMS_REQUEST_TIMEOUT_MS = 3_000;
+
+/**
+ * Bounded like the table's client (lambda/table/client.ts): the SDK's default handler waits without limit.
+ * `config`: where and as whom (a test's endpoint on 127.0.0.1); the time limits are not the caller's to change.
+ */
+export function createKmsClient(config: KMSClientConfig = {}): KMSClient {
+  return new KMSClient({
+    ...config,
+    maxAttempts: 2,
+    requestHandler: {
+      connectionTimeout: KMS_CONNECTION_TIMEOUT_MS,
+      requestTimeout: KMS_REQUEST_TIMEOUT_MS,
+      // Without it, @smithy/node-http-handler 4.x only logs a warning when requestTimeout passes.
+      throwOnRequestTimeout: true,
+    },
+  });
+}
+
+/** The SDK's name for a connection or request that passed its time limit. */
+const isTimeout = (error: unknown): boolean => error instanceof Error && error.name === 'TimeoutError';
+
 export class KmsSecretSealer implements SecretSealer {
   /** `keyId`: the stack's key (WEBHOOK_KEY_ID), its id or ARN. */
   constructor(
     private readonly keyId: string,
-    private readonly kms: KMSClient = new KMSClient({}),
+    private readonly kms: KMSClient = createKmsClient(),
   ) {}
 
   async seal(secret: string): Promise<string> {
-    const { CiphertextBlob } = await this.kms.send(
-      new EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(secret, 'utf8'), EncryptionContext: { ...ENCRYPTION_CONTEXT } }),
-    );
+    let CiphertextBlob: Uint8Array | undefined;
+    try {
+      ({ CiphertextBlob } = await this.kms.send(
+        new EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(secret, 'utf8'), EncryptionContext: { ...ENCRYPTION_CONTEXT } }),
+      ));
+    } catch (error) {
+      if (isTimeout(error)) throw new SealerUnavailableError('KMS did not answer in time', { cause: error });
+      throw error;
+    }
     if (!CiphertextBlob) throw new SealedSecretError('KMS returned no ciphertext');
     return KMS_PREFIX + Buffer.from(CiphertextBlob).toString('base64');
   }

@@ -18,6 +18,11 @@ export class SealedSecretError extends Error {
   override readonly name = 'SealedSecretError';
 }
 
+/** The sealing key's service did not answer in time: it may next time (the management API answers 503). */
+export class SealerUnavailableError extends Error {
+  override readonly name = 'SealerUnavailableError';
+}
+
 /** AES-256-GCM under a 32-byte key held by this machine (npm start's data folder, or a test's). */
 export class LocalSecretSealer implements SecretSealer {
   constructor(private readonly key: Buffer) {

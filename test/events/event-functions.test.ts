@@ -159,6 +159,20 @@ describe('the dispatcher function on events/ stream samples', () => {
     expect(recorded.queued.map((job) => job.webhookId)).toEqual(['wh_00000000000000aa']);
   });
 
+  it('sends webhook.test to the webhook it names even while that webhook is disabled, and to no other', async () => {
+    const recorded = recorders();
+    const test: EventBody = {
+      id: 'evt_20261127054400000_0000abce',
+      type: 'webhook.test',
+      time: '2026-11-27T05:44:00.000Z',
+      accountId: ACCOUNT,
+      actor: { type: 'user', email: 'owner@example.com' },
+      data: { webhookId: 'wh_00000000000000bb' },
+    };
+    expect(await dispatchEvents([test], { table, bus: recorded.bus, queue: recorded.queue })).toEqual({ published: 0, queued: 1 });
+    expect(recorded.queued.map((job) => [job.webhookId, job.event.id])).toEqual([['wh_00000000000000bb', test.id]]);
+  });
+
   it('throws when the queue fails, so the stream retries the batch', async () => {
     const recorded = recorders();
     const failing = { enqueue: async () => Promise.reject(new Error('queue down')) };

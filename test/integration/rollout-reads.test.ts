@@ -352,6 +352,19 @@ describe('store operations', () => {
     const after = await servedBy(rollout);
     expect(after.from + after.to - before.from - before.to).toBe(4);
   });
+
+  test.each([
+    ['an array', ['welcome']],
+    ['a string', 'welcome'],
+    ['null', null],
+  ])('a get_prompt tool call whose arguments are %s, not an object, is invalid params and counts no side', async (_, args) => {
+    const { keys, rollout } = await rollingOut(50);
+    const before = await servedBy(rollout);
+    const response = await mcp(keys[0], 'odd-arguments', { method: 'tools/call', params: { name: 'get_prompt', arguments: args } });
+    expect(response.json<{ error?: { code: number } }>().error?.code).toBe(-32602);
+    expect(response.headers['x-prompt-rollout']).toBeUndefined();
+    expect(await servedBy(rollout)).toEqual(before);
+  });
 });
 
 test('no log line carries the subject', async () => {

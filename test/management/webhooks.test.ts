@@ -1,10 +1,13 @@
+import { EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import type { WebhookDestinationMode } from '../../lambda/config';
 import type { WebhookTools } from '../../lambda/operations/account-operations';
 import { recordDelivery } from '../../lambda/table/deliveries';
 import type { WebhookItem } from '../../lambda/table/item-types';
 import { findWebhook, MAX_WEBHOOKS_PER_ACCOUNT } from '../../lambda/table/webhooks';
-import { checkUrl, type Resolve } from '../../lambda/webhooks/destination';
+import { boundedResolve, checkUrl, type Resolve } from '../../lambda/webhooks/destination';
+import { KmsSecretSealer } from '../../lambda/webhooks/kms-secret-sealer';
 import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
@@ -134,7 +137,7 @@ test('the list and a webhook answer what was set, never a secret field', async (
   expect(one.body).toEqual(webhook);
 });
 
-test('a change sets the URL, events, description and enabled flag, audited as webhook.update with the URL', async () => {
+test("a change sets the URL, events, description and enabled flag, audited as webhook.update with the URL's origin", async () => {
   const { webhook } = await create();
   const url = 'http://localhost:8123/other';
   const changed = await api.send('PATCH', `${W}/${webhook.webhookId}`, {
@@ -146,7 +149,7 @@ test('a change sets the URL, events, description and enabled flag, audited as we
   expect(await stored(webhook.webhookId)).toMatchObject({ url, events: ['member.added'], enabled: false, revision: 2 });
   const [entry] = await auditEntries('webhook.update');
   expect(entry).toMatchObject({ action: 'webhook.update', outcome: 'succeeded', target: { webhookId: webhook.webhookId } });
-  expect(JSON.stringify(entry)).toContain(url);
+  expect(JSON.stringify(entry)).toContain('http://localhost:8123');
 });
 
 test('a delete answers 204; the webhook is gone and its place in the limit free again', async () => {
@@ -366,12 +369,59 @@ test('creations racing for the last place: one lands, the account never holds mo
   expect(await webhooksOf('race')).toHaveLength(MAX_WEBHOOKS_PER_ACCOUNT);
 });
 
-test('a refused creation is audited as webhook.create with its URL and outcome refused', async () => {
+describe('a dependency that does not answer in time: 503 to retry, nothing stored, the entry refused with SERVICE_UNAVAILABLE', () => {
+  test("DNS that never answers a URL's host", async () => {
+    const silentDns = boundedResolve(() => new Promise(() => {}), 20);
+    api.useDependencies({ ...api.deps, webhooks: { sealer, checkDestination: (url) => checkUrl(url, 'deployed', silentDns) } });
+    const before = await webhooksOf('acme');
+    const { response } = await create({ url: 'https://slow-dns.example.com/in', events: ['*'] });
+    expect(response.status).toBe(503);
+    expect(response.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(await webhooksOf('acme')).toEqual(before);
+    const [entry] = await auditEntries('webhook.create');
+    expect(entry).toMatchObject({ outcome: 'refused', target: { url: 'https://slow-dns.example.com' }, reason: { code: 'SERVICE_UNAVAILABLE' } });
+  });
+
+  test('KMS that times out sealing the new secret', async () => {
+    const client = new KMSClient({ region: 'us-east-1' });
+    mockClient(client)
+      .on(EncryptCommand)
+      .rejects(Object.assign(new Error('socket timed out'), { name: 'TimeoutError' }));
+    api.useDependencies({ ...api.deps, webhooks: { ...tools('local'), sealer: new KmsSecretSealer('alias/test', client) } });
+    const before = await webhooksOf('acme');
+    const { response } = await create({ url: 'http://127.0.0.1:9/slow-kms', events: ['*'] });
+    expect(response.status).toBe(503);
+    expect(response.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(await webhooksOf('acme')).toEqual(before);
+    const [entry] = await auditEntries('webhook.create');
+    expect(entry).toMatchObject({ outcome: 'refused', reason: { code: 'SERVICE_UNAVAILABLE' } });
+  });
+});
+
+test("a refused creation is audited as webhook.create with its URL's origin and outcome refused", async () => {
   inMode('deployed');
   await create({ url: 'https://internal.example.com/refused', events: ['*'] });
   const [entry] = await auditEntries('webhook.create');
-  expect(entry).toMatchObject({ action: 'webhook.create', outcome: 'refused' });
-  expect(JSON.stringify(entry)).toContain('https://internal.example.com/refused');
+  expect(entry).toMatchObject({ action: 'webhook.create', outcome: 'refused', target: { url: 'https://internal.example.com' } });
+});
+
+test("the audit log, which viewers read, holds a webhook URL's origin alone: no path or query, where receivers keep tokens", async () => {
+  const made = 'http://127.0.0.1:9/services/T0SECRETPATH/B0SECRET?token=QUERYSECRET1';
+  const changed = 'http://localhost:9/hooks/SECONDSECRETPATH?sig=QUERYSECRET2';
+  const { response, webhook } = await create({ url: made, events: ['*'] });
+  expect(webhook.url).toBe(made);
+  const patched = await api.send('PATCH', `${W}/${webhook.webhookId}`, { as: admin, body: { url: changed } });
+  expect(patched.body).toMatchObject({ url: changed });
+  await api.send('DELETE', `${W}/${webhook.webhookId}`, { as: admin });
+  const entries = [...(await auditEntries('webhook.create')), ...(await auditEntries('webhook.update')), ...(await auditEntries('webhook.delete'))].filter(
+    (entry) => JSON.stringify(entry).includes(webhook.webhookId),
+  );
+  expect(response.status).toBe(201);
+  expect(entries.map((entry) => entry.action)).toEqual(['webhook.create', 'webhook.update', 'webhook.delete']);
+  const logged = JSON.stringify(entries);
+  for (const secret of ['SECRETPATH', 'QUERYSECRET', '/services', '/hooks']) expect(logged).not.toContain(secret);
+  expect(logged).toContain('http://127.0.0.1:9');
+  expect(logged).toContain('http://localhost:9');
 });
 
 test('the CLI creates, lists, tests and deletes a webhook as cli:<operator>; the secret printed once, listed never', async () => {

@@ -1,4 +1,13 @@
-import { checkUrl, type Resolve, type ResolvedAddress, resolveDestination, whyRefused } from '../../lambda/webhooks/destination';
+import {
+  boundedResolve,
+  checkUrl,
+  LOOKUP_TIMEOUT_MS,
+  LookupTimeoutError,
+  type Resolve,
+  type ResolvedAddress,
+  resolveDestination,
+  whyRefused,
+} from '../../lambda/webhooks/destination';
 
 /** DNS in these tests: a table of answers, and every name asked for, so a test can say none was. */
 function stubResolver(answers: Record<string, readonly string[]>): Resolve & { asked: string[] } {
@@ -123,6 +132,20 @@ describe('a URL, deployed', () => {
     });
   });
 
+  test('a lookup that never answers fails after the limit: not refused for good, an attempt retries it', async () => {
+    const silent = boundedResolve(() => new Promise(() => {}), 20);
+    expect(await resolveDestination('https://slow.example.com/', 'deployed', silent)).toMatchObject({
+      ok: false,
+      reason: 'slow.example.com could not be resolved within 20 ms',
+      refused: false,
+    });
+  });
+
+  test('checkUrl throws a lookup that timed out (it says nothing of the URL), rather than answering a reason', async () => {
+    const silent = boundedResolve(() => new Promise(() => {}), 20);
+    await expect(checkUrl('https://slow.example.com/', 'deployed', silent)).rejects.toThrow(LookupTimeoutError);
+  });
+
   test('checkUrl says ok for an allowed URL', async () => {
     expect(await checkUrl('https://hooks.example.com/', 'deployed', resolve)).toEqual({ ok: true });
   });
@@ -146,4 +169,26 @@ describe('a URL, locally', () => {
       expect((await checkUrl(url, 'local', stubResolver({ 'hooks.example.com': ['93.184.215.14'] }))).ok).toBe(false);
     },
   );
+});
+
+describe('the bound on a lookup', () => {
+  afterEach(() => jest.useRealTimers());
+
+  test(`by default a lookup that never answers is given up after ${LOOKUP_TIMEOUT_MS} ms, and not before`, async () => {
+    jest.useFakeTimers();
+    const outcome = boundedResolve(() => new Promise(() => {}))('slow.example.com').then(
+      () => 'answered',
+      (error: unknown) => error,
+    );
+    await jest.advanceTimersByTimeAsync(LOOKUP_TIMEOUT_MS - 1);
+    const settled = await Promise.race([outcome, Promise.resolve('pending')]);
+    expect(settled).toBe('pending');
+    await jest.advanceTimersByTimeAsync(1);
+    expect(await outcome).toBeInstanceOf(LookupTimeoutError);
+  });
+
+  test('an answer within the limit is the answer', async () => {
+    const resolve = boundedResolve(async () => [{ address: '93.184.215.14', family: 4 }], 1_000);
+    expect(await resolve('hooks.example.com')).toEqual([{ address: '93.184.215.14', family: 4 }]);
+  });
 });

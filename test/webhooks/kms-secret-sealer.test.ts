@@ -1,7 +1,7 @@
 import { DecryptCommand, EncryptCommand, IncorrectKeyException, InvalidCiphertextException, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ENCRYPTION_CONTEXT, KmsSecretSealer } from '../../lambda/webhooks/kms-secret-sealer';
-import { SealedSecretError } from '../../lambda/webhooks/secret-sealer';
+import { SealedSecretError, SealerUnavailableError } from '../../lambda/webhooks/secret-sealer';
 
 /** The sealer's calls to KMS over a mocked SDK: the shapes of Encrypt and Decrypt as the key policy will see them. */
 const kms = mockClient(KMSClient);
@@ -48,4 +48,9 @@ test('any other KMS failure stays what it is, for the caller to retry', async ()
 test('a blob made under another key is a SealedSecretError too', async () => {
   kms.on(DecryptCommand).rejects(new IncorrectKeyException({ message: 'wrong key', $metadata: {} }));
   await expect(sealer().unseal('kms1:AQID')).rejects.toThrow(SealedSecretError);
+});
+
+test('a seal KMS does not answer in time is a SealerUnavailableError, for the management API to answer 503', async () => {
+  kms.on(EncryptCommand).rejects(Object.assign(new Error('socket timed out'), { name: 'TimeoutError' }));
+  await expect(sealer().seal(SECRET)).rejects.toThrow(SealerUnavailableError);
 });
