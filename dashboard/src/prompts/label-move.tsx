@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import type { ChangeRequest } from '../api/types';
+import type { ChangeRequest, StoredVersion } from '../api/types';
 import { DiffView } from '../components/diff-view';
-import { useId, useLoad } from '../components/hooks';
+import { type Loaded, useId, useLoad } from '../components/hooks';
 import { PlaceholderChangeView } from '../components/placeholder-change';
 import { ConfirmDialog, ErrorNote, Loading } from '../components/ui';
 import { placeholderChange } from '../logic/requests';
@@ -28,15 +28,11 @@ export function LabelMoveDialog(props: {
   onConfirm(note: string): void;
   onCancel(): void;
 }) {
-  const { api, account } = useWorkspace();
   const { promptId, label, from, to, restore, approvals } = props;
   const [note, setNote] = useState('');
   const noteId = useId('move-note');
   const variablesId = useId('move-variables');
-  const contents = useLoad(
-    () => Promise.all([from ? api.version(account.accountId, promptId, from) : Promise.resolve(undefined), api.version(account.accountId, promptId, to)]),
-    [api, account.accountId, promptId, from, to],
-  );
+  const contents = useVersionPair(promptId, from, to);
   const verb = restore ? 'restore' : 'move';
   const title = restore ? `Restore ${label} to ${to}?` : from ? `Move ${label} from ${from} to ${to}?` : `Point ${label} at ${to}?`;
   const confirmText = approvals !== undefined ? `Yes, ask to ${verb} ${label} to ${to}` : `Yes, ${verb} ${label} to ${to}`;
@@ -61,41 +57,76 @@ export function LabelMoveDialog(props: {
           {props.isProtected ? `${label} is protected: e` : 'E'}very application reading <code>?label={label}</code> gets version {to} from its next request.
         </p>
       )}
+      <VersionPairDiff
+        contents={contents}
+        beforeTitle={from ? `${label} now (${from})` : 'Nothing'}
+        afterTitle={`${label} after (${to})`}
+        variablesId={variablesId}
+      />
+      <ChangeNoteField id={noteId} label="Reason (optional)" note={note} setNote={setNote} onRequest={approvals !== undefined} />
+    </ConfirmDialog>
+  );
+}
+
+type VersionPair = readonly [StoredVersion | undefined, StoredVersion];
+
+/** The version a label points at (none: nothing) and the one it would point at, read together for their diff. */
+export function useVersionPair(promptId: string, from: string | undefined, to: string) {
+  const { api, account } = useWorkspace();
+  return useLoad(
+    (): Promise<VersionPair> =>
+      Promise.all([from ? api.version(account.accountId, promptId, from) : Promise.resolve(undefined), api.version(account.accountId, promptId, to)]),
+    [api, account.accountId, promptId, from, to],
+  );
+}
+
+/** What changes for those who read the label: the diff of the two versions and the variables added and removed. */
+export function VersionPairDiff(props: {
+  contents: Pick<Loaded<VersionPair>, 'data' | 'problem'>;
+  beforeTitle: string;
+  afterTitle: string;
+  variablesId: string;
+}) {
+  const { contents } = props;
+  return (
+    <>
       {contents.data ? (
         <>
-          <DiffView
-            before={contents.data[0]}
-            after={contents.data[1]}
-            beforeTitle={from ? `${label} now (${from})` : 'Nothing'}
-            afterTitle={`${label} after (${to})`}
-          />
+          <DiffView before={contents.data[0]} after={contents.data[1]} beforeTitle={props.beforeTitle} afterTitle={props.afterTitle} />
           <PlaceholderChangeView
             change={placeholderChange(contents.data[0], contents.data[1])}
             hadBefore={contents.data[0] !== undefined}
-            titleId={variablesId}
+            titleId={props.variablesId}
           />
         </>
       ) : (
         <Loading what="the two versions" />
       )}
       <ErrorNote problem={contents.problem} doing="Reading the two versions" />
-      <div class="field">
-        <label for={noteId} class="label">
-          Reason (optional)
-        </label>
-        <textarea
-          id={noteId}
-          rows={2}
-          maxLength={500}
-          value={note}
-          aria-describedby={`${noteId}-hint`}
-          onInput={(event) => setNote(event.currentTarget.value)}
-        />
-        <span class="hint" id={`${noteId}-hint`}>
-          Up to 500 characters, kept in the label's history{approvals !== undefined ? ' and shown on the request' : ''}.
-        </span>
-      </div>
-    </ConfirmDialog>
+    </>
+  );
+}
+
+/** Why the label moves, in the person's words: kept in its history, and on the change request when one is opened. */
+export function ChangeNoteField(props: { id: string; label: string; note: string; setNote(note: string): void; onRequest: boolean }) {
+  const { id } = props;
+  return (
+    <div class="field">
+      <label for={id} class="label">
+        {props.label}
+      </label>
+      <textarea
+        id={id}
+        rows={2}
+        maxLength={500}
+        value={props.note}
+        aria-describedby={`${id}-hint`}
+        onInput={(event) => props.setNote(event.currentTarget.value)}
+      />
+      <span class="hint" id={`${id}-hint`}>
+        Up to 500 characters, kept in the label's history{props.onRequest ? ' and shown on the request' : ''}.
+      </span>
+    </div>
   );
 }
 

@@ -1,11 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ChangeRequest, PromptDetail, Rollout } from '../api/types';
-import { DiffView } from '../components/diff-view';
-import { useAction, useId, useLoad } from '../components/hooks';
-import { PlaceholderChangeView } from '../components/placeholder-change';
+import { useAction, useId } from '../components/hooks';
 import { Button, ConfirmDialog, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, When } from '../components/ui';
 import { ApiProblem } from '../logic/api-errors';
-import { approvalsNeeded, placeholderChange } from '../logic/requests';
+import { approvalsNeeded } from '../logic/requests';
 import { labelDenial } from '../logic/roles';
 import {
   ACTIVE_SHARE_STEPS,
@@ -20,6 +18,7 @@ import {
   shareChangeText,
 } from '../logic/rollouts';
 import { hrefOf } from '../logic/route';
+import { ChangeNoteField, useVersionPair, VersionPairDiff } from './label-move';
 import { newestFirst } from '../logic/versions';
 import { useWorkspace } from '../workspace';
 
@@ -172,10 +171,7 @@ function StartRolloutDialog(props: {
   const variablesId = useId('rollout-variables');
   const parsed = parseShare(shareText);
   const shareProblem = touched && 'problem' in parsed ? parsed.problem : undefined;
-  const contents = useLoad(
-    () => Promise.all([api.version(account.accountId, detail.promptId, from), api.version(account.accountId, detail.promptId, to)]),
-    [api, account.accountId, detail.promptId, from, to],
-  );
+  const contents = useVersionPair(detail.promptId, from, to);
   const start = useAction(async () => {
     if (!('percent' in parsed)) return;
     try {
@@ -259,31 +255,8 @@ function StartRolloutDialog(props: {
           </button>
         ))}
       </fieldset>
-      {contents.data ? (
-        <>
-          <DiffView before={contents.data[0]} after={contents.data[1]} beforeTitle={`${label} now (${from})`} afterTitle={`the rollout's version (${to})`} />
-          <PlaceholderChangeView change={placeholderChange(contents.data[0], contents.data[1])} titleId={variablesId} />
-        </>
-      ) : (
-        <Loading what="the two versions" />
-      )}
-      <ErrorNote problem={contents.problem} doing="Reading the two versions" />
-      <div class="field">
-        <label for={noteId} class="label">
-          Note (optional)
-        </label>
-        <textarea
-          id={noteId}
-          rows={2}
-          maxLength={500}
-          value={note}
-          aria-describedby={`${noteId}-hint`}
-          onInput={(event) => setNote(event.currentTarget.value)}
-        />
-        <span class="hint" id={`${noteId}-hint`}>
-          Up to 500 characters, kept in the label's history{approvals !== undefined ? ' and shown on the request' : ''}.
-        </span>
-      </div>
+      <VersionPairDiff contents={contents} beforeTitle={`${label} now (${from})`} afterTitle={`the rollout's version (${to})`} variablesId={variablesId} />
+      <ChangeNoteField id={noteId} label="Note (optional)" note={note} setNote={setNote} onRequest={approvals !== undefined} />
     </ConfirmDialog>
   );
 }
