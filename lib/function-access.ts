@@ -70,6 +70,25 @@ const READ_API: FunctionAccess = {
   userPool: [],
 };
 
+/**
+ * The rollout automation's two functions (lib/rollout-automation.ts): the active rollouts, found on the index and
+ * read whole, and the rollout operations' transactions on the account's items; a share that changes what the read
+ * API answers copies the new prompt revision to the account's keys, found on the index.
+ */
+const ROLLOUT_AUTOMATION: FunctionAccess = {
+  table: [
+    {
+      sid: 'RolloutItems',
+      on: 'table',
+      actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      partitions: [accountPartitions, apiKeyPartitions],
+    },
+    { sid: 'ActiveRollouts', on: 'index', actions: ['dynamodb:Query'], partitions: [allRollouts] },
+    { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
+  ],
+  userPool: [],
+};
+
 /** Keyed by function construct id: lib/prompt-service-stack.ts FUNCTION_IDS, lambda/management-api/routes.ts and lib/rollout-automation.ts. */
 export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   GetPrompt: READ_API,
@@ -163,35 +182,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     userPool: [],
     webhookKey: ['kms:Encrypt'],
   },
-  // The rollout automation (lib/rollout-automation.ts): the active rollouts, found on the index and read whole, and the
-  // rollout operations' transactions on the account's items; a share that changes what the read API answers copies the
-  // new prompt revision to the account's keys, found on the index.
-  RolloutSteps: {
-    table: [
-      {
-        sid: 'RolloutItems',
-        on: 'table',
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-        partitions: [accountPartitions, apiKeyPartitions],
-      },
-      { sid: 'ActiveRollouts', on: 'index', actions: ['dynamodb:Query'], partitions: [allRollouts] },
-      { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
-    ],
-    userPool: [],
-  },
-  GuardAlarm: {
-    table: [
-      {
-        sid: 'RolloutItems',
-        on: 'table',
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-        partitions: [accountPartitions, apiKeyPartitions],
-      },
-      { sid: 'ActiveRollouts', on: 'index', actions: ['dynamodb:Query'], partitions: [allRollouts] },
-      { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
-    ],
-    userPool: [],
-  },
+  RolloutSteps: ROLLOUT_AUTOMATION,
+  GuardAlarm: ROLLOUT_AUTOMATION,
   // Events and webhooks (lib/event-delivery.ts). The dispatcher reads an account's webhooks, publishes on the stack's
   // bus and queues delivery jobs; its stream's reads and on-failure queue are the event source mapping's own rights.
   EventDispatcher: {
