@@ -50,6 +50,11 @@ function logLevelOf(env: Environment): LogLevel {
   return level;
 }
 
+/** How every function names itself in its logs and metrics, and how much it logs. */
+function loggingOf(env: Environment): Pick<ServiceConfig, 'serviceName' | 'logLevel'> {
+  return { serviceName: env.POWERTOOLS_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME, logLevel: logLevelOf(env) };
+}
+
 export type StoreConfig = Pick<ServiceConfig, 'tableName' | 'region' | 'storeEndpoint'>;
 
 /** What the operator tools need: the store, without the API's own settings. */
@@ -69,8 +74,7 @@ export function loadConfig(env: Environment = process.env): ServiceConfig {
     upgradeUrl: absoluteUrl('UPGRADE_URL', required(env, 'UPGRADE_URL')),
     region: store.region,
     storeEndpoint: store.storeEndpoint,
-    serviceName: env.POWERTOOLS_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME,
-    logLevel: logLevelOf(env),
+    ...loggingOf(env),
   };
 }
 
@@ -131,8 +135,7 @@ export function loadManagementConfig(env: Environment = process.env): Management
     ...loadStoreConfig(env),
     userPool: loadUserPoolConfig(env),
     webhooks: loadWebhookConfig(env),
-    serviceName: env.POWERTOOLS_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME,
-    logLevel: logLevelOf(env),
+    ...loggingOf(env),
   };
 }
 
@@ -148,8 +151,7 @@ export interface AutomationConfig extends StoreConfig {
 export function loadAutomationConfig(env: Environment = process.env): AutomationConfig {
   return {
     ...loadStoreConfig(env),
-    serviceName: env.POWERTOOLS_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME,
-    logLevel: logLevelOf(env),
+    ...loggingOf(env),
   };
 }
 
