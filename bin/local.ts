@@ -44,15 +44,7 @@ async function main(): Promise<void> {
     await store.close();
     throw error;
   });
-  const stack = await serveReadApi(config, store, { onFunctionError: reportFunctionError }).catch(async (error: unknown) => {
-    await Promise.all([dashboard.stop(), store.close()]);
-    throw error;
-  });
-  dashboard.dashboard.setReadApiUrl(stack.apiUrl);
-  const playground = await startPlaygroundServer({ host: config.host, port: config.playgroundPort, apiUrl: stack.apiUrl }).catch(async (error: unknown) => {
-    await Promise.all([dashboard.stop(), stack.stop()]);
-    throw error;
-  });
+  // Set up before the read API listens: once it answers, the banner follows at once.
   // The deployed scheduled function's code, on a timer; the functions' environment as the stack gives it, with the local store.
   const rolloutSteps = startRolloutSteps(
     automationDependencies({ ...process.env, TABLE_NAME: config.tableName, AWS_REGION: config.region, DYNAMODB_ENDPOINT: store.endpoint }),
@@ -60,10 +52,22 @@ async function main(): Promise<void> {
   );
   // The table's stream and the delivery queue's stand-ins: the deployed dispatcher and attempts, in this process.
   const events = startLocalEvents(config, store.endpoint, { onError: (error) => reportFunctionError('events', error) });
+  const stopTimers = () => Promise.all([rolloutSteps.stop(), events.stop()]);
+  const stack = await serveReadApi(config, store, { onFunctionError: reportFunctionError }).catch(async (error: unknown) => {
+    await stopTimers();
+    await Promise.all([dashboard.stop(), store.close()]);
+    throw error;
+  });
+  dashboard.dashboard.setReadApiUrl(stack.apiUrl);
+  const playground = await startPlaygroundServer({ host: config.host, port: config.playgroundPort, apiUrl: stack.apiUrl }).catch(async (error: unknown) => {
+    await stopTimers();
+    await Promise.all([dashboard.stop(), stack.stop()]);
+    throw error;
+  });
   printBanner(stack, playground, dashboard, config.dataDir, config.tableName);
   // The timers first: a run under way finishes before the store it writes to closes.
   stopping.started(() =>
-    Promise.all([rolloutSteps.stop(), events.stop()])
+    stopTimers()
       .then(() => Promise.all([dashboard.stop(), playground.close(), stack.stop()]))
       .then(() => undefined),
   );
