@@ -335,8 +335,8 @@ const pointerDelete = (accountId: string, item: ChangeRequestItem): TransactionW
 });
 
 /**
- * An approval. The approvals count that come from members who may still give them (approval-standing.ts): the
- * approvers' memberships and the account's protected labels read now. Below `required` counting approvals, the
+ * An approval. Only approvals from members who may still give them count (approval-standing.ts), by the
+ * approvers' memberships and the account's protected labels as read now. Below `required` counting approvals, the
  * approval is recorded and the request stays open (an approval from someone demoted or removed since stays on it,
  * not counting). The approval that brings the `required`-th counting one closes it, in one transaction that holds
  * each counted approver's membership at a role that may approve, and the account's settings, as read: a demotion

@@ -3,7 +3,7 @@ import { type PlannedChange, plannedAs } from './change';
 import { type ChangeRequest, planOpenRequest, type RequestedMove } from './change-requests';
 import { NotFoundError } from './errors';
 import { moveReason } from './label-history';
-import { type LabelChange, planLabelStays, planRemoveLabel, planSetLabel } from './labels';
+import { type LabelChange, planRemoveLabel, planSetLabel } from './labels';
 import { planStartRollout, type Rollout, type RolloutStart, requestedRollout } from './rollouts';
 import type { Table } from './table';
 
@@ -39,8 +39,10 @@ export async function planLabelMove(table: Table, accountId: string, move: Reque
   const breakGlass = gate.breaks(label);
   const cause = { by: mover.by, reason: moveReason({ note: move.note, restore: move.restore, breakGlass }) };
   if (gate.asks(label)) {
-    const stays = to === null ? undefined : await planLabelStays(table, accountId, promptId, label, to, cause);
-    if (stays) return held(gate, stays, (moved) => ({ moved }));
+    // Nothing to ask where the label points at `to` already (its item brought in step if it was not): a move planned
+    // from the same reads is discarded, and asked for instead.
+    const stays = to === null ? undefined : await planSetLabel(table, accountId, promptId, label, to, cause);
+    if (stays && !stays.result.changed) return held(gate, stays, (moved) => ({ moved }));
     const requested = await plannedAs(ASKED, () => planOpenRequest(table, accountId, move, mover, gate.required));
     return held(gate, requested, (request) => ({ request }));
   }

@@ -75,29 +75,6 @@ export async function planSetLabel(
 }
 
 /**
- * The label found where a move would point it, its item in step: the move has nothing to write (`changed: false`).
- * Undefined when it would move. A label under approval that is there already is no request either
- * (approval-gate.ts): that answer too is held by the transaction, not read before it.
- */
-export async function planLabelStays(
-  table: Table,
-  accountId: string,
-  promptId: string,
-  label: string,
-  version: string,
-  cause: MoveCause,
-): Promise<PlannedChange<LabelChange> | undefined> {
-  requireSettable(label);
-  const [head, item] = await Promise.all([
-    table.get<PromptHeadItem>('setLabel', keys.promptHead(accountId, promptId)),
-    table.get<PromptLabelItem>('setLabel', keys.promptLabel(accountId, label, promptId)),
-  ]);
-  if (!head) throw new PromptMissingError(accountId, promptId);
-  if (head.deleted === true) throw new PromptDeletedError(accountId, promptId);
-  return staysPlan(accountId, head, item, label, version, cause);
-}
-
-/**
  * Nothing to write, and the head's labels held as read (a ConditionCheck of its `labelsRevision`): a move landing
  * between this read and the transaction refuses it, and the change is planned again, then as the move it now is.
  */
