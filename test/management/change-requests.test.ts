@@ -637,7 +637,9 @@ describe('approvals count while their givers may still give them', () => {
     expect((await approveIn(request.requestId, second)).status).toBe(200);
     expect((await requestIn(request.requestId)).approvals.map((approval) => approval.counts)).toEqual([false, true]);
     // Approving again while theirs does not make enough is refused, and changes nothing.
+    const before = await requestIn(request.requestId);
     expect((await approveIn(request.requestId, second)).status).toBe(409);
+    expect(await requestIn(request.requestId)).toEqual(before);
     await setRole(demoted, 'admin');
     expect((await requestIn(request.requestId)).approvals.map((approval) => approval.counts)).toEqual([true, true]);
     await unmoved('regained', request.requestId);
