@@ -181,7 +181,26 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
       requestedBy: { type: 'string', description: "The requester's email, or `cli:<operator>` (a push)" },
       requestedAt: str,
       required: { type: 'integer', description: 'Distinct approvals it needs (the account setting when asked)' },
-      approvals: { type: 'array', items: obj({ by: str, at: str, comment: nullable(str) }) },
+      approvals: {
+        type: 'array',
+        description:
+          'Every approval given, in order. An approval counts while its giver may still give it: a member whose role may approve a change of the label now (protected labels: admins). One from someone demoted or removed since stays listed, not counting, and counts again if they get the role back while the request is open; once the request closes, each approval keeps how it stood then',
+        items: obj({
+          by: str,
+          at: str,
+          comment: nullable(str),
+          counts: {
+            type: 'boolean',
+            description: 'Whether it counts toward `required`: now, while the request is open; when it closed, once closed',
+          },
+          role: nullable({ ...ROLE, description: "The approver's role in the account (now, or when the request closed); null: not a member" }),
+          why: nullable({
+            type: 'string',
+            description:
+              'Why it does not count, as what the approver is (`a viewer, and approving a change of production needs the admin role`, `not a member of the account`); null when it counts',
+          }),
+        }),
+      },
       state: { type: 'string', enum: ['open', 'applied', 'rejected', 'withdrawn', 'stale'] },
       decision: nullable({
         description: 'Who took it out of open: the approver who applied it or found it stale, the rejecter, or the requester who withdrew it',
@@ -458,7 +477,7 @@ const OPERATIONS: Record<string, Operation> = {
   },
   'POST /api/accounts/{accountId}/requests/{requestId}/approve': {
     summary:
-      'Approve (a member who may move the label, not the requester); the required-th distinct approval moves the label, or, if it moved since, marks the request stale (409)',
+      'Approve (a member who may move the label, not the requester); the approval that brings the required-th counting one (from members who may still approve) moves the label, or, if it moved since, marks the request stale (409); approving again is 409, unless the approvals that count are then enough',
     ok: { 200: 'ChangeRequestAnswer' },
     statuses: [409],
     body: 'Decision',

@@ -22,7 +22,20 @@ export const LEADING_KEY_PATTERNS = {
   allRollouts: adminIndexKeys.allRollouts,
 } as const;
 
-export type TableAction = 'dynamodb:GetItem' | 'dynamodb:BatchGetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:ConditionCheckItem';
+
+/**
+ * A transaction's actions, each of which IAM checks on its own: the item writes, and the ConditionCheck of an item a
+ * change holds without writing it (lambda/table/change.ts: the account's settings a change was decided on).
+ */
+const TRANSACTION_ACTIONS: readonly TableAction[] = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
 
 export type UserPoolAction = 'cognito-idp:ListUsers' | 'cognito-idp:AdminGetUser' | 'cognito-idp:AdminCreateUser';
 
@@ -80,7 +93,7 @@ const ROLLOUT_AUTOMATION: FunctionAccess = {
     {
       sid: 'RolloutItems',
       on: 'table',
-      actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', ...TRANSACTION_ACTIONS],
       partitions: [accountPartitions, apiKeyPartitions],
     },
     { sid: 'ActiveRollouts', on: 'index', actions: ['dynamodb:Query'], partitions: [allRollouts] },
@@ -97,14 +110,14 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // MCP's prompts/list, prompts/get and tools/call read what GET does; initialize and ping check the key alone.
   Mcp: READ_API,
   // The signed-in person's accounts (their memberships on the index, then the accounts) and an account's settings.
-  // Every change is one transaction of item writes (Put, Update, Delete: IAM has no action of its own for it), and
-  // the code that commits one copies a new prompt revision to the account's keys, found on the index.
+  // Every change is one transaction of item writes and checks (Put, Update, Delete, ConditionCheck: IAM has no action
+  // of its own for it), and the code that commits one copies a new prompt revision to the account's keys, found on the index.
   ManageAccounts: {
     table: [
       {
         sid: 'AccountItems',
         on: 'table',
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', ...TRANSACTION_ACTIONS],
         partitions: [accountPartitions, apiKeyPartitions],
       },
       { sid: 'MembershipsOfUser', on: 'index', actions: ['dynamodb:Query'], partitions: [membershipsOfUser] },
@@ -113,13 +126,14 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     userPool: [],
   },
   // Prompts, drafts, labels with their history, change requests; a publish or a label move brings the account's keys up
-  // to the new prompts revision.
+  // to the new prompts revision. A label move holds the account's approvals, a no-op move the prompt's labels, and the
+  // approval that applies a request each counted approver's membership, with a ConditionCheck.
   ManagePrompts: {
     table: [
       {
         sid: 'PromptItems',
         on: 'table',
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', ...TRANSACTION_ACTIONS],
         partitions: [accountPartitions, apiKeyPartitions],
       },
       { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
@@ -132,7 +146,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
       {
         sid: 'KeyItems',
         on: 'table',
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', ...TRANSACTION_ACTIONS],
         partitions: [accountPartitions, apiKeyPartitions],
       },
       { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
@@ -146,7 +160,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
       {
         sid: 'MemberItems',
         on: 'table',
-        actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        actions: ['dynamodb:GetItem', 'dynamodb:Query', ...TRANSACTION_ACTIONS],
         partitions: [accountPartitions, apiKeyPartitions],
       },
       { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },
@@ -174,7 +188,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
       {
         sid: 'WebhookItems',
         on: 'table',
-        actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        actions: ['dynamodb:GetItem', 'dynamodb:Query', ...TRANSACTION_ACTIONS],
         partitions: [accountPartitions, apiKeyPartitions],
       },
       { sid: 'KeysOfAccount', on: 'index', actions: ['dynamodb:Query'], partitions: [keysOfAccount] },

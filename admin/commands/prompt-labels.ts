@@ -1,6 +1,8 @@
+import type { ChangeRequest } from '../../lambda/table/change-requests';
 import { NotFoundError } from '../../lambda/table/errors';
 import { isHistoryCursor, listLabelHistory } from '../../lambda/table/label-history';
-import { type LabelChange, listLabels } from '../../lambda/table/labels';
+import type { LabelMove } from '../../lambda/table/label-moves';
+import { listLabels } from '../../lambda/table/labels';
 import { requireHead } from '../../lambda/table/prompt-authoring';
 import { requireAccount } from '../../lambda/table/accounts';
 import { type Command, operationsOn, stringOption, table, UsageError } from '../command';
@@ -9,9 +11,25 @@ import { accountOption, labelOption, promptIdOption, versionOption } from '../op
 /**
  * Moving labels: what the API serves at `?label=`, changed without a deploy (docs/cli.md "Labels"), through the
  * operations the management API's label routes make: audited as label.set and label.remove, each move kept in
- * the label's history. The operator moves a label directly even where the account asks for approvals (a
- * break-glass: the dashboard and `prompts push` open change requests instead).
+ * the label's history. A label the account puts under approval is asked for, as from the dashboard: a change
+ * request (requested by `cli:<operator>`), which members approve. `--break-glass` is the operator's one way past
+ * it: the label moves at once, and its history and audit entry say `break-glass`.
  */
+
+const BREAK_GLASS_HELP = [
+  '--break-glass          a label the account puts under approval moves at once, without its change request:',
+  "                       the operator's break-glass, kept in the label's history (reason break-glass) and the",
+  '                       audit log (breakGlass: true). Without it, such a label is asked for (a change request).',
+];
+
+/** What the operator is told when the move was asked for rather than made. */
+function askedText(request: ChangeRequest, accountId: string): string {
+  const move = request.to === null ? `the removal of label ${request.label}` : `the move of label ${request.label} to ${request.to}`;
+  return [
+    `The account puts label ${request.label} of prompt ${request.promptId} (account ${accountId}) under approval: asked for ${move} in change request ${request.requestId}.`,
+    `It moves once ${request.required === 1 ? 'a member approves' : `${request.required} members approve`} it (the dashboard's Requests); to move it now without a request, run again with --break-glass.`,
+  ].join('\n');
+}
 
 function noteOption(args: Parameters<Command['run']>[1]): string | undefined {
   const note = stringOption(args, 'note');
@@ -23,7 +41,7 @@ function noteOption(args: Parameters<Command['run']>[1]): string | undefined {
 const label: Command = {
   words: ['prompts', 'label'],
   summary: 'Point a label (production, staging, ...) at a published version: set it, or move it',
-  synopsis: '--account <accountId> --prompt <promptId> --label <name> --version <x.y.z> [--note <text>]',
+  synopsis: '--account <accountId> --prompt <promptId> --label <name> --version <x.y.z> [--note <text>] [--break-glass]',
   help: [
     '--account <accountId>  the account (required)',
     '--prompt <promptId>    the prompt (required)',
@@ -31,62 +49,79 @@ const label: Command = {
     '                       "latest" is reserved (it always means the highest published version)',
     '--version <x.y.z>      the published version it should point at (required); drafts are refused',
     "--note <text>          why (1 to 500 characters): the label's history keeps it (prompts label-history)",
+    ...BREAK_GLASS_HELP,
     'The API serves the new target at ?label=<name> from the very next request. Running it again changes',
     'nothing. To roll back, point the label at the version it pointed at before (prompts label-history shows it).',
-    "A label the account puts under approval moves at once here too: the operator's break-glass, audited.",
   ],
   examples: [
     'prompts label --account acme --prompt welcome-email --label production --version 1.2.0 --note "Fixes the greeting"',
     'prompts label --account acme --prompt welcome-email --label staging --version 1.3.0',
+    'prompts label --account acme --prompt welcome-email --label production --version 1.1.0 --note "incident 42: back to 1.1.0" --break-glass',
   ],
-  options: { account: { type: 'string' }, prompt: { type: 'string' }, label: { type: 'string' }, version: { type: 'string' }, note: { type: 'string' } },
+  options: {
+    account: { type: 'string' },
+    prompt: { type: 'string' },
+    label: { type: 'string' },
+    version: { type: 'string' },
+    note: { type: 'string' },
+    'break-glass': { type: 'boolean' },
+  },
   async run(context, args) {
     const accountId = accountOption(args);
     const promptId = promptIdOption(args);
     const name = labelOption(args);
     const version = versionOption(args);
     const note = noteOption(args);
-    const change = await (await operationsOn(context, accountId)).setLabel(accountId, promptId, name, version, note === undefined ? {} : { note });
+    const breakGlass = args.values['break-glass'] === true;
+    const options = { ...(note === undefined ? {} : { note }), ...(breakGlass ? { breakGlass } : {}) };
+    const outcome = await (await operationsOn(context, accountId)).setLabel(accountId, promptId, name, version, options);
+    if ('request' in outcome) return { json: { accountId, request: outcome.request }, text: askedText(outcome.request, accountId) };
+    const change = outcome.moved;
+    const glass = outcome.breakGlass ? ' (break-glass: no change request)' : '';
     const text = !change.changed
       ? `Label ${name} of prompt ${promptId} already points at ${version}: nothing changed`
       : change.previousVersion === undefined
-        ? `Label ${name} of prompt ${promptId} (account ${accountId}) now points at ${version}`
-        : `Moved label ${name} of prompt ${promptId} (account ${accountId}) from ${change.previousVersion} to ${version}`;
-    return { json: change, text };
+        ? `Label ${name} of prompt ${promptId} (account ${accountId}) now points at ${version}${glass}`
+        : `Moved label ${name} of prompt ${promptId} (account ${accountId}) from ${change.previousVersion} to ${version}${glass}`;
+    return { json: { ...change, ...(outcome.breakGlass ? { breakGlass: true } : {}) }, text };
   },
 };
 
 const unlabel: Command = {
   words: ['prompts', 'unlabel'],
   summary: 'Remove a label from a prompt: the API answers 404 LABEL_NOT_FOUND for it from then on',
-  synopsis: '--account <accountId> --prompt <promptId> --label <name>',
+  synopsis: '--account <accountId> --prompt <promptId> --label <name> [--break-glass]',
   help: [
     '--account <accountId>  the account (required)',
     '--prompt <promptId>    the prompt (required)',
     '--label <name>         the label to remove (required)',
+    ...BREAK_GLASS_HELP,
     'Only the label goes: every version stays published. Removing a label the prompt does not carry changes nothing.',
   ],
   examples: ['prompts unlabel --account acme --prompt welcome-email --label staging'],
-  options: { account: { type: 'string' }, prompt: { type: 'string' }, label: { type: 'string' } },
+  options: { account: { type: 'string' }, prompt: { type: 'string' }, label: { type: 'string' }, 'break-glass': { type: 'boolean' } },
   async run(context, args) {
     const accountId = accountOption(args);
     const promptId = promptIdOption(args);
     const name = labelOption(args);
+    const breakGlass = args.values['break-glass'] === true;
     const ops = await operationsOn(context, accountId);
-    let change: LabelChange;
+    let outcome: LabelMove;
     try {
-      change = await ops.removeLabel(accountId, promptId, name);
+      outcome = await ops.removeLabel(accountId, promptId, name, breakGlass ? { breakGlass } : {});
     } catch (error) {
       // The operation refuses a label the prompt does not carry (the API answers 404, and the attempt is in the
       // audit log as refused, as the API's is); the CLI's unlabel then changes nothing, as it always has. A prompt
       // that does not exist (listLabels says so) or a label that is there after all is the error it was.
       if (!(error instanceof NotFoundError) || (await listLabels(context.table(), accountId, promptId))[name] !== undefined) throw error;
-      change = { accountId, promptId, label: name, changed: false };
+      outcome = { moved: { accountId, promptId, label: name, changed: false } };
     }
+    if ('request' in outcome) return { json: { accountId, request: outcome.request }, text: askedText(outcome.request, accountId) };
+    const change = outcome.moved;
     const text = change.changed
-      ? `Removed label ${name} (was ${change.previousVersion}) from prompt ${promptId} of account ${accountId}`
+      ? `Removed label ${name} (was ${change.previousVersion}) from prompt ${promptId} of account ${accountId}${outcome.breakGlass ? ' (break-glass: no change request)' : ''}`
       : `Prompt ${promptId} has no label ${name}: nothing changed`;
-    return { json: change, text };
+    return { json: { ...change, ...(outcome.breakGlass ? { breakGlass: true } : {}) }, text };
   },
 };
 
@@ -100,7 +135,8 @@ const history: Command = {
     '--label <name>         the label (required)',
     '--before <cursor>      the next page: the cursor the page before printed',
     '50 moves a page. `-` is no version: the label was not there, or was removed. Why: the note of the move,',
-    '`push`, `restore`, `request <id>` (a change request approved), `import`.',
+    '`push`, `restore`, `request <id>` (a change request approved), `break-glass` (an operator moved a label under',
+    'approval without its request), `rollout <id>`, `import`.',
   ],
   examples: [
     'prompts label-history --account acme --prompt welcome-email --label production',

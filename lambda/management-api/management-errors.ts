@@ -48,6 +48,7 @@ export function toManagementError(error: unknown): unknown {
   const { code, message } = reasonOf(error);
   if (code === 'NOT_FOUND') return notFound(message);
   if (code === 'CONFLICT') return conflict(message);
+  if (code === 'FORBIDDEN') return forbidden(message);
   if (code === 'SERVICE_UNAVAILABLE') return serviceUnavailable();
   return error;
 }

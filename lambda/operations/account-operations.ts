@@ -4,26 +4,15 @@ import { generateApiKey, hashApiKey, keyIdFromHash } from '../domain/api-key';
 import {
   type AccountSettings,
   type AccountSettingsChange,
-  getAccountSettings,
   type NewAccount,
-  needsApproval,
   planCreateAccount,
   planSetAccountPlan,
   planUpdateAccountSettings,
   requireAccount,
 } from '../table/accounts';
-import {
-  actorIdentity,
-  type ChangeRequest,
-  type Decider,
-  planApproveRequest,
-  planCloseRequest,
-  planOpenRequest,
-  type RequestDecision,
-  type RequestedMove,
-} from '../table/change-requests';
+import { BreakGlassNotAllowedError, type Mover } from '../table/approval-gate';
+import { actorIdentity, type Decider, planApproveRequest, planCloseRequest, type RequestDecision } from '../table/change-requests';
 import type { ChangeRequestItem } from '../table/item-types';
-import { moveReason } from '../table/label-history';
 import { type AuditAttempt, recordRefusal } from '../table/audit-log';
 import { commitChange, type PlannedChange } from '../table/change';
 import {
@@ -39,7 +28,7 @@ import type { AdminAccount, AdminApiKey } from '../table/item-builders';
 import { type ApiKeyChange, planCreateApiKey, planRevokeApiKeyById, planRotateApiKey, planUpdateApiKey } from '../table/keys';
 import type { Plan } from '../domain/plans';
 import type { PromptDetails, PromptDetailsChange } from '../domain/prompt-details';
-import { type LabelChange, planRemoveLabel, planSetLabel } from '../table/labels';
+import { type LabelMove, planLabelMove, planRolloutStartOrRequest, type RolloutStartOutcome } from '../table/label-moves';
 import { LastOwnerError, type Member, planAddMember, planRemoveMember, planSetMemberRole } from '../table/members';
 import {
   planCreateDraft,
@@ -64,11 +53,9 @@ import {
   planApplyDueStep,
   planChangeRollout,
   planCompleteRollout,
-  planStartRollout,
   type Rollout,
   type RolloutChange,
   readRollout,
-  requestedRollout,
 } from '../table/rollouts';
 import type { RolloutStep } from '../domain/rollout';
 import type { Table } from '../table/table';
@@ -130,6 +117,7 @@ export function reasonOf(error: unknown): AuditReason {
   if (error instanceof StoreUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the store could not answer' };
   if (error instanceof LookupTimeoutError) return { code: 'SERVICE_UNAVAILABLE', message: 'DNS did not answer in time' };
   if (error instanceof SealerUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the sealing key did not answer in time' };
+  if (error instanceof BreakGlassNotAllowedError) return { code: 'FORBIDDEN', message };
   return { code: 'INTERNAL_ERROR', message: 'unexpected error' };
 }
 
@@ -264,24 +252,37 @@ export class AccountOperations {
     );
   }
 
+  /** Who moves a label, as the approval gate (table/approval-gate.ts) knows them. */
+  private mover(breakGlass?: boolean): Mover {
+    return { actor: this.actor, by: this.by, ...(breakGlass ? { breakGlass } : {}) };
+  }
+
   /**
-   * Moves the label now (whatever the account's approvals: the door decides who must ask instead), its history
-   * entry saying how: the note, or `restore` for a move back to a past version.
+   * Points the label at a published version, its history entry saying how (the note, `restore` for a move back to
+   * a past version). Where the account puts the label under approval, it is asked for instead (`request`), unless
+   * it points there already (nothing moved) or the operator breaks the glass (`breakGlass`, the CLI's alone: the
+   * move is made, and its history and audit entry say `break-glass`). Decided inside the change, for every door.
    */
-  setLabel(accountId: string, promptId: string, label: string, version: string, options: { note?: string; restore?: boolean } = {}): Promise<LabelChange> {
-    const requested = { version, ...(options.note === undefined ? {} : { note: options.note }), ...(options.restore ? { restore: true } : {}) };
+  setLabel(
+    accountId: string,
+    promptId: string,
+    label: string,
+    version: string,
+    options: { note?: string; restore?: boolean; breakGlass?: boolean } = {},
+  ): Promise<LabelMove> {
+    const { note, restore, breakGlass } = options;
+    const requested = { version, ...(note === undefined ? {} : { note }), ...(restore ? { restore: true } : {}), ...(breakGlass ? { breakGlass: true } : {}) };
     return this.audited({ accountId, action: 'label.set', target: { promptId, label }, requested }, () =>
-      planSetLabel(this.table, accountId, promptId, label, version, { by: this.by, reason: moveReason(options) }),
+      planLabelMove(this.table, accountId, { promptId, label, to: version, note, restore }, this.mover(breakGlass)),
     );
   }
 
-  removeLabel(accountId: string, promptId: string, label: string): Promise<LabelChange> {
-    return this.audited({ accountId, action: 'label.remove', target: { promptId, label } }, async () => {
-      const planned = await planRemoveLabel(this.table, accountId, promptId, label, { by: this.by, reason: null });
-      // The CLI's unlabel is a no-op on a missing label; a person removing one that is not there is told so.
-      if (!planned.result.changed) throw new NotFoundError(`prompt ${promptId} has no label ${label}`);
-      return planned;
-    });
+  /** Takes the label off (404 when the prompt does not carry it); under approval, as `setLabel` says. */
+  removeLabel(accountId: string, promptId: string, label: string, options: { breakGlass?: boolean } = {}): Promise<LabelMove> {
+    const requested = options.breakGlass ? { breakGlass: true } : undefined;
+    return this.audited({ accountId, action: 'label.remove', target: { promptId, label }, ...(requested ? { requested } : {}) }, () =>
+      planLabelMove(this.table, accountId, { promptId, label, to: null }, this.mover(options.breakGlass)),
+    );
   }
 
   /** A new name, description or tags; a new name is what the read API serves from the next request. */
@@ -296,41 +297,26 @@ export class AccountOperations {
    * with its own audit entry, so the prompt is as the file says or as it was. A label the account puts under
    * approval is not moved: a change request is opened for it in the same transaction (`requests`).
    */
-  async releasePrompt(accountId: string, release: Omit<PromptRelease, 'requests'>, options: { note?: string } = {}): Promise<ReleaseResult> {
-    const { approvals } = await getAccountSettings(this.table, accountId);
-    const asked = release.labels.filter(({ label }) => needsApproval(approvals, label));
-    const split: PromptRelease = {
-      ...release,
-      labels: release.labels.filter(({ label }) => !needsApproval(approvals, label)),
-      ...(asked.length > 0 ? { requests: { labels: asked, required: approvals.required, note: options.note ?? release.publish?.note ?? 'push' } } : {}),
-    };
-    const [first] = releaseSteps(split, { was: new Map(), promptName: '', description: null, tags: [] });
+  async releasePrompt(accountId: string, release: PromptRelease, options: { note?: string } = {}): Promise<ReleaseResult> {
+    const asked = { ...release, ...(options.note === undefined ? {} : { requestNote: options.note }) };
+    // The entry names the first step as asked; the plan names it anew once the gate has split the labels.
+    const [first] = releaseSteps(asked, { was: new Map(), promptName: '', description: null, tags: [] });
     if (!first) return { steps: 0, requests: [] };
     const { after: _after, ...step } = first;
-    return this.audited({ accountId, ...step }, () => planPromptRelease(this.table, accountId, split, { actor: this.actor, by: this.by }));
+    return this.audited({ accountId, ...step }, () => planPromptRelease(this.table, accountId, asked, { actor: this.actor, by: this.by }));
   }
 
   // Rollouts: a label moved for a share of subjects first (docs/rollouts.md).
 
   /**
    * Starts moving the label to `to` for `percent` of subjects; where the account puts the label under approval, a
-   * change request that carries the rollout is opened instead (`request`), and its approval starts it.
+   * change request that carries the rollout is opened instead (`request`), and its approval starts it. Decided
+   * inside the change, as a move is.
    */
-  async startRollout(accountId: string, promptId: string, label: string, input: RolloutInput): Promise<{ rollout: Rollout } | { request: ChangeRequest }> {
-    const { to, note } = input;
-    const requested = rolloutRequested(input);
-    const { approvals } = await getAccountSettings(this.table, accountId);
-    if (needsApproval(approvals, label)) {
-      const move = { promptId, label, to, rollout: requestedRollout(input), ...(note === undefined ? {} : { note }) };
-      const request = await this.audited({ accountId, action: 'request.open', target: { promptId, label }, requested }, () =>
-        planOpenRequest(this.table, accountId, move, { actor: this.actor, by: this.by }, approvals.required),
-      );
-      return { request };
-    }
-    const rollout = await this.audited({ accountId, action: 'rollout.start', target: { promptId, label }, requested }, () =>
-      planStartRollout(this.table, accountId, { promptId, label, ...input }, { by: this.by }),
+  startRollout(accountId: string, promptId: string, label: string, input: RolloutInput): Promise<RolloutStartOutcome> {
+    return this.audited({ accountId, action: 'rollout.start', target: { promptId, label }, requested: rolloutRequested(input) }, () =>
+      planRolloutStartOrRequest(this.table, accountId, { promptId, label, ...input }, this.mover()),
     );
-    return { rollout };
   }
 
   /** The label's active rollout, with what each side served so far (404 when it has none). */
@@ -383,17 +369,10 @@ export class AccountOperations {
 
   // Change requests: a move of a label under approval, asked for, then decided (docs/management-api.md "Change requests").
 
-  /** Asks for a move (or, `to: null`, a removal) of a label: nothing moves until enough members approve. */
-  openRequest(accountId: string, move: RequestedMove): Promise<ChangeRequest> {
-    const { promptId, label, to, note, restore } = move;
-    const requested = { version: to, ...(note === undefined ? {} : { note }), ...(restore ? { restore: true } : {}) };
-    return this.audited({ accountId, action: 'request.open', target: { promptId, label }, requested }, async () => {
-      const { approvals } = await getAccountSettings(this.table, accountId);
-      return planOpenRequest(this.table, accountId, move, { actor: this.actor, by: this.by }, approvals.required);
-    });
-  }
-
-  /** The caller's approval; the `required`-th applies the move, or finds the request stale (`stale: true`). Whether the caller may is the door's to say. */
+  /**
+   * The caller's approval; the `required`-th that counts (from a member who may still give it) applies the move, or
+   * finds the request stale (`stale: true`). Whether the caller may approve now is the door's to say.
+   */
   approveRequest(accountId: string, request: Pick<ChangeRequestItem, 'requestId' | 'promptId' | 'label'>, comment?: string): Promise<RequestDecision> {
     return this.audited({ accountId, action: 'request.approve', target: requestTarget(request), ...commented(comment) }, () =>
       planApproveRequest(this.table, accountId, request.requestId, this.decider(comment)),

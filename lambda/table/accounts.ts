@@ -7,7 +7,7 @@ import { accountItem, type AdminAccount, toAccount } from './item-builders';
 import { copyPlanToKeys } from './propagation';
 import type { Table } from './table';
 import type { PlannedChange } from './change';
-import { buildUpdate } from './update-expression';
+import { buildUpdate, type ExpressionNames } from './update-expression';
 
 export interface NewAccount {
   accountId: string;
@@ -97,13 +97,25 @@ export interface AccountSettings {
   approvals: ApprovalSettings;
 }
 
-/** Whether a move of `label` is asked for (a change request) rather than made. */
-export const needsApproval = (approvals: ApprovalSettings, label: string): boolean => approvals.labels.includes(label);
-
 export async function getAccountSettings(table: Table, accountId: string): Promise<AccountSettings> {
+  return (await readHeldSettings(table, accountId)).settings;
+}
+
+/** The account's settings as a change reads them, and the condition that holds them unchanged to its transaction. */
+export interface HeldSettings {
+  readonly settings: AccountSettings;
+  /** For the change's `accountHolds` (change.ts): no settings change landed since they were read. */
+  readonly holds: (e: ExpressionNames) => string;
+}
+
+export async function readHeldSettings(table: Table, accountId: string): Promise<HeldSettings> {
   const item = await table.get<AccountItem>('getAccountSettings', keys.account(accountId));
   if (!item) throw new NotFoundError(`account ${accountId} does not exist`);
-  return toSettings(item);
+  const revision = item.settingsRevision;
+  return {
+    settings: toSettings(item),
+    holds: (e) => (revision === undefined ? `attribute_not_exists(${e.name('settingsRevision')})` : `${e.name('settingsRevision')} = ${e.value(revision)}`),
+  };
 }
 
 export interface AccountSettingsChange {
@@ -148,6 +160,8 @@ export async function planUpdateAccountSettings(table: Table, accountId: string,
               approvals: approvals && approvals.labels.length > 0 ? approvals : undefined,
             },
             ...(approvals && approvals.labels.length === 0 ? { remove: ['approvals'] } : {}),
+            // Every change decided on the settings read them under this revision: each is decided again.
+            add: { settingsRevision: 1 },
             condition: (e) => `attribute_exists(${e.name('pk')})`,
           }),
         },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseTemplate, variablesOf } from '../../client/src/template';
+import { type ApprovalStanding, approvalStanding, rolesThatApprove } from '../domain/approval-standing';
 import { labelledVersion } from '../domain/label';
 import type { PromptConfig } from '../domain/prompt';
 import type { Table } from './table';
@@ -8,14 +9,17 @@ import { ConflictError, NotFoundError, PromptDeletedError, PromptMissingError, R
 import { contentOf } from './item-builders';
 import { requireNoOpenRequest } from './open-requests';
 import type { RolloutStep } from '../domain/rollout';
+import { readHeldSettings } from './accounts';
 import type {
   Actor,
   ChangeRequestItem,
   ChangeRequestState,
+  MemberItem,
   OpenRequestItem,
   PromptHeadItem,
   PromptLabelItem,
   PromptVersionItem,
+  RequestApproval,
   RequestedRollout,
   WithKeys,
 } from './item-types';
@@ -25,7 +29,7 @@ import { checkRolloutStart, planStartRollout } from './rollouts';
 import { belowKey, newestFirstPage } from './newest-first';
 import { keys, prefixes } from './schema';
 import { fromStoredContent } from './stored-content';
-import type { TransactionWrite } from './transaction';
+import { conditionCheck, type TransactionWrite } from './transaction';
 import { buildCondition, buildUpdate } from './update-expression';
 
 /**
@@ -35,7 +39,9 @@ import { buildCondition, buildUpdate } from './update-expression';
  * open request, and the open ones are one Query away. Each step is one transaction with its audit entry: opened,
  * approved, rejected, withdrawn; the approval that brings the `required`-th moves the label in the same
  * transaction (with its history entry, naming the request), conditional on it still pointing where it did
- * when asked, or marks the request stale when it no longer does.
+ * when asked, or marks the request stale when it no longer does. Approvals count while their givers may still
+ * give them (lambda/domain/approval-standing.ts): the approval that would close the request holds each counted
+ * approver's membership, at a role that may approve, to its transaction.
  */
 
 export const REQUEST_STATES = ['open', 'applied', 'rejected', 'withdrawn', 'stale'] as const satisfies readonly ChangeRequestState[];
@@ -57,7 +63,8 @@ export interface ChangeRequest {
   readonly requestedBy: string;
   readonly requestedAt: string;
   readonly required: number;
-  readonly approvals: readonly { readonly by: string; readonly at: string; readonly comment: string | null }[];
+  /** Each approval, and how it stands: whether it counts now (as it stood when the request closed, once closed), and why not. */
+  readonly approvals: readonly ({ readonly by: string; readonly at: string; readonly comment: string | null } & ApprovalStanding)[];
   readonly state: ChangeRequestState;
   /** Who took it out of `open` (the approver who applied it, or found it stale; the rejecter; the requester), when, and their comment. */
   readonly decision: { readonly by: string; readonly at: string; readonly comment: string | null } | null;
@@ -102,7 +109,8 @@ export function newRequestId(at: string): string {
   return `req_${at.replace(/\D/g, '')}_${randomBytes(4).toString('hex')}`;
 }
 
-export function toChangeRequest(item: ChangeRequestItem): ChangeRequest {
+/** The request as the API answers it, each approval with its standing (`standingsOf`, in the order of `item.approvals`). */
+export function toChangeRequest(item: ChangeRequestItem, standings: readonly ApprovalStanding[]): ChangeRequest {
   return {
     requestId: item.requestId,
     promptId: item.promptId,
@@ -114,7 +122,7 @@ export function toChangeRequest(item: ChangeRequestItem): ChangeRequest {
     requestedBy: item.requestedBy,
     requestedAt: item.requestedAt,
     required: item.required,
-    approvals: (item.approvals ?? []).map(({ by, at, comment }) => ({ by, at, comment: comment ?? null })),
+    approvals: (item.approvals ?? []).map(({ by, at, comment }, index) => ({ by, at, comment: comment ?? null, ...standingAt(standings, index) })),
     state: item.state,
     decision: item.decision ? { by: item.decision.by, at: item.decision.at, comment: item.decision.comment ?? null } : null,
     ...(item.rollout
@@ -131,6 +139,50 @@ export function toChangeRequest(item: ChangeRequestItem): ChangeRequest {
 
 /** Whether `actor` asked for the request. */
 export const isRequester = (item: Pick<ChangeRequestItem, 'requester'>, actor: Actor): boolean => actorIdentity(item.requester) === actorIdentity(actor);
+
+/** A standing that was not read counts for nothing: no approval is shown as counting without its giver's role read. */
+const standingAt = (standings: readonly ApprovalStanding[], index: number): ApprovalStanding =>
+  standings[index] ?? { counts: false, role: null, why: 'not read' };
+
+/** The roles of these approvers in the account now, by identity (a user id; anything else is no member). */
+async function approverRoles(table: Table, accountId: string, approvals: readonly Pick<RequestApproval, 'who'>[]): Promise<Map<string, MemberItem['role']>> {
+  const who = [...new Set(approvals.map((approval) => approval.who))];
+  if (who.length === 0) return new Map();
+  const members = await table.batchGet<MemberItem>(who.map((userId) => keys.member(accountId, userId)));
+  return new Map(members.map((member) => [member.userId, member.role]));
+}
+
+/**
+ * How each approval of each request stands, in order: kept on a closed request (how it stood when it closed);
+ * read anew for an open one, from the approvers' memberships and the account's protected labels as they are now.
+ */
+export async function standingsOf(table: Table, accountId: string, items: readonly ChangeRequestItem[]): Promise<Map<ChangeRequestItem, ApprovalStanding[]>> {
+  const live = items.filter((item) => item.state === 'open' || item.approvals.some((approval) => approval.standing === undefined));
+  const [protectedLabels, roles] =
+    live.length === 0
+      ? [[], new Map<string, MemberItem['role']>()]
+      : await Promise.all([
+          readHeldSettings(table, accountId).then(({ settings }) => settings.protectedLabels),
+          approverRoles(
+            table,
+            accountId,
+            live.flatMap((item) => item.approvals),
+          ),
+        ]);
+  return new Map(
+    items.map((item) => [
+      item,
+      item.approvals.map((approval) =>
+        item.state !== 'open' && approval.standing ? approval.standing : approvalStanding(roles.get(approval.who), item.label, protectedLabels),
+      ),
+    ]),
+  );
+}
+
+/** One request as the API answers it, its approvals' standings read. */
+export async function answerOf(table: Table, accountId: string, item: ChangeRequestItem): Promise<ChangeRequest> {
+  return toChangeRequest(item, (await standingsOf(table, accountId, [item])).get(item) ?? []);
+}
 
 export async function findRequest(table: Table, accountId: string, requestId: string): Promise<ChangeRequestItem | undefined> {
   if (!REQUEST_ID_PATTERN.test(requestId)) return undefined;
@@ -221,7 +273,7 @@ export async function planOpenRequest(
   const { writes, item } = openRequestWrites(table, accountId, { ...move, from }, requester, required);
   return {
     writes,
-    result: toChangeRequest(item),
+    result: toChangeRequest(item, []),
     after: { requestId: item.requestId, from, to: move.to, state: 'open', required, ...(move.rollout ? { rollout: move.rollout } : {}) },
     // The pointer was written meanwhile (another request of the label): read again, which names it.
     refused: () => 'again',
@@ -283,47 +335,77 @@ const pointerDelete = (accountId: string, item: ChangeRequestItem): TransactionW
 });
 
 /**
- * An approval. Below `required` distinct approvals, it is counted; the `required`-th moves the label as asked,
- * in the same transaction (the label's head under the revision read, its item, its history entry naming the
- * request), if the label still points at `from`. If it does not, the request turns stale and nothing moves
- * (`stale: true`, recorded as `request.stale`). A request that carries a rollout starts it instead, under the
- * same rule (the label stays on `from`). One approval per person; only open requests.
+ * An approval. Only approvals from members who may still give them count (approval-standing.ts), by the
+ * approvers' memberships and the account's protected labels as read now. Below `required` counting approvals, the
+ * approval is recorded and the request stays open (an approval from someone demoted or removed since stays on it,
+ * not counting). The approval that brings the `required`-th counting one closes it, in one transaction that holds
+ * each counted approver's membership at a role that may approve, and the account's settings, as read: a demotion
+ * or removal landing meanwhile refuses it, and it is planned again without that approval. Closing, it moves the
+ * label as asked (the label's head under the revision read, its item, its history entry naming the request), if
+ * the label still points at `from`; if it does not, the request turns stale and nothing moves (`stale: true`,
+ * recorded as `request.stale`). A request that carries a rollout starts it instead, under the same rule (the label
+ * stays on `from`). Each approval's standing is kept on the request as it closes.
+ *
+ * One approval per person: again is 409, unless the approvals that count, theirs among them, are enough (someone
+ * demoted, then given their role back, renews theirs, which closes the request). Only open requests.
  */
 export async function planApproveRequest(table: Table, accountId: string, requestId: string, approver: Decider): Promise<PlannedChange<RequestDecision>> {
   const item = await requireOpen(table, accountId, requestId);
-  if (item.approvals.some((approval) => approval.who === approver.who)) {
-    throw new ConflictError(`you have approved change request ${requestId} already: it needs another member's approval`);
-  }
   const at = table.timestamp();
   const comment = approver.comment ?? null;
-  const approvals = [...item.approvals, { who: approver.who, by: approver.by, at, comment }];
+  const given: RequestApproval = { who: approver.who, by: approver.by, at, comment };
+  const again = item.approvals.some((approval) => approval.who === approver.who);
+  const approvals = again ? item.approvals.map((approval) => (approval.who === approver.who ? given : approval)) : [...item.approvals, given];
+  const [held, roles] = await Promise.all([readHeldSettings(table, accountId), approverRoles(table, accountId, approvals)]);
+  const { protectedLabels } = held.settings;
+  const standings = approvals.map((approval) => approvalStanding(roles.get(approval.who), item.label, protectedLabels));
+  const counting = approvals.filter((_, index) => standings[index]?.counts === true);
   const target = { requestId, promptId: item.promptId, label: item.label };
-  if (approvals.length < item.required) {
+  if (counting.length < item.required) {
+    if (again) throw new ConflictError(`you have approved change request ${requestId} already: it needs another member's approval`);
     return {
       writes: [requestUpdate(accountId, item, { approvals })],
-      result: { request: toChangeRequest({ ...item, approvals }), stale: false },
-      after: { approvals: approvals.length, required: item.required, state: 'open', from: item.from, to: item.to },
+      result: { request: toChangeRequest({ ...item, approvals }, standings), stale: false },
+      after: { approvals: approvals.length, counting: counting.length, required: item.required, state: 'open', from: item.from, to: item.to },
     };
   }
+  // The approvals as they stood when it closed, kept on the request; each counted approver held at an approving role.
+  const kept = approvals.map((approval, index) => ({ ...approval, standing: standingAt(standings, index) }));
+  const approving = rolesThatApprove(item.label, protectedLabels);
+  const stillApproving = counting.map((approval) =>
+    conditionCheck(
+      keys.member(accountId, approval.who),
+      buildCondition((e) => `${e.name('role')} IN (${approving.map((role) => e.value(role)).join(', ')})`),
+    ),
+  );
   const decision = { by: approver.by, at, comment };
-  const applied = { ...item, approvals, state: 'applied' as const, decision };
   const change = item.rollout ? await rolloutOfRequest(table, accountId, item, approver) : await moveOfRequest(table, accountId, item, approver);
   if (change.now !== item.from) {
-    const stale = { ...item, state: 'stale' as const, decision };
+    // The approval that finds it stale is its decision, not one more approval: those before it are kept as they stood.
+    const before = item.approvals.map((approval, index) => ({ ...approval, standing: standingAt(standings, index) }));
+    const stale = { ...item, approvals: before, state: 'stale' as const, decision };
     return {
-      writes: [requestUpdate(accountId, item, { state: 'stale', decision }), pointerDelete(accountId, item)],
-      result: { request: toChangeRequest(stale), stale: true },
-      recordedAs: 'request.stale',
+      writes: [requestUpdate(accountId, item, { approvals: before, state: 'stale', decision }), pointerDelete(accountId, item), ...stillApproving],
+      result: { request: toChangeRequest(stale, standings), stale: true },
+      recordedAs: { action: 'request.stale' },
       after: { state: 'stale', from: item.from, to: item.to, now: change.now },
+      accountHolds: held.holds,
     };
   }
   const { from, to } = item;
+  const applied = { ...item, approvals: kept, state: 'applied' as const, decision };
   return {
-    writes: [...change.writes, requestUpdate(accountId, item, { approvals, state: 'applied', decision }), pointerDelete(accountId, item)],
-    result: { request: toChangeRequest(applied), stale: false },
-    after: { approvals: approvals.length, required: item.required, state: 'applied', from, to },
+    writes: [
+      ...change.writes,
+      requestUpdate(accountId, item, { approvals: kept, state: 'applied', decision }),
+      pointerDelete(accountId, item),
+      ...stillApproving,
+    ],
+    result: { request: toChangeRequest(applied, standings), stale: false },
+    after: { approvals: approvals.length, counting: counting.length, required: item.required, state: 'applied', from, to },
     alsoRecords: [{ action: 'request.apply', target, after: { state: 'applied', from, to } }, change.step],
     visible: true,
+    accountHolds: held.holds,
   };
 }
 
@@ -374,7 +456,10 @@ async function rolloutOfRequest(table: Table, accountId: string, item: ChangeReq
   };
 }
 
-/** A rejection (by a member who may move the label) or a withdrawal (by the requester): the request closed, nothing moved. */
+/**
+ * A rejection (by a member who may move the label) or a withdrawal (by the requester): the request closed, nothing
+ * moved, its approvals' standings kept as they were read at that moment.
+ */
 export async function planCloseRequest(
   table: Table,
   accountId: string,
@@ -383,10 +468,12 @@ export async function planCloseRequest(
   decider: Decider,
 ): Promise<PlannedChange<RequestDecision>> {
   const item = await requireOpen(table, accountId, requestId);
+  const standings = (await standingsOf(table, accountId, [item])).get(item) ?? [];
+  const approvals = item.approvals.map((approval, index) => ({ ...approval, standing: standingAt(standings, index) }));
   const decision = { by: decider.by, at: table.timestamp(), comment: decider.comment ?? null };
   return {
-    writes: [requestUpdate(accountId, item, { state, decision }), pointerDelete(accountId, item)],
-    result: { request: toChangeRequest({ ...item, state, decision }), stale: false },
+    writes: [requestUpdate(accountId, item, { approvals, state, decision }), pointerDelete(accountId, item)],
+    result: { request: toChangeRequest({ ...item, approvals, state, decision }, standings), stale: false },
     after: { state, from: item.from, to: item.to },
   };
 }
@@ -409,12 +496,9 @@ export async function listRequests(
   if (options.state === 'open' && options.before === undefined) {
     const pointers = await listOpenRequestPointers(table, accountId);
     const items = await table.batchGet<ChangeRequestItem>(pointers.map((pointer) => keys.changeRequest(accountId, pointer.requestId)));
-    return {
-      requests: items
-        .filter((item) => item.state === 'open')
-        .sort(newestFirst)
-        .map(toChangeRequest),
-    };
+    const open = items.filter((item) => item.state === 'open').sort(newestFirst);
+    const standings = await standingsOf(table, accountId, open);
+    return { requests: open.map((item) => toChangeRequest(item, standings.get(item) ?? [])) };
   }
   const limit = options.limit ?? REQUEST_PAGE_SIZE;
   const before = options.before;
@@ -429,7 +513,8 @@ export async function listRequests(
     ...(filter ? { filter: { ...filter, FilterExpression: filter.ConditionExpression } } : {}),
   });
   const next = nextKey?.slice(prefixes.changeRequests.length);
-  return { requests: requests.map(toChangeRequest), ...(next ? { next } : {}) };
+  const standings = await standingsOf(table, accountId, requests);
+  return { requests: requests.map((item) => toChangeRequest(item, standings.get(item) ?? [])), ...(next ? { next } : {}) };
 }
 
 const newestFirst = (a: ChangeRequestItem, b: ChangeRequestItem): number => (a.requestId < b.requestId ? 1 : a.requestId > b.requestId ? -1 : 0);

@@ -4,7 +4,9 @@ import { type AuditAttempt, auditEntryWrite, type FailureReason, recordRefusal }
 import { ConflictError } from './errors';
 import { copyRevisionToKeys, raiseRevisionWrite } from './propagation';
 import { StoreUnavailableError } from './read-path/api-store';
-import { TransactionRefusedError, type TransactionWrite } from './transaction';
+import { keys } from './schema';
+import { conditionCheck, TransactionRefusedError, type TransactionWrite, writesItem } from './transaction';
+import { buildCondition, type ExpressionNames } from './update-expression';
 import { announcementOf, eventActor } from './change-events';
 import { eventTails, eventWrite } from './outbox';
 import { orderedTails } from './ordered-tails';
@@ -25,10 +27,18 @@ export interface PlannedChange<T> {
   /** What the plan read of what it changes, as the audit entry says it was (added to the attempt's `before`). */
   readonly before?: Record<string, unknown>;
   /**
-   * The action its entry names, when the plan finds the change is another than the one attempted (an approval
-   * that finds the label moved marks the request `request.stale`); a refusal keeps the attempt's.
+   * The step its entry names, when the plan finds the change is another than the one attempted (an approval that
+   * finds the label moved marks the request `request.stale`; a move of a label under approval is asked for,
+   * `request.open`: see `plannedAs`, which names a refusal so too).
    */
-  readonly recordedAs?: string;
+  readonly recordedAs?: ChangeStep;
+  /**
+   * What the plan's decision read of the account item (its settings: whether a label is under approval, which
+   * labels are protected), held by the transaction: the account's condition, added to the write that raises its
+   * prompt revision when the change is visible, a ConditionCheck of the account item otherwise. Changed meanwhile,
+   * the change is planned again (a refused condition means `again` unless `refused` says otherwise).
+   */
+  readonly accountHolds?: (e: ExpressionNames) => string;
   /**
    * More entries for the same transaction, when one change makes several that the log names apart (one
    * prompt of a push: created, published, labelled); each is written with the change, as its first is.
@@ -43,6 +53,32 @@ export interface PlannedChange<T> {
    * is read and planned anew; or the error to answer with (recorded as a refusal).
    */
   readonly refused?: (error: TransactionRefusedError) => Promise<Error | 'again'> | Error | 'again';
+}
+
+/** What a change is, as its audit entry names it: the action, on what, asked how. */
+export type ChangeStep = Pick<AuditAttempt, 'action'> & Partial<Pick<AuditAttempt, 'target' | 'requested'>>;
+
+/** A plan's refusal of the change it found the attempt to be (`plannedAs`): recorded as that step. */
+class StepRefusal extends Error {
+  constructor(
+    readonly step: ChangeStep,
+    readonly refusal: unknown,
+  ) {
+    super(`${step.action} refused`);
+  }
+}
+
+/**
+ * Plans the change as `step`, which its entry names in place of the attempt's, and so does a refusal of it: a move
+ * of a label under approval is asked for (`request.open`), whichever door it came through. A store that cannot
+ * answer is no refusal: nothing is recorded of it either way.
+ */
+export async function plannedAs<T>(step: ChangeStep, plan: () => Promise<PlannedChange<T>>): Promise<PlannedChange<T>> {
+  try {
+    return { ...(await plan()), recordedAs: step };
+  } catch (error) {
+    throw error instanceof StoreUnavailableError ? error : new StepRefusal(step, error);
+  }
 }
 
 /** One more step of a change, as its audit entry names it (the actor and the account are the change's). */
@@ -70,26 +106,28 @@ export class ChangeKeptRacingError extends ConflictError {
  */
 export async function commitChange<T>(table: Table, attempt: AuditAttempt, plan: () => Promise<PlannedChange<T>>, options: ChangeOptions): Promise<T> {
   const followUp = options.followUpTable ?? table;
+  // What the change was found to be, for the record of a refusal: the attempt, until a plan names another step.
+  let attempted = attempt;
   try {
     for (let round = 1; round <= PLAN_ATTEMPTS; round += 1) {
-      const planned = await plan();
+      attempted = attempt;
+      const planned = await plan().catch((error: unknown) => {
+        if (!(error instanceof StepRefusal)) throw error;
+        attempted = { ...attempt, ...error.step };
+        throw error.refusal;
+      });
+      attempted = { ...attempt, ...planned.recordedAs };
       const before = planned.before ? { ...attempt.before, ...planned.before } : attempt.before;
-      const main = { ...attempt, ...(planned.recordedAs ? { action: planned.recordedAs } : {}), ...(before ? { before } : {}) };
+      const main = { ...attempted, ...(before ? { before } : {}) };
       // Entries of one instant sort as the change made them: its own first, then each step.
       const tail = orderedTails();
       const entry = auditEntryWrite(table, main, 'succeeded', planned.after, tail(0));
       const steps = (planned.alsoRecords ?? []).map(({ after, ...step }, index) =>
         auditEntryWrite(table, { accountId: attempt.accountId, actor: attempt.actor, ...step }, 'succeeded', after, tail(index + 1)),
       );
-      // A change that wrote nothing (a label set where it points already) changed nothing: it announces nothing.
-      const events = planned.writes.length === 0 ? [] : announcements([entry.entry, ...steps.map((step) => step.entry)]);
-      const writes = [
-        ...planned.writes,
-        ...(planned.visible ? [raiseRevisionWrite(attempt.accountId)] : []),
-        entry.write,
-        ...steps.map((step) => step.write),
-        ...events,
-      ];
+      // A change that writes nothing (a label set where it points already) changed nothing: it announces nothing.
+      const events = planned.writes.some(writesItem) ? announcements([entry.entry, ...steps.map((step) => step.entry)]) : [];
+      const writes = [...planned.writes, ...accountWrites(attempt.accountId, planned), entry.write, ...steps.map((step) => step.write), ...events];
       try {
         await table.transact(attempt.action, writes, { proof: entry.key });
       } catch (error) {
@@ -109,11 +147,27 @@ export async function commitChange<T>(table: Table, attempt: AuditAttempt, plan:
       const reason = options.reasonOf(error);
       const outcome = reason.code === 'INTERNAL_ERROR' ? 'failed' : 'refused';
       // A refusal the store cannot record is still answered as one.
-      await recordRefusal(followUp, attempt, reason, outcome).catch(() => undefined);
+      await recordRefusal(followUp, attempted, reason, outcome).catch(() => undefined);
     }
     throw error;
   }
 }
+
+/**
+ * What a change writes to its account item: its raised prompt revision when the read API sees the change, under
+ * what the plan holds of the account; or, for a change the read API does not see, only the check of what it holds.
+ * One action per item: a transaction takes no second.
+ */
+function accountWrites(accountId: string, planned: Pick<PlannedChange<unknown>, 'visible' | 'accountHolds'>): TransactionWrite[] {
+  if (planned.visible) return [raiseRevisionWrite(accountId, planned.accountHolds)];
+  return planned.accountHolds ? [accountCheck(accountId, planned.accountHolds)] : [];
+}
+
+const accountCheck = (accountId: string, holds: (e: ExpressionNames) => string): TransactionWrite =>
+  conditionCheck(
+    keys.account(accountId),
+    buildCondition((e) => `attribute_exists(${e.name('pk')}) AND ${holds(e)}`),
+  );
 
 /**
  * The events of a change's entries (docs/events.md), as puts of its own transaction (the outbox): one for each
@@ -145,9 +199,11 @@ export async function commitUnaudited<T>(
   const accountId = options.raiseRevisionOf;
   for (let round = 1; round <= PLAN_ATTEMPTS; round += 1) {
     const planned = await plan();
-    const raises = accountId !== undefined && planned.visible === true && planned.writes.length > 0;
+    const raises = accountId !== undefined && planned.visible === true && planned.writes.some(writesItem);
+    const holds = planned.accountHolds;
+    const account = raises ? [raiseRevisionWrite(accountId, holds)] : holds && accountId !== undefined ? [accountCheck(accountId, holds)] : [];
     try {
-      await table.transact(callName, [...planned.writes, ...(raises ? [raiseRevisionWrite(accountId)] : [])]);
+      await table.transact(callName, [...planned.writes, ...account]);
     } catch (error) {
       if (!(error instanceof TransactionRefusedError)) throw error;
       const meaning = planned.refused ? await planned.refused(error) : 'again';

@@ -26,6 +26,12 @@ export interface AccountItem {
    */
   approvals?: { labels: string[]; required: number };
   /**
+   * Raised by every change of the owners' settings (name, protected labels, approvals); absent until the first. A
+   * change decided on them (does this label need a request? may this approver approve it?) holds it unchanged in
+   * its transaction (lambda/table/approval-gate.ts).
+   */
+  settingsRevision?: number;
+  /**
    * The owners' user ids: the guard that an account always keeps one (docs/data-model.md). It never
    * names someone who is not an owner; the member items hold the roles.
    */
@@ -254,6 +260,11 @@ export interface RequestApproval {
   by: string;
   at: string;
   comment: string | null;
+  /**
+   * How it stood when the request closed (whether it counted, the approver's role then, why not): kept then. While
+   * the request is open, it is read anew from the approver's membership (lambda/domain/approval-standing.ts).
+   */
+  standing?: { counts: boolean; role: Role | null; why: string | null };
 }
 
 /** A move (or removal) of a label that needs approvals, asked for and then decided (docs/management-api.md "Change requests"). */

@@ -16,15 +16,29 @@ import type { TransactionWrite } from './transaction';
 export interface MoveCause {
   /** A person's email, or `cli:<operator>` (account-operations.ts actorName). */
   readonly by: string;
-  /** The mover's note, or the way it moved: `push`, `restore`, `request <id>`, `import`; null for a move without a note. */
+  /**
+   * The mover's note, or the way it moved: `push`, `restore`, `request <id>`, `import`, `break-glass` (the operator
+   * moved a label under approval without a request); null for a move without a note.
+   */
   readonly reason: string | null;
 }
 
-/** What a move's history says when the mover gave a note, or asked for a restore (of a past version, from the history). */
-export function moveReason(options: { readonly note?: string | undefined; readonly restore?: boolean | undefined }): string | null {
-  if (options.restore === true) return options.note === undefined ? 'restore' : `restore: ${options.note}`;
+/**
+ * What a move's history says when the mover gave a note, asked for a restore (of a past version, from the
+ * history), or broke the glass (the operator's move of a label under approval: lambda/table/approval-gate.ts).
+ */
+export function moveReason(options: {
+  readonly note?: string | undefined;
+  readonly restore?: boolean | undefined;
+  readonly breakGlass?: boolean | undefined;
+}): string | null {
+  const way = options.breakGlass === true ? BREAK_GLASS_REASON : options.restore === true ? 'restore' : undefined;
+  if (way !== undefined) return options.note === undefined ? way : `${way}: ${options.note}`;
   return options.note ?? null;
 }
+
+/** What the operator's move of a label under approval, made without its request, says. */
+export const BREAK_GLASS_REASON = 'break-glass';
 
 /** What a move made by `prompts push` says. */
 export const PUSH_REASON = 'push';

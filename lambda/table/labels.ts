@@ -5,7 +5,7 @@ import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
 import { InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
 import type { Table } from './table';
 import { commitUnaudited, type PlannedChange } from './change';
-import type { TransactionWrite } from './transaction';
+import { conditionCheck, type TransactionWrite } from './transaction';
 import { buildCondition, buildUpdate, type ExpressionNames } from './update-expression';
 import { labelHistoryWrite, type MoveCause } from './label-history';
 
@@ -35,7 +35,8 @@ export interface LabelChange {
 
 /**
  * Points the label at a published version of the prompt: sets it, or moves it, as one transaction (the head's
- * label map under its `labelsRevision`, the label item, the history entry). Already there: nothing to write.
+ * label map under its `labelsRevision`, the label item, the history entry). Already there: nothing to write, and
+ * the head's labels held (`staysPlan`).
  */
 export async function planSetLabel(
   table: Table,
@@ -54,11 +55,10 @@ export async function planSetLabel(
   if (!head) throw new PromptMissingError(accountId, promptId);
   if (head.deleted === true) throw new PromptDeletedError(accountId, promptId);
   if (stored?.published !== true) throw new VersionNotPublishedError(accountId, promptId, version, stored !== undefined);
-  const previousVersion = labelledVersion(head.labels, label);
-  const result = { accountId, promptId, label, version, changed: previousVersion !== version, ...optional(previousVersion) };
-  const after = { version, was: previousVersion ?? null, reason: cause.reason };
-  if (previousVersion === version && inStep(item, head, version)) return { writes: [], result, after };
+  const stays = staysPlan(accountId, head, item, label, version, cause);
+  if (stays) return stays;
   if (item?.rollout) throw new RolloutActiveError(promptId, label, item.rollout.rolloutId);
+  const previousVersion = labelledVersion(head.labels, label);
   const revision = (head.labelsRevision ?? 0) + 1;
   return {
     writes: [
@@ -68,9 +68,34 @@ export async function planSetLabel(
       // Rewriting the item in step with the head (nothing moved) is no move: it has no entry.
       ...(previousVersion === version ? [] : [labelHistoryWrite(table, accountId, { promptId, label, from: previousVersion ?? null, to: version }, cause)]),
     ],
-    result,
-    after,
+    result: { accountId, promptId, label, version, changed: previousVersion !== version, ...optional(previousVersion) },
+    after: { version, was: previousVersion ?? null, reason: cause.reason },
     visible: true,
+  };
+}
+
+/**
+ * Nothing to write, and the head's labels held as read (a ConditionCheck of its `labelsRevision`): a move landing
+ * between this read and the transaction refuses it, and the change is planned again, then as the move it now is.
+ */
+function staysPlan(
+  accountId: string,
+  head: PromptHeadItem,
+  item: PromptLabelItem | undefined,
+  label: string,
+  version: string,
+  cause: MoveCause,
+): PlannedChange<LabelChange> | undefined {
+  if (labelledVersion(head.labels, label) !== version || !inStep(item, head, version)) return undefined;
+  return {
+    writes: [
+      conditionCheck(
+        keys.promptHead(accountId, head.promptId),
+        buildCondition((e) => `attribute_exists(${e.name('pk')}) AND ${labelsUnchanged(e, head)}`),
+      ),
+    ],
+    result: { accountId, promptId: head.promptId, label, version, previousVersion: version, changed: false },
+    after: { version, was: version, reason: cause.reason },
   };
 }
 

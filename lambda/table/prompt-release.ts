@@ -2,7 +2,8 @@ import type { PromptDetailsChange } from '../domain/prompt-details';
 import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
 import { compareVersions, versionSortKey } from '../domain/version';
 import type { Table } from './table';
-import type { PlannedChange, RecordedStep } from './change';
+import { readApprovalGate } from './approval-gate';
+import { type PlannedChange, plannedAs, type RecordedStep } from './change';
 import { openRequestWrites } from './change-requests';
 import { requireNoOpenRequest } from './open-requests';
 import { ConflictError, InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
@@ -19,7 +20,8 @@ import { buildUpdate } from './update-expression';
 /**
  * Everything one prompt of a `prompts push` changes, as one transaction (docs/prompts-as-code.md): the prompt
  * created, the file's version published, its labels moved or removed (each with its history entry, reason
- * `push`), a change request opened for each label the account puts under approval, its details set. Each step
+ * `push`), a change request opened for each label the account puts under approval (which the approval gate says,
+ * inside this change: approval-gate.ts), its details set. Each step
  * keeps its own audit entry (the names the log and its filters use), all written with the change: the prompt
  * is as the file says, or as it was.
  */
@@ -29,11 +31,16 @@ export interface PromptRelease {
   readonly create?: { readonly promptName: string };
   /** A new version, published at once (a published version never changes, so it is written whole). */
   readonly publish?: { readonly version: string; readonly content: VersionContent; readonly note: string };
-  /** `to: null` takes the label off. */
+  /** `to: null` takes the label off; a label under approval is asked for instead (a change request). */
   readonly labels: readonly { readonly label: string; readonly to: string | null }[];
-  /** Labels under approval: not moved, a change request opened for each (asked with `note`), needing `required` approvals. */
-  readonly requests?: { readonly labels: readonly { readonly label: string; readonly to: string | null }[]; readonly required: number; readonly note: string };
+  /** What the change request of a label under approval says: the push's note. */
+  readonly requestNote?: string;
   readonly details?: PromptDetailsChange;
+}
+
+/** A release as the approval gate split it: the labels it moves, and those it asks for (`requests`), with the approvals each request needs. */
+interface DecidedRelease extends PromptRelease {
+  readonly requests?: { readonly labels: readonly { readonly label: string; readonly to: string | null }[]; readonly required: number; readonly note: string };
 }
 
 /** Who pushes: their actor (a request's requester) and name (`cli:<operator>`). */
@@ -48,7 +55,26 @@ export interface ReleaseResult {
   readonly requests: readonly { readonly label: string; readonly requestId: string }[];
 }
 
+/**
+ * The release, its labels under approval asked for rather than moved: the gate's decision, held by the
+ * transaction. The entry of its first step, and a refusal's, name the step as decided (a push that only asks
+ * for a move is `request.open`).
+ */
 export async function planPromptRelease(table: Table, accountId: string, release: PromptRelease, releaser: Releaser): Promise<PlannedChange<ReleaseResult>> {
+  const gate = await readApprovalGate(table, accountId, releaser);
+  const asked = release.labels.filter(({ label }) => gate.asks(label));
+  const decided: DecidedRelease = {
+    ...release,
+    labels: release.labels.filter(({ label }) => !gate.asks(label)),
+    ...(asked.length > 0 ? { requests: { labels: asked, required: gate.required, note: release.requestNote ?? release.publish?.note ?? 'push' } } : {}),
+  };
+  const [first] = releaseSteps(decided, { was: new Map(), promptName: '', description: null, tags: [] });
+  const plan = () => planDecidedRelease(table, accountId, decided, releaser);
+  const planned = first ? await plannedAs({ action: first.action, target: first.target, requested: first.requested }, plan) : await plan();
+  return { ...planned, accountHolds: gate.holds };
+}
+
+async function planDecidedRelease(table: Table, accountId: string, release: DecidedRelease, releaser: Releaser): Promise<PlannedChange<ReleaseResult>> {
   const { promptId } = release;
   const { by } = releaser;
   const asked = release.requests?.labels ?? [];
@@ -208,7 +234,7 @@ export async function planPromptRelease(table: Table, accountId: string, release
 
 /** What one release records, step by step, as the audit log names them; the first is the change's own entry. */
 export function releaseSteps(
-  release: PromptRelease,
+  release: DecidedRelease,
   outcome: {
     was: ReadonlyMap<string, string | null>;
     promptName: string;

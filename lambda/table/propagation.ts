@@ -4,7 +4,7 @@ import { inBatches } from './batch-io';
 import { keyHashOf, limitInForce } from './item-builders';
 import type { Table } from './table';
 import type { TransactionWrite } from './transaction';
-import { buildUpdate } from './update-expression';
+import { buildUpdate, type ExpressionNames } from './update-expression';
 
 /**
  * What every key carries a copy of, so that the API admits a request with one read of the key alone:
@@ -36,11 +36,15 @@ export async function copyPlanToKeys(table: Table, accountId: string, plan: stri
  * The account's prompt revision raised, as one write of a change's transaction (change.ts): the change and
  * the new revision commit together. copyRevisionToKeys then gives it to the account's keys.
  */
-export function raiseRevisionWrite(accountId: string): TransactionWrite {
+export function raiseRevisionWrite(accountId: string, holds?: (e: ExpressionNames) => string): TransactionWrite {
   return {
     Update: {
       Key: keys.account(accountId),
-      ...buildUpdate({ add: { promptsRevision: 1 }, condition: (e) => `attribute_exists(${e.name('pk')})` }),
+      ...buildUpdate({
+        add: { promptsRevision: 1 },
+        // What the change read of the account, held to it (change.ts `accountHolds`): the item takes one action.
+        condition: (e) => [`attribute_exists(${e.name('pk')})`, ...(holds ? [holds(e)] : [])].join(' AND '),
+      }),
     },
   };
 }

@@ -13,14 +13,27 @@ import { StoreUnavailableError } from './read-path/api-store';
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type WithoutTable<T> = Omit<T, 'TableName'>;
 
+type ConditionCheckAction = WithoutTable<NonNullable<TransactItem['ConditionCheck']>>;
+
 /**
- * One action of a transaction, on the one table: the table's name is added when it is sent. No ConditionCheck:
- * the functions' roles grant the item writes a transaction carries (lib/function-access.ts), and no change needs one.
+ * One action of a transaction, on the one table: the table's name is added when it is sent. A ConditionCheck
+ * writes nothing: it holds what a change read of an item it does not write (the account's approvals, the label a
+ * no-op found where it was asked to be) to the transaction. It is made by `conditionCheck` alone, where the
+ * functions' access analysis finds it (lib/function-access.ts: `dynamodb:ConditionCheckItem`).
  */
 export type TransactionWrite =
   | { readonly Put: WithoutTable<NonNullable<TransactItem['Put']>> }
   | { readonly Update: WithoutTable<NonNullable<TransactItem['Update']>> }
-  | { readonly Delete: WithoutTable<NonNullable<TransactItem['Delete']>> };
+  | { readonly Delete: WithoutTable<NonNullable<TransactItem['Delete']>> }
+  | { readonly ConditionCheck: ConditionCheckAction };
+
+/** The transaction commits only if the item meets the condition as it commits; the item is left as it is. */
+export function conditionCheck(Key: Record<string, string>, condition: Omit<ConditionCheckAction, 'Key'>): TransactionWrite {
+  return { ConditionCheck: { Key, ...condition } };
+}
+
+/** Whether the action writes its item (a ConditionCheck does not). */
+export const writesItem = (write: TransactionWrite): boolean => !('ConditionCheck' in write);
 
 /** DynamoDB's limit on the actions of one transaction. */
 export const MAX_TRANSACTION_WRITES = 100;
@@ -132,7 +145,8 @@ async function committed(client: DynamoDBDocumentClient, tableName: string, key:
 function withTable(write: TransactionWrite, TableName: string): TransactItem {
   if ('Put' in write) return { Put: { ...write.Put, TableName } };
   if ('Update' in write) return { Update: { ...write.Update, TableName } };
-  return { Delete: { ...write.Delete, TableName } };
+  if ('Delete' in write) return { Delete: { ...write.Delete, TableName } };
+  return { ConditionCheck: { ...write.ConditionCheck, TableName } };
 }
 
 interface SdkCancellation {

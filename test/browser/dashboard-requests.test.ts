@@ -167,6 +167,55 @@ test('one asks to move production and gets a request; the requester cannot appro
   await owner.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Requests', exact: true }).waitFor();
 });
 
+test('an approval from a member demoted since is marked as not counting, in words, and the label waits for approvals that count', async () => {
+  const owner = await harness.signedIn();
+  await productionNeedsApproval(owner);
+  expect((await api(owner, 'PATCH', '', { approvals: { labels: ['production'], required: 2 } })).status).toBe(200);
+  const { page: bob } = await harness.addPerson(owner, 'bob@example.com', 'admin');
+  const asker = await harness.signedIn(rita);
+  const from = await labelOf(asker, 'greet', 'production');
+  const to = from === '1.0.2' ? '1.0.1' : '1.0.2';
+  const asked = await api(asker, 'PUT', '/prompts/greet/labels/production', { version: to, note: 'Needs two' });
+  expect(asked.status).toBe(202);
+  const { requestId } = (asked.body as { request: { requestId: string } }).request;
+
+  // Bob approves in his own browser: it counts, and one more is needed.
+  await bob.goto(`${harness.stack.dashboardUrl}/#/accounts/${ACCOUNT}/requests/${requestId}`);
+  await button(bob, 'Approve').click();
+  await said(bob, 'You approved it.').waitFor();
+  await bob
+    .getByRole('region', { name: /^Approvals/ })
+    .getByText('Counts.')
+    .waitFor();
+
+  // The owner makes Bob a viewer: his approval stays on the request, and no longer counts.
+  const { members } = (await api(owner, 'GET', '/members')).body as { members: { userId: string; email: string }[] };
+  const bobId = members.find((member) => member.email === 'bob@example.com')?.userId;
+  expect((await api(owner, 'PATCH', `/members/${bobId}`, { role: 'viewer' })).status).toBe(200);
+  await owner.goto(`${harness.stack.dashboardUrl}/#/accounts/${ACCOUNT}/requests/${requestId}`);
+  const approvals = owner.getByRole('region', { name: /^Approvals/ });
+  await approvals.getByRole('heading', { name: 'Approvals (0 of 2 approvals, 1 not counting)' }).waitFor();
+  await approvals.getByText('Does not count now: bob@example.com is a viewer, and approving a change of production needs the admin role.').waitFor();
+  await owner.getByText('Waiting for 2 more approvals (0 of 2 approvals, 1 not counting).', { exact: false }).waitFor();
+  // The owner's own approval is one that counts: still one short, nothing moves.
+  await button(owner, 'Approve').click();
+  await said(owner, 'You approved it.').waitFor();
+  await approvals.getByRole('heading', { name: 'Approvals (1 of 2 approvals, 1 not counting)' }).waitFor();
+  expect(await labelOf(owner, 'greet', 'production')).toBe(from);
+  const read = (await api(owner, 'GET', `/requests/${requestId}`)).body as { request: { state: string; approvals: { by: string; counts: boolean }[] } };
+  expect(read.request).toMatchObject({
+    state: 'open',
+    approvals: [
+      { by: 'bob@example.com', counts: false },
+      { by: harness.demo.email, counts: true },
+    ],
+  });
+
+  // Left as the tests after this one expect: nothing open, one approval needed.
+  expect((await api(asker, 'POST', `/requests/${requestId}/withdraw`)).status).toBe(200);
+  expect((await api(owner, 'PATCH', '', { approvals: { labels: ['production'], required: 1 } })).status).toBe(200);
+});
+
 test('a rejected request and a withdrawn one leave the label where it was, each listed under its state', async () => {
   const owner = await harness.signedIn();
   await productionNeedsApproval(owner);

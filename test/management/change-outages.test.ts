@@ -677,7 +677,7 @@ async function requested(setup: Setup, required: number): Promise<void> {
   await setup.prompts(labelled({ production: '1.0.0' }));
   await setup.person('asker', 'admin');
   await underApproval(setup, required);
-  await setup.as('asker').openRequest(setup.accountId, { promptId: 'welcome', label: 'production', to: '1.1.0', note: 'ship it' });
+  await setup.as('asker').setLabel(setup.accountId, 'welcome', 'production', '1.1.0', { note: 'ship it' });
 }
 
 /** Production rolling out from 1.0.0 to 1.1.0 for 10%, started by the owner. */

@@ -33,7 +33,7 @@ interface Request {
   requestedBy: string;
   requestedAt: string;
   required: number;
-  approvals: { by: string; at: string; comment: string | null }[];
+  approvals: { by: string; at: string; comment: string | null; counts: boolean; role: string | null; why: string | null }[];
   state: string;
   decision: { by: string; at: string; comment: string | null } | null;
 }
@@ -92,7 +92,8 @@ beforeAll(async () => {
   // Production is protected (admins), release is not (editors); both under approval. Staging moves at once.
   expect((await api.send('PATCH', A, { as: owner, body: { approvals: { labels: ['production', 'release'] } } })).status).toBe(200);
   expect((await api.send('PATCH', '/api/accounts/duo', { as: owner, body: { approvals: { labels: ['production'], required: 2 } } })).status).toBe(200);
-});
+  // Nineteen prompts of four versions each: seconds of fixtures on a machine the other suites share.
+}, 30_000);
 afterAll(() => api.stop());
 
 const labelsOf = async (promptId: string, account = 'acme'): Promise<Record<string, string>> =>
@@ -272,7 +273,7 @@ describe('asking', () => {
     expect((await listRequests(api.table, 'acme')).requests.filter((request) => request.promptId === 'refused' || request.promptId === 'nope')).toEqual([]);
   });
 
-  test('a label not under approval moves at once (200); the CLI moves one under approval at once too (break-glass, label.set)', async () => {
+  test("a label not under approval moves at once (200); the operator's --break-glass moves one under approval at once too (label.set, its history saying break-glass)", async () => {
     expect((await api.send('PUT', `${P}/direct/labels/staging`, { as: editor, body: { version: '1.1.0' } })).status).toBe(200);
     expect(await labelsOf('direct')).toMatchObject({ staging: '1.1.0' });
     const cli = await api.cli(
@@ -289,10 +290,11 @@ describe('asking', () => {
       '1.2.0',
       '--note',
       'incident 42',
+      '--break-glass',
     );
     expect(cli.code).toBe(0);
     expect(await labelsOf('direct')).toMatchObject({ production: '1.2.0' });
-    expect((await historyOf('direct'))[0]).toMatchObject({ to: '1.2.0', reason: 'incident 42' });
+    expect((await historyOf('direct'))[0]).toMatchObject({ to: '1.2.0', reason: 'break-glass: incident 42' });
   });
 });
 
@@ -327,7 +329,7 @@ describe('deciding', () => {
     const { request: now } = approved.body as { request: Request };
     expect(now).toEqual({
       ...request,
-      approvals: [{ by: 'approver@acme.test', at: expect.any(String), comment: 'Looks right' }],
+      approvals: [{ by: 'approver@acme.test', at: expect.any(String), comment: 'Looks right', counts: true, role: 'admin', why: null }],
       state: 'applied',
       decision: { by: 'approver@acme.test', at: expect.any(String), comment: 'Looks right' },
     });
@@ -420,9 +422,23 @@ describe('deciding', () => {
     ]);
   });
 
-  test('the label moved since it was asked (the CLI): the approval answers 409, the request is written stale, nothing moves', async () => {
+  test("the label moved since it was asked (the operator's break-glass): the approval answers 409, the request is written stale, nothing moves", async () => {
     const request = await ask('stale', { version: '1.1.0' });
-    expect((await api.cli('ops', 'prompts', 'label', '--account', 'acme', '--prompt', 'stale', '--label', 'production', '--version', '1.2.0')).code).toBe(0);
+    const glass = await api.cli(
+      'ops',
+      'prompts',
+      'label',
+      '--account',
+      'acme',
+      '--prompt',
+      'stale',
+      '--label',
+      'production',
+      '--version',
+      '1.2.0',
+      '--break-glass',
+    );
+    expect(glass.code).toBe(0);
     const approved = await decide(request.requestId, 'approve', approver, { comment: 'ok' });
     expect(approved.status).toBe(409);
     expect(approved.body).toMatchObject({ code: 'CONFLICT' });
@@ -446,7 +462,7 @@ describe('deciding', () => {
       override async transact(operation: string, writes: readonly TransactionWrite[], options?: { proof?: Record<string, string> }): Promise<void> {
         if (operation === 'request.approve' && !raced) {
           raced = true;
-          await api.operations({ type: 'cli', operator: 'racer' }).setLabel('acme', 'race', 'production', '1.2.0');
+          await api.operations({ type: 'cli', operator: 'racer' }).setLabel('acme', 'race', 'production', '1.2.0', { breakGlass: true });
         }
         return super.transact(operation, writes, options);
       }
@@ -457,7 +473,7 @@ describe('deciding', () => {
     expect(decided.stale).toBe(true);
     expect(await requestOf(request.requestId)).toMatchObject({ state: 'stale', approvals: [] });
     expect(await labelsOf('race')).toMatchObject({ production: '1.2.0' });
-    expect((await historyOf('race')).map((entry) => entry.reason)).toEqual([null, 'import']);
+    expect((await historyOf('race')).map((entry) => entry.reason)).toEqual(['break-glass', 'import']);
   });
 
   test('a restore asked for under approval: the request says so, and its history names the request', async () => {
@@ -487,6 +503,167 @@ describe('deciding', () => {
       { action: 'request.approve', outcome: 'refused' },
       { action: 'request.withdraw', outcome: 'refused' },
     ]);
+  });
+});
+
+describe('approvals count while their givers may still give them', () => {
+  /** An account of its own: production (protected) needs 2 approvals; four admins may give them. */
+  const C = '/api/accounts/counted';
+  let chief: Person;
+  let demoted: Person;
+  let removed: Person;
+  let second: Person;
+  let third: Person;
+
+  beforeAll(async () => {
+    await api.fixtures.account('counted', 'pro');
+    const versions = [version('1.0.0'), version('1.1.0')];
+    await api.fixtures.prompts(
+      'counted',
+      ...['demotion', 'removal', 'raced', 'regained', 'answers'].map((id) => prompt(id, versions, { labels: { production: '1.0.0' } })),
+    );
+    chief = await api.person('owner@acme.test', 'counted', 'owner');
+    await api.person(asker.email, 'counted', 'admin');
+    demoted = await api.person('demoted@counted.test', 'counted', 'admin');
+    removed = await api.person('removed@counted.test', 'counted', 'admin');
+    second = await api.person('second@counted.test', 'counted', 'admin');
+    third = await api.person('third@counted.test', 'counted', 'admin');
+    expect((await api.send('PATCH', C, { as: chief, body: { approvals: { labels: ['production'], required: 2 } } })).status).toBe(200);
+  }, 60_000);
+
+  const askIn = (promptId: string) => ask(promptId, { version: '1.1.0' }, { account: 'counted' });
+  const approveIn = (requestId: string, as: Person) => decide(requestId, 'approve', as, {}, 'counted');
+  const requestIn = (requestId: string) => requestOf(requestId, 'counted');
+  const setRole = async (person: Person, role: string) =>
+    expect((await api.send('PATCH', `${C}/members/${person.userId}`, { as: chief, body: { role } })).status).toBe(200);
+  /** Read back: the label where it was, its history as imported, and no move or application audited. */
+  async function unmoved(promptId: string, requestId: string): Promise<void> {
+    expect(await labelsOf(promptId, 'counted')).toEqual({ production: '1.0.0' });
+    const history = ((await api.send('GET', `${C}/prompts/${promptId}/labels/production/history`, { as: chief })).body as { entries: unknown[] }).entries;
+    expect(history).toEqual([expect.objectContaining({ from: null, to: '1.0.0', reason: 'import' })]);
+    expect(await audited('counted', requestId, 'request.apply', 'request.stale')).toEqual([]);
+    expect(await audited('counted', promptId, 'label.set')).toEqual([]);
+  }
+
+  test('an approval from a member demoted since does not count: the next approval is recorded and leaves it open, nothing moves; a third that counts applies it', async () => {
+    const request = await askIn('demotion');
+    expect((await approveIn(request.requestId, demoted)).status).toBe(200);
+    await setRole(demoted, 'viewer');
+    const next = await approveIn(request.requestId, second);
+    expect(next.status).toBe(200);
+    expect((next.body as { request: Request }).request).toMatchObject({
+      state: 'open',
+      approvals: [
+        { by: demoted.email, counts: false, role: 'viewer', why: 'a viewer, and approving a change of production needs the admin role' },
+        { by: second.email, counts: true, role: 'admin', why: null },
+      ],
+      decision: null,
+    });
+    expect(await requestIn(request.requestId)).toEqual((next.body as { request: Request }).request);
+    await unmoved('demotion', request.requestId);
+    expect(await audited('counted', request.requestId, 'request.approve')).toEqual([
+      { action: 'request.approve', outcome: 'succeeded' },
+      { action: 'request.approve', outcome: 'succeeded' },
+    ]);
+
+    const last = await approveIn(request.requestId, third);
+    expect(last.status).toBe(200);
+    expect((last.body as { request: Request }).request).toMatchObject({
+      state: 'applied',
+      approvals: [
+        { by: demoted.email, counts: false, role: 'viewer' },
+        { by: second.email, counts: true },
+        { by: third.email, counts: true },
+      ],
+    });
+    expect(await labelsOf('demotion', 'counted')).toEqual({ production: '1.1.0' });
+    // Closed, the request keeps how each approval stood: a later promotion changes nothing of it.
+    await setRole(demoted, 'admin');
+    expect((await requestIn(request.requestId)).approvals.map((approval) => approval.counts)).toEqual([false, true, true]);
+  });
+
+  test('an approval from a member removed since does not count either: not a member of the account', async () => {
+    const request = await askIn('removal');
+    expect((await approveIn(request.requestId, removed)).status).toBe(200);
+    expect((await api.send('DELETE', `${C}/members/${removed.userId}`, { as: chief })).status).toBe(204);
+    const next = await approveIn(request.requestId, second);
+    expect(next.status).toBe(200);
+    expect((next.body as { request: Request }).request).toMatchObject({
+      state: 'open',
+      approvals: [
+        { by: removed.email, counts: false, role: null, why: 'not a member of the account' },
+        { by: second.email, counts: true },
+      ],
+    });
+    await unmoved('removal', request.requestId);
+  });
+
+  test('a demotion landing between the final approval reading the approvers and its write: planned again, the approval is recorded, and nothing moves', async () => {
+    await setRole(demoted, 'admin');
+    const request = await askIn('raced');
+    expect((await approveIn(request.requestId, demoted)).status).toBe(200);
+    let raced = false;
+    const racing = new (class extends Table {
+      override async transact(operation: string, writes: readonly TransactionWrite[], options?: { proof?: Record<string, string> }): Promise<void> {
+        if (operation === 'request.approve' && !raced) {
+          raced = true;
+          await api.operations({ type: 'user', userId: chief.userId, email: chief.email }).setMemberRole('counted', demoted.userId, 'viewer');
+        }
+        return super.transact(operation, writes, options);
+      }
+    })(api.local.client, api.local.tableName, () => new Date());
+    const ops = new AccountOperations({ table: racing, actor: { type: 'user', userId: second.userId, email: second.email } });
+    const decided = await ops.approveRequest('counted', await requireRequest(api.table, 'counted', request.requestId));
+    expect(raced).toBe(true);
+    expect(decided).toMatchObject({
+      stale: false,
+      request: {
+        state: 'open',
+        approvals: [
+          { by: demoted.email, counts: false },
+          { by: second.email, counts: true },
+        ],
+      },
+    });
+    expect(await requestIn(request.requestId)).toMatchObject({ state: 'open', approvals: [{ counts: false, role: 'viewer' }, { counts: true }] });
+    await unmoved('raced', request.requestId);
+  });
+
+  test('an approval counts again once its giver has the role back, while the request is open; their approving again then applies it', async () => {
+    await setRole(demoted, 'admin');
+    const request = await askIn('regained');
+    expect((await approveIn(request.requestId, demoted)).status).toBe(200);
+    await setRole(demoted, 'editor');
+    expect((await approveIn(request.requestId, second)).status).toBe(200);
+    expect((await requestIn(request.requestId)).approvals.map((approval) => approval.counts)).toEqual([false, true]);
+    // Approving again while theirs does not make enough is refused, and changes nothing.
+    const before = await requestIn(request.requestId);
+    expect((await approveIn(request.requestId, second)).status).toBe(409);
+    expect(await requestIn(request.requestId)).toEqual(before);
+    await setRole(demoted, 'admin');
+    expect((await requestIn(request.requestId)).approvals.map((approval) => approval.counts)).toEqual([true, true]);
+    await unmoved('regained', request.requestId);
+    const renewed = await approveIn(request.requestId, demoted);
+    expect(renewed.status).toBe(200);
+    expect((renewed.body as { request: Request }).request).toMatchObject({
+      state: 'applied',
+      approvals: [{ by: demoted.email, counts: true }, { by: second.email }],
+    });
+    expect(await labelsOf('regained', 'counted')).toEqual({ production: '1.1.0' });
+  });
+
+  test('the list and the request say of each approval whether it counts now, and why not', async () => {
+    await setRole(demoted, 'admin');
+    const request = await askIn('answers');
+    expect((await approveIn(request.requestId, demoted)).status).toBe(200);
+    await setRole(demoted, 'editor');
+    const standing = { by: demoted.email, counts: false, role: 'editor', why: 'an editor, and approving a change of production needs the admin role' };
+    const detail = await api.send('GET', `${C}/requests/${request.requestId}`, { as: chief });
+    expect((detail.body as { request: Request }).request.approvals).toEqual([{ ...standing, at: expect.any(String), comment: null }]);
+    const open = (await api.send('GET', `${C}/requests?state=open`, { as: chief })).body as { requests: Request[] };
+    expect(open.requests.find((listed) => listed.requestId === request.requestId)?.approvals).toEqual([{ ...standing, at: expect.any(String), comment: null }]);
+    const all = (await api.send('GET', `${C}/requests`, { as: chief })).body as { requests: Request[] };
+    expect(all.requests.find((listed) => listed.requestId === request.requestId)?.approvals).toMatchObject([standing]);
   });
 });
 

@@ -517,7 +517,7 @@ describe('a label under approval', () => {
   test('the label moved before the approval: the request is stale (409) and no rollout starts', async () => {
     const asked = await start('stale', { to: '1.1.0', percent: 20 }, { account: 'gated' });
     const request = (asked.body as { request: Request }).request;
-    await api.operations().setLabel('gated', 'stale', 'production', '1.2.0');
+    await api.operations().setLabel('gated', 'stale', 'production', '1.2.0', { breakGlass: true });
     const approved = await api.send('POST', `${G}/requests/${request.requestId}/approve`, { as: owner });
     expect(approved.status).toBe(409);
     expect((await api.send('GET', rolloutPath('stale', 'production', 'gated'), { as: owner })).status).toBe(404);

@@ -136,7 +136,8 @@ const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort
 
 /**
  * IAM has no action for a transaction: each of its writes needs its own (DynamoDB's "Using IAM with
- * transactions"). lambda/table/transaction.ts sends Put, Update and Delete writes, and no ConditionCheck.
+ * transactions"). lambda/table/transaction.ts sends Put, Update and Delete writes; a ConditionCheck needs
+ * `dynamodb:ConditionCheckItem`, found where the code builds one (sdk-calls.ts, `conditionCheck`).
  */
 const TRANSACTION_WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
@@ -205,6 +206,12 @@ describe('what each function calls, read from its code', () => {
     // The rollout automation lists the active rollouts on the index and changes each in a transaction.
     for (const id of ['RolloutSteps', 'GuardAlarm']) {
       expect([id, REACH.get(id)?.queried.has('index'), REACH.get(id)?.actions.has('dynamodb:TransactWriteItems')]).toEqual([id, true, true]);
+    }
+    // A change decided on what it read of an item it does not write holds it with a ConditionCheck: the label moves'
+    // approval gate does; the read API and the event functions make no transaction at all.
+    expect(REACH.get('ManagePrompts')?.actions.has('dynamodb:ConditionCheckItem')).toBe(true);
+    for (const id of [FUNCTION_IDS.getPrompt, 'ManageActivity', 'EventDispatcher', 'WebhookDelivery']) {
+      expect([id, REACH.get(id)?.actions.has('dynamodb:ConditionCheckItem')]).toEqual([id, false]);
     }
   });
 

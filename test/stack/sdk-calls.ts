@@ -19,6 +19,11 @@ const posix = (file: string): string => file.split(path.sep).join('/');
 const LAMBDA_DIR = `${posix(ROOT)}/lambda/`;
 const SDK_DIR = '/node_modules/@aws-sdk/';
 const TABLE_SCHEMA = `${LAMBDA_DIR}table/schema.ts`;
+/**
+ * A transaction's ConditionCheck is built by this one function of lambda/table/transaction.ts, and nowhere else:
+ * code that uses it sends one (IAM's `dynamodb:ConditionCheckItem`, which a transaction's check needs of its own).
+ */
+const CONDITION_CHECK = { file: `${LAMBDA_DIR}table/transaction.ts`, name: 'conditionCheck', action: 'dynamodb:ConditionCheckItem' } as const;
 
 export interface CodeReach {
   /**
@@ -163,6 +168,9 @@ export class CodeAnalysis {
         return;
       }
       if (!file.startsWith(LAMBDA_DIR)) return;
+      if (file === CONDITION_CHECK.file && ts.isFunctionDeclaration(declaration) && declaration.name?.text === CONDITION_CHECK.name) {
+        if (!actions.has(CONDITION_CHECK.action)) actions.set(CONDITION_CHECK.action, pathTo(usage));
+      }
       if (file === TABLE_SCHEMA) {
         const member = schemaMemberOf(declaration);
         if (member) keyBuilders.add(member);

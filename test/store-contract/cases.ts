@@ -505,6 +505,109 @@ export const transactionCases: ContractCase[] = [
   ),
 
   contractCase(
+    'a ConditionCheck with IN holds one of the listed values; a value not listed, or no item at all, cancels the transaction',
+    async (context) => {
+      // A counted approver's membership, as an approval that applies a change request holds it (role IN the approving roles).
+      const [admin, viewer, gone, marker] = ['admin', 'viewer', 'gone', 'marker'].map((id) => av(keys.member(context.account, id))) as [Item, Item, Item, Item];
+      await putItem(context, { ...admin, role: s('admin') });
+      await putItem(context, { ...viewer, role: s('viewer') });
+      const approving = {
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':admin': s('admin'), ':owner': s('owner') },
+      };
+      const holding = (member: Item) =>
+        write(context, [
+          conditionCheck(context, member, '#role IN (:admin, :owner)', approving),
+          put(context, { ...marker, from: member.sk as AttributeValue }),
+        ]);
+      const held = await holding(admin);
+      const notListed = await holding(viewer);
+      const missing = await holding(gone);
+      return {
+        held: refusedAs(held) ?? 'ok',
+        notListed: 'reasons' in notListed ? notListed.reasons?.map((reason) => reason.code) : notListed,
+        missing: 'reasons' in missing ? missing.reasons?.map((reason) => reason.code) : missing,
+        marker: await read(context, marker),
+        checked: [await read(context, admin), await read(context, viewer), await read(context, gone)],
+      };
+    },
+    (outcome) => {
+      expect(outcome).toEqual({
+        held: 'ok',
+        notListed: ['ConditionalCheckFailed', 'None'],
+        missing: ['ConditionalCheckFailed', 'None'],
+        marker: expect.objectContaining({ from: expect.objectContaining({ S: expect.stringContaining('admin') }) }),
+        // A ConditionCheck writes nothing.
+        checked: [expect.objectContaining({ role: s('admin') }), expect.objectContaining({ role: s('viewer') }), undefined],
+      });
+    },
+  ),
+
+  contractCase(
+    'a ConditionCheck holds its item to the commit: of two concurrent transactions that each check what the other writes, never both commit',
+    async (context) => {
+      // The write skew a check read before a transaction lets through: an approval that holds the approver's role while
+      // it applies a request, and a demotion that holds the request still open while it demotes the approver.
+      const rounds = await Promise.all(
+        Array.from({ length: 10 }, async (_, round) => {
+          const member = av(keys.member(context.account, `approver-${round}`));
+          const request = head(context, `request-${round}`);
+          await putItem(context, { ...member, role: s('admin') });
+          await putItem(context, { ...request, state: s('open') });
+          const [apply, demote] = await Promise.all([
+            answer(() =>
+              untilNoConflict(() =>
+                context.client.send(
+                  new TransactWriteItemsCommand({
+                    TransactItems: [
+                      conditionCheck(context, member, '#role = :admin', {
+                        ExpressionAttributeNames: { '#role': 'role' },
+                        ExpressionAttributeValues: { ':admin': s('admin') },
+                      }),
+                      update(context, request, 'SET #state = :applied', {
+                        ExpressionAttributeNames: { '#state': 'state' },
+                        ExpressionAttributeValues: { ':applied': s('applied') },
+                      }),
+                    ],
+                  }),
+                ),
+              ),
+            ),
+            answer(() =>
+              untilNoConflict(() =>
+                context.client.send(
+                  new TransactWriteItemsCommand({
+                    TransactItems: [
+                      conditionCheck(context, request, '#state = :open', {
+                        ExpressionAttributeNames: { '#state': 'state' },
+                        ExpressionAttributeValues: { ':open': s('open') },
+                      }),
+                      update(context, member, 'SET #role = :viewer', {
+                        ExpressionAttributeNames: { '#role': 'role' },
+                        ExpressionAttributeValues: { ':viewer': s('viewer') },
+                      }),
+                    ],
+                  }),
+                ),
+              ),
+            ),
+          ]);
+          const [state, role] = [(await read(context, request))?.state?.S, (await read(context, member))?.role?.S];
+          // Exactly one commits, and the items show which: the outcome each round must have, whichever won.
+          const applied = 'ok' in apply && !('ok' in demote) && state === 'applied' && role === 'admin';
+          const demoted = 'ok' in demote && !('ok' in apply) && state === 'open' && role === 'viewer';
+          return applied || demoted;
+        }),
+      );
+      // Which one wins a round is the race's; that exactly one did, every round, is the contract.
+      return { rounds: rounds.length, exactlyOneCommitted: rounds.filter(Boolean).length };
+    },
+    (outcome) => {
+      expect(outcome).toEqual({ rounds: 10, exactlyOneCommitted: 10 });
+    },
+  ),
+
+  contractCase(
     'concurrent transactions and single-item ADDs on the same items end with exact counts, and no read sees half a transaction',
     async (context) => {
       const [x, y] = ['x', 'y'].map((id) => head(context, id)) as [Item, Item];

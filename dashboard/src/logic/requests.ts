@@ -15,6 +15,13 @@ export interface Approval {
   readonly by: string;
   readonly at: string;
   readonly comment?: string | null;
+  /**
+   * Whether it counts toward `required`: its giver may still approve (now, while the request is open; as it stood
+   * when it closed, once closed). Absent: counted, as an answer from before the API said.
+   */
+  readonly counts?: boolean;
+  /** Why it does not count: what its giver is (`a viewer, and approving a change of production needs the admin role`). */
+  readonly why?: string | null;
 }
 
 export interface ChangeRequest {
@@ -85,10 +92,28 @@ export function requestTitle(request: Pick<ChangeRequest, 'label' | 'promptId' |
   return `${summary[0]?.toUpperCase()}${summary.slice(1)}`;
 }
 
-/** Approvals so far against those needed: `1 of 2 approvals`, or `1 approval` when the number needed is not known. */
+const counts = (approval: Approval): boolean => approval.counts !== false;
+
+/**
+ * Approvals that count against those needed: `1 of 2 approvals`, or `1 approval` when the number needed is not known;
+ * with those given that do not count said apart (`0 of 2 approvals, 1 not counting`).
+ */
 export function approvalCount(request: Pick<ChangeRequest, 'approvals' | 'required'>): string {
-  const given = request.approvals.length;
-  return request.required === undefined ? plural(given, 'approval') : `${given} of ${plural(request.required, 'approval')}`;
+  const counting = request.approvals.filter(counts).length;
+  const notCounting = request.approvals.length - counting;
+  const count = request.required === undefined ? plural(counting, 'approval') : `${counting} of ${plural(request.required, 'approval')}`;
+  return notCounting === 0 ? count : `${count}, ${notCounting} not counting`;
+}
+
+/**
+ * Whether one approval counts, in words: while the request is open, as its giver's role is now; once it closed, as
+ * it stood then (`Does not count now: bob@example.com is a viewer, and approving a change of production needs the admin role.`).
+ */
+export function approvalStandingText(approval: Approval, state: string): string {
+  const open = state === 'open';
+  if (counts(approval)) return open ? 'Counts.' : 'Counted.';
+  const why = approval.why ?? 'no longer allowed to approve it';
+  return open ? `Does not count now: ${approval.by} is ${why}.` : `Did not count: ${approval.by} was ${why}.`;
 }
 
 /**
@@ -109,7 +134,7 @@ export function stateExplanation(request: ChangeRequest, current?: string | null
   switch (request.state) {
     case 'open': {
       if (request.required === undefined) return `Waiting for approval. ${target} once enough people approve.`;
-      const left = Math.max(0, request.required - request.approvals.length);
+      const left = Math.max(0, request.required - request.approvals.filter(counts).length);
       return `Waiting for ${plural(left, 'more approval')} (${approvalCount(request)}). ${target} once enough people approve.`;
     }
     case 'applied':
@@ -151,6 +176,10 @@ export function decisionDenial(request: ChangeRequest, person: Person, role: Rol
   if (!atLeast(role, needed)) return `Only those who may move ${request.label} (${needed}s and above) approve or reject its requests.`;
   return undefined;
 }
+
+/** Whether the approvals that count are as many as it needs: then another approval (even a renewed one) applies it. */
+export const enoughCounting = (request: Pick<ChangeRequest, 'approvals' | 'required'>): boolean =>
+  request.required !== undefined && request.approvals.filter(counts).length >= request.required;
 
 /** Whether the person already approved it (an approval counts once). */
 export const hasApproved = (request: ChangeRequest, person: Person): boolean => request.approvals.some((approval) => isPerson(approval.by, person));
@@ -254,6 +283,9 @@ export function historyReason(reason: string | null | undefined): { readonly tex
   if (reason === 'restore') return { text: 'restored from the history' };
   if (reason.startsWith('restore: ')) return { text: `restored: ${reason.slice('restore: '.length)}` };
   if (reason === 'push') return { text: 'pushed from a prompts folder (CLI)' };
+  if (reason === 'break-glass') return { text: 'moved by an operator without its change request (break-glass)' };
+  if (reason.startsWith('break-glass: '))
+    return { text: `moved by an operator without its change request (break-glass): ${reason.slice('break-glass: '.length)}` };
   if (reason === 'import') return { text: 'imported' };
   return { text: reason };
 }

@@ -5,7 +5,18 @@ import { useAction, useId, useLoad } from '../components/hooks';
 import { PlaceholderChangeView } from '../components/placeholder-change';
 import { Button, DeniedNote, ErrorNote, Loading, PageTitle, When } from '../components/ui';
 import { ApiProblem } from '../logic/api-errors';
-import { approvalCount, decisionDenial, hasApproved, isPerson, requestTitle, stateExplanation, stateWord, withdrawDenial } from '../logic/requests';
+import {
+  approvalCount,
+  approvalStandingText,
+  decisionDenial,
+  enoughCounting,
+  hasApproved,
+  isPerson,
+  requestTitle,
+  stateExplanation,
+  stateWord,
+  withdrawDenial,
+} from '../logic/requests';
 import { percentText } from '../logic/rollouts';
 import { hrefOf } from '../logic/route';
 import { useWorkspace } from '../workspace';
@@ -117,7 +128,12 @@ function Approvals({ request }: { request: ChangeRequest }) {
           {request.approvals.map((approval) => (
             <li key={`${approval.by}-${approval.at}`}>
               <strong>{approval.by}</strong> approved, <When iso={approval.at} />
-              {approval.comment ? <>: “{approval.comment}”</> : null}
+              {approval.comment ? <>: “{approval.comment}”</> : null}{' '}
+              {approval.counts === false ? (
+                <strong>{approvalStandingText(approval, request.state)}</strong>
+              ) : (
+                <span class="muted">{approvalStandingText(approval, request.state)}</span>
+              )}
             </li>
           ))}
         </ul>
@@ -156,7 +172,8 @@ function Decision({ request, onDecided }: { request: ChangeRequest; onDecided():
   const withdraw = useAction(async () => finish('withdrew', await api.withdrawRequest(account.accountId, request.requestId).catch(afterConflict)));
   const mine = isPerson(request.requestedBy, me);
   const denied = decisionDenial(request, me, role, protectedLabels);
-  const approveDenied = denied ?? (hasApproved(request, me) ? 'You approved it already: it waits for someone else.' : undefined);
+  // Approving again is for one whose approval counts again and is then enough (they were demoted, then given their role back).
+  const approveDenied = denied ?? (hasApproved(request, me) && !enoughCounting(request) ? 'You approved it already: it waits for someone else.' : undefined);
   const busy = approve.busy || reject.busy || withdraw.busy;
   const problem = approve.problem ?? reject.problem ?? withdraw.problem;
   const doing = approve.problem ? 'Approving' : reject.problem ? 'Rejecting' : 'Withdrawing';

@@ -1,8 +1,5 @@
 import { contentBytes, MAX_CONTENT_BYTES } from '../../domain/content-rules';
-import { labelledVersion } from '../../domain/label';
-import { needsApproval } from '../../table/accounts';
 import { isHistoryCursor, listLabelHistory } from '../../table/label-history';
-import { listLabels } from '../../table/labels';
 import { getPromptDetail, listPrompts, readVersion, requireHead, type StoredVersionContent } from '../../table/prompt-authoring';
 import { badRequest, payloadTooLarge, preconditionRequired } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute, type Reply } from '../route';
@@ -129,19 +126,14 @@ export const promptRoutes: readonly ManagementRoute[] = [
     action: 'label.set',
     body: LabelBody,
     async handle(request) {
-      const { approvals } = await requireLabelRole(request, request.params);
+      await requireLabelRole(request, request.params);
       const { version, note, restore } = request.body;
       const { accountId, promptId, label } = request.params;
       const options = { ...(note === undefined ? {} : { note }), ...(restore === undefined ? {} : { restore }) };
-      // A label under approval is asked for (202), unless it is there already (200, nothing moved, as any move would be).
-      if (needsApproval(approvals, label)) {
-        const labels = await listLabels(request.table, accountId, promptId).catch(() => ({}));
-        if (labelledVersion(labels, label) !== version) {
-          return { status: 202, body: { request: await request.ops.openRequest(accountId, { promptId, label, to: version, ...options }) } };
-        }
-      }
-      const { previousVersion } = await request.ops.setLabel(accountId, promptId, label, version, options);
-      return { status: 200, body: { label, version, previous: previousVersion ?? null } };
+      // The operation decides whether the label moves or is asked for (a label under approval: 202).
+      const outcome = await request.ops.setLabel(accountId, promptId, label, version, options);
+      if ('request' in outcome) return { status: 202, body: { request: outcome.request } };
+      return { status: 200, body: { label, version, previous: outcome.moved.previousVersion ?? null } };
     },
   }),
   defineRoute({
@@ -164,13 +156,10 @@ export const promptRoutes: readonly ManagementRoute[] = [
     access: 'move labels',
     action: 'label.remove',
     async handle(request) {
-      const { approvals } = await requireLabelRole(request, request.params);
+      await requireLabelRole(request, request.params);
       const { accountId, promptId, label } = request.params;
-      if (needsApproval(approvals, label)) {
-        return { status: 202, body: { request: await request.ops.openRequest(accountId, { promptId, label, to: null }) } };
-      }
-      await request.ops.removeLabel(accountId, promptId, label);
-      return { status: 204 };
+      const outcome = await request.ops.removeLabel(accountId, promptId, label);
+      return 'request' in outcome ? { status: 202, body: { request: outcome.request } } : { status: 204 };
     },
   }),
   defineRoute({

@@ -1,4 +1,4 @@
-import { findRequest, isRequester, listRequests, requestDiff, toChangeRequest } from '../../table/change-requests';
+import { answerOf, findRequest, isRequester, listRequests, requestDiff } from '../../table/change-requests';
 import type { ChangeRequestItem } from '../../table/item-types';
 import { badRequest, forbidden, notFound } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
@@ -56,7 +56,8 @@ export const requestRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const { accountId, requestId } = request.params;
       const item = await requestOr404(request, accountId, requestId);
-      return { status: 200, body: { request: toChangeRequest(item), ...(await requestDiff(request.table, accountId, item)) } };
+      const [answer, diff] = await Promise.all([answerOf(request.table, accountId, item), requestDiff(request.table, accountId, item)]);
+      return { status: 200, body: { request: answer, ...diff } };
     },
   }),
   defineRoute({

@@ -1,5 +1,7 @@
 import {
   approvalCount,
+  approvalStandingText,
+  enoughCounting,
   approvalLabelsFromText,
   approvalSettingsProblem,
   approvalsNeeded,
@@ -102,6 +104,27 @@ describe("a request's state in words", () => {
     expect(stateExplanation(request())).toBe('Waiting for approval. production of welcome moves to 1.0.2 once enough people approve.');
   });
 
+  test('an approval from someone who may no longer give it is counted apart, and says why in words', () => {
+    const demoted = { by: bob.email, at: '2025-01-02T11:00:00Z', counts: false, why: 'a viewer, and approving a change of production needs the admin role' };
+    const counting = { by: 'carol@example.com', at: '2025-01-02T12:00:00Z', counts: true, why: null };
+    const open = request({ required: 2, approvals: [demoted, counting] });
+    expect(approvalCount(open)).toBe('1 of 2 approvals, 1 not counting');
+    expect(stateExplanation(open)).toBe(
+      'Waiting for 1 more approval (1 of 2 approvals, 1 not counting). production of welcome moves to 1.0.2 once enough people approve.',
+    );
+    expect(approvalStandingText(demoted, 'open')).toBe(
+      'Does not count now: bob@example.com is a viewer, and approving a change of production needs the admin role.',
+    );
+    expect(approvalStandingText(counting, 'open')).toBe('Counts.');
+    expect(approvalStandingText({ ...demoted, why: 'not a member of the account' }, 'applied')).toBe(
+      'Did not count: bob@example.com was not a member of the account.',
+    );
+    expect(approvalStandingText(counting, 'applied')).toBe('Counted.');
+    // Counting approvals that are enough let one who approved already approve again (their role given back).
+    expect(enoughCounting(open)).toBe(false);
+    expect(enoughCounting(request({ required: 2, approvals: [{ ...demoted, counts: true }, counting] }))).toBe(true);
+  });
+
   test('applied, rejected and withdrawn say where the label is', () => {
     expect(stateExplanation(request({ state: 'applied' }))).toBe(
       'Approved and applied: production of welcome points at 1.0.2, and the read API serves it from the next request.',
@@ -189,6 +212,8 @@ describe('label history and restores', () => {
     expect(historyReason('restore')).toEqual({ text: 'restored from the history' });
     expect(historyReason('restore: back to the known good one')).toEqual({ text: 'restored: back to the known good one' });
     expect(historyReason('push')).toEqual({ text: 'pushed from a prompts folder (CLI)' });
+    expect(historyReason('break-glass')).toEqual({ text: 'moved by an operator without its change request (break-glass)' });
+    expect(historyReason('break-glass: incident 42')).toEqual({ text: 'moved by an operator without its change request (break-glass): incident 42' });
     expect(historyReason('Greet by city')).toEqual({ text: 'Greet by city' });
     expect(historyReason(null)).toBeUndefined();
   });
