@@ -1,3 +1,4 @@
+import { urlsRecordedIn } from '../domain/webhook-rules';
 import { recordDelivery } from '../table/deliveries';
 import type { WebhookItem } from '../table/item-types';
 import type { Table } from '../table/table';
@@ -66,7 +67,7 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDependencie
       at: at.toISOString(),
       status: outcome.status,
       durationMs: outcome.durationMs,
-      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      ...(outcome.error === undefined ? {} : { error: urlsRecordedIn(outcome.error) }),
     });
     return outcome;
   };

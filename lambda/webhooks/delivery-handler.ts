@@ -4,6 +4,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { AttemptOutcome, DeliveryJob } from './delivery-job';
+import { urlsRecordedIn } from '../domain/webhook-rules';
 import { readDeliveryJob } from './delivery-message';
 import { nextStep, reportStep } from './delivery-schedule';
 
@@ -45,7 +46,11 @@ export function createDeliveryHandler(deps: DeliveryHandlerDependencies) {
     try {
       outcome = await deps.attempt(job);
     } catch (error) {
-      deps.logger.error({ message: 'webhook delivery: the attempt could not be made', ...where, error: (error as Error)?.message ?? String(error) });
+      deps.logger.error({
+        message: 'webhook delivery: the attempt could not be made',
+        ...where,
+        error: urlsRecordedIn((error as Error)?.message ?? String(error)),
+      });
       return false;
     }
     const step = nextStep(outcome, attempt);
@@ -55,7 +60,11 @@ export function createDeliveryHandler(deps: DeliveryHandlerDependencies) {
       await deps.retryAfter(record.receiptHandle, step.delaySeconds);
     } catch (error) {
       // Then it comes back after the queue's own visibility timeout: sooner than due, never lost.
-      deps.logger.warn({ message: 'webhook delivery: the retry delay could not be set', ...where, error: (error as Error)?.message ?? String(error) });
+      deps.logger.warn({
+        message: 'webhook delivery: the retry delay could not be set',
+        ...where,
+        error: urlsRecordedIn((error as Error)?.message ?? String(error)),
+      });
     }
     return false;
   };
