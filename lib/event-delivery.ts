@@ -8,7 +8,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EVENT_ITEM_TYPE } from '../lambda/events/stream-records';
-import { MAX_ATTEMPTS } from '../lambda/webhooks/delivery-job';
+import { triesToOutlast } from '../lambda/webhooks/delivery-job';
 import { ApiFunction } from './api-function';
 import { accessOf, type FunctionAccess } from './function-access';
 import { acknowledgeGuardRule } from './policy-checks';
@@ -49,18 +49,30 @@ export const DISPATCH_MAX_RECORD_AGE = Duration.hours(24);
 /** A batch: a query per account, PutEvents and SendMessageBatch calls, each with the SDK's own retries. */
 export const DISPATCH_TIMEOUT = Duration.seconds(60);
 
-/** Jobs a delivery invocation takes at once, attempted concurrently: each attempt stops at 10 s. */
+/** Jobs a delivery invocation takes at once, run concurrently: each attempt stops at 10 s. */
 export const DELIVERY_BATCH_SIZE = 10;
-/** Ten concurrent attempts of at most 10 s, the webhook's read and the delivery's log around each. */
-export const DELIVERY_TIMEOUT = Duration.seconds(30);
-/** Longer than the function's timeout, as Lambda requires: a message whose invocation crashed comes back after it. */
-export const DELIVERY_VISIBILITY_TIMEOUT = Duration.minutes(3);
 /**
- * Each receive of a message is one attempt, so the redrive must allow every attempt of the schedule, and a few
- * receives that crashed before attempting: beyond that, a message is one the function cannot process.
+ * A run of a job: the webhook read, DNS (5 s at most), KMS (two tries of at most 4 s), the claim, the POST (10 s),
+ * the line, the next job sent to SQS (three tries of at most 4 s): about a minute when every one of them is as slow
+ * as it may be. A run cut off even so is never sent again: its claim outlives it (ATTEMPT_LEASE_SECONDS).
  */
-export const DELIVERY_MAX_RECEIVES = MAX_ATTEMPTS + 3;
-/** The schedule spans about 18 hours; four days leaves room for an outage of the function. */
+export const DELIVERY_TIMEOUT = Duration.seconds(60);
+/** Six times the function's timeout, as Lambda advises for SQS: a message whose invocation crashed comes back after it. */
+export const DELIVERY_VISIBILITY_TIMEOUT = Duration.minutes(6);
+/** An outage of the store, KMS or SQS this long delays deliveries without failing any (docs/events.md "Delivery"). */
+export const DELIVERY_OUTAGE_OUTLASTED = Duration.hours(24);
+/**
+ * Receives of one message beside an outage's: the early one of a job due later than SQS delays a message, one or
+ * two that find the attempt held by another run, and the one that succeeds.
+ */
+const RECEIVES_BESIDE_AN_OUTAGE = 4;
+/**
+ * A job's number is its own, so receives count only the runs that could not process it: the redrive policy allows
+ * as many as an outage of DELIVERY_OUTAGE_OUTLASTED takes at the processing backoff (10 s doubling to 15 min: 102
+ * for a day) and a few more. Beyond that a message is one the function cannot process, for the operator.
+ */
+export const DELIVERY_MAX_RECEIVES = triesToOutlast(DELIVERY_OUTAGE_OUTLASTED.toSeconds()) + RECEIVES_BESIDE_AN_OUTAGE;
+/** A message lives for its wait (10 h at most) and an outage (a day); four days leave room for more. */
 export const DELIVERY_RETENTION = Duration.days(4);
 /** What lands in a dead-letter queue waits there for the operator two weeks, SQS's longest. */
 const DEAD_LETTER_RETENTION = Duration.days(14);

@@ -1,9 +1,12 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { TTL_ATTRIBUTE } from '../../lambda/table/schema';
-import { MAX_ATTEMPTS } from '../../lambda/webhooks/delivery-job';
+import { ATTEMPT_LEASE_SECONDS, processingRetryDelay, RETRY_DELAYS_SECONDS } from '../../lambda/webhooks/delivery-job';
+import { SQS_MAX_HIDE_SECONDS } from '../../lambda/webhooks/sqs-delivery-queue';
 import {
   DELIVERY_BATCH_SIZE,
   DELIVERY_MAX_RECEIVES,
+  DELIVERY_OUTAGE_OUTLASTED,
+  DELIVERY_RETENTION,
   DELIVERY_TIMEOUT,
   DELIVERY_VISIBILITY_TIMEOUT,
   DISPATCH_BATCH_SIZE,
@@ -72,13 +75,13 @@ describe('the dispatcher', () => {
 });
 
 describe('the delivery queue and function', () => {
-  it('is encrypted, refuses requests without TLS, and sends a message to its dead-letter queue after every attempt and a margin', () => {
+  it('is encrypted, refuses requests without TLS, and sends a message to its dead-letter queue after the receives of a day-long outage', () => {
     expect(propertiesOf(stack.events.deliveryQueue)).toMatchObject({
       SqsManagedSseEnabled: true,
       VisibilityTimeout: DELIVERY_VISIBILITY_TIMEOUT.toSeconds(),
+      MessageRetentionPeriod: DELIVERY_RETENTION.toSeconds(),
       RedrivePolicy: { deadLetterTargetArn: getAtt(stack.events.deliveryDeadLetters), maxReceiveCount: DELIVERY_MAX_RECEIVES },
     });
-    expect(DELIVERY_MAX_RECEIVES).toBeGreaterThan(MAX_ATTEMPTS);
     for (const queue of [stack.events.deliveryQueue, stack.events.deliveryDeadLetters, stack.events.dispatchFailures]) {
       const policies = ofType('AWS::SQS::QueuePolicy').filter(
         ([, policy]) => JSON.stringify(policy.Properties.Queues) === JSON.stringify([{ Ref: logicalId(queue) }]),
@@ -97,6 +100,28 @@ describe('the delivery queue and function', () => {
     });
     expect(DELIVERY_VISIBILITY_TIMEOUT.toSeconds()).toBeGreaterThan(DELIVERY_TIMEOUT.toSeconds());
     expect(propertiesOf(stack.events.delivery.function).Timeout).toBe(DELIVERY_TIMEOUT.toSeconds());
+  });
+});
+
+describe('the numbers a delivery lives by', () => {
+  const waitedOver = (tries: number) => Array.from({ length: tries }, (_, index) => processingRetryDelay(index + 1)).reduce((sum, delay) => sum + delay, 0);
+
+  it('lets a job fail to be processed for a whole day at the backoff (10 s doubling to 15 min) before its message is a dead letter', () => {
+    expect(DELIVERY_OUTAGE_OUTLASTED.toHours()).toBe(24);
+    expect([DELIVERY_MAX_RECEIVES, waitedOver(DELIVERY_MAX_RECEIVES - 4)]).toEqual([106, 86_770]);
+    expect(waitedOver(DELIVERY_MAX_RECEIVES - 4)).toBeGreaterThanOrEqual(DELIVERY_OUTAGE_OUTLASTED.toSeconds());
+  });
+
+  it("keeps a message for its longest wait and a day's outage, and a received one hidden for the longest wait", () => {
+    const longestWait = Math.max(...RETRY_DELAYS_SECONDS);
+    expect(DELIVERY_RETENTION.toSeconds()).toBeGreaterThan(longestWait + DELIVERY_OUTAGE_OUTLASTED.toSeconds() + waitedOver(DELIVERY_MAX_RECEIVES));
+    expect(SQS_MAX_HIDE_SECONDS).toBeGreaterThan(longestWait);
+  });
+
+  it("holds an attempt's claim past any run (the function's timeout), and hides a crashed run's message past the claim", () => {
+    expect(DELIVERY_TIMEOUT.toSeconds()).toBeLessThan(ATTEMPT_LEASE_SECONDS);
+    expect(ATTEMPT_LEASE_SECONDS).toBeLessThan(DELIVERY_VISIBILITY_TIMEOUT.toSeconds());
+    expect(DELIVERY_VISIBILITY_TIMEOUT.toSeconds()).toBeGreaterThanOrEqual(6 * DELIVERY_TIMEOUT.toSeconds());
   });
 });
 
