@@ -48,6 +48,11 @@ export const DISPATCH_RETRY_ATTEMPTS = 10;
 export const DISPATCH_MAX_RECORD_AGE = Duration.hours(24);
 /** A batch: a query per account, PutEvents and SendMessageBatch calls, each with the SDK's own retries. */
 export const DISPATCH_TIMEOUT = Duration.seconds(60);
+/**
+ * One invocation per stream shard at a time (Lambda's default, set so it stays): one account's burst of changes is in
+ * its own partition, so in one shard, and holds one invocation however big it is.
+ */
+export const DISPATCH_PARALLELIZATION = 1;
 
 /** Jobs a delivery invocation takes at once, run concurrently: each attempt stops at 10 s. */
 export const DELIVERY_BATCH_SIZE = 10;
@@ -85,6 +90,10 @@ export interface EventDeliveryProps {
   readonly logRemovalPolicy: RemovalPolicy;
   /** The key's: a retained stack keeps the key that opens its webhooks' stored secrets. */
   readonly keyRemovalPolicy: RemovalPolicy;
+  /** Invocations of the delivery function at once, at most (its SQS event source's maximum concurrency). */
+  readonly deliveryConcurrency: number;
+  /** Reserve that many for the delivery function too (docs/deploy.md "Concurrency"). */
+  readonly reservedConcurrency?: boolean;
 }
 
 /**
@@ -146,7 +155,7 @@ export class EventDelivery extends Construct {
       POWERTOOLS_SERVICE_NAME: props.serviceName,
       POWERTOOLS_LOG_LEVEL: props.logLevel,
     };
-    const eventFunction = (spec: (typeof EVENT_DELIVERY_FUNCTIONS)[number], timeout: Duration, extra: Record<string, string>) => {
+    const eventFunction = (spec: (typeof EVENT_DELIVERY_FUNCTIONS)[number], timeout: Duration, extra: Record<string, string>, reserved?: number) => {
       const fn = new ApiFunction(this, spec.id, {
         entry: spec.entry,
         description: spec.description,
@@ -154,6 +163,7 @@ export class EventDelivery extends Construct {
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
         timeout,
+        ...(reserved === undefined ? {} : { reservedConcurrency: reserved }),
       });
       props.table.grant(fn.role, accessOf(spec.id).table);
       this.grantEventAccess(fn, accessOf(spec.id));
@@ -170,6 +180,7 @@ export class EventDelivery extends Construct {
         startingPosition: StartingPosition.LATEST,
         batchSize: DISPATCH_BATCH_SIZE,
         bisectBatchOnError: true,
+        parallelizationFactor: DISPATCH_PARALLELIZATION,
         retryAttempts: DISPATCH_RETRY_ATTEMPTS,
         maxRecordAge: DISPATCH_MAX_RECORD_AGE,
         onFailure: new SqsDlq(this.dispatchFailures),
@@ -189,8 +200,14 @@ export class EventDelivery extends Construct {
         "stream's reads are on this table's stream ARN.",
     });
 
-    this.delivery = eventFunction(deliverySpec, DELIVERY_TIMEOUT, {});
-    this.delivery.function.addEventSource(new SqsEventSource(this.deliveryQueue, { batchSize: DELIVERY_BATCH_SIZE, reportBatchItemFailures: true }));
+    // At most deliveryConcurrency invocations, each DELIVERY_BATCH_SIZE jobs: the read functions keep the rest of the
+    // account's concurrency however many deliveries one account queues or however long its receivers hang; within
+    // that bound the queue is fair between accounts (sqs-delivery-queue.ts). Reserved too when the setting says so,
+    // as many as the event source may use, so it is never throttled.
+    this.delivery = eventFunction(deliverySpec, DELIVERY_TIMEOUT, {}, props.reservedConcurrency ? props.deliveryConcurrency : undefined);
+    this.delivery.function.addEventSource(
+      new SqsEventSource(this.deliveryQueue, { batchSize: DELIVERY_BATCH_SIZE, reportBatchItemFailures: true, maxConcurrency: props.deliveryConcurrency }),
+    );
   }
 
   /**

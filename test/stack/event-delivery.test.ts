@@ -11,8 +11,10 @@ import {
   DELIVERY_VISIBILITY_TIMEOUT,
   DISPATCH_BATCH_SIZE,
   DISPATCH_FILTER,
+  DISPATCH_PARALLELIZATION,
   DISPATCH_RETRY_ATTEMPTS,
 } from '../../lib/event-delivery';
+import { DEFAULT_SETTINGS } from '../../lib/stack-config';
 import { synthesizeService } from './synth';
 
 /**
@@ -64,6 +66,11 @@ describe('the dispatcher', () => {
     });
   });
 
+  it("runs one invocation per stream shard at a time: one account's burst of changes, in its own partition, holds one", () => {
+    expect(DISPATCH_PARALLELIZATION).toBe(1);
+    expect(mapping.ParallelizationFactor).toBe(DISPATCH_PARALLELIZATION);
+  });
+
   it("is told the bus and the queue, and its bus is the stack's own, named in the outputs", () => {
     const variables = (propertiesOf(stack.events.dispatcher.function).Environment as { Variables: Record<string, unknown> }).Variables;
     expect(variables).toMatchObject({
@@ -100,6 +107,29 @@ describe('the delivery queue and function', () => {
     });
     expect(DELIVERY_VISIBILITY_TIMEOUT.toSeconds()).toBeGreaterThan(DELIVERY_TIMEOUT.toSeconds());
     expect(propertiesOf(stack.events.delivery.function).Timeout).toBe(DELIVERY_TIMEOUT.toSeconds());
+  });
+});
+
+describe('how many deliveries run at once', () => {
+  const deliveryMapping = (template: ReturnType<typeof synthesizeService>['template']) =>
+    Object.values(template.toJSON().Resources as Record<string, Resource>).filter(
+      (resource) => resource.Type === 'AWS::Lambda::EventSourceMapping' && resource.Properties.FunctionResponseTypes !== undefined,
+    );
+
+  it('at most 10 invocations of the delivery function (its SQS event source), reserving none: the read functions keep the rest', () => {
+    expect(DEFAULT_SETTINGS.deliveryConcurrency).toBe(10);
+    expect(mappingOf(stack.events.delivery.function).ScalingConfig).toEqual({ MaximumConcurrency: 10 });
+    expect(propertiesOf(stack.events.delivery.function).ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('as many as -c deliveryConcurrency says, and reserved too with -c reservedConcurrency=true, so the event source is never throttled', () => {
+    const { template: reserved } = synthesizeService({ context: { deliveryConcurrency: '40', reservedConcurrency: 'true' } });
+    const [mapping] = deliveryMapping(reserved);
+    expect(mapping?.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 40 });
+    const delivery = Object.values(reserved.toJSON().Resources as Record<string, Resource>).find(
+      (resource) => resource.Type === 'AWS::Lambda::Function' && JSON.stringify(resource).includes('WebhookDeliveryFunction'),
+    );
+    expect(delivery?.Properties.ReservedConcurrentExecutions).toBe(40);
   });
 });
 
