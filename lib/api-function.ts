@@ -98,6 +98,8 @@ export interface ApiFunctionProps {
   readonly logRemovalPolicy: RemovalPolicy;
   /** API_TIMEOUT unless given: a function that answers no caller (lib/rollout-automation.ts) may take longer. */
   readonly timeout?: Duration;
+  /** Executions reserved for the function, which it never exceeds (the `reservedConcurrency` setting); none when absent. */
+  readonly reservedConcurrency?: number;
   /** How Lambda handles a failed asynchronous invocation (an EventBridge rule's): retries, how long, and where it goes then. */
   readonly asyncInvocation?: {
     readonly retryAttempts: number;
@@ -137,6 +139,7 @@ export class ApiFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: API_MEMORY_MB,
       timeout: props.timeout ?? API_TIMEOUT,
+      ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       ...(props.asyncInvocation ?? {}),
       role: this.role,
       logGroup: this.logGroup,

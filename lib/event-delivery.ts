@@ -8,7 +8,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EVENT_ITEM_TYPE } from '../lambda/events/stream-records';
-import { MAX_ATTEMPTS } from '../lambda/webhooks/delivery-job';
+import { triesToOutlast } from '../lambda/webhooks/delivery-job';
 import { ApiFunction } from './api-function';
 import { accessOf, type FunctionAccess } from './function-access';
 import { acknowledgeGuardRule } from './policy-checks';
@@ -48,19 +48,36 @@ export const DISPATCH_RETRY_ATTEMPTS = 10;
 export const DISPATCH_MAX_RECORD_AGE = Duration.hours(24);
 /** A batch: a query per account, PutEvents and SendMessageBatch calls, each with the SDK's own retries. */
 export const DISPATCH_TIMEOUT = Duration.seconds(60);
-
-/** Jobs a delivery invocation takes at once, attempted concurrently: each attempt stops at 10 s. */
-export const DELIVERY_BATCH_SIZE = 10;
-/** Ten concurrent attempts of at most 10 s, the webhook's read and the delivery's log around each. */
-export const DELIVERY_TIMEOUT = Duration.seconds(30);
-/** Longer than the function's timeout, as Lambda requires: a message whose invocation crashed comes back after it. */
-export const DELIVERY_VISIBILITY_TIMEOUT = Duration.minutes(3);
 /**
- * Each receive of a message is one attempt, so the redrive must allow every attempt of the schedule, and a few
- * receives that crashed before attempting: beyond that, a message is one the function cannot process.
+ * One invocation per stream shard at a time (Lambda's default, set so it stays): one account's burst of changes is in
+ * its own partition, so in one shard, and holds one invocation however big it is.
  */
-export const DELIVERY_MAX_RECEIVES = MAX_ATTEMPTS + 3;
-/** The schedule spans about 18 hours; four days leaves room for an outage of the function. */
+export const DISPATCH_PARALLELIZATION = 1;
+
+/** Jobs a delivery invocation takes at once, run concurrently: each attempt stops at 10 s. */
+export const DELIVERY_BATCH_SIZE = 10;
+/**
+ * A run of a job: the webhook read, DNS (5 s at most), KMS (two tries of at most 4 s), the claim, the POST (10 s),
+ * the line, the next job sent to SQS (three tries of at most 4 s): about a minute when every one of them is as slow
+ * as it may be. A run cut off even so is never sent again: its claim outlives it (ATTEMPT_LEASE_SECONDS).
+ */
+export const DELIVERY_TIMEOUT = Duration.seconds(60);
+/** Six times the function's timeout, as Lambda advises for SQS: a message whose invocation crashed comes back after it. */
+export const DELIVERY_VISIBILITY_TIMEOUT = Duration.minutes(6);
+/** An outage of the store, KMS or SQS this long delays deliveries without failing any (docs/events.md "Delivery"). */
+export const DELIVERY_OUTAGE_OUTLASTED = Duration.hours(24);
+/**
+ * Receives of one message beside an outage's: the early one of a job due later than SQS delays a message, one or
+ * two that find the attempt held by another run, and the one that succeeds.
+ */
+const RECEIVES_BESIDE_AN_OUTAGE = 4;
+/**
+ * A job's number is its own, so receives count only the runs that could not process it: the redrive policy allows
+ * as many as an outage of DELIVERY_OUTAGE_OUTLASTED takes at the processing backoff (10 s doubling to 15 min: 102
+ * for a day) and a few more. Beyond that a message is one the function cannot process, for the operator.
+ */
+export const DELIVERY_MAX_RECEIVES = triesToOutlast(DELIVERY_OUTAGE_OUTLASTED.toSeconds()) + RECEIVES_BESIDE_AN_OUTAGE;
+/** A message lives for its wait (10 h at most) and an outage (a day); four days leave room for more. */
 export const DELIVERY_RETENTION = Duration.days(4);
 /** What lands in a dead-letter queue waits there for the operator two weeks, SQS's longest. */
 const DEAD_LETTER_RETENTION = Duration.days(14);
@@ -73,6 +90,10 @@ export interface EventDeliveryProps {
   readonly logRemovalPolicy: RemovalPolicy;
   /** The key's: a retained stack keeps the key that opens its webhooks' stored secrets. */
   readonly keyRemovalPolicy: RemovalPolicy;
+  /** Invocations of the delivery function at once, at most (its SQS event source's maximum concurrency). */
+  readonly deliveryConcurrency: number;
+  /** Reserve that many for the delivery function too (docs/deploy.md "Concurrency"). */
+  readonly reservedConcurrency?: boolean;
 }
 
 /**
@@ -134,7 +155,7 @@ export class EventDelivery extends Construct {
       POWERTOOLS_SERVICE_NAME: props.serviceName,
       POWERTOOLS_LOG_LEVEL: props.logLevel,
     };
-    const eventFunction = (spec: (typeof EVENT_DELIVERY_FUNCTIONS)[number], timeout: Duration, extra: Record<string, string>) => {
+    const eventFunction = (spec: (typeof EVENT_DELIVERY_FUNCTIONS)[number], timeout: Duration, extra: Record<string, string>, reserved?: number) => {
       const fn = new ApiFunction(this, spec.id, {
         entry: spec.entry,
         description: spec.description,
@@ -142,6 +163,7 @@ export class EventDelivery extends Construct {
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
         timeout,
+        ...(reserved === undefined ? {} : { reservedConcurrency: reserved }),
       });
       props.table.grant(fn.role, accessOf(spec.id).table);
       this.grantEventAccess(fn, accessOf(spec.id));
@@ -158,6 +180,7 @@ export class EventDelivery extends Construct {
         startingPosition: StartingPosition.LATEST,
         batchSize: DISPATCH_BATCH_SIZE,
         bisectBatchOnError: true,
+        parallelizationFactor: DISPATCH_PARALLELIZATION,
         retryAttempts: DISPATCH_RETRY_ATTEMPTS,
         maxRecordAge: DISPATCH_MAX_RECORD_AGE,
         onFailure: new SqsDlq(this.dispatchFailures),
@@ -177,8 +200,14 @@ export class EventDelivery extends Construct {
         "stream's reads are on this table's stream ARN.",
     });
 
-    this.delivery = eventFunction(deliverySpec, DELIVERY_TIMEOUT, {});
-    this.delivery.function.addEventSource(new SqsEventSource(this.deliveryQueue, { batchSize: DELIVERY_BATCH_SIZE, reportBatchItemFailures: true }));
+    // At most deliveryConcurrency invocations, each DELIVERY_BATCH_SIZE jobs: the read functions keep the rest of the
+    // account's concurrency however many deliveries one account queues or however long its receivers hang; within
+    // that bound the queue is fair between accounts (sqs-delivery-queue.ts). Reserved too when the setting says so,
+    // as many as the event source may use, so it is never throttled.
+    this.delivery = eventFunction(deliverySpec, DELIVERY_TIMEOUT, {}, props.reservedConcurrency ? props.deliveryConcurrency : undefined);
+    this.delivery.function.addEventSource(
+      new SqsEventSource(this.deliveryQueue, { batchSize: DELIVERY_BATCH_SIZE, reportBatchItemFailures: true, maxConcurrency: props.deliveryConcurrency }),
+    );
   }
 
   /**

@@ -206,12 +206,13 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     bus: ['events:PutEvents'],
     deliveryQueue: ['sqs:SendMessage'],
   },
-  // A delivery reads its webhook again, logs the attempt in the webhook's deliveries, unseals the signing secrets
-  // (decrypt only), and hides a failed message until its next attempt.
+  // A delivery reads its webhook again, claims the attempt and logs it in the webhook's deliveries (conditional puts
+  // and reads of the claim), unseals the signing secrets (decrypt only), queues the next attempt as a message of its
+  // own, and hides a message until it is due or can be processed.
   WebhookDelivery: {
     table: [{ sid: 'WebhookDeliveries', on: 'table', actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], partitions: [accountPartitions] }],
     userPool: [],
-    deliveryQueue: ['sqs:ChangeMessageVisibility'],
+    deliveryQueue: ['sqs:ChangeMessageVisibility', 'sqs:SendMessage'],
     webhookKey: ['kms:Decrypt'],
   },
 };

@@ -152,6 +152,7 @@ export class PromptServiceStack extends Stack {
       logLevel: settings.logLevel,
       logRetention: settings.logRetention,
       logRemovalPolicy: settings.removalPolicy,
+      reservedConcurrency: settings.reservedConcurrency,
     });
 
     this.events = new EventDelivery(this, 'Events', {
@@ -161,6 +162,8 @@ export class PromptServiceStack extends Stack {
       logRetention: settings.logRetention,
       logRemovalPolicy: settings.removalPolicy,
       keyRemovalPolicy: settings.removalPolicy,
+      deliveryConcurrency: settings.deliveryConcurrency,
+      reservedConcurrency: settings.reservedConcurrency,
     });
     // The management function that creates and rotates webhooks seals their secrets: kms:Encrypt on the key, no more.
     for (const fn of Object.values(this.managementApi.functions)) this.events.grantEventAccess(fn, accessOf(fn.node.id));

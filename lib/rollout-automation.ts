@@ -40,6 +40,11 @@ export const GUARD_ALARM_EVENT_PATTERN = {
 export const STEPS_TIMEOUT = Duration.seconds(50);
 /** Every guarded rollout of one alarm, one transaction each, with the store's own retries: seconds, not minutes. */
 export const GUARD_TIMEOUT = Duration.seconds(30);
+/**
+ * With the `reservedConcurrency` setting, each function runs one invocation at a time (the steps never two runs at
+ * once; alarms one after another, Lambda retrying the next): however many rollouts an account starts, they hold one.
+ */
+export const AUTOMATION_RESERVED_CONCURRENCY = 1;
 
 export interface RolloutAutomationProps {
   readonly table: PromptTable;
@@ -47,6 +52,8 @@ export interface RolloutAutomationProps {
   readonly logLevel: string;
   readonly logRetention: RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
+  /** Reserve AUTOMATION_RESERVED_CONCURRENCY for each function (docs/deploy.md "Concurrency"). */
+  readonly reservedConcurrency?: boolean;
 }
 
 /**
@@ -93,6 +100,7 @@ export class RolloutAutomation extends Construct {
         },
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
+        ...(props.reservedConcurrency ? { reservedConcurrency: AUTOMATION_RESERVED_CONCURRENCY } : {}),
         ...extra,
       });
       props.table.grant(fn.role, accessOf(spec.id).table);

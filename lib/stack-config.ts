@@ -23,6 +23,14 @@ export interface ServiceSettings {
   readonly wafRateLimit: number | undefined;
   /** Set the account's API Gateway logging role (once per account and region); false if it is managed elsewhere. */
   readonly apiGatewayAccountRole: boolean;
+  /** Invocations of the webhook delivery function at once, at most: its SQS event source's maximum concurrency. */
+  readonly deliveryConcurrency: number;
+  /**
+   * Reserve the account's concurrency for the functions one account's activity drives (deliveries, rollout steps, guard
+   * alarms): each then has its share whatever else runs, and no more. Off by default: a deploy that reserves fails
+   * where the account's limit leaves Lambda less than 10 unreserved (new accounts often have 10 in all).
+   */
+  readonly reservedConcurrency: boolean;
 }
 
 /** The context keys, as written in `cdk.json` and after `-c`. */
@@ -37,6 +45,8 @@ export const CONTEXT_KEYS = {
   logLevel: 'logLevel',
   wafRateLimit: 'wafRateLimit',
   apiGatewayAccountRole: 'apiGatewayAccountRole',
+  deliveryConcurrency: 'deliveryConcurrency',
+  reservedConcurrency: 'reservedConcurrency',
 } as const;
 
 export const DEFAULT_SETTINGS = {
@@ -47,7 +57,12 @@ export const DEFAULT_SETTINGS = {
   logRetentionDays: 30,
   logLevel: 'INFO',
   apiGatewayAccountRole: true,
+  deliveryConcurrency: 10,
+  reservedConcurrency: false,
 } as const;
+
+/** What an SQS event source's maximum concurrency may be (Lambda's bounds). */
+export const DELIVERY_CONCURRENCY_BOUNDS = { min: 2, max: 1000 } as const;
 
 /** AWS WAF's bounds for a rate-based rule's limit (requests per evaluation window). */
 export const WAF_RATE_LIMIT_BOUNDS = { min: 10, max: 2_000_000_000 } as const;
@@ -175,6 +190,16 @@ function wafRateLimitOf(lookup: ContextLookup): number | undefined {
   return value;
 }
 
+function deliveryConcurrencyOf(lookup: ContextLookup): number {
+  const value = positiveInteger(lookup, CONTEXT_KEYS.deliveryConcurrency, DEFAULT_SETTINGS.deliveryConcurrency);
+  if (value < DELIVERY_CONCURRENCY_BOUNDS.min || value > DELIVERY_CONCURRENCY_BOUNDS.max) {
+    throw new SettingsError(
+      `Context "deliveryConcurrency" must be from ${DELIVERY_CONCURRENCY_BOUNDS.min} to ${DELIVERY_CONCURRENCY_BOUNDS.max} (an SQS event source's maximum concurrency), got ${value}`,
+    );
+  }
+  return value;
+}
+
 function booleanOf(lookup: ContextLookup, key: string, fallback: boolean): boolean {
   const raw = text(lookup, key)?.toLowerCase();
   if (raw === undefined) return fallback;
@@ -198,6 +223,8 @@ export function settingsFromContext(lookup: ContextLookup): ServiceSettings {
     logLevel: logLevelOf(lookup),
     wafRateLimit: wafRateLimitOf(lookup),
     apiGatewayAccountRole: booleanOf(lookup, CONTEXT_KEYS.apiGatewayAccountRole, DEFAULT_SETTINGS.apiGatewayAccountRole),
+    deliveryConcurrency: deliveryConcurrencyOf(lookup),
+    reservedConcurrency: booleanOf(lookup, CONTEXT_KEYS.reservedConcurrency, DEFAULT_SETTINGS.reservedConcurrency),
   };
 }
 

@@ -5,7 +5,8 @@ import { createStoreClients } from '../lambda/table/client';
 import { Table } from '../lambda/table/table';
 import { createTelemetry } from '../lambda/telemetry';
 import { attemptDelivery } from '../lambda/webhooks/attempt';
-import type { EventBus } from '../lambda/webhooks/delivery-job';
+import type { DeliveryJob, EventBus } from '../lambda/webhooks/delivery-job';
+import { runDeliveryJob } from '../lambda/webhooks/delivery-run';
 import { resolveWithDns, type Resolve } from '../lambda/webhooks/destination';
 import { LocalSecretSealer } from '../lambda/webhooks/secret-sealer';
 import { localKeyFromFile, WEBHOOK_KEY_FILE_NAME } from '../lambda/webhooks/sealer-from-config';
@@ -40,18 +41,24 @@ export interface LocalEventsOptions {
 
 /**
  * npm start's events and webhooks (docs/local-stack.md): the poller in place of the stream, the deployed dispatcher,
- * and an in-process queue in place of SQS running attemptDelivery on the deployed schedule, with the secrets sealed
- * by the data folder's key (the one the local management API seals them with).
+ * and an in-process queue in place of SQS running the deployed delivery runs (runDeliveryJob) on the deployed
+ * schedule, with the secrets sealed by the data folder's key (the one the local management API seals them with).
  */
 export function startLocalEvents(config: LocalConfig, storeEndpoint: string, options: LocalEventsOptions): LocalEvents {
   const telemetry = createTelemetry({ serviceName: 'prompt-service-local', logLevel: 'INFO' });
   const clients = createStoreClients({ region: config.region, endpoint: storeEndpoint });
   const table = new Table(clients.reads, config.tableName, () => new Date(), { writeClient: clients.writes });
   const sealer = new LocalSecretSealer(localKeyFromFile(join(config.dataDir, WEBHOOK_KEY_FILE_NAME)));
-  const queue = new InProcessDeliveryQueue({
-    attempt: (job) => attemptDelivery(job, { table, sealer, resolve: options.resolve ?? resolveWithDns, mode: 'local', now: () => new Date() }),
-    logger: telemetry.logger,
-    metrics: telemetry.metrics,
+  const attempt = (job: DeliveryJob) =>
+    attemptDelivery(job, { table, sealer, resolve: options.resolve ?? resolveWithDns, mode: 'local', now: () => new Date() });
+  const { logger, metrics } = telemetry;
+  const queue: InProcessDeliveryQueue = new InProcessDeliveryQueue({
+    run: async (job, tries) => {
+      const disposition = await runDeliveryJob(job, tries, { attempt, table, queue, logger, metrics });
+      // Locally nobody reads the metrics (WebhookDeliveryFailed): its line says it all.
+      if (metrics.hasStoredMetrics()) metrics.clearMetrics();
+      return disposition;
+    },
     ...(options.millisPerSecond === undefined ? {} : { millisPerSecond: options.millisPerSecond }),
   });
   const poller = startEventPoller({

@@ -29,13 +29,30 @@ export function eventsProblem(events: readonly string[]): string | undefined {
 }
 
 /**
- * What the audit log says of a webhook's URL: its origin (scheme://host[:port]) alone. Receivers (Slack, Discord)
- * often carry a token in the path or query, and the audit log is readable by viewers, who may not manage webhooks.
+ * What the record (the audit log, log lines, the delivery log, events) says of a webhook's URL: its origin
+ * (scheme://host[:port]) alone, never its user info, path or query. Receivers (Slack, Discord) often carry a token
+ * in the path or query, and the audit log is readable by viewers, who may not manage webhooks. Anything that is no
+ * absolute URL (a string that does not parse, a number, an object) is recorded as that, never as itself.
  */
-export function auditedUrl(text: string): string {
-  if (!URL.canParse(text)) return 'not an absolute URL';
-  const url = new URL(text);
+export function recordedUrl(value: unknown): string {
+  if (typeof value !== 'string') return 'not a URL';
+  if (!URL.canParse(value)) return 'not an absolute URL';
+  const url = new URL(value);
   return url.host === '' ? url.protocol : `${url.protocol}//${url.host}`;
+}
+
+/** Any absolute URL written out in a text: a scheme, `://`, and everything up to a space or a quote. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]*/gi;
+
+/**
+ * Free text for the record (an error's message, a path) with every absolute URL in it cut to its origin, as
+ * recordedUrl cuts one: what a store, a DNS resolver or a library says may quote the URL it was given.
+ */
+export function urlsRecordedIn(text: string): string {
+  return text.replace(URL_IN_TEXT, (url) => {
+    const recorded = recordedUrl(url);
+    return recorded === 'not an absolute URL' ? 'a URL' : recorded;
+  });
 }
 
 /** Why a description is not one, or undefined. */

@@ -1,10 +1,9 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadDispatcherConfig } from '../config';
 import { createStoreClients } from '../table/client';
 import { Table } from '../table/table';
 import { createTelemetry, storeCallRecorder } from '../telemetry';
-import { SqsDeliveryQueue } from '../webhooks/sqs-delivery-queue';
+import { createSqsClient, SqsDeliveryQueue } from '../webhooks/sqs-delivery-queue';
 import type { DispatchHandlerDependencies } from './dispatch-handler';
 import { EventBridgeBus } from './eventbridge-bus';
 
@@ -16,7 +15,7 @@ export function dispatcherDependencies(env: NodeJS.ProcessEnv = process.env): Di
   return {
     table: new Table(clients.reads, config.tableName, () => new Date(), { writeClient: clients.writes }),
     bus: new EventBridgeBus(new EventBridgeClient({ region: config.region }), config.eventBusName),
-    queue: new SqsDeliveryQueue(new SQSClient({ region: config.region }), config.deliveryQueueUrl),
+    queue: new SqsDeliveryQueue(createSqsClient(config.region), config.deliveryQueueUrl),
     logger: telemetry.logger,
   };
 }

@@ -70,6 +70,11 @@ export interface RouteWithBody<Path extends string, Schema extends z.ZodType> ex
   readonly body: Schema;
   /** Body fields that name what a refused attempt was aimed at, for routes whose path does not (what they create). */
   readonly bodyTarget?: readonly (keyof z.output<Schema> & string)[];
+  /**
+   * Body fields that hold a URL: the record (a refusal's target and what it asked for) keeps only its origin
+   * (domain/webhook-rules.ts recordedUrl), as a receiver's URL may carry its token in the path or query.
+   */
+  readonly urlFields?: readonly (keyof z.output<Schema> & string)[];
   /** No body at all reads as `{}` (a body whose every field is optional: a decision without a comment). */
   readonly bodyOptional?: boolean;
   handle(request: RouteRequest<Path, z.output<Schema>>): Promise<Reply>;
@@ -79,6 +84,7 @@ export interface RouteWithBody<Path extends string, Schema extends z.ZodType> ex
 export interface RouteWithoutBody<Path extends string> extends Declared<Path> {
   readonly body?: undefined;
   readonly bodyTarget?: undefined;
+  readonly urlFields?: undefined;
   readonly bodyOptional?: undefined;
   handle(request: RouteRequest<Path, undefined>): Promise<Reply>;
 }
@@ -93,6 +99,7 @@ export interface ManagementRoute {
   readonly action?: string;
   readonly body?: z.ZodType;
   readonly bodyTarget?: readonly string[];
+  readonly urlFields?: readonly string[];
   readonly bodyOptional?: boolean;
   /** The handler with `json` as the route's schema reads it (nothing read for a route that takes no body), or why it does not fit. */
   bindBody(json: unknown): { readonly handle: BoundHandler } | { readonly invalid: z.ZodError };
@@ -124,6 +131,7 @@ export function defineRoute<const Path extends string, Schema extends z.ZodType>
     ...(route.action === undefined ? {} : { action: route.action }),
     ...(route.body === undefined ? {} : { body: route.body }),
     ...(route.bodyTarget === undefined ? {} : { bodyTarget: route.bodyTarget }),
+    ...(route.urlFields === undefined ? {} : { urlFields: route.urlFields }),
     ...(route.bodyOptional === undefined ? {} : { bodyOptional: route.bodyOptional }),
     bindBody(json) {
       if (!takesBody(route)) return { handle: bind(route.handle, undefined) };

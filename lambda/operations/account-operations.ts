@@ -69,7 +69,7 @@ import {
   planUpdateWebhook,
   type WebhookChange,
 } from '../table/webhooks';
-import { auditedUrl, descriptionProblem, eventsProblem, MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-rules';
+import { descriptionProblem, eventsProblem, MAX_WEBHOOK_URL_LENGTH, recordedUrl, urlsRecordedIn } from '../domain/webhook-rules';
 import { generateSecret } from '../webhooks/signature';
 import { eventActor } from '../table/change-events';
 import { SealerUnavailableError, type SecretSealer } from '../webhooks/secret-sealer';
@@ -107,7 +107,7 @@ export type AuditReason = NonNullable<AuditEntryItem['reason']>;
 
 /** How a failed change is recorded: the code the API answers with, and its message. */
 export function reasonOf(error: unknown): AuditReason {
-  const message = error instanceof Error ? error.message : 'unknown error';
+  const message = error instanceof Error ? urlsRecordedIn(error.message) : 'unknown error';
   if (error instanceof StaleDraftError) return { code: 'PRECONDITION_FAILED', message };
   if (error instanceof VersionNotPublishedError && !error.draft) return { code: 'NOT_FOUND', message };
   if (error instanceof ConflictError || error instanceof ImmutableVersionError) return { code: 'CONFLICT', message };
@@ -479,9 +479,9 @@ export class AccountOperations {
     input: { url: string; events: readonly string[]; description?: string | null },
   ): Promise<{ webhook: WebhookItem; secret: string }> {
     const description = input.description || null;
-    const requested = { url: auditedUrl(input.url), events: input.events, description };
+    const requested = { url: recordedUrl(input.url), events: input.events, description };
     const secret = generateSecret();
-    return this.audited({ accountId, action: 'webhook.create', target: { url: auditedUrl(input.url) }, requested }, async () => {
+    return this.audited({ accountId, action: 'webhook.create', target: { url: recordedUrl(input.url) }, requested }, async () => {
       await this.requireValidSettings({ url: input.url, events: input.events, description });
       const sealedSecret = await this.webhookTools.sealer.seal(secret);
       const planned = await planCreateWebhook(this.table, accountId, { url: input.url, events: input.events, description, sealedSecret, by: this.by });

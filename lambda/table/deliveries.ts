@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { DeliveryItem, WithKeys } from './item-types';
 import { deliverySortKey, keys, prefixes } from './schema';
 import { newestFirstPage } from './newest-first';
+import { buildCondition } from './update-expression';
 import type { Table } from './table';
 
 /**
  * The delivery log (docs/events.md "Delivery"): one item per attempt to deliver an event to a webhook, under the
  * webhook's own prefix in the account's partition, kept 30 days. An attempt is a fact about the receiver, not a
- * change anybody made: it is a plain put, in no transaction and not audited.
+ * change anybody made: it is a plain put, in no transaction and not audited. Its id is chosen when the attempt is
+ * claimed (delivery-claims.ts), so writing it again writes the same line, never a second one.
  */
 
 /** What the API answers for an attempt (GET …/webhooks/{w}/deliveries). */
@@ -35,10 +37,24 @@ const KEPT_SECONDS = 30 * 24 * 3600;
 export const DELIVERY_ID_PATTERN = /^dlv_\d{17}_[0-9a-f]{8}$/;
 const deliveryIdOf = (at: string, tail: string): string => `dlv_${at.replace(/\D/g, '')}_${tail}`;
 
-/** Writes one attempt's line in the log; returns its id. */
-export async function recordDelivery(table: Table, attempt: DeliveryAttempt): Promise<string> {
-  const tail = randomBytes(4).toString('hex');
-  const deliveryId = deliveryIdOf(attempt.at, tail);
+/** A new attempt's id in the log, made when it is claimed (delivery-claims.ts) so that every run records the same line. */
+export const newDeliveryId = (at: string): string => deliveryIdOf(at, randomBytes(4).toString('hex'));
+
+export interface RecordOptions {
+  /** The line's id, chosen when the attempt was claimed; a new one when absent. */
+  readonly deliveryId?: string;
+  /**
+   * Write the line only if it is not there: a run that can only say the attempt was cut off never writes over the
+   * line of the run that knew its answer.
+   */
+  readonly ifAbsent?: boolean;
+}
+
+/** Writes one attempt's line in the log (the same id writes the same line again); returns its id. */
+export async function recordDelivery(table: Table, attempt: DeliveryAttempt, options: RecordOptions = {}): Promise<string> {
+  const deliveryId = options.deliveryId ?? newDeliveryId(attempt.at);
+  if (!DELIVERY_ID_PATTERN.test(deliveryId)) throw new RangeError(`not a delivery id: ${deliveryId}`);
+  const tail = deliveryId.slice(-8);
   const item: WithKeys<DeliveryItem> = {
     ...keys.delivery(attempt.accountId, deliverySortKey(attempt.webhookId, attempt.at, tail)),
     type: 'delivery',
@@ -54,7 +70,11 @@ export async function recordDelivery(table: Table, attempt: DeliveryAttempt): Pr
     ...(attempt.error === undefined ? {} : { error: attempt.error }),
     ttl: Math.floor(Date.parse(attempt.at) / 1000) + KEPT_SECONDS,
   };
-  await table.put('recordDelivery', { Item: item });
+  if (!options.ifAbsent) {
+    await table.put('recordDelivery', { Item: item });
+    return deliveryId;
+  }
+  await table.put('recordDelivery', { Item: item, ...buildCondition((names) => `attribute_not_exists(${names.name('pk')})`) }, () => undefined);
   return deliveryId;
 }
 

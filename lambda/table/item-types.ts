@@ -394,3 +394,26 @@ export interface DeliveryItem {
   /** Epoch seconds: the table's TTL attribute (not `expiresAt`, which on a key item is its expiry in milliseconds). */
   ttl: number;
 }
+
+/**
+ * One attempt of one event's delivery to one webhook, claimed before its POST (lambda/table/delivery-claims.ts):
+ * a run that finds it claimed never sends it again. Kept past any queue message that could name it (`ttl`).
+ */
+export interface DeliveryClaimItem {
+  accountId: string;
+  webhookId: string;
+  eventId: string;
+  attempt: number;
+  /** The run that claimed it: random per run, so a run knows its own claim from another's. */
+  holder: string;
+  /** When the attempt started: its line's `at` in the delivery log. */
+  at: string;
+  /** Its line's id in the delivery log, chosen when it was claimed, so whoever records it writes the same line. */
+  deliveryId: string;
+  /** `sending` from the claim to its line; `recorded` once the line is written; `followed` once the next attempt is queued. */
+  state: 'sending' | 'recorded' | 'followed';
+  /** Once recorded: what the attempt came to, for a run that finds it recorded and has to go on from it. */
+  outcome?: { delivered: boolean; status: number | null; durationMs: number; error?: string; final?: boolean };
+  /** Epoch seconds: the table's TTL attribute. */
+  ttl: number;
+}

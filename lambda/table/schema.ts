@@ -58,6 +58,11 @@ export const keys = {
   webhook: (accountId: string, webhookId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `WEBHOOK#${webhookId}` }),
   /** `sortKey` is what deliverySortKey built: the webhook, the attempt's time, a random tail. */
   delivery: (accountId: string, sortKey: string) => ({ pk: `ACCOUNT#${accountId}`, sk: sortKey }),
+  /** One attempt of one event's delivery to one webhook, claimed before it is sent (delivery-claims.ts). */
+  deliveryClaim: (accountId: string, webhookId: string, eventId: string, attempt: number) => ({
+    pk: `ACCOUNT#${accountId}`,
+    sk: `ATTEMPT#${webhookId}#${eventId}#${attempt}`,
+  }),
 } as const;
 
 /** A webhook's deliveries sort by time under its own prefix (a webhook id has no `#`). */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EventActor } from '../domain/events';
-import { auditedUrl } from '../domain/webhook-rules';
+import { recordedUrl } from '../domain/webhook-rules';
 import type { PlannedChange } from './change';
 import { ConflictError, NotFoundError } from './errors';
 import type { AccountItem, WebhookItem, WithKeys } from './item-types';
@@ -192,17 +192,17 @@ export async function planRotateWebhookSecret(table: Table, accountId: string, w
 }
 
 /**
- * What the audit log may say of a webhook: the origin it sends to (auditedUrl: a path or query may hold the
+ * What the audit log may say of a webhook: the origin it sends to (recordedUrl: a path or query may hold the
  * receiver's token) and what, never a secret, sealed or not.
  */
 export function auditedWebhook(webhook: WebhookItem): Record<string, unknown> {
   const { webhookId, url, events, enabled, description } = webhook;
-  return { webhookId, url: auditedUrl(url), events, enabled, description };
+  return { webhookId, url: recordedUrl(url), events, enabled, description };
 }
 
 /** A change as the audit log records what was asked: a new URL by its origin alone, as auditedWebhook. */
 export function auditedChange(change: WebhookChange): Record<string, unknown> {
-  return { ...change, ...(change.url === undefined ? {} : { url: auditedUrl(change.url) }) };
+  return { ...change, ...(change.url === undefined ? {} : { url: recordedUrl(change.url) }) };
 }
 
 /**

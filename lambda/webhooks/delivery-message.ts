@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { EVENT_TYPES } from '../domain/events';
-import type { DeliveryJob } from './delivery-job';
+import { DELIVERY_ID_PATTERN } from '../table/deliveries';
+import { type DeliveryJob, MAX_ATTEMPTS } from './delivery-job';
 
 const actor = z.union([
   z.object({ type: z.literal('user'), email: z.string() }),
@@ -8,10 +9,23 @@ const actor = z.union([
   z.object({ type: z.literal('system'), name: z.string() }),
 ]);
 
+/** An attempt already made, whose line is still to be written (delivery-job.ts MadeAttempt). */
+const madeAttempt = z.object({
+  delivered: z.boolean(),
+  status: z.number().int().nullable(),
+  durationMs: z.number().min(0),
+  error: z.string().optional(),
+  final: z.boolean().optional(),
+  at: z.iso.datetime(),
+  deliveryId: z.string().regex(DELIVERY_ID_PATTERN),
+});
+
 const deliveryJob = z.object({
   accountId: z.string().min(1),
   webhookId: z.string().min(1),
-  attempt: z.number().int().min(1),
+  attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
+  dueAt: z.iso.datetime().optional(),
+  made: madeAttempt.optional(),
   event: z.object({
     id: z.string().min(1),
     type: z.enum(EVENT_TYPES),
@@ -23,7 +37,7 @@ const deliveryJob = z.object({
   }),
 });
 
-/** A delivery queue message's body: the job as the dispatcher queued it, or why it is not one. */
+/** A delivery queue message's body: the job as the dispatcher or the run before it queued it, or why it is not one. */
 export function readDeliveryJob(body: string): { job: DeliveryJob } | { problem: string } {
   let json: unknown;
   try {

@@ -1,4 +1,3 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { ConfigError, loadDeliveryConfig } from '../config';
 import { createStoreClients } from '../table/client';
 import { Table } from '../table/table';
@@ -7,7 +6,7 @@ import { attemptDelivery } from './attempt';
 import { resolveWithDns } from './destination';
 import type { DeliveryHandlerDependencies } from './delivery-handler';
 import { sealerFromConfig } from './sealer-from-config';
-import { SqsDeliveryQueue } from './sqs-delivery-queue';
+import { createSqsClient, SqsDeliveryQueue } from './sqs-delivery-queue';
 
 /** Built once per cold start: configuration, the store's clients, the sealer (decrypt only), the queue, logs and metrics. */
 export function deliveryDependencies(env: NodeJS.ProcessEnv = process.env): DeliveryHandlerDependencies {
@@ -17,10 +16,12 @@ export function deliveryDependencies(env: NodeJS.ProcessEnv = process.env): Deli
   const table = new Table(clients.reads, config.tableName, () => new Date(), { writeClient: clients.writes });
   const sealer = sealerFromConfig(config.webhooks);
   if (!sealer) throw new ConfigError('Missing required environment variable WEBHOOK_KEY_ID');
-  const queue = new SqsDeliveryQueue(new SQSClient({ region: config.region }), config.deliveryQueueUrl);
+  const queue = new SqsDeliveryQueue(createSqsClient(config.region), config.deliveryQueueUrl);
   return {
     attempt: (job) => attemptDelivery(job, { table, sealer, resolve: resolveWithDns, mode: config.webhooks.destinations, now: () => new Date() }),
-    retryAfter: (receiptHandle, delaySeconds) => queue.retryAfter(receiptHandle, delaySeconds),
+    table,
+    queue,
+    hide: (receiptHandle, seconds) => queue.hide(receiptHandle, seconds),
     logger: telemetry.logger,
     metrics: telemetry.metrics,
   };

@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { urlsRecordedIn } from '../domain/webhook-rules';
 import { METRIC } from '../metric-names';
 import { nextDelay } from './attempt';
 import type { AttemptOutcome, DeliveryJob } from './delivery-job';
@@ -42,7 +43,7 @@ export function reportStep(
     attempt: job.attempt,
     status: outcome.status,
     durationMs: outcome.durationMs,
-    ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.error ? { error: urlsRecordedIn(outcome.error) } : {}),
   };
   switch (step.kind) {
     case 'delivered':

@@ -1,94 +1,203 @@
-import type { AttemptOutcome, DeliveryJob } from '../../lambda/webhooks/delivery-job';
-import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../lambda/webhooks/delivery-job';
-import { createTelemetry } from '../../lambda/telemetry';
-import { InProcessDeliveryQueue } from '../../local/delivery-queue';
+import * as fs from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { listDeliveries } from '../../lambda/table/deliveries';
+import type { WebhookItem, WithKeys } from '../../lambda/table/item-types';
+import { eventWrite } from '../../lambda/table/outbox';
+import { keys } from '../../lambda/table/schema';
+import { Table } from '../../lambda/table/table';
+import { MAX_ATTEMPTS } from '../../lambda/webhooks/delivery-job';
+import { localKeyFromFile, WEBHOOK_KEY_FILE_NAME } from '../../lambda/webhooks/sealer-from-config';
+import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
+import { generateSecret } from '../../lambda/webhooks/signature';
+import { loadLocalConfig } from '../../local/local-config';
+import { type LocalEvents, startLocalEvents } from '../../local/local-events';
+import { type FaultProxy, startFaultProxy } from '../support/fault-proxy';
+import { FixtureStore } from '../support/fixture-store';
+import { type LocalStore, startLocalStore } from '../support/local-store';
+import { type Received, type Receiver, startReceiver } from '../webhooks/receiver';
 
 /**
- * npm start's delivery queue (docs/local-stack.md "Events and webhooks"): every job on its own, retried on the
- * deployed schedule (here a millisecond per second of it), stopped cleanly. The attempts are stand-ins that record
- * when they ran: what an attempt does is attemptDelivery's, tested with a loopback receiver in test/webhooks/.
+ * npm start's events and webhooks (docs/local-stack.md "Events and webhooks") as it starts them: the poller, the
+ * dispatcher and the in-process delivery queue running the deployed delivery runs, here with a millisecond for each
+ * second of the schedule, against the store through a proxy that can make it fail and a receiver on 127.0.0.1.
  */
 
-const job = (webhookId: string): DeliveryJob => ({
-  accountId: 'acme',
-  webhookId,
-  attempt: 1,
-  event: {
-    id: 'evt_20261127060000000_00000001',
-    type: 'key.created',
-    time: '2026-11-27T06:00:00.000Z',
-    accountId: 'acme',
-    actor: { type: 'cli', operator: 't' },
-    data: {},
-  },
-});
-const failed: AttemptOutcome = { delivered: false, status: 500, durationMs: 1 };
-const delivered: AttemptOutcome = { delivered: true, status: 200, durationMs: 1 };
-const { logger, metrics } = createTelemetry({ serviceName: 'delivery-queue-test', logLevel: 'SILENT' });
+const ACCOUNT = 'acme';
+let store: LocalStore;
+let proxy: FaultProxy;
+let receiver: Receiver;
+let dataDir: string;
+let events: LocalEvents | undefined;
+/** What the receiver answers each webhook's requests, by its id: statuses in turn (200 once they run out), or a wait. */
+const script = new Map<string, { statuses: number[]; holdMs?: number }>();
+let webhookCount = 0;
+let eventCount = 0;
 
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!condition()) {
+beforeAll(async () => {
+  store = await startLocalStore('delivery-queue-test');
+  await new FixtureStore(store.client, store.tableName).putAccount({ accountId: ACCOUNT, name: 'Acme', plan: 'free' });
+  proxy = await startFaultProxy(store.endpoint);
+  receiver = await startReceiver((request: Received, response: ServerResponse) => {
+    const plan = script.get(request.url.split('/').at(-1) ?? '');
+    const answer = () => {
+      response.statusCode = plan?.statuses.shift() ?? 200;
+      response.end();
+    };
+    if (plan?.holdMs) setTimeout(answer, plan.holdMs);
+    else answer();
+  });
+});
+afterAll(async () => {
+  await receiver.close();
+  await proxy.close();
+  await store.close();
+});
+beforeEach(() => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'delivery-queue-'));
+  proxy.rule = () => 'pass';
+});
+afterEach(async () => {
+  await events?.stop();
+  events = undefined;
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** npm start's events, as local-stack.ts starts them, its store calls through the proxy. */
+function start(): LocalEvents {
+  const config = loadLocalConfig({ DATA_DIR: dataDir, TABLE_NAME: store.tableName });
+  events = startLocalEvents(config, proxy.endpoint, {
+    onError: (error) => {
+      throw error;
+    },
+    intervalMs: 60_000,
+    millisPerSecond: 0.001,
+  });
+  return events;
+}
+
+/** A webhook sealed with the data folder's key (the one npm start's deliveries unseal with), sending to `/hooks/<its id>`. */
+async function webhook(statuses: number[] = [], holdMs?: number): Promise<string> {
+  webhookCount += 1;
+  const webhookId = `wh_${webhookCount.toString(16).padStart(16, 'c')}`;
+  script.set(webhookId, { statuses: [...statuses], ...(holdMs ? { holdMs } : {}) });
+  const sealer = new LocalSecretSealer(localKeyFromFile(path.join(dataDir, WEBHOOK_KEY_FILE_NAME)));
+  const now = new Date().toISOString();
+  const item: WithKeys<WebhookItem> = {
+    ...keys.webhook(ACCOUNT, webhookId),
+    type: 'webhook',
+    accountId: ACCOUNT,
+    webhookId,
+    url: `http://127.0.0.1:${receiver.port}/hooks/${webhookId}`,
+    events: ['*'],
+    enabled: true,
+    description: null,
+    createdAt: now,
+    createdBy: 'owner@example.com',
+    updatedAt: now,
+    secrets: [{ sealed: await sealer.seal(generateSecret()), createdAt: now }],
+    revision: 1,
+  };
+  await store.client.send(new PutCommand({ TableName: store.tableName, Item: item }));
+  return webhookId;
+}
+
+/** A change's event, committed now, then read by the poller and dispatched at once. */
+async function announce(running: LocalEvents): Promise<void> {
+  eventCount += 1;
+  const table = new Table(store.client, store.tableName, () => new Date());
+  const { write } = eventWrite(
+    {
+      accountId: ACCOUNT,
+      type: 'key.created',
+      time: new Date().toISOString(),
+      actor: { type: 'cli', operator: 'test' },
+      data: { keyId: `k${eventCount}`, name: 'k' },
+    },
+    eventCount.toString(16).padStart(8, '0'),
+  );
+  await table.transact('test', [write]);
+  await running.pollNow();
+}
+
+const postsTo = (webhookId: string) => receiver.received.filter((request) => request.url === `/hooks/${webhookId}`).length;
+const lines = async (webhookId: string) =>
+  (await listDeliveries(new Table(store.client, store.tableName, () => new Date()), ACCOUNT, webhookId)).map(({ attempt, status }) => ({ attempt, status }));
+
+async function until(condition: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('not in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
-it('retries a failed attempt after the schedule’s delays, with the attempt number counting up, until the last', async () => {
-  const attempts: { attempt: number; at: number }[] = [];
-  const started = Date.now();
-  const queue = new InProcessDeliveryQueue({
-    attempt: async (each) => {
-      attempts.push({ attempt: each.attempt, at: Date.now() - started });
-      return failed;
-    },
-    logger,
-    metrics,
-    millisPerSecond: 0.001,
-  });
-  await queue.enqueue([job('wh_0000000000000001')]);
-  await until(() => attempts.length === MAX_ATTEMPTS && queue.pending === 0);
-  await queue.stop();
-  expect(attempts.map((each) => each.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-  // Each waited at least its delay (at a millisecond per 1,000 s, the 10 h wait is 36 ms).
-  const total = RETRY_DELAYS_SECONDS.reduce((sum, delay) => sum + delay, 0) * 0.001;
-  expect(attempts.at(-1)?.at).toBeGreaterThanOrEqual(Math.floor(total));
+it('retries a failed attempt on the schedule, attempts numbered 1 to 7, each sent once and in the log', async () => {
+  const running = start();
+  const webhookId = await webhook(Array(MAX_ATTEMPTS).fill(500));
+  await announce(running);
+  await until(async () => (await lines(webhookId)).length === MAX_ATTEMPTS);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(postsTo(webhookId)).toBe(MAX_ATTEMPTS);
+  expect((await lines(webhookId)).map((line) => line.attempt)).toEqual([7, 6, 5, 4, 3, 2, 1]);
 });
 
-it('delivers one webhook while another is still waiting on its slow receiver', async () => {
-  const done: string[] = [];
-  let releaseSlow: () => void = () => undefined;
-  const queue = new InProcessDeliveryQueue({
-    attempt: async (each) => {
-      if (each.webhookId === 'wh_00000000000000ff') await new Promise<void>((resolve) => (releaseSlow = resolve));
-      done.push(each.webhookId);
-      return delivered;
-    },
-    logger,
-    metrics,
-  });
-  await queue.enqueue([job('wh_00000000000000ff'), job('wh_0000000000000002')]);
-  await until(() => done.length === 1);
-  expect(done).toEqual(['wh_0000000000000002']);
-  releaseSlow();
-  await queue.stop();
-  expect(done).toEqual(['wh_0000000000000002', 'wh_00000000000000ff']);
+it('a store outage while an attempt is recorded: the receiver gets attempt 1 once, then attempt 2, both in the log', async () => {
+  const running = start();
+  const webhookId = await webhook([500]);
+  // From the first line written on, the delivery log cannot be written for half a second.
+  let outageEnds = Number.POSITIVE_INFINITY;
+  proxy.rule = (operation, body) => {
+    if (operation !== 'PutItem' || !body.includes('"DELIVERY#')) return 'pass';
+    if (outageEnds === Number.POSITIVE_INFINITY) outageEnds = Date.now() + 500;
+    return Date.now() < outageEnds ? 'throttle' : 'pass';
+  };
+  await announce(running);
+  await until(async () => (await lines(webhookId)).length === 2);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(postsTo(webhookId)).toBe(2);
+  expect(await lines(webhookId)).toEqual([
+    { attempt: 2, status: 200 },
+    { attempt: 1, status: 500 },
+  ]);
 });
 
-it('stops cleanly: the attempt under way finishes, the retries waiting are dropped', async () => {
-  let calls = 0;
-  const queue = new InProcessDeliveryQueue({
-    attempt: async () => {
-      calls += 1;
-      return failed;
-    },
-    logger,
-    metrics,
-  });
-  await queue.enqueue([job('wh_0000000000000003')]);
-  await until(() => calls === 1 && queue.pending === 1);
-  await queue.stop();
-  expect(queue.pending).toBe(0);
-  await queue.enqueue([job('wh_0000000000000004')]);
-  expect(calls).toBe(1);
+it('a store that fails before the POST (its reads throttled) delays the attempt and uses none up', async () => {
+  const running = start();
+  const webhookId = await webhook();
+  let outageEnds = Number.POSITIVE_INFINITY;
+  proxy.rule = (operation) => {
+    if (operation !== 'GetItem') return 'pass';
+    if (outageEnds === Number.POSITIVE_INFINITY) outageEnds = Date.now() + 500;
+    return Date.now() < outageEnds ? 'throttle' : 'pass';
+  };
+  await announce(running);
+  await until(async () => (await lines(webhookId)).length === 1);
+  expect(Date.now()).toBeGreaterThanOrEqual(outageEnds);
+  expect(postsTo(webhookId)).toBe(1);
+  expect(await lines(webhookId)).toEqual([{ attempt: 1, status: 200 }]);
+});
+
+it('delivers to one webhook while another is still waiting on its slow receiver', async () => {
+  const running = start();
+  const slow = await webhook([], 1_500);
+  const fast = await webhook();
+  await announce(running);
+  await until(async () => (await lines(fast)).length === 1);
+  expect(await lines(slow)).toEqual([]);
+  await until(async () => (await lines(slow)).length === 1);
+});
+
+it('stops cleanly: the run under way finishes, the retries waiting are dropped', async () => {
+  const running = start();
+  const webhookId = await webhook([500, 500, 500]);
+  await announce(running);
+  // Attempt 3 waits 5 minutes after attempt 2: 300 ms here.
+  await until(async () => (await lines(webhookId)).length === 2);
+  await running.stop();
+  events = undefined;
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  expect(postsTo(webhookId)).toBe(2);
 });

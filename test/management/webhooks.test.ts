@@ -9,6 +9,7 @@ import { findWebhook, MAX_WEBHOOKS_PER_ACCOUNT } from '../../lambda/table/webhoo
 import { boundedResolve, checkUrl, type Resolve } from '../../lambda/webhooks/destination';
 import { KmsSecretSealer } from '../../lambda/webhooks/kms-secret-sealer';
 import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
+import { capturedLogRecords } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
 /** docs/events.md "Webhooks": admins manage them; a secret is answered once and stored sealed only. */
@@ -422,6 +423,97 @@ test("the audit log, which viewers read, holds a webhook URL's origin alone: no 
   for (const secret of ['SECRETPATH', 'QUERYSECRET', '/services', '/hooks']) expect(logged).not.toContain(secret);
   expect(logged).toContain('http://127.0.0.1:9');
   expect(logged).toContain('http://localhost:9');
+});
+
+describe("a receiver URL's user info, path and query reach no record, whatever refuses the request", () => {
+  /** A Slack-like receiver URL: a user name and password, a token in the path and one in the query, each its own. */
+  const secretUrl = (n: number) => `https://alice:pw${n}secret@hooks.example.com/services/T000/B000/PATH${n}SECRET?token=QUERY${n}SECRET`;
+  const secretsOf = (n: number) => [`pw${n}secret`, `PATH${n}SECRET`, `QUERY${n}SECRET`, '/services/T000', 'alice'];
+
+  /** Everything a viewer, an operator or a receiver could read that the request may have reached. */
+  async function everythingRecorded(since: number): Promise<string> {
+    const audit = await api.send('GET', '/api/accounts/acme/audit', { as: viewer });
+    expect(audit.status).toBe(200);
+    const logLines = capturedLogRecords().slice(since);
+    const storedRecords = (await scanItems()).filter((item) => /^(AUDIT|EVENT|DELIVERY)/.test(String(item.sk)));
+    return JSON.stringify([audit.body, logLines, storedRecords]);
+  }
+
+  test.each([
+    [
+      'a 400 body (events that are not event types) creating a webhook',
+      1,
+      'POST',
+      () => admin,
+      undefined,
+      (url: string) => ({ url, events: ['prompt.eaten'] }),
+      400,
+    ],
+    ['a 403: an editor creating a webhook', 2, 'POST', () => editor, undefined, (url: string) => ({ url, events: ['*'] }), 403],
+    ['a 400 PATCH (enabled that is no boolean) changing the URL', 3, 'PATCH', () => admin, 'mine', (url: string) => ({ url, enabled: 'yes' }), 400],
+    ['a 403 PATCH: a viewer changing the URL', 4, 'PATCH', () => viewer, 'mine', (url: string) => ({ url }), 403],
+  ] as const)(
+    '%s: the entry names the origin, and no user info, path or query is in the audit log, a log line or an event',
+    async (_name, n, method, as, which, body, status) => {
+      const path = which === 'mine' ? `${W}/${(await create()).webhook.webhookId}` : W;
+      const since = capturedLogRecords().length;
+      const response = await api.send(method, path, { as: as(), body: body(secretUrl(n)) });
+      expect(response.status).toBe(status);
+      const [entry] = await auditEntries(method === 'POST' ? 'webhook.create' : 'webhook.update');
+      expect(entry).toMatchObject({ outcome: 'refused', requested: { url: 'https://hooks.example.com' } });
+      if (method === 'POST') expect(entry?.target).toEqual({ url: 'https://hooks.example.com' });
+      const recorded = await everythingRecorded(since);
+      for (const secret of secretsOf(n)) expect([secret, recorded.includes(secret)]).toEqual([secret, false]);
+    },
+  );
+
+  test('a URL field that is no string (an array of URLs) is recorded as not a URL, never as what it held', async () => {
+    const since = capturedLogRecords().length;
+    const response = await api.send('POST', W, { as: admin, body: { url: [secretUrl(5)], events: ['*'] } });
+    expect(response.status).toBe(400);
+    const [entry] = await auditEntries('webhook.create');
+    expect(entry).toMatchObject({ outcome: 'refused', requested: { url: 'not a URL', events: ['*'] } });
+    const recorded = await everythingRecorded(since);
+    for (const secret of secretsOf(5)) expect([secret, recorded.includes(secret)]).toEqual([secret, false]);
+  });
+
+  test("a 500 whose error quotes the URL: the request's log line and the entry give its origin alone", async () => {
+    const quoting: WebhookTools = {
+      sealer,
+      checkDestination: async (url) => {
+        throw new Error(`the resolver choked on ${url}`);
+      },
+    };
+    api.useDependencies({ ...api.deps, webhooks: quoting });
+    const since = capturedLogRecords().length;
+    const response = await api.send('POST', W, { as: admin, body: { url: secretUrl(9), events: ['*'] } });
+    expect(response.status).toBe(500);
+    const line = capturedLogRecords()
+      .slice(since)
+      .find((record) => record.message === 'request');
+    expect(line).toMatchObject({ status: 500, error: { message: 'the resolver choked on https://hooks.example.com' } });
+    const recorded = await everythingRecorded(since);
+    for (const secret of secretsOf(9)) expect([secret, recorded.includes(secret)]).toEqual([secret, false]);
+  });
+
+  test('accepted, changed, tested and refused by the operations: the same, the answers to the admin alone holding the whole URL', async () => {
+    const since = capturedLogRecords().length;
+    const { response, webhook } = await create({ url: `http://127.0.0.1:9/services/PATH6SECRET?token=QUERY6SECRET`, events: ['*'] });
+    expect(response.status).toBe(201);
+    expect(webhook.url).toContain('PATH6SECRET');
+    const one = `${W}/${webhook.webhookId}`;
+    expect((await api.send('PATCH', one, { as: admin, body: { url: 'http://localhost:9/hooks/PATH7SECRET?sig=QUERY7SECRET' } })).status).toBe(200);
+    expect((await api.send('POST', `${one}/test`, { as: admin })).status).toBe(202);
+    // The destination policy refuses user info: a refusal of the operations' own.
+    const refused = await api.send('PATCH', one, { as: admin, body: { url: 'http://alice:pw8secret@127.0.0.1:9/PATH8SECRET?token=QUERY8SECRET' } });
+    expect(refused.status).toBe(400);
+    const recorded = await everythingRecorded(since);
+    for (const secret of ['PATH6SECRET', 'QUERY6SECRET', 'PATH7SECRET', 'QUERY7SECRET', 'pw8secret', 'PATH8SECRET', 'QUERY8SECRET']) {
+      expect([secret, recorded.includes(secret)]).toEqual([secret, false]);
+    }
+    expect(recorded).toContain('http://127.0.0.1:9');
+    expect(recorded).toContain('http://localhost:9');
+  });
 });
 
 test('the CLI creates, lists, tests and deletes a webhook as cli:<operator>; the secret printed once, listed never', async () => {

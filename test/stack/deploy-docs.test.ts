@@ -1,6 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { DELIVERY_MAX_RECEIVES, DISPATCH_PARALLELIZATION } from '../../lib/event-delivery';
+import { AUTOMATION_RESERVED_CONCURRENCY } from '../../lib/rollout-automation';
 import { CONTEXT_KEYS, DEFAULT_SETTINGS } from '../../lib/stack-config';
+import { triesToOutlast } from '../../lambda/webhooks/delivery-job';
 import { synthesizeService } from './synth';
 
 /**
@@ -14,7 +17,7 @@ const deployDoc = fs.readFileSync(path.join(ROOT, 'docs/deploy.md'), 'utf8');
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const cdkJson = JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 
-type Resource = { Type: string; Metadata?: Record<string, unknown> };
+type Resource = { Type: string; Metadata?: Record<string, unknown>; Properties?: Record<string, unknown> };
 const template = synthesizeService().template.toJSON() as { Resources: Record<string, Resource>; Outputs: Record<string, unknown> };
 const samIds = Object.values(template.Resources)
   .filter((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Metadata?.SamResourceId !== undefined)
@@ -109,6 +112,47 @@ describe('docs/deploy.md', () => {
     read.delete('AWS_DEFAULT_REGION'); // the SDK's own fallback for AWS_REGION, never set by the stack
     const tabled = tableAfter(deployDoc, '## Configuration of the functions').map((row) => (row[0] ?? '').replaceAll('`', ''));
     expect(tabled.sort()).toEqual([...read].sort());
+  });
+
+  describe('"Concurrency: what one account can hold"', () => {
+    const heading = '## Concurrency: what one account can hold';
+    const rows = new Map(tableAfter(deployDoc, heading).map((cells) => [(cells[0] ?? '').replaceAll('`', ''), cells[1] ?? '']));
+    /** The section's text, its line breaks as spaces. */
+    const section = deployDoc.slice(deployDoc.indexOf(heading), deployDoc.indexOf('\n## ', deployDoc.indexOf(heading) + heading.length)).replace(/\s+/g, ' ');
+    const firstNumber = (cell: string | undefined): number => Number(/`(\d+)`/.exec(cell ?? '')?.[1]);
+    const mappings = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::EventSourceMapping');
+
+    it("gives the delivery function's bound as its SQS event source's MaximumConcurrency, the setting's default", () => {
+      const sqs = mappings.find((mapping) => mapping.Properties?.ScalingConfig !== undefined);
+      expect(sqs?.Properties?.ScalingConfig).toEqual({ MaximumConcurrency: firstNumber(rows.get('WebhookDeliveryFunction')) });
+      expect(firstNumber(rows.get('WebhookDeliveryFunction'))).toBe(DEFAULT_SETTINGS.deliveryConcurrency);
+    });
+
+    it("gives the dispatcher's bound as its stream event source's ParallelizationFactor", () => {
+      const stream = mappings.find((mapping) => mapping.Properties?.ParallelizationFactor !== undefined);
+      expect(firstNumber(rows.get('EventDispatcherFunction'))).toBe(stream?.Properties?.ParallelizationFactor);
+      expect(DISPATCH_PARALLELIZATION).toBe(1);
+    });
+
+    it('says nothing is reserved by default, which the template holds, and what reserving takes in all, and of the limit', () => {
+      expect(section).toContain('**Nothing is reserved by default.**');
+      expect(Object.values(template.Resources).filter((resource) => resource.Properties?.ReservedConcurrentExecutions !== undefined)).toEqual([]);
+      const reserved = DEFAULT_SETTINGS.deliveryConcurrency + 2 * AUTOMATION_RESERVED_CONCURRENCY;
+      expect(firstNumber(rows.get('RolloutStepsFunction'))).toBe(AUTOMATION_RESERVED_CONCURRENCY);
+      expect(section).toContain(`each rollout function ${AUTOMATION_RESERVED_CONCURRENCY}, ${reserved} in all by default`);
+      expect(section).toContain(`must be at least ${reserved + 10}`);
+    });
+
+    it("gives the delivery queue's maxReceiveCount and the receives of a day's outage as the stack has them", () => {
+      const queue = Object.values(template.Resources).find(
+        (resource) =>
+          resource.Type === 'AWS::SQS::Queue' &&
+          (resource.Properties?.RedrivePolicy as { maxReceiveCount?: number } | undefined)?.maxReceiveCount === DELIVERY_MAX_RECEIVES,
+      );
+      expect(queue).toBeDefined();
+      expect(section).toContain(`\`maxReceiveCount\` ${DELIVERY_MAX_RECEIVES} receives`);
+      expect(section).toContain(`a day costs a message ${triesToOutlast(24 * 3600)} receives`);
+    });
   });
 
   it('names no setting the stack no longer has', () => {

@@ -1,15 +1,20 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { TTL_ATTRIBUTE } from '../../lambda/table/schema';
-import { MAX_ATTEMPTS } from '../../lambda/webhooks/delivery-job';
+import { ATTEMPT_LEASE_SECONDS, processingRetryDelay, RETRY_DELAYS_SECONDS } from '../../lambda/webhooks/delivery-job';
+import { SQS_MAX_HIDE_SECONDS } from '../../lambda/webhooks/sqs-delivery-queue';
 import {
   DELIVERY_BATCH_SIZE,
   DELIVERY_MAX_RECEIVES,
+  DELIVERY_OUTAGE_OUTLASTED,
+  DELIVERY_RETENTION,
   DELIVERY_TIMEOUT,
   DELIVERY_VISIBILITY_TIMEOUT,
   DISPATCH_BATCH_SIZE,
   DISPATCH_FILTER,
+  DISPATCH_PARALLELIZATION,
   DISPATCH_RETRY_ATTEMPTS,
 } from '../../lib/event-delivery';
+import { DEFAULT_SETTINGS } from '../../lib/stack-config';
 import { synthesizeService } from './synth';
 
 /**
@@ -61,6 +66,11 @@ describe('the dispatcher', () => {
     });
   });
 
+  it("runs one invocation per stream shard at a time: one account's burst of changes, in its own partition, holds one", () => {
+    expect(DISPATCH_PARALLELIZATION).toBe(1);
+    expect(mapping.ParallelizationFactor).toBe(DISPATCH_PARALLELIZATION);
+  });
+
   it("is told the bus and the queue, and its bus is the stack's own, named in the outputs", () => {
     const variables = (propertiesOf(stack.events.dispatcher.function).Environment as { Variables: Record<string, unknown> }).Variables;
     expect(variables).toMatchObject({
@@ -72,13 +82,13 @@ describe('the dispatcher', () => {
 });
 
 describe('the delivery queue and function', () => {
-  it('is encrypted, refuses requests without TLS, and sends a message to its dead-letter queue after every attempt and a margin', () => {
+  it('is encrypted, refuses requests without TLS, and sends a message to its dead-letter queue after the receives of a day-long outage', () => {
     expect(propertiesOf(stack.events.deliveryQueue)).toMatchObject({
       SqsManagedSseEnabled: true,
       VisibilityTimeout: DELIVERY_VISIBILITY_TIMEOUT.toSeconds(),
+      MessageRetentionPeriod: DELIVERY_RETENTION.toSeconds(),
       RedrivePolicy: { deadLetterTargetArn: getAtt(stack.events.deliveryDeadLetters), maxReceiveCount: DELIVERY_MAX_RECEIVES },
     });
-    expect(DELIVERY_MAX_RECEIVES).toBeGreaterThan(MAX_ATTEMPTS);
     for (const queue of [stack.events.deliveryQueue, stack.events.deliveryDeadLetters, stack.events.dispatchFailures]) {
       const policies = ofType('AWS::SQS::QueuePolicy').filter(
         ([, policy]) => JSON.stringify(policy.Properties.Queues) === JSON.stringify([{ Ref: logicalId(queue) }]),
@@ -97,6 +107,51 @@ describe('the delivery queue and function', () => {
     });
     expect(DELIVERY_VISIBILITY_TIMEOUT.toSeconds()).toBeGreaterThan(DELIVERY_TIMEOUT.toSeconds());
     expect(propertiesOf(stack.events.delivery.function).Timeout).toBe(DELIVERY_TIMEOUT.toSeconds());
+  });
+});
+
+describe('how many deliveries run at once', () => {
+  const deliveryMapping = (template: ReturnType<typeof synthesizeService>['template']) =>
+    Object.values(template.toJSON().Resources as Record<string, Resource>).filter(
+      (resource) => resource.Type === 'AWS::Lambda::EventSourceMapping' && resource.Properties.FunctionResponseTypes !== undefined,
+    );
+
+  it('at most 10 invocations of the delivery function (its SQS event source), reserving none: the read functions keep the rest', () => {
+    expect(DEFAULT_SETTINGS.deliveryConcurrency).toBe(10);
+    expect(mappingOf(stack.events.delivery.function).ScalingConfig).toEqual({ MaximumConcurrency: 10 });
+    expect(propertiesOf(stack.events.delivery.function).ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('as many as -c deliveryConcurrency says, and reserved too with -c reservedConcurrency=true, so the event source is never throttled', () => {
+    const { template: reserved } = synthesizeService({ context: { deliveryConcurrency: '40', reservedConcurrency: 'true' } });
+    const [mapping] = deliveryMapping(reserved);
+    expect(mapping?.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 40 });
+    const delivery = Object.values(reserved.toJSON().Resources as Record<string, Resource>).find(
+      (resource) => resource.Type === 'AWS::Lambda::Function' && JSON.stringify(resource).includes('WebhookDeliveryFunction'),
+    );
+    expect(delivery?.Properties.ReservedConcurrentExecutions).toBe(40);
+  });
+});
+
+describe('the numbers a delivery lives by', () => {
+  const waitedOver = (tries: number) => Array.from({ length: tries }, (_, index) => processingRetryDelay(index + 1)).reduce((sum, delay) => sum + delay, 0);
+
+  it('lets a job fail to be processed for a whole day at the backoff (10 s doubling to 15 min) before its message is a dead letter', () => {
+    expect(DELIVERY_OUTAGE_OUTLASTED.toHours()).toBe(24);
+    expect([DELIVERY_MAX_RECEIVES, waitedOver(DELIVERY_MAX_RECEIVES - 4)]).toEqual([106, 86_770]);
+    expect(waitedOver(DELIVERY_MAX_RECEIVES - 4)).toBeGreaterThanOrEqual(DELIVERY_OUTAGE_OUTLASTED.toSeconds());
+  });
+
+  it("keeps a message for its longest wait and a day's outage, and a received one hidden for the longest wait", () => {
+    const longestWait = Math.max(...RETRY_DELAYS_SECONDS);
+    expect(DELIVERY_RETENTION.toSeconds()).toBeGreaterThan(longestWait + DELIVERY_OUTAGE_OUTLASTED.toSeconds() + waitedOver(DELIVERY_MAX_RECEIVES));
+    expect(SQS_MAX_HIDE_SECONDS).toBeGreaterThan(longestWait);
+  });
+
+  it("holds an attempt's claim past any run (the function's timeout), and hides a crashed run's message past the claim", () => {
+    expect(DELIVERY_TIMEOUT.toSeconds()).toBeLessThan(ATTEMPT_LEASE_SECONDS);
+    expect(ATTEMPT_LEASE_SECONDS).toBeLessThan(DELIVERY_VISIBILITY_TIMEOUT.toSeconds());
+    expect(DELIVERY_VISIBILITY_TIMEOUT.toSeconds()).toBeGreaterThanOrEqual(6 * DELIVERY_TIMEOUT.toSeconds());
   });
 });
 

@@ -135,6 +135,24 @@ describe('the Lambda functions', () => {
     });
   });
 
+  it('reserve no concurrency by default, so the stack deploys in an account whose limit is 10 (Lambda keeps 10 unreserved)', () => {
+    const reserving = Object.values(template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>).filter(
+      (resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.ReservedConcurrentExecutions !== undefined,
+    );
+    expect(reserving).toEqual([]);
+  });
+
+  it('with -c reservedConcurrency=true reserve deliveryConcurrency + 2 in all: the delivery function, the steps and the guard functions', () => {
+    const reserved = synthesizeService({ context: { reservedConcurrency: 'true' } }).template.toJSON().Resources as Record<
+      string,
+      { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> }
+    >;
+    const byFunction = Object.values(reserved)
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.ReservedConcurrentExecutions !== undefined)
+      .map((resource) => [resource.Metadata?.SamResourceId, resource.Properties.ReservedConcurrentExecutions]);
+    expect(Object.fromEntries(byFunction)).toEqual({ WebhookDeliveryFunction: 10, RolloutStepsFunction: 1, GuardAlarmFunction: 1 });
+  });
+
   it('log at the level -c logLevel gives them', () => {
     const debug = synthesizeService({ context: { logLevel: 'debug' } }).template;
     for (const [id, fn] of Object.entries(debug.findResources('AWS::Lambda::Function'))) {

@@ -1,4 +1,5 @@
 import type { CfnElement } from 'aws-cdk-lib';
+import { AUTOMATION_RESERVED_CONCURRENCY } from '../../lib/rollout-automation';
 import { synthesizeService } from './synth';
 
 /**
@@ -119,5 +120,23 @@ describe('both functions', () => {
       Principal: 'events.amazonaws.com',
       SourceArn: { 'Fn::GetAtt': [expect.stringMatching(/^Rollouts(StepsSchedule|GuardAlarmChanges)/), 'Arn'] },
     });
+  });
+});
+
+describe('how many of them run at once', () => {
+  it('by default reserve nothing: one steps run a minute, ended within it, and one guard run an alarm bound them', () => {
+    for (const id of [stepsId, guardId]) expect(resources[id]?.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(rulesOf(stepsId)[0]?.rule).toMatchObject({ ScheduleExpression: 'rate(1 minute)' });
+    expect(resources[stepsId]?.Properties.Timeout).toBeLessThan(60);
+  });
+
+  it('with -c reservedConcurrency=true each reserves one: however many rollouts an account starts, they hold one run each', () => {
+    const reserved = synthesizeService({ context: { reservedConcurrency: 'true' } });
+    const reservedResources = reserved.template.toJSON().Resources as Record<string, Resource>;
+    for (const fn of [reserved.stack.rollouts.steps, reserved.stack.rollouts.guard]) {
+      const id = reserved.stack.getLogicalId(fn.function.node.defaultChild as CfnElement);
+      expect(reservedResources[id]?.Properties.ReservedConcurrentExecutions).toBe(AUTOMATION_RESERVED_CONCURRENCY);
+    }
+    expect(AUTOMATION_RESERVED_CONCURRENCY).toBe(1);
   });
 });

@@ -23,7 +23,7 @@ const lookup =
 const settings = (values: Record<string, unknown>) => settingsFromContext(lookup({ upgradeUrl: 'https://prompts.test/upgrade', ...values }));
 
 describe('deployment settings from CDK context', () => {
-  it('defaults to stage prod, RETAIN, 50 requests/s with a burst of 100, 30 days of logs at INFO, no alarm email, no WAF', () => {
+  it('defaults to stage prod, RETAIN, 50 requests/s with a burst of 100, 30 days of logs at INFO, no alarm email, no WAF, 10 deliveries at once, nothing reserved', () => {
     expect(settings({})).toEqual({
       stage: 'prod',
       upgradeUrl: 'https://prompts.test/upgrade',
@@ -35,6 +35,8 @@ describe('deployment settings from CDK context', () => {
       logLevel: 'INFO',
       wafRateLimit: undefined,
       apiGatewayAccountRole: true,
+      deliveryConcurrency: 10,
+      reservedConcurrency: false,
     });
   });
 
@@ -50,6 +52,8 @@ describe('deployment settings from CDK context', () => {
         logLevel: 'debug',
         wafRateLimit: '2000',
         apiGatewayAccountRole: 'false',
+        deliveryConcurrency: '25',
+        reservedConcurrency: 'true',
       }),
     ).toEqual({
       stage: 'dev-alice',
@@ -62,6 +66,8 @@ describe('deployment settings from CDK context', () => {
       logLevel: 'DEBUG',
       wafRateLimit: 2000,
       apiGatewayAccountRole: false,
+      deliveryConcurrency: 25,
+      reservedConcurrency: true,
     });
   });
 
@@ -89,6 +95,10 @@ describe('deployment settings from CDK context', () => {
     [{ wafRateLimit: '5' }, 'Context "wafRateLimit" must be a whole number of requests per IP in 5 minutes, from 10'],
     [{ wafRateLimit: 'lots' }, 'Context "wafRateLimit" must be a whole number'],
     [{ apiGatewayAccountRole: 'maybe' }, 'Context "apiGatewayAccountRole" must be true or false'],
+    [{ deliveryConcurrency: '1' }, 'Context "deliveryConcurrency" must be from 2 to 1000'],
+    [{ deliveryConcurrency: '1001' }, 'Context "deliveryConcurrency" must be from 2 to 1000'],
+    [{ deliveryConcurrency: 'ten' }, 'Context "deliveryConcurrency" must be a whole number'],
+    [{ reservedConcurrency: 'yes' }, 'Context "reservedConcurrency" must be true or false'],
   ])('stops the synth with one clear message for %j', (values, message) => {
     expect(() => settings(values)).toThrow(SettingsError);
     expect(() => settings(values)).toThrow(message);

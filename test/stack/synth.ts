@@ -107,4 +107,5 @@ export const TEMPLATE_VARIANTS: Readonly<Record<string, Readonly<Record<string, 
     logRetentionDays: '365',
   },
   'account logging role managed elsewhere': { apiGatewayAccountRole: 'false' },
+  'concurrency reserved, deliveries at 50': { reservedConcurrency: 'true', deliveryConcurrency: '50' },
 };

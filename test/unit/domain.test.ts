@@ -5,6 +5,7 @@ import { monthlyLimitFor } from '../../lambda/domain/plans';
 import { isValidPromptId } from '../../lambda/domain/prompt';
 import { previousMonth, quotaPeriodAt, secondsUntil } from '../../lambda/domain/quota-period';
 import { compareVersions, isValidVersion, versionSortKey } from '../../lambda/domain/version';
+import { recordedUrl, urlsRecordedIn } from '../../lambda/domain/webhook-rules';
 
 describe('versions', () => {
   test.each([['0.0.0'], ['1.2.3'], ['10.20.30'], ['999999999.999999999.999999999']])('%s is MAJOR.MINOR.PATCH', (v) => {
@@ -151,5 +152,33 @@ describe('how deep JSON nests', () => {
     ['"{{{{"', 0, false],
   ])('the text %s nests deeper than %i: %s (brackets in strings, escaped quotes included, do not count)', (text, max, deeper) => {
     expect(textNestsDeeperThan(text, max)).toBe(deeper);
+  });
+});
+
+describe("a webhook URL for the record: its origin alone (docs/events.md 'Webhooks')", () => {
+  test.each([
+    ['https://hooks.slack.com/services/T000/B000/XXXX', 'https://hooks.slack.com'],
+    ['https://alice:secret@hooks.example.com:8443/in?token=t#frag', 'https://hooks.example.com:8443'],
+    ['http://127.0.0.1:9/hooks', 'http://127.0.0.1:9'],
+    ['https://[::1]:9/x', 'https://[::1]:9'],
+    ['mailto:someone@example.com', 'mailto:'],
+    ['hooks.slack.com/services/T000/B000/XXXX', 'not an absolute URL'],
+  ])('%s is recorded as %s', (url, recorded) => {
+    expect(recordedUrl(url)).toBe(recorded);
+  });
+
+  test.each([[42], [null], [['https://hooks.example.com/secret']], [{ href: 'https://hooks.example.com/secret' }]])(
+    '%j is not a URL, and says nothing of itself',
+    (value) => {
+      expect(recordedUrl(value)).toBe('not a URL');
+    },
+  );
+
+  test('every URL in a text is cut to its origin, the words around it kept', () => {
+    expect(urlsRecordedIn('connect to https://u:p@hooks.example.com/a/SECRET?x=1 failed; then "http://h:9/b?c" too')).toBe(
+      'connect to https://hooks.example.com failed; then "http://h:9" too',
+    );
+    expect(urlsRecordedIn('no URL here: /api/accounts/acme/webhooks')).toBe('no URL here: /api/accounts/acme/webhooks');
+    expect(urlsRecordedIn('https://@/SECRET')).toBe('a URL');
   });
 });

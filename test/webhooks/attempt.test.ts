@@ -4,7 +4,7 @@ import { listDeliveries } from '../../lambda/table/deliveries';
 import type { WebhookItem, WithKeys } from '../../lambda/table/item-types';
 import { keys } from '../../lambda/table/schema';
 import { Table } from '../../lambda/table/table';
-import { attemptDelivery, nextDelay } from '../../lambda/webhooks/attempt';
+import { type AttemptDependencies, attemptDelivery as runAttempt, CUT_OFF_ERROR, nextDelay, UnrecordedAttemptError } from '../../lambda/webhooks/attempt';
 import type { DeliveryJob } from '../../lambda/webhooks/delivery-job';
 import { checkUrl, type Resolve } from '../../lambda/webhooks/destination';
 import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
@@ -95,6 +95,13 @@ function job(webhook: Pick<WebhookItem, 'webhookId'>, type: EventType = 'prompt.
     data: type === 'webhook.test' ? { webhookId: webhook.webhookId } : { promptId: 'welcome-email', label: 'production', from: '1.0.0', to: '1.1.0' },
   };
   return { accountId: ACCOUNT, webhookId: webhook.webhookId, event, attempt };
+}
+
+/** What an attempt came to: the made attempt's outcome (with its line's time and id), or why nothing was sent. */
+async function attemptDelivery(j: DeliveryJob, deps: AttemptDependencies) {
+  const result = await runAttempt(j, deps);
+  if (result.kind === 'held') throw new Error('the attempt is held by another run');
+  return result.kind === 'made' ? result.made : result.outcome;
 }
 
 const local = (extra: Partial<Parameters<typeof attemptDelivery>[1]> = {}) => ({
@@ -270,4 +277,81 @@ test('no signing secret appears in any stored item nor in any log line', async (
     expect(text).not.toContain(secret.slice('whsec_'.length));
     expect(text).not.toContain(Buffer.from(secret.slice('whsec_'.length), 'base64').toString('hex'));
   }
+});
+
+describe('an attempt is sent at most once, however often its job runs (its claim, table/delivery-claims.ts)', () => {
+  test('a second run of the same attempt sends nothing: it finds the attempt made, with its outcome and line', async () => {
+    const webhook = await putWebhook();
+    const first = await runAttempt(job(webhook), local());
+    const second = await runAttempt(job(webhook), local());
+    expect(receiver.received).toHaveLength(1);
+    expect(first).toMatchObject({ kind: 'made', recordedNow: true, made: { delivered: true, status: 200 } });
+    expect(second).toMatchObject({ kind: 'made', recordedNow: false, made: first.kind === 'made' ? first.made : {} });
+    expect(await listDeliveries(table, ACCOUNT, webhook.webhookId)).toHaveLength(1);
+  });
+
+  test('runs of one attempt at once: one sends it, the others find it held and send nothing', async () => {
+    const webhook = await putWebhook();
+    const results = await Promise.all([1, 2, 3, 4].map(() => runAttempt(job(webhook), local())));
+    expect(receiver.received).toHaveLength(1);
+    expect(results.filter((result) => result.kind === 'made' && result.recordedNow)).toHaveLength(1);
+    expect(results.filter((result) => result.kind !== 'made' || !result.recordedNow).map((result) => result.kind)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(held|made)$/)]),
+    );
+    expect(await listDeliveries(table, ACCOUNT, webhook.webhookId)).toHaveLength(1);
+  });
+
+  test('each attempt of a job is its own: attempt 2 is sent after attempt 1, each once', async () => {
+    const webhook = await putWebhook();
+    await runAttempt(job(webhook, 'prompt.label.moved', 1), local());
+    await runAttempt(job(webhook, 'prompt.label.moved', 2), local());
+    await runAttempt(job(webhook, 'prompt.label.moved', 2), local());
+    expect(receiver.received).toHaveLength(2);
+    expect((await listDeliveries(table, ACCOUNT, webhook.webhookId)).map((line) => line.attempt).sort()).toEqual([1, 2]);
+  });
+
+  test('a claim whose run stopped before recording (past its lease) is recorded as cut off, never sent again', async () => {
+    const webhook = await putWebhook();
+    // The run that claimed it was cut off after its POST: the claim stands, `sending`, with no line.
+    const cutOffRun = await runAttempt(job(webhook), local({ send: async () => Promise.reject(new Error('the function timed out')) })).catch(
+      (error: unknown) => error,
+    );
+    expect(cutOffRun).toBeInstanceOf(Error);
+    expect(await listDeliveries(table, ACCOUNT, webhook.webhookId)).toEqual([]);
+    const withinLease = await runAttempt(job(webhook), local({ now: () => new Date(NOW.getTime() + 60_000) }));
+    expect(withinLease).toEqual({ kind: 'held', retryInSeconds: 60 });
+    const after = await runAttempt(job(webhook), local({ now: () => new Date(NOW.getTime() + 121_000) }));
+    expect(after).toMatchObject({ kind: 'made', recordedNow: true, made: { delivered: false, status: null, error: CUT_OFF_ERROR } });
+    expect(receiver.received).toHaveLength(0);
+    expect(await listDeliveries(table, ACCOUNT, webhook.webhookId)).toMatchObject([{ attempt: 1, status: null, error: CUT_OFF_ERROR, at: NOW.toISOString() }]);
+  });
+
+  test('a POST whose line cannot be written: the error carries its outcome, for a later run to record without sending again', async () => {
+    const webhook = await putWebhook();
+    const failingLog = new Table(store.client, store.tableName, () => NOW);
+    const put = failingLog.put.bind(failingLog);
+    failingLog.put = ((callName: string, ...rest: Parameters<Table['put']> extends [string, ...infer R] ? R : never) =>
+      callName === 'recordDelivery' ? Promise.reject(new Error('store unavailable')) : put(callName, ...rest)) as Table['put'];
+    const error = await runAttempt(job(webhook), local({ table: failingLog })).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(UnrecordedAttemptError);
+    expect((error as UnrecordedAttemptError).made).toMatchObject({
+      delivered: true,
+      status: 200,
+      at: NOW.toISOString(),
+      deliveryId: expect.stringMatching(/^dlv_/),
+    });
+    expect(receiver.received).toHaveLength(1);
+    // Run again, the attempt is held (then cut off): never sent a second time.
+    expect(await runAttempt(job(webhook), local())).toMatchObject({ kind: 'held' });
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  test('a failure before the POST (KMS) claims nothing: the next run sends the attempt', async () => {
+    const webhook = await putWebhook();
+    const failingSealer = new LocalSecretSealer(LocalSecretSealer.generateKey());
+    failingSealer.unseal = async () => Promise.reject(new Error('KMS unavailable'));
+    await expect(runAttempt(job(webhook), local({ sealer: failingSealer }))).rejects.toThrow('KMS unavailable');
+    expect(await runAttempt(job(webhook), local())).toMatchObject({ kind: 'made', recordedNow: true, made: { delivered: true } });
+    expect(receiver.received).toHaveLength(1);
+  });
 });

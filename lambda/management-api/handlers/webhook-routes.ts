@@ -47,6 +47,7 @@ export const webhookRoutes: readonly ManagementRoute[] = [
     access: 'manage webhooks',
     action: 'webhook.create',
     bodyTarget: ['url'],
+    urlFields: ['url'],
     body: WebhookCreateBody,
     async handle(request) {
       const { url, events, description } = request.body;
@@ -69,6 +70,7 @@ export const webhookRoutes: readonly ManagementRoute[] = [
     path: `${W}/{webhookId}`,
     access: 'manage webhooks',
     action: 'webhook.update',
+    urlFields: ['url'],
     body: WebhookPatchBody,
     async handle(request) {
       const { url, events, enabled, description } = request.body;

@@ -1,10 +1,12 @@
+import { urlsRecordedIn } from '../../domain/webhook-rules';
 import type { Telemetry } from '../../telemetry';
 import type { ManagementMiddleware, ManagementMiddyRequest } from '../management-context';
 
 /**
  * One JSON line per request: who (user id), which account, which route, the status and the error code, and
  * a change's failed copy to the keys (at WARN).
- * Never the event, its headers (the token) or a body (a key's secret is in one 201).
+ * Never the event, its headers (the token) or a body (a key's secret is in one 201, a receiver's token in a
+ * webhook's URL); a URL in the path or an error's message is written by its origin alone (urlsRecordedIn).
  */
 export function requestLog(telemetry: Telemetry): ManagementMiddleware {
   const started = new WeakMap<object, number>();
@@ -14,7 +16,7 @@ export function requestLog(telemetry: Telemetry): ManagementMiddleware {
       message: 'request',
       method: request.event.httpMethod,
       route: `${request.event.httpMethod} ${request.event.resource}`,
-      path: request.event.path,
+      path: urlsRecordedIn(request.event.path),
       status,
       latencyMs: Math.round((performance.now() - (started.get(request) ?? performance.now())) * 100) / 100,
       userId: request.context.caller?.userId,
@@ -23,7 +25,7 @@ export function requestLog(telemetry: Telemetry): ManagementMiddleware {
       keysCopyFailure: request.context.keysCopyFailure,
     };
     if (status === undefined || status >= 500) {
-      telemetry.logger.error({ ...fields, ...(request.error ? { error: { name: request.error.name, message: request.error.message } } : {}) });
+      telemetry.logger.error({ ...fields, ...(request.error ? { error: { name: request.error.name, message: urlsRecordedIn(request.error.message) } } : {}) });
     } else if (fields.keysCopyFailure !== undefined) telemetry.logger.warn(fields);
     else telemetry.logger.info(fields);
   };
