@@ -36,6 +36,11 @@ export interface PlannedChange<T> {
   readonly alsoRecords?: readonly RecordedStep[];
   /** The read API serves what changed: the account's prompt revision is raised with it, then copied to its keys. */
   readonly visible?: boolean;
+  /**
+   * How a visible change raises the revision, when the plan writes it itself: an end of a rollout sets the revision
+   * it gives the keys it fences in the same transaction (served-counts.ts). Otherwise the revision goes up by one.
+   */
+  readonly revisionWrite?: TransactionWrite;
   /** More to do once it committed, outside the transaction (copies on other items); a failure leaves the change standing. */
   readonly followUp?: (table: Table) => Promise<void>;
   /**
@@ -85,7 +90,7 @@ export async function commitChange<T>(table: Table, attempt: AuditAttempt, plan:
       const events = planned.writes.length === 0 ? [] : announcements([entry.entry, ...steps.map((step) => step.entry)]);
       const writes = [
         ...planned.writes,
-        ...(planned.visible ? [raiseRevisionWrite(attempt.accountId)] : []),
+        ...(planned.visible ? [planned.revisionWrite ?? raiseRevisionWrite(attempt.accountId)] : []),
         entry.write,
         ...steps.map((step) => step.write),
         ...events,

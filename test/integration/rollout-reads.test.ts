@@ -8,6 +8,10 @@ import { ApiHarness, type ErrorBody } from '../support/api-harness';
 import { restApiEvent } from '../support/events';
 import { prompt, version } from '../support/fixtures';
 import { type LabelRollout, labelRollout } from '../support/rollouts';
+import { Table } from '../../lambda/table/table';
+import { listLabelHistory } from '../../lambda/table/label-history';
+import { listAudit } from '../../lambda/table/audit-log';
+import type { Rollout } from '../../lambda/table/rollouts';
 
 /**
  * docs/rollouts.md "Serving" and "Served counts", against the real handlers and the embedded store: a read at a
@@ -298,6 +302,70 @@ describe('served counts', () => {
       api.useStore(api.realStore());
     }
   });
+});
+
+/** Each item through `task`, `width` at a time, each started as soon as one before it ends. */
+async function concurrently<T>(width: number, items: readonly T[], task: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) await task(items[index] as T, index);
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+}
+
+describe('served counts kept at the end of a rollout', () => {
+  /** Rounds of reads with an end landing among them: enough that a count lost in the end's instant shows. */
+  const ROUNDS = 3;
+  const READS = 240;
+  /** Reads under way at once: twice what the harness runs at once, so some always wait, none for long. */
+  const IN_FLIGHT = 16;
+  const table = () => new Table(api.localStore.client, api.localStore.tableName, () => new Date());
+
+  /** What the label's history entry and the audit entry of the end keep of the served counts. */
+  async function keptCounts(accountId: string, event: 'completed' | 'aborted', action: string) {
+    const { entries } = await listLabelHistory(table(), accountId, 'welcome', 'production');
+    const history = entries.find((entry) => entry.rollout?.event === event)?.rollout?.served;
+    const audit = await listAudit(table(), accountId, { filter: { action, outcome: 'succeeded' } });
+    return { history, audit: (audit.entries[0]?.after as { served?: unknown } | undefined)?.served };
+  }
+
+  test.each([
+    ['completes', 'completed', 'rollout.complete', (rollout: LabelRollout) => rollout.complete()],
+    ['aborts', 'aborted', 'rollout.abort', (rollout: LabelRollout) => rollout.abort('error rate up')],
+  ] as const)(
+    'when it %s among concurrent reads, its counts are the answers that carried it, in its answer, its history entry and its audit entry',
+    async (_, event, action, end) => {
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const { accountId, keys, rolloutId, rollout } = await rollingOut(50);
+        const carried = { from: 0, to: 0 };
+        let answered = 0;
+        let ending: Promise<Rollout> | undefined;
+        const read = async (subject: string, i: number) => {
+          const path = i % 3 === 0 ? '/prompts?label=production' : '/prompts/welcome?label=production';
+          const response = await api.get(path, keys[i % 2] ?? keys[0], asSubject(subject));
+          expect(response.status).toBe(200);
+          const body = response.json<Answer | Answer[]>();
+          const welcome = Array.isArray(body) ? body.find((p) => p.promptId === 'welcome') : body;
+          const named = response.headers['x-prompt-rollout'];
+          // The header and the body say the same: the answer carried the rollout, or it did not.
+          expect(welcome?.rollout?.rolloutId).toBe(named);
+          if (named === rolloutId) carried[welcome?.version === '2.0.0' ? 'to' : 'from'] += 1;
+          else expect(named).toBeUndefined();
+          answered += 1;
+          // The end lands among the reads: a third of them answered, the rest under way or still to come.
+          if (answered === Math.floor(READS / 3)) ending = end(rollout);
+        };
+        await concurrently(IN_FLIGHT, subjects(READS, `end-${round}`), read);
+        const ended = await ending;
+        expect(ended?.state).toBe(event);
+        // Some answers on each side of the end: the end did land among the reads.
+        expect(carried.from + carried.to).toBeGreaterThan(0);
+        expect(carried.from + carried.to).toBeLessThan(READS);
+        expect(ended?.served).toEqual(carried);
+        expect(await keptCounts(accountId, event, action)).toEqual({ history: carried, audit: carried });
+      }
+    },
+  );
 });
 
 describe('store operations', () => {

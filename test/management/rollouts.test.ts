@@ -559,16 +559,19 @@ describe('steps due', () => {
     });
     const steps = api.operations({ type: 'system', name: 'rollout-steps' });
     const startedAt = Date.parse(rollout.startedAt);
-    expect(await steps.applyDueStep('acme', 'due', 'production', new Date(startedAt + 4 * 60_000))).toEqual({ applied: false });
-    const applied = await steps.applyDueStep('acme', 'due', 'production', new Date(startedAt + 11 * 60_000));
+    const due = { promptId: 'due', label: 'production', rolloutId: rollout.rolloutId };
+    expect(await steps.applyDueStep('acme', due, new Date(startedAt + 4 * 60_000))).toMatchObject({ applied: false });
+    const applied = await steps.applyDueStep('acme', due, new Date(startedAt + 11 * 60_000));
     expect(applied).toMatchObject({ applied: true, rollout: { percent: 25, steps: [{ percent: 50, afterMinutes: 60 }] } });
     expect((await labelItem('due')).rollout?.percent).toBe(25);
     expect((await historyOf('due'))[0]).toMatchObject({ by: 'system:rollout-steps', rollout: { event: 'changed', percent: 25 } });
     expect((await audited('due', ['rollout.change'])).at(-1)).toMatchObject({ outcome: 'succeeded', actor: { type: 'system', name: 'rollout-steps' } });
     const byAutomation = await listAudit(api.table, 'acme', { filter: { actor: 'rollout-steps' } });
     expect(byAutomation.entries.map(({ action, target }) => ({ action, promptId: target.promptId }))).toEqual([{ action: 'rollout.change', promptId: 'due' }]);
-    expect(await steps.applyDueStep('acme', 'due', 'production', new Date(startedAt + 12 * 60_000))).toEqual({ applied: false });
-    expect(await steps.applyDueStep('acme', 'start', 'canary', new Date())).toEqual({ applied: false });
+    expect(await steps.applyDueStep('acme', due, new Date(startedAt + 12 * 60_000))).toMatchObject({ applied: false });
+    expect(await steps.applyDueStep('acme', { promptId: 'start', label: 'canary', rolloutId: rollout.rolloutId }, new Date())).toMatchObject({
+      applied: false,
+    });
   });
 });
 
