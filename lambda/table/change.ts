@@ -38,7 +38,8 @@ export interface PlannedChange<T> {
   readonly visible?: boolean;
   /**
    * How a visible change raises the revision, when the plan writes it itself: an end of a rollout sets the revision
-   * it gives the keys it fences in the same transaction (served-counts.ts). Otherwise the revision goes up by one.
+   * it gives the keys it fences in the same transaction, and its followUp gives it to the others (served-counts.ts).
+   * Otherwise the revision goes up by one, and is copied to every key once committed.
    */
   readonly revisionWrite?: TransactionWrite;
   /** More to do once it committed, outside the transaction (copies on other items); a failure leaves the change standing. */
@@ -104,7 +105,7 @@ export async function commitChange<T>(table: Table, attempt: AuditAttempt, plan:
         throw meaning;
       }
       const report = (error: unknown) => options.onCopyFailed?.(attempt.accountId, error);
-      if (planned.visible) await copyRevisionToKeys(followUp, attempt.accountId).catch(report);
+      if (planned.visible && !planned.revisionWrite) await copyRevisionToKeys(followUp, attempt.accountId).catch(report);
       if (planned.followUp) await planned.followUp(followUp).catch(report);
       return planned.result;
     }

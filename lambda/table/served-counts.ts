@@ -163,7 +163,7 @@ export interface FrozenServedCounts {
   readonly revisionWrite: TransactionWrite;
   /** Each key that may still count: the new revision, its counters and the hold taken off, on the condition that its counters are as read. */
   readonly keyWrites: readonly TransactionWrite[];
-  /** Once committed: the counters and holds taken off the keys outside the transaction (the revision is copied to them first). */
+  /** Once committed: the new revision given to the keys outside the transaction, then their counters and holds taken off. */
   readonly followUp: (table: Table) => Promise<void>;
 }
 
@@ -213,7 +213,7 @@ export async function freezeServedCounts(table: Table, accountId: string, rollou
         }),
       },
     })),
-    followUp: (followUpTable) => clearServedCounts(followUpTable, rolloutId, followed),
+    followUp: (followUpTable) => clearServedCounts(followUpTable, rolloutId, followed, revision),
   };
 }
 
@@ -224,11 +224,25 @@ const unchanged = (e: ExpressionNames, name: string, read: number | undefined): 
   read === undefined ? `attribute_not_exists(${e.name(name)})` : `${e.name(name)} = ${e.value(read)}`;
 
 /**
- * The counters of an ended rollout taken off keys its transaction did not fence, with their holds, so that a key's
- * item, which every read request writes, does not grow with each rollout (its history entry keeps the counts).
+ * The keys an end's transaction did not fence, once it committed: each takes the new revision (unless it holds a
+ * higher one), so that its requests read again, and only then loses its counters and its hold, so that a count
+ * decided before the end cannot land after it while the hold lasts. Then a key's item, which every read request
+ * writes, does not grow with each rollout (its history entry keeps the counts).
  */
-async function clearServedCounts(table: Table, rolloutId: string, counted: readonly KeyCounts[]): Promise<void> {
-  await inBatches(counted, async ({ keyHash }) => {
+async function clearServedCounts(table: Table, rolloutId: string, keysLeft: readonly KeyCounts[], revision: number): Promise<void> {
+  await inBatches(keysLeft, async ({ keyHash }) => {
+    await table.update(
+      'clearServedCounts',
+      {
+        Key: keys.apiKey(keyHash),
+        ...buildUpdate({
+          set: { promptsRevision: revision },
+          condition: (e) =>
+            `attribute_exists(${e.name('pk')}) AND (attribute_not_exists(${e.name('promptsRevision')}) OR ${e.name('promptsRevision')} < ${e.value(revision)})`,
+        }),
+      },
+      () => undefined,
+    );
     await table.update(
       'clearServedCounts',
       {
