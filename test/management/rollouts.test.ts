@@ -57,6 +57,8 @@ const PROMPTS = [
   'complete',
   'abort',
   'refusals',
+  'meant',
+  'malformed',
   'twice',
   'requested',
   'direct',
@@ -392,6 +394,55 @@ describe('refusals: each changes nothing and is one refused entry', () => {
       { action: 'rollout.abort', outcome: 'refused' },
       { action: 'rollout.change', outcome: 'refused' },
     ]);
+  });
+
+  test('PATCH, complete and abort naming a rollout that ended are 409 naming both, once another began: the new one stays as it was', async () => {
+    const first = await started('meant');
+    expect((await api.send('POST', `${rolloutPath('meant')}/abort`, { as: admin, body: { rolloutId: first.rolloutId } })).status).toBe(200);
+    const second = await started('meant', { to: '1.2.0', percent: 20 });
+    const before = await state('meant');
+    const meantFirst = [
+      await api.send('PATCH', rolloutPath('meant'), { as: admin, body: { percent: 90, rolloutId: first.rolloutId } }),
+      await api.send('POST', `${rolloutPath('meant')}/complete`, { as: admin, body: { rolloutId: first.rolloutId } }),
+      await api.send('POST', `${rolloutPath('meant')}/abort`, { as: admin, body: { reason: 'a stale tab', rolloutId: first.rolloutId } }),
+    ];
+    for (const refused of meantFirst) {
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual({
+        code: 'CONFLICT',
+        error: `label production of prompt meant has rollout ${second.rolloutId}, not ${first.rolloutId}: ${first.rolloutId} has ended`,
+      });
+    }
+    expect(await state('meant')).toEqual(before);
+    expect(((await read('meant')).body as { rollout: Rollout }).rollout).toEqual(second);
+    const entries = await audited('meant', ['rollout.change', 'rollout.complete', 'rollout.abort']);
+    expect(entries.filter(({ outcome }) => outcome === 'refused').map(({ action, reason }) => ({ action, code: reason?.code }))).toEqual([
+      { action: 'rollout.change', code: 'CONFLICT' },
+      { action: 'rollout.complete', code: 'CONFLICT' },
+      { action: 'rollout.abort', code: 'CONFLICT' },
+    ]);
+    // Naming the rollout the label has, each goes through.
+    const changed = await api.send('PATCH', rolloutPath('meant'), { as: admin, body: { percent: 40, rolloutId: second.rolloutId } });
+    expect(changed.status).toBe(200);
+    expect((changed.body as { rollout: Rollout }).rollout).toMatchObject({ rolloutId: second.rolloutId, percent: 40 });
+    const completed = await api.send('POST', `${rolloutPath('meant')}/complete`, { as: admin, body: { rolloutId: second.rolloutId } });
+    expect(completed.status).toBe(200);
+    expect(await labelsOf('meant')).toMatchObject({ production: '1.2.0' });
+  });
+
+  test('a rolloutId that is not a rollout id is 400 naming it, and changes nothing', async () => {
+    const rollout = await started('malformed');
+    const before = await state('malformed');
+    for (const [method, path, body] of [
+      ['PATCH', rolloutPath('malformed'), { percent: 50, rolloutId: 'latest' }],
+      ['POST', `${rolloutPath('malformed')}/complete`, { rolloutId: 42 }],
+      ['POST', `${rolloutPath('malformed')}/abort`, { rolloutId: `${rollout.rolloutId}x` }],
+    ] as const) {
+      const refused = await api.send(method, path, { as: admin, body });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'BAD_REQUEST', field: 'rolloutId' });
+    }
+    expect(await state('malformed')).toEqual(before);
   });
 
   test('PATCH with steps at or below the new share is 400, and the rollout stays as it was', async () => {
