@@ -12,6 +12,9 @@ import { Table } from '../../lambda/table/table';
 import { listLabelHistory } from '../../lambda/table/label-history';
 import { listAudit } from '../../lambda/table/audit-log';
 import type { Rollout } from '../../lambda/table/rollouts';
+import { MAX_FENCED_KEYS } from '../../lambda/table/served-counts';
+import { keys as schemaKeys } from '../../lambda/table/schema';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 
 /**
  * docs/rollouts.md "Serving" and "Served counts", against the real handlers and the embedded store: a read at a
@@ -366,6 +369,37 @@ describe('served counts kept at the end of a rollout', () => {
       }
     },
   );
+});
+
+describe('an account with more keys than the ending transaction fences', () => {
+  test(`the end keeps every answer of its ${MAX_FENCED_KEYS + 2} keys, and no key answers with it after it, nor keeps its counters`, async () => {
+    const { accountId, keys, rollout, rolloutId } = await rollingOut(50);
+    for (let i = keys.length; i < MAX_FENCED_KEYS + 2; i += 1) keys.push(await api.fixtures.apiKey(accountId));
+    // One answer each: the keys beyond the bound (the least busy, by hash among equals) counted too.
+    const carried = { from: 0, to: 0 };
+    for (const [i, key] of keys.entries()) {
+      const response = await api.get('/prompts/welcome?label=production', key, asSubject(`many-keys-${i}`));
+      expect(response.headers['x-prompt-rollout']).toBe(rolloutId);
+      carried[response.json<Answer>().version === '2.0.0' ? 'to' : 'from'] += 1;
+    }
+    const ended = await rollout.complete();
+    expect(ended.served).toEqual(carried);
+    expect(carried.from + carried.to).toBe(MAX_FENCED_KEYS + 2);
+
+    const account = await api.localStore.client.send(
+      new GetCommand({ TableName: api.localStore.tableName, Key: schemaKeys.account(accountId), ConsistentRead: true }),
+    );
+    for (const [i, key] of keys.entries()) {
+      const item = (
+        await api.localStore.client.send(new GetCommand({ TableName: api.localStore.tableName, Key: schemaKeys.apiKey(hashApiKey(key)), ConsistentRead: true }))
+      ).Item as Record<string, unknown>;
+      expect(Object.keys(item).filter((name) => name.includes(rolloutId))).toEqual([]);
+      expect(item.promptsRevision).toBe(account.Item?.promptsRevision);
+      const after = await api.get('/prompts/welcome?label=production', key, asSubject(`many-keys-${i}`));
+      expect(after.headers['x-prompt-rollout']).toBeUndefined();
+      expect(after.json<Answer>().version).toBe('2.0.0');
+    }
+  });
 });
 
 describe('store operations', () => {

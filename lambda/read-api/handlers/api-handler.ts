@@ -100,10 +100,11 @@ export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers,
   };
 
   /**
-   * The sides an answer serves that its admission did not count, counted before it is sent (docs/rollouts.md "Served
-   * counts"), on the revision it was read under: when the key carries another (a change since, the rollout's end
-   * among them), the answer is read again under that one and counted anew; while an end holds the counters, the
-   * count waits for the end (and counts regardless once the request cannot wait longer: the end then reads again).
+   * The sides an answer serves that its admission did not count, counted before it is sent
+   * (docs/rollouts.md "Served counts"), on the revision it was read under: when the key carries another (a change
+   * since, the rollout's end among them), the answer is read again under that one and counted anew; while an end
+   * holds the counters, the count waits for the end (and counts regardless once the request cannot wait longer:
+   * the end then reads again).
    */
   const countAnswered = async (context: ApiContext, first: Promise<Answered>, run: (reader: Principal) => Promise<Answered>): Promise<ApiResult> => {
     const served = servedRolloutsOf(context);

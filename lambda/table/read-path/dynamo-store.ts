@@ -231,21 +231,19 @@ export class DynamoStore implements ApiStore {
     const usedName = usageAttribute(request.month);
     let form: CountForm = SAME_MONTH;
     let served = request.served;
+    // One attempt more when the sides may have to be left out.
+    const attempts = COUNT_ATTEMPTS + (served ? 1 : 0);
     for (let attempt = 1; ; attempt += 1) {
       const result = await this.count({ ...request, served }, form, deadline);
       if ('admission' in result) return result.admission;
       const key = toAdmittedKey(result.refused, usedName, request.at);
       if (!key) return { admitted: false, reason: 'invalid-key' };
       if (key.used >= key.limit) return { admitted: false, reason: 'limit-reached', key };
-      if (served && result.refused && !termsHold(result.refused, served)) {
-        // The sides were decided under a revision the key no longer carries, or an end holds their counters: the unit
-        // is taken without them, and the request counts what it answers once it is known (api-handler.ts).
-        served = undefined;
-        attempt -= 1;
-        continue;
-      }
-      // Admissible: the day counters were of another month, or changed month while this request read them.
-      if (attempt >= COUNT_ATTEMPTS || !result.refused) {
+      // The sides were decided under a revision the key no longer carries, or an end holds their counters: the unit
+      // is taken without them, and the request counts what it answers once that is known (api-handler.ts).
+      if (served && result.refused && !termsHold(result.refused, served)) served = undefined;
+      // Otherwise admissible: the day counters were of another month, or changed month while this request read them.
+      if (attempt >= attempts || !result.refused) {
         throw new StoreUnavailableError('admit: the day counters kept changing while counting');
       }
       if (result.refused.daysMonth !== request.month) form = { startMonth: result.refused };
