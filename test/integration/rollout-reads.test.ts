@@ -456,6 +456,25 @@ describe('store operations', () => {
   });
 
   test.each([
+    ['prompts/get', { method: 'prompts/get', params: { name: 'welcome', arguments: { nom: 'Ana' } } }],
+    ['the get_prompt tool', { method: 'tools/call', params: { name: 'get_prompt', arguments: { promptId: 'welcome', variables: {} } } }],
+    ['the list_prompts tool', { method: 'tools/call', params: { name: 'list_prompts', arguments: { labels: 'production' } } }],
+  ])('a warm function refuses MCP %s for its arguments with one store operation, counting no side', async (_, message) => {
+    const { keys, rollout } = await rollingOut(50);
+    // Warm: the key's account known, the label's answers in memory.
+    await mcp(keys[0], 'warm-up', { method: 'prompts/get', params: { name: 'welcome', arguments: { name: 'Ana' } } });
+    await mcp(keys[0], 'warm-up', { method: 'tools/call', params: { name: 'list_prompts', arguments: {} } });
+    const before = await servedBy(rollout);
+    const start = operations;
+    const response = await mcp(keys[0], 'refused-arguments', message);
+    expect(operations - start).toBe(1);
+    const body = response.json<{ error?: { code: number }; result?: { isError?: boolean } }>();
+    expect(body.error?.code === -32602 || body.result?.isError === true).toBe(true);
+    expect(response.headers['x-prompt-rollout']).toBeUndefined();
+    expect(await servedBy(rollout)).toEqual(before);
+  });
+
+  test.each([
     ['an array', ['welcome']],
     ['a string', 'welcome'],
     ['null', null],
