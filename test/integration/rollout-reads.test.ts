@@ -281,26 +281,49 @@ describe('served counts', () => {
     expect(counted.from + counted.to).toBe(1);
   });
 
-  test('a request that ends in 5xx gives its side back with its unit', async () => {
-    const { keys, rollout } = await rollingOut(50);
-    let failing = false;
+  /** The harness's store, its label reads or its counts of sides refused (while set) as the store refuses when it cannot answer. */
+  function failingStore() {
+    const failing = { reads: false, counts: false };
     const real = api.realStore();
+    const down = () => Promise.reject(new StoreUnavailableError('down'));
     const faulty: ApiStore = Object.assign(Object.create(real) as ApiStore, {
-      findLabelledPrompt: (...args: Parameters<ApiStore['findLabelledPrompt']>) =>
-        failing ? Promise.reject(new StoreUnavailableError('down')) : real.findLabelledPrompt(...args),
+      findLabelledPrompt: (...args: Parameters<ApiStore['findLabelledPrompt']>) => (failing.reads ? down() : real.findLabelledPrompt(...args)),
+      countServed: (...args: Parameters<ApiStore['countServed']>) => (failing.counts ? down() : real.countServed(...args)),
     });
     api.useStore(faulty);
+    return failing;
+  }
+
+  test('a request that ends in 5xx counts no side, and its unit is given back: the read under a new revision fails', async () => {
+    const { keys, rollout } = await rollingOut(50);
+    const failing = failingStore();
     try {
-      await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'));
-      await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'));
+      for (let i = 0; i < 2; i += 1) expect((await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'))).status).toBe(200);
       const before = await servedBy(rollout);
       const usedBefore = await api.fixtures.admin.usage(hashApiKey(keys[0]), '2026-11');
-      // The admission counts the side from memory under the old revision; the read under the new one fails.
+      // The admission's side, decided from memory under the old revision, is refused with it; the read under the new one fails.
       await rollout.change(60);
-      failing = true;
+      failing.reads = true;
       expect((await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'))).status).toBe(503);
       expect(await servedBy(rollout)).toEqual(before);
       expect(await api.fixtures.admin.usage(hashApiKey(keys[0]), '2026-11')).toBe(usedBefore);
+    } finally {
+      api.useStore(api.realStore());
+    }
+  });
+
+  test('an answer whose side cannot be counted is not sent: 503, no side counted, the unit given back', async () => {
+    const { keys, rollout } = await rollingOut(50);
+    const failing = failingStore();
+    try {
+      // A cold read: nothing in memory to decide from, so the side is counted once the answer is known.
+      failing.counts = true;
+      const usedBefore = await api.fixtures.admin.usage(hashApiKey(keys[1]), '2026-11');
+      const response = await api.get('/prompts/welcome?label=production', keys[1], asSubject('bea'));
+      expect(response.status).toBe(503);
+      expect(response.headers['x-prompt-rollout']).toBeUndefined();
+      expect(await servedBy(rollout)).toEqual({ from: 0, to: 0 });
+      expect(await api.fixtures.admin.usage(hashApiKey(keys[1]), '2026-11')).toBe(usedBefore);
     } finally {
       api.useStore(api.realStore());
     }
