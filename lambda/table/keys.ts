@@ -43,9 +43,9 @@ export interface KeyUsage {
 }
 
 /**
- * A new key, at its account's prompt revision and registered on the account item (`newKeys`) in the same
- * transaction, conditional on that revision being unchanged (propagation.ts says why): a change that raced it
- * makes it read again.
+ * A new key, at its account's prompt revision and registered on the account item (`newKeys`, and counted in
+ * `keyRegistrations`, which the end of a rollout holds still: served-counts.ts) in the same transaction,
+ * conditional on that revision being unchanged (propagation.ts says why): a change that raced it makes it read again.
  */
 export async function planCreateApiKey(table: Table, key: NewApiKey): Promise<PlannedChange<AdminApiKey>> {
   const account = await requireAccountItem(table, key.accountId);
