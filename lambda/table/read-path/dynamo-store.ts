@@ -55,7 +55,7 @@ function admissionCondition(e: ExpressionNames, and: string): string {
 /**
  * The served counters a write changes, added to an update built once (which has no ADD clause of its own), with
  * placeholders of their own: ADD starts a missing counter from zero, and the update's condition covers them too, with
- * their own terms added (servedTerms), so a refused request counts no side.
+ * their own terms added (servedUpdate: the revision, the holds), so a refused request counts no side.
  */
 function withServed(update: BuiltUpdate, served: ServedCount | undefined): BuiltUpdate {
   if (!served || served.changes.length === 0) return update;
