@@ -447,18 +447,20 @@ const OPERATIONS: Record<string, Operation> = {
     ok: { 200: 'RolloutAnswer' },
   },
   'PATCH /api/accounts/{accountId}/prompts/{promptId}/labels/{label}/rollout': {
-    summary: "Change the rollout's share, and with `steps` its schedule (without, the steps still above the new share stay)",
+    summary:
+      "Change the rollout's share, and with `steps` its schedule (without, the steps still above the new share stay); with `rolloutId`, only that rollout's (409 naming both when the label has another)",
     ok: { 200: 'RolloutAnswer' },
     statuses: [409],
     body: 'RolloutChange',
   },
   'POST /api/accounts/{accountId}/prompts/{promptId}/labels/{label}/rollout/complete': {
-    summary: 'Complete the rollout: the label moves to `to`',
+    summary: 'Complete the rollout: the label moves to `to`; with `rolloutId`, only that rollout (409 naming both when the label has another)',
     ok: { 200: 'RolloutAnswer' },
     statuses: [409],
+    body: 'RolloutComplete',
   },
   'POST /api/accounts/{accountId}/prompts/{promptId}/labels/{label}/rollout/abort': {
-    summary: 'Abort the rollout: the label stays on `from`',
+    summary: 'Abort the rollout: the label stays on `from`; with `rolloutId`, only that rollout (409 naming both when the label has another)',
     ok: { 200: 'RolloutAnswer' },
     statuses: [409],
     body: 'RolloutAbort',
@@ -564,7 +566,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'No, malformed, expired or foreign token (answered by the gateway)',
   403: 'A member whose role does not allow this',
   404: 'No such thing, or an account the caller is not a member of',
-  409: 'Contradicts what is stored (an existing id, a published version, the last owner, a revoked key, a change request already decided, another open for the label, or found stale, a label that rolls out or already has a rollout, a 21st webhook in an account)',
+  409: 'Contradicts what is stored (an existing id, a published version, the last owner, a revoked key, a change request already decided, another open for the label, or found stale, a label that rolls out or already has a rollout, a rollout named that the label no longer has, a 21st webhook in an account)',
   412: 'If-Match or If-None-Match does not hold: someone saved in between',
   413: "The version's content is over 300 KB",
   428: 'If-Match is required',

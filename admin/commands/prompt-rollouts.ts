@@ -1,4 +1,4 @@
-import { isValidPercent, PERCENT_RULE, type RolloutStep } from '../../lambda/domain/rollout';
+import { isValidPercent, PERCENT_RULE, ROLLOUT_ID_PATTERN, type RolloutStep } from '../../lambda/domain/rollout';
 import { ALARM_NAME_RULE, isAlarmName, STEPS_RULE } from '../../lambda/domain/rollout-rules';
 import type { Rollout } from '../../lambda/table/rollouts';
 import { type Command, type CommandArgs, operationsOn, requiredOption, stringOption, UsageError } from '../command';
@@ -18,9 +18,9 @@ type Action = (typeof ACTIONS)[number];
 const ACTION_OPTIONS: Readonly<Record<Action, readonly string[]>> = {
   start: ['to', 'percent', 'note', 'steps', 'guard-alarm'],
   show: [],
-  set: ['percent', 'steps'],
-  complete: [],
-  abort: ['reason'],
+  set: ['percent', 'steps', 'rollout'],
+  complete: ['rollout'],
+  abort: ['reason', 'rollout'],
 };
 
 const isAction = (value: string | undefined): value is Action => ACTIONS.some((action) => action === value);
@@ -51,6 +51,15 @@ function textOption(args: CommandArgs, name: string): string | undefined {
   return value.trim();
 }
 
+/** The rollout a change is meant for (`show` prints its id): another one on the label since is refused (exit 1). */
+function rolloutOption(args: CommandArgs): { rolloutId?: string } {
+  const value = stringOption(args, 'rollout');
+  if (value === undefined) return {};
+  if (!ROLLOUT_ID_PATTERN.test(value))
+    throw new UsageError('--rollout must be a rollout id: ro_, 17 digits, _ and 8 hex digits (prompts rollout show prints it)');
+  return { rolloutId: value };
+}
+
 function guardAlarmOption(args: CommandArgs): string | undefined {
   const value = stringOption(args, 'guard-alarm');
   if (value !== undefined && !isAlarmName(value)) throw new UsageError(`--guard-alarm must be ${ALARM_NAME_RULE}`);
@@ -78,7 +87,7 @@ const rollout: Command = {
   summary: 'Roll a label out to a new version for a share of subjects: start, show, set the share, complete or abort',
   synopsis:
     'start|show|set|complete|abort --account <accountId> --prompt <promptId> --label <name> ' +
-    '[--to <x.y.z> --percent <0-100> [--note <text>] [--steps <percent@minutes,...>] [--guard-alarm <name>]] [--reason <text>]',
+    '[--to <x.y.z> --percent <0-100> [--note <text>] [--steps <percent@minutes,...>] [--guard-alarm <name>]] [--reason <text>] [--rollout <rolloutId>]',
   help: [
     'start     --to <x.y.z> --percent <0-100>: the label keeps pointing where it does (from), and reads at it answer',
     '          --to for that share of subjects (X-Prompt-Subject), sticky per subject; optional --note <text>,',
@@ -89,13 +98,15 @@ const rollout: Command = {
     'set       --percent <0-100> [--steps ...]: a new share (without --steps, the steps above it stay)',
     'complete  the label moves to --to of the rollout; the rollout ends',
     'abort     [--reason <text>]: the label stays on from; the rollout ends',
+    'set, complete and abort take --rollout <rolloutId> (show prints it): only that rollout is changed, and if it',
+    '          has ended and the label rolls out another, nothing changes (exit 1, naming both).',
     'While a label rolls out, `prompts label`, `prompts unlabel` and `prompts push` refuse to move it.',
     "Each change is audited as the operator's and kept in the label's history (prompts label-history).",
   ],
   examples: [
     'prompts rollout start --account acme --prompt welcome-email --label production --to 1.3.0 --percent 10 --steps 25@60,50@180',
     'prompts rollout show --account acme --prompt welcome-email --label production',
-    'prompts rollout set --account acme --prompt welcome-email --label production --percent 50',
+    'prompts rollout set --account acme --prompt welcome-email --label production --percent 50 --rollout ro_20261201093000000_1a2b3c4d',
     'prompts rollout complete --account acme --prompt welcome-email --label production',
     'prompts rollout abort --account acme --prompt welcome-email --label production --reason "error rate up"',
   ],
@@ -109,6 +120,7 @@ const rollout: Command = {
     steps: { type: 'string' },
     'guard-alarm': { type: 'string' },
     reason: { type: 'string' },
+    rollout: { type: 'string' },
   },
   positionals: { min: 1, max: 1 },
   async run(context, args) {
@@ -154,15 +166,15 @@ const rollout: Command = {
     if (action === 'set') {
       const percent = percentOption(args);
       const steps = stepsOption(args);
-      const changed = await ops.changeRollout(accountId, promptId, label, { percent, ...(steps === undefined ? {} : { steps }) });
+      const changed = await ops.changeRollout(accountId, promptId, label, { percent, ...(steps === undefined ? {} : { steps }), ...rolloutOption(args) });
       return { json: { accountId, rollout: changed }, text: `Changed ${describe(changed).replace(/^Rollout/, 'rollout')}` };
     }
     if (action === 'complete') {
-      const completed = await ops.completeRollout(accountId, promptId, label);
+      const completed = await ops.completeRollout(accountId, promptId, label, rolloutOption(args));
       return { json: { accountId, rollout: completed }, text: `${describe(completed)}\nLabel ${label} now points at ${completed.to}` };
     }
     const reason = textOption(args, 'reason');
-    const aborted = await ops.abortRollout(accountId, promptId, label, reason === undefined ? {} : { reason });
+    const aborted = await ops.abortRollout(accountId, promptId, label, { ...(reason === undefined ? {} : { reason }), ...rolloutOption(args) });
     return { json: { accountId, rollout: aborted }, text: `${describe(aborted)}\nLabel ${label} stays on ${aborted.from}` };
   },
 };

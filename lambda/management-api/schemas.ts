@@ -6,7 +6,7 @@ import { PROMPT_ID_PATTERN } from '../domain/prompt';
 import { MAX_DESCRIPTION_LENGTH, MAX_PROMPT_NAME_LENGTH, MAX_TAGS, TAG_PATTERN, TAG_RULE } from '../domain/prompt-details';
 import { MAX_SCOPE_ENTRIES, SCOPE_ENTRY_PATTERN } from '../domain/prompt-scope';
 import { ROLES } from '../domain/roles';
-import { isValidPercent, MAX_ROLLOUT_STEPS, MAX_STEP_MINUTES, PERCENT_RULE } from '../domain/rollout';
+import { isValidPercent, MAX_ROLLOUT_STEPS, MAX_STEP_MINUTES, PERCENT_RULE, ROLLOUT_ID_PATTERN } from '../domain/rollout';
 import { ALARM_NAME_RULE, isAlarmName } from '../domain/rollout-rules';
 import { REQUEST_ID_PATTERN, REQUEST_STATES } from '../table/change-requests';
 import { VERSION_PATTERN } from '../domain/version';
@@ -203,11 +203,22 @@ export const RolloutStartBody = z.strictObject({
     .optional(),
 });
 
-/** A rollout's new share, and optionally a new schedule (without, the steps still above the new share stay). */
-export const RolloutChangeBody = z.strictObject({ percent: Percent, steps: RolloutSteps.optional() });
+/**
+ * The rollout a change is meant for, as the rollout's answers name it: given and not the label's rollout now (it
+ * ended, and maybe another began), the change is refused (409) and nothing changes; absent, the label's rollout.
+ */
+const MeantRollout = z
+  .string({ error: 'must be a rollout id: ro_, 17 digits, _ and 8 hex digits' })
+  .regex(ROLLOUT_ID_PATTERN, { error: 'must be a rollout id: ro_, 17 digits, _ and 8 hex digits' });
 
-/** Aborting a rollout: an optional reason (an empty body is `{}`). */
-export const RolloutAbortBody = z.strictObject({ reason: Note.optional() });
+/** A rollout's new share, and optionally a new schedule (without, the steps still above the new share stay) and the rollout meant. */
+export const RolloutChangeBody = z.strictObject({ percent: Percent, steps: RolloutSteps.optional(), rolloutId: MeantRollout.optional() });
+
+/** Completing a rollout: optionally, the rollout meant (an empty body is `{}`). */
+export const RolloutCompleteBody = z.strictObject({ rolloutId: MeantRollout.optional() });
+
+/** Aborting a rollout: an optional reason and the rollout meant (an empty body is `{}`). */
+export const RolloutAbortBody = z.strictObject({ reason: Note.optional(), rolloutId: MeantRollout.optional() });
 
 const Scope = z
   .array(z.string().regex(SCOPE_ENTRY_PATTERN, { error: 'must be a prompt id or a prefix of one followed by *' }))
@@ -301,6 +312,7 @@ export const REQUEST_BODIES = {
   Decision: DecisionBody,
   RolloutStart: RolloutStartBody,
   RolloutChange: RolloutChangeBody,
+  RolloutComplete: RolloutCompleteBody,
   RolloutAbort: RolloutAbortBody,
   KeyCreate: KeyCreateBody,
   KeyPatch: KeyPatchBody,

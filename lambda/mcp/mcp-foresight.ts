@@ -5,7 +5,8 @@ import { atLabelOf } from '../read-api/handlers/get-prompt-handler';
 import type { ForesightInput, RouteForesight } from '../read-api/handlers/route-handler';
 import { labelFrom, labelOf } from '../read-api/label-query';
 import { choose, type ServedPrompt } from '../read-api/served-rollouts';
-import { promptPage } from './mcp-prompts';
+import { compilePrompt, promptPage } from './mcp-prompts';
+import { GetPromptArguments, ListPromptsArguments } from './mcp-tools';
 
 /**
  * The rollout sides an MCP message will answer, told from memory as the read API's routes tell theirs
@@ -18,8 +19,11 @@ export const foreseeMcp: RouteForesight<'mcp'> = (input) => {
   const params: Record<string, unknown> = read.message.params ?? {};
   const endpointLabel = labelOf(input.request);
   switch (read.message.method) {
-    case 'prompts/get':
-      return foreseenRead(input, params.name, endpointLabel);
+    case 'prompts/get': {
+      // A prompt whose variables the arguments do not fill is refused (-32602), serving no side: it counts none.
+      const values = isObject(params.arguments) ? params.arguments : {};
+      return compiling(foreseenRead(input, params.name, endpointLabel), values);
+    }
     case 'prompts/list': {
       const listed = foreseenList(input, endpointLabel);
       const cursor = typeof params.cursor === 'string' ? params.cursor : undefined;
@@ -32,11 +36,17 @@ export const foreseeMcp: RouteForesight<'mcp'> = (input) => {
       return listed.filter(({ prompt }) => page.has(prompt.promptId));
     }
     case 'tools/call': {
-      // JSON-RPC input: anything but an object names no prompt and no label, so it is read as no arguments.
+      // JSON-RPC input: anything but an object names no prompt and no label, so it is read as no arguments. Arguments
+      // the tool refuses (its schema, or variables that do not fill the prompt) serve no side: they count none.
       const args: Record<string, unknown> = isObject(params.arguments) ? params.arguments : {};
       const label = typeof args.label === 'string' ? labelFrom(args.label) : endpointLabel;
-      if (params.name === 'get_prompt') return args.version === undefined ? foreseenRead(input, args.promptId, label) : [];
-      if (params.name === 'list_prompts') return foreseenList(input, label);
+      if (params.name === 'get_prompt') {
+        const parsed = GetPromptArguments.safeParse(args);
+        if (!parsed.success || parsed.data.version !== undefined) return [];
+        const served = foreseenRead(input, parsed.data.promptId, label);
+        return isObject(args.variables) ? compiling(served, args.variables) : served;
+      }
+      if (params.name === 'list_prompts') return ListPromptsArguments.safeParse(args).success ? foreseenList(input, label) : [];
       return [];
     }
     default:
@@ -45,6 +55,18 @@ export const foreseeMcp: RouteForesight<'mcp'> = (input) => {
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The prompts whose side the values compile (as the answer will compile them, as sent); one they do not is refused. */
+function compiling(served: readonly ServedPrompt[], values: Readonly<Record<string, unknown>>): readonly ServedPrompt[] {
+  return served.filter(({ prompt }) => {
+    try {
+      compilePrompt(prompt, values);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
 
 function foreseenRead({ reader, sides, remembered }: ForesightInput<'mcp'>, promptId: unknown, label: string | undefined): readonly ServedPrompt[] {
   if (label === undefined || typeof promptId !== 'string' || !isValidPromptId(promptId) || !isInScope(reader.scope, promptId)) return [];

@@ -19,7 +19,8 @@ import { chatMessages, compilePrompt } from './mcp-prompts';
 
 const TemplateValue = z.union([z.string(), z.number(), z.boolean()]);
 
-const GetPromptArguments = z.strictObject({
+/** The get_prompt tool's arguments (its foresight, mcp-foresight.ts, reads them by the same schema). */
+export const GetPromptArguments = z.strictObject({
   promptId: z.string().describe('The prompt, as prompts/list or list_prompts names it.'),
   version: z.string().optional().describe('A published version, MAJOR.MINOR.PATCH; the latest when absent.'),
   label: z.string().optional().describe('The version a label points at (e.g. production); not with version.'),
@@ -29,7 +30,7 @@ const GetPromptArguments = z.strictObject({
     .describe('A value for every ${variable} of the prompt: the answer then holds the filled messages too.'),
 });
 
-const ListPromptsArguments = z.strictObject({
+export const ListPromptsArguments = z.strictObject({
   label: z.string().optional().describe('Only the prompts that carry this label, each at the labelled version.'),
 });
 

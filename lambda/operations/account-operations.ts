@@ -48,7 +48,9 @@ import { planPromptRelease, type PromptRelease, type ReleaseResult, releaseSteps
 import {
   findRollout,
   hasDueStep,
+  NoRolloutError,
   NoStepDueError,
+  OtherRolloutError,
   planAbortRollout,
   planApplyDueStep,
   planChangeRollout,
@@ -58,6 +60,7 @@ import {
   readRollout,
 } from '../table/rollouts';
 import type { RolloutStep } from '../domain/rollout';
+import { holdingServedCounts } from '../table/served-counts';
 import type { Table } from '../table/table';
 import type { WebhookItem } from '../table/item-types';
 import {
@@ -326,43 +329,74 @@ export class AccountOperations {
 
   /** A new share, and with `steps` a new schedule (without, the steps still above the new share stay). */
   changeRollout(accountId: string, promptId: string, label: string, change: RolloutChange): Promise<Rollout> {
-    const requested = { percent: change.percent, ...(change.steps === undefined ? {} : { steps: change.steps }) };
+    const requested = {
+      percent: change.percent,
+      ...(change.steps === undefined ? {} : { steps: change.steps }),
+      ...(change.rolloutId === undefined ? {} : { rolloutId: change.rolloutId }),
+    };
     return this.audited({ accountId, action: 'rollout.change', target: { promptId, label }, requested }, () =>
       planChangeRollout(this.table, accountId, promptId, label, change, { by: this.by }),
     );
   }
 
-  /** The label moves to the rollout's `to`; the rollout ends, its served counts kept in the label's history and the audit entry. */
-  completeRollout(accountId: string, promptId: string, label: string): Promise<Rollout> {
-    return this.audited({ accountId, action: 'rollout.complete', target: { promptId, label } }, () =>
-      planCompleteRollout(this.table, accountId, promptId, label, { by: this.by }),
-    );
-  }
-
-  /** The label stays where it points; the rollout ends, its served counts kept in the label's history and the audit entry. */
-  abortRollout(accountId: string, promptId: string, label: string, options: { reason?: string } = {}): Promise<Rollout> {
-    const { reason } = options;
-    return this.audited({ accountId, action: 'rollout.abort', target: { promptId, label }, ...(reason === undefined ? {} : { requested: { reason } }) }, () =>
-      planAbortRollout(this.table, accountId, promptId, label, { by: this.by }, reason),
+  /**
+   * The label moves to the rollout's `to`; the rollout ends, its served counts kept in the label's history and the
+   * audit entry. With `rolloutId`, only that rollout (409 when the label has another).
+   */
+  completeRollout(accountId: string, promptId: string, label: string, options: { rolloutId?: string | undefined } = {}): Promise<Rollout> {
+    const { rolloutId } = options;
+    return holdingServedCounts(this.table, (holds) =>
+      this.audited({ accountId, action: 'rollout.complete', target: { promptId, label }, ...meantRollout(rolloutId) }, () =>
+        planCompleteRollout(this.table, accountId, { promptId, label, rolloutId }, { by: this.by }, holds),
+      ),
     );
   }
 
   /**
-   * The latest step of the label's rollout that is due at `now` (deployed: the step function, every minute): its
-   * share applied, and it and the steps before it taken off the schedule, audited as `rollout.change`. Nothing due,
-   * or no rollout: nothing is written or recorded (`applied: false`).
+   * The label stays where it points; the rollout ends, its served counts kept in the label's history and the audit
+   * entry. With `rolloutId`, only that rollout (409 when the label has another).
    */
-  async applyDueStep(accountId: string, promptId: string, label: string, now: Date): Promise<{ applied: false } | { applied: true; rollout: Rollout }> {
+  abortRollout(
+    accountId: string,
+    promptId: string,
+    label: string,
+    options: { reason?: string | undefined; rolloutId?: string | undefined } = {},
+  ): Promise<Rollout> {
+    const { reason, rolloutId } = options;
+    const requested = { ...(reason === undefined ? {} : { reason }), ...(rolloutId === undefined ? {} : { rolloutId }) };
+    return holdingServedCounts(this.table, (holds) =>
+      this.audited({ accountId, action: 'rollout.abort', target: { promptId, label }, ...(Object.keys(requested).length > 0 ? { requested } : {}) }, () =>
+        planAbortRollout(this.table, accountId, { promptId, label, rolloutId }, { by: this.by }, holds, reason),
+      ),
+    );
+  }
+
+  /**
+   * The latest step of the rollout that is due at `now` (deployed: the step function, every minute): its share
+   * applied, and it and the steps before it taken off the schedule, audited as `rollout.change`. Nothing due, the
+   * rollout ended, or the label rolling out another one since: nothing is written or recorded (`applied: false`,
+   * and why).
+   */
+  async applyDueStep(
+    accountId: string,
+    rollout: { readonly promptId: string; readonly label: string; readonly rolloutId: string },
+    now: Date,
+  ): Promise<{ applied: false; why: string } | { applied: true; rollout: Rollout }> {
+    const { promptId, label, rolloutId } = rollout;
     const item = await findRollout(this.table, accountId, promptId, label);
-    if (!item || !hasDueStep(item, now)) return { applied: false };
+    if (!item) return { applied: false, why: `rollout ${rolloutId} has ended` };
+    if (item.rolloutId !== rolloutId) return { applied: false, why: new OtherRolloutError(promptId, label, rolloutId, item.rolloutId).message };
+    if (!hasDueStep(item, now)) return { applied: false, why: `no step of rollout ${rolloutId} is due` };
     try {
-      const rollout = await this.audited({ accountId, action: 'rollout.change', target: { promptId, label }, requested: { dueAt: now.toISOString() } }, () =>
-        planApplyDueStep(this.table, accountId, promptId, label, now, { by: this.by }),
+      const changed = await this.audited(
+        { accountId, action: 'rollout.change', target: { promptId, label }, requested: { dueAt: now.toISOString(), rolloutId } },
+        () => planApplyDueStep(this.table, accountId, rollout, now, { by: this.by }),
       );
-      return { applied: true, rollout };
+      return { applied: true, rollout: changed };
     } catch (error) {
-      // Another applier took the step between the look and the change: nothing is left to do.
-      if (error instanceof NoStepDueError) return { applied: false };
+      // Another applier took the step, or the rollout ended (and maybe another began), between the look and the change.
+      if (error instanceof NoStepDueError || error instanceof NoRolloutError || error instanceof OtherRolloutError)
+        return { applied: false, why: error.message };
       throw error;
     }
   }
@@ -555,6 +589,8 @@ const rolloutRequested = ({ to, percent, note, steps, guardAlarm }: RolloutInput
 
 const requestTarget = ({ requestId, promptId, label }: Pick<ChangeRequestItem, 'requestId' | 'promptId' | 'label'>) => ({ requestId, promptId, label });
 const commented = (comment: string | undefined) => (comment === undefined ? {} : { requested: { comment } });
+/** The rollout a caller named, as its attempt records it. */
+const meantRollout = (rolloutId: string | undefined) => (rolloutId === undefined ? {} : { requested: { rolloutId } });
 
 /** A key's settings as a person asks for them (the management API's words: an ISO expiry, `disabled`), never the key. */
 function requestedKeySettings(change: ApiKeyChange): Record<string, unknown> {

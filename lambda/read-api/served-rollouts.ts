@@ -2,7 +2,8 @@ import type { Prompt } from '../domain/prompt';
 import { MAX_SUBJECT_LENGTH, type RolloutShare, type RolloutSide, ROLLOUT_HEADER, SUBJECT_HEADER, sideFor } from '../domain/rollout';
 import { badRequest } from '../http/api-error';
 import type { ApiResult, HttpRequest } from '../http/http-event';
-import type { AtLabel, ServedChange } from '../table/read-path/api-store';
+import type { AtLabel, ServedChange, ServedCount } from '../table/read-path/api-store';
+import { HeldAnswers } from '../table/read-path/cached-prompt-store';
 
 /**
  * Reads at a rolling-out label (docs/rollouts.md "Serving"): which side each request gets, what its answer says of
@@ -109,14 +110,22 @@ export function withRolloutHeaders(result: ApiResult, answered: ReadonlyMap<stri
   };
 }
 
+/** A side the store counted for the request, with the prompt revision it was counted under (its terms). */
+export interface CountedSide extends ServedChange {
+  readonly revision: number;
+}
+
 /**
  * What one request's served counters hold and should hold: `counted` is what the store took for it (with its
- * unit, or by a correction), `answered` what its answer served. They differ when the admission decided from
- * memory that a change made stale, or had nothing to decide from (a cold read): one write settles it.
+ * unit, or by a correction), `answered` what its answer served. They differ when the admission had nothing in memory
+ * to decide from (a cold read), or decided under a revision the key no longer carried: one write settles it, on the
+ * terms of api-store.ts ServedCount. `held` keeps the answers the admission decided from, so that the request is
+ * answered from them under their revision.
  */
 export class ServedRollouts {
-  counted: readonly ServedChange[] = [];
+  counted: readonly CountedSide[] = [];
   answered: ReadonlyMap<string, RolloutSide> = new Map();
+  readonly held = new HeldAnswers();
 
   /** Undefined when the subject is refused: nothing is decided or counted for such a request. */
   readonly sides: RequestSides | undefined;
@@ -135,6 +144,24 @@ export class ServedRollouts {
     if (answerStands) for (const [rolloutId, side] of this.answered) add(rolloutId, side, 1);
     for (const { rolloutId, side, by } of this.counted) add(rolloutId, side, -by);
     return [...tally.values()].filter(({ by }) => by !== 0);
+  }
+
+  /** Counted sides given back (by < 0 in `changes`), grouped by the revision each was counted under: their terms. */
+  givenBack(changes: readonly ServedChange[]): ServedCount[] {
+    const byRevision = new Map<number, ServedChange[]>();
+    for (const change of changes) {
+      const revision = this.counted.find(({ rolloutId, side }) => rolloutId === change.rolloutId && side === change.side)?.revision;
+      if (revision === undefined || change.by >= 0) continue;
+      byRevision.set(revision, [...(byRevision.get(revision) ?? []), change]);
+    }
+    return [...byRevision].map(([revision, given]) => ({ changes: given, revision }));
+  }
+
+  /** The counted sides, as the store gives them back with a unit: each group on the terms it was counted on. */
+  countedByRevision(): ServedCount[] {
+    const byRevision = new Map<number, ServedChange[]>();
+    for (const { revision, ...change } of this.counted) byRevision.set(revision, [...(byRevision.get(revision) ?? []), change]);
+    return [...byRevision].map(([revision, changes]) => ({ changes, revision }));
   }
 }
 

@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { AccountOperations } from '../operations/account-operations';
 import { ConflictError, NotFoundError } from '../table/errors';
 import type { RolloutItem, SystemActorName } from '../table/item-types';
-import { hasDueStep, listActiveRollouts } from '../table/rollouts';
+import { hasDueStep, listActiveRollouts, OtherRolloutError } from '../table/rollouts';
 import type { Table } from '../table/table';
 
 /**
@@ -52,22 +52,23 @@ export async function applyDueSteps(deps: AutomationDependencies, now: Date): Pr
   const due = (await listActiveRollouts(deps.table)).filter((rollout) => hasDueStep(rollout, now));
   const operations = operationsAs(deps, 'rollout-steps');
   return settleEach(deps.logger, 'rollout step', due, stepOvertaken, async (rollout) => {
-    const step = await operations.applyDueStep(rollout.accountId, rollout.promptId, rollout.label, now);
-    if (!step.applied) throw new Overtaken('no step was due any more: another run applied it, or the rollout ended');
+    const step = await operations.applyDueStep(rollout.accountId, rollout, now);
+    if (!step.applied) throw new Overtaken(step.why);
     return { percent: step.rollout.percent };
   });
 }
 
 /**
  * Every active rollout guarded by the alarm is aborted, with the reason `alarm <name>`; the others are left alone.
- * One rollout's failure does not keep the others from being aborted.
+ * Each abort names the rollout it was listed as: a label that ended it and began another meanwhile (which the alarm
+ * may not guard) keeps the other. One rollout's failure does not keep the others from being aborted.
  */
 export async function abortGuardedRollouts(deps: AutomationDependencies, alarm: AlarmIdentity): Promise<GuardRun> {
   const { name: alarmName } = alarm;
   const guarded = (await listActiveRollouts(deps.table)).filter((rollout) => rollout.guardAlarm !== undefined && guards(rollout.guardAlarm, alarm));
   const operations = operationsAs(deps, 'guard-alarm');
   return settleEach(deps.logger, 'rollout aborted by its guard alarm', guarded, abortOvertaken, async (rollout) => {
-    await operations.abortRollout(rollout.accountId, rollout.promptId, rollout.label, { reason: `alarm ${alarmName}` });
+    await operations.abortRollout(rollout.accountId, rollout.promptId, rollout.label, { reason: `alarm ${alarmName}`, rolloutId: rollout.rolloutId });
     return {};
   });
 }
@@ -90,10 +91,11 @@ class Overtaken extends Error {}
  */
 const stepOvertaken = (error: unknown): boolean => error instanceof Overtaken || error instanceof NotFoundError || error instanceof ConflictError;
 /**
- * An abort is overtaken only by the rollout's end. One that changed since it was read (its share, by a person or a step)
- * is still active and still guarded: a failure, so the invocation is retried and aborts it then.
+ * An abort is overtaken only by the rollout's end (the label with no rollout, or with another one). One that changed
+ * since it was read (its share, by a person or a step) is still active and still guarded: a failure, so the invocation
+ * is retried and aborts it then.
  */
-const abortOvertaken = (error: unknown): boolean => error instanceof NotFoundError;
+const abortOvertaken = (error: unknown): boolean => error instanceof NotFoundError || error instanceof OtherRolloutError;
 
 /** One at a time: the changes are few (a rollout a minute at most, per label) and each is one transaction. */
 async function settleEach<Done>(

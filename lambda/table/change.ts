@@ -46,6 +46,12 @@ export interface PlannedChange<T> {
   readonly alsoRecords?: readonly RecordedStep[];
   /** The read API serves what changed: the account's prompt revision is raised with it, then copied to its keys. */
   readonly visible?: boolean;
+  /**
+   * How a visible change raises the revision, when the plan writes it itself: an end of a rollout sets the revision
+   * it gives the keys it fences in the same transaction, and its followUp gives it to the others (served-counts.ts).
+   * Otherwise the revision goes up by one, and is copied to every key once committed.
+   */
+  readonly revisionWrite?: TransactionWrite;
   /** More to do once it committed, outside the transaction (copies on other items); a failure leaves the change standing. */
   readonly followUp?: (table: Table) => Promise<void>;
   /**
@@ -137,7 +143,7 @@ export async function commitChange<T>(table: Table, attempt: AuditAttempt, plan:
         throw meaning;
       }
       const report = (error: unknown) => options.onCopyFailed?.(attempt.accountId, error);
-      if (planned.visible) await copyRevisionToKeys(followUp, attempt.accountId).catch(report);
+      if (planned.visible && !planned.revisionWrite) await copyRevisionToKeys(followUp, attempt.accountId).catch(report);
       if (planned.followUp) await planned.followUp(followUp).catch(report);
       return planned.result;
     }
@@ -158,7 +164,12 @@ export async function commitChange<T>(table: Table, attempt: AuditAttempt, plan:
  * what the plan holds of the account; or, for a change the read API does not see, only the check of what it holds.
  * One action per item: a transaction takes no second.
  */
-function accountWrites(accountId: string, planned: Pick<PlannedChange<unknown>, 'visible' | 'accountHolds'>): TransactionWrite[] {
+function accountWrites(accountId: string, planned: Pick<PlannedChange<unknown>, 'visible' | 'accountHolds' | 'revisionWrite'>): TransactionWrite[] {
+  if (planned.visible && planned.revisionWrite) {
+    // The plan's own write of the account holds what it read of it: two actions on one item cannot share a transaction.
+    if (planned.accountHolds) throw new Error('a change that writes the revision itself holds the account in that write');
+    return [planned.revisionWrite];
+  }
   if (planned.visible) return [raiseRevisionWrite(accountId, planned.accountHolds)];
   return planned.accountHolds ? [accountCheck(accountId, planned.accountHolds)] : [];
 }

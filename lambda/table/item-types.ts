@@ -38,6 +38,11 @@ export interface AccountItem {
   owners?: Set<string>;
   /** Hashes of keys written since the revision was last raised (lambda/table/propagation.ts). */
   newKeys?: Set<string>;
+  /**
+   * How many keys were ever registered on the account (each writer of a key adds one with `newKeys`): an end of a
+   * rollout, which fences every key of the account in its transaction, is conditional on it (served-counts.ts).
+   */
+  keyRegistrations?: number;
   /** How many webhooks the account has: the guard of their limit (lambda/table/webhooks.ts); absent until the first. */
   webhookCount?: number;
 }
@@ -131,6 +136,8 @@ export interface ApiKeyItem {
   [usage: `used#${string}`]: number | undefined;
   /** `served#<rolloutId>#from` and `#to`: the reads this key was answered with each side of a rollout (schema.ts servedAttribute). */
   [served: `served#${string}`]: number | undefined;
+  /** `hold#<rolloutId>`: an end of that rollout holding its counters still (schema.ts holdAttribute). */
+  [hold: `hold#${string}`]: number | undefined;
 }
 
 /**

@@ -1,9 +1,8 @@
 import type { AccountItem, ApiKeyItem, WithKeys } from './item-types';
-import { ADMIN_INDEX, adminIndexKeys, keys, servedAttribute, usageAttribute } from './schema';
+import { ADMIN_INDEX, adminIndexKeys, keys, usageAttribute } from './schema';
 import { requireAccount } from './accounts';
 import { ConflictError, NotFoundError } from './errors';
 import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey, withFreshDayCounters } from './item-builders';
-import { inBatches } from './batch-io';
 import { indexedKeysOf } from './propagation';
 import type { Table } from './table';
 import { commitUnaudited, type PlannedChange } from './change';
@@ -44,9 +43,9 @@ export interface KeyUsage {
 }
 
 /**
- * A new key, at its account's prompt revision and registered on the account item (`newKeys`) in the same
- * transaction, conditional on that revision being unchanged (propagation.ts says why): a change that raced it
- * makes it read again.
+ * A new key, at its account's prompt revision and registered on the account item (`newKeys`, and counted in
+ * `keyRegistrations`, which the end of a rollout holds still: served-counts.ts) in the same transaction,
+ * conditional on that revision being unchanged (propagation.ts says why): a change that raced it makes it read again.
  */
 export async function planCreateApiKey(table: Table, key: NewApiKey): Promise<PlannedChange<AdminApiKey>> {
   const account = await requireAccountItem(table, key.accountId);
@@ -75,7 +74,7 @@ function newKeyWrites(table: Table, keyHash: string, record: AdminApiKey, accoun
       Update: {
         Key: keys.account(record.accountId),
         ...buildUpdate({
-          add: { newKeys: new Set([keyHash]) },
+          add: { newKeys: new Set([keyHash]), keyRegistrations: 1 },
           condition: (e) =>
             `attribute_exists(${e.name('pk')}) AND ${
               revision === undefined ? `attribute_not_exists(${e.name('promptsRevision')})` : `${e.name('promptsRevision')} = ${e.value(revision)}`
@@ -320,58 +319,6 @@ export async function listKeyUsage(table: Table, accountId: string, month: strin
       days: item.daysMonth === month ? { ...item.days } : item.prevDaysMonth === month ? { ...item.prevDays } : null,
     }))
     .sort((a, b) => (a.key.keyId < b.key.keyId ? -1 : a.key.keyId > b.key.keyId ? 1 : 0));
-}
-
-/** The read requests each side of a rollout answered: their counts on each key's item. */
-export interface ServedCounts {
-  from: number;
-  to: number;
-}
-
-/**
- * A rollout's served counts (docs/rollouts.md "Served counts"): the read path raises them on the item of the
- * key each request came with, in the write that counts its quota; here they are summed over the account's keys
- * (found on the admin index, which copies no counters, then read consistently, only the two counters each).
- */
-export async function servedCounts(table: Table, accountId: string, rolloutId: string): Promise<ServedCounts> {
-  const served: ServedCounts = { from: 0, to: 0 };
-  for (const counts of await servedCountsByKey(table, accountId, rolloutId)) {
-    served.from += counts.from;
-    served.to += counts.to;
-  }
-  return served;
-}
-
-/** Each key of the account that counted reads of the rollout, with its counts. */
-async function servedCountsByKey(table: Table, accountId: string, rolloutId: string): Promise<(ServedCounts & { keyHash: string })[]> {
-  const indexed = await indexedKeysOf(table, 'servedCounts', accountId);
-  const fromName = servedAttribute(rolloutId, 'from');
-  const toName = servedAttribute(rolloutId, 'to');
-  const items = await table.batchGet<WithKeys<Partial<ApiKeyItem>>>(
-    indexed.map((item) => keys.apiKey(keyHashOf(item))),
-    ['pk', fromName, toName],
-  );
-  return items
-    .filter((item) => item[fromName] !== undefined || item[toName] !== undefined)
-    .map((item) => ({ keyHash: keyHashOf(item), from: Number(item[fromName] ?? 0), to: Number(item[toName] ?? 0) }));
-}
-
-/**
- * A rollout's counters taken off its account's keys once it ended (its history entry keeps them), so that a key's
- * item, which every read request writes, does not grow with each rollout. A read answered in the instant before the
- * rollout ended may count once more after this: a stray counter, never read again.
- */
-export async function clearServedCounts(table: Table, accountId: string, rolloutId: string): Promise<void> {
-  const counted = await servedCountsByKey(table, accountId, rolloutId);
-  await inBatches(counted, async ({ keyHash }) => {
-    await table.update('clearServedCounts', {
-      Key: keys.apiKey(keyHash),
-      ...buildUpdate({
-        remove: [servedAttribute(rolloutId, 'from'), servedAttribute(rolloutId, 'to')],
-        condition: (e) => `attribute_exists(${e.name('pk')})`,
-      }),
-    });
-  });
 }
 
 /** For bulk paths (the tests' fixtures): a key changed without an audit entry of its own. */

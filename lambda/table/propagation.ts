@@ -112,7 +112,7 @@ export async function catchUpKeys(table: Table, written: readonly { accountId: s
   for (const [accountId, keyHashes] of byAccount) {
     const result = await table.update('catchUpKeys', {
       Key: keys.account(accountId),
-      ...buildUpdate({ add: { newKeys: new Set(keyHashes) }, condition: (e) => `attribute_exists(${e.name('pk')})` }),
+      ...buildUpdate({ add: { newKeys: new Set(keyHashes), keyRegistrations: keyHashes.length }, condition: (e) => `attribute_exists(${e.name('pk')})` }),
       ReturnValues: 'ALL_NEW',
     });
     const revision = Number((result.Attributes as Partial<AccountItem> | undefined)?.promptsRevision ?? 0);

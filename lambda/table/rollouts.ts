@@ -15,7 +15,7 @@ import type {
   StoredContent,
   WithKeys,
 } from './item-types';
-import { clearServedCounts, type ServedCounts, servedCounts } from './keys';
+import { freezeServedCounts, type ServedCountHolds, type ServedCounts, servedCounts } from './served-counts';
 import { labelHistoryWrite, type MoveCause, rolloutReason } from './label-history';
 import { headLabelsWrite, labelItem, labelsUnchanged } from './labels';
 import { requireNoOpenRequest } from './open-requests';
@@ -23,7 +23,7 @@ import { ADMIN_INDEX, adminIndexKeys, keys } from './schema';
 import { fromStoredContent, toStoredContent } from './stored-content';
 import type { Table } from './table';
 import type { TransactionWrite } from './transaction';
-import { buildCondition, buildUpdate } from './update-expression';
+import { buildCondition, buildUpdate, type ExpressionNames } from './update-expression';
 
 /**
  * Rollouts (docs/rollouts.md): a label moved to `to` for a share of subjects, then completed (the label moves)
@@ -33,7 +33,9 @@ import { buildCondition, buildUpdate } from './update-expression';
  * serves from. Each change is one transaction (change.ts): the rollout item (conditional on the `revision` read),
  * the label item, the label's history entry (reason `rollout <id>`), with the audit entry and the account's raised
  * prompt revision. Completing or aborting deletes the item: the history entry and the audit entry keep how it
- * ended, with what each side served.
+ * ended, with what each side served, frozen by the same transaction (served-counts.ts). Every change after the
+ * start names the rollout it is meant for: its conditions hold the rollout item's `rolloutId` (and the label
+ * item's), and a caller that names one (`rolloutId`) is refused (409) when the label has another.
  */
 
 /** A rollout as the API answers it. */
@@ -70,6 +72,8 @@ export interface RolloutStart {
 export interface RolloutChange {
   readonly percent: number;
   readonly steps?: readonly RolloutStep[] | undefined;
+  /** The rollout the change is meant for; absent, whichever the label has. */
+  readonly rolloutId?: string | undefined;
 }
 
 /** `ro_`, the instant it started (UTC, digits only: sorts by time), `_` and 8 hex digits (ROLLOUT_ID_PATTERN). */
@@ -110,9 +114,24 @@ export class NoRolloutError extends NotFoundError {
   }
 }
 
-export async function requireRollout(table: Table, accountId: string, promptId: string, label: string): Promise<RolloutItem> {
+/** The label has a rollout, but not the one a change was meant for (409, naming both). */
+export class OtherRolloutError extends ConflictError {
+  override readonly name: string = 'OtherRolloutError';
+  constructor(
+    readonly promptId: string,
+    readonly label: string,
+    readonly meant: string,
+    readonly current: string,
+  ) {
+    super(`label ${label} of prompt ${promptId} has rollout ${current}, not ${meant}: ${meant} has ended`);
+  }
+}
+
+/** The label's rollout; with `meant`, only if it is that one (else OtherRolloutError). */
+export async function requireRollout(table: Table, accountId: string, promptId: string, label: string, meant?: string): Promise<RolloutItem> {
   const item = await findRollout(table, accountId, promptId, label);
   if (!item) throw new NoRolloutError(promptId, label);
+  if (meant !== undefined && item.rolloutId !== meant) throw new OtherRolloutError(promptId, label, meant, item.rolloutId);
   return item;
 }
 
@@ -275,7 +294,7 @@ export async function planChangeRollout(
 ): Promise<PlannedChange<Rollout>> {
   requireValidPercent(change.percent);
   if (change.steps !== undefined) requireValidSteps(change.steps, change.percent);
-  const item = await requireRollout(table, accountId, promptId, label);
+  const item = await requireRollout(table, accountId, promptId, label, change.rolloutId);
   const steps = change.steps ?? (item.steps ?? []).filter((step) => step.percent > change.percent);
   return shareChange(table, accountId, item, change.percent, steps, cause);
 }
@@ -287,17 +306,18 @@ export class NoStepDueError extends ConflictError {
 
 /**
  * The rollout's latest due step applied (deployed: every minute): the share of the last step whose time has come,
- * the steps before it and it taken off the schedule. Nothing due: NoStepDueError.
+ * the steps before it and it taken off the schedule. Nothing due: NoStepDueError; the label rolling out another
+ * rollout than `rolloutId`, the one whose step it is: OtherRolloutError.
  */
 export async function planApplyDueStep(
   table: Table,
   accountId: string,
-  promptId: string,
-  label: string,
+  rollout: { readonly promptId: string; readonly label: string; readonly rolloutId: string },
   now: Date,
   cause: Pick<MoveCause, 'by'>,
 ): Promise<PlannedChange<Rollout>> {
-  const item = await requireRollout(table, accountId, promptId, label);
+  const { promptId, label } = rollout;
+  const item = await requireRollout(table, accountId, promptId, label, rollout.rolloutId);
   const due = dueSteps(item.steps ?? [], item.startedAt, now);
   if (!due) throw new NoStepDueError(`no step of rollout ${item.rolloutId} is due`);
   return shareChange(table, accountId, item, due.percent, due.ahead, cause);
@@ -325,7 +345,7 @@ async function shareChange(
           ...buildUpdate({
             set: { percent, updatedAt: changed.updatedAt, revision: changed.revision, ...(steps.length > 0 ? { steps: [...steps] } : {}) },
             ...(steps.length > 0 ? {} : { remove: ['steps'] }),
-            condition: (e) => `${e.name('revision')} = ${e.value(item.revision)}`,
+            condition: (e) => sameRollout(e, item),
           }),
         },
       },
@@ -353,12 +373,13 @@ async function shareChange(
 export async function planCompleteRollout(
   table: Table,
   accountId: string,
-  promptId: string,
-  label: string,
+  target: RolloutTarget,
   cause: Pick<MoveCause, 'by'>,
+  holds: ServedCountHolds,
 ): Promise<PlannedChange<Rollout>> {
+  const { promptId, label } = target;
   const [item, head, labelled] = await Promise.all([
-    requireRollout(table, accountId, promptId, label),
+    requireRollout(table, accountId, promptId, label, target.rolloutId),
     table.get<PromptHeadItem>('completeRollout', keys.promptHead(accountId, promptId)),
     table.get<PromptLabelItem>('completeRollout', keys.promptLabel(accountId, label, promptId)),
   ]);
@@ -367,7 +388,8 @@ export async function planCompleteRollout(
   const copy = labelled?.rollout?.rolloutId === item.rolloutId ? labelled.rollout.to : undefined;
   // The label item carries the rollout whenever the item exists (one transaction writes both): this is a store out of step.
   if (!copy) throw new Error(`rollout ${item.rolloutId}: the label item carries no copy of ${item.to}`);
-  const served = await servedCounts(table, accountId, item.rolloutId);
+  const frozen = await freezeServedCounts(table, accountId, item.rolloutId, holds);
+  const { served } = frozen;
   const revision = (head.labelsRevision ?? 0) + 1;
   const ended = { state: 'completed' as const, at: table.timestamp(), by: cause.by };
   const was = labelledVersion(head.labels, label) ?? item.from;
@@ -382,6 +404,7 @@ export async function planCompleteRollout(
         },
       },
       historyWrite(table, accountId, item, { from: was, to: item.to }, 'completed', cause, served),
+      ...frozen.keyWrites,
     ],
     result: toRollout(item, served, ended),
     after: { rolloutId: item.rolloutId, from: item.from, to: item.to, percent: Number(item.percent), served },
@@ -395,7 +418,8 @@ export async function planCompleteRollout(
       },
     ],
     visible: true,
-    followUp: (followUpTable) => clearServedCounts(followUpTable, accountId, item.rolloutId),
+    revisionWrite: frozen.revisionWrite,
+    followUp: frozen.followUp,
   };
 }
 
@@ -403,13 +427,15 @@ export async function planCompleteRollout(
 export async function planAbortRollout(
   table: Table,
   accountId: string,
-  promptId: string,
-  label: string,
+  target: RolloutTarget,
   cause: Pick<MoveCause, 'by'>,
+  holds: ServedCountHolds,
   reason?: string,
 ): Promise<PlannedChange<Rollout>> {
-  const item = await requireRollout(table, accountId, promptId, label);
-  const served = await servedCounts(table, accountId, item.rolloutId);
+  const { promptId, label } = target;
+  const item = await requireRollout(table, accountId, promptId, label, target.rolloutId);
+  const frozen = await freezeServedCounts(table, accountId, item.rolloutId, holds);
+  const { served } = frozen;
   const ended = { state: 'aborted' as const, at: table.timestamp(), by: cause.by };
   return {
     writes: [
@@ -421,6 +447,7 @@ export async function planAbortRollout(
         },
       },
       historyWrite(table, accountId, item, { from: item.from, to: item.from }, 'aborted', cause, served),
+      ...frozen.keyWrites,
     ],
     result: toRollout(item, served, ended),
     after: {
@@ -432,16 +459,29 @@ export async function planAbortRollout(
       ...(reason === undefined ? {} : { reason }),
     },
     visible: true,
-    followUp: (followUpTable) => clearServedCounts(followUpTable, accountId, item.rolloutId),
+    revisionWrite: frozen.revisionWrite,
+    followUp: frozen.followUp,
   };
 }
 
-/** The rollout item deleted, if no other change to it landed since it was read. */
+/** Which label's rollout a change is for, and, when its caller names it, which rollout. */
+export interface RolloutTarget {
+  readonly promptId: string;
+  readonly label: string;
+  /** The rollout the change is meant for; absent, whichever the label has. */
+  readonly rolloutId?: string | undefined;
+}
+
+/** The rollout item as it was read: the same rollout, and no other change to it since. */
+const sameRollout = (e: ExpressionNames, item: RolloutItem): string =>
+  `${e.name('rolloutId')} = ${e.value(item.rolloutId)} AND ${e.name('revision')} = ${e.value(item.revision)}`;
+
+/** The rollout item deleted, if it is still the rollout read and no other change to it landed since. */
 function rolloutDelete(accountId: string, item: RolloutItem): TransactionWrite {
   return {
     Delete: {
       Key: keys.rollout(accountId, item.promptId, item.label),
-      ...buildCondition((e) => `${e.name('revision')} = ${e.value(item.revision)}`),
+      ...buildCondition((e) => sameRollout(e, item)),
     },
   };
 }

@@ -100,6 +100,13 @@ export const usageAttribute = (month: string): string => `used#${month}`;
  */
 export const servedAttribute = (rolloutId: string, side: 'from' | 'to'): `served#${string}` => `served#${rolloutId}#${side}`;
 
+/**
+ * An end of a rollout holding its counters on a key while it reads and freezes them: the instant (epoch ms, wall
+ * clock) until which a read counts no side of that rollout on the key, with a random fraction naming the end that
+ * set it (docs/rollouts.md "Served counts").
+ */
+export const holdAttribute = (rolloutId: string): `hold#${string}` => `hold#${rolloutId}`;
+
 export const prefixes = {
   accountPartition: (accountId: string) => `ACCOUNT#${accountId}`,
   promptHeads: 'PROMPT#',

@@ -277,6 +277,41 @@ test('a refusal is said next to the control: a rollout started meanwhile is a 40
   await dialog.getByRole('button', { name: 'Cancel' }).click();
 });
 
+test('a tab left open while its rollout was ended and another started ends nothing: Complete and Abort are refused in the dialog, naming both', async () => {
+  const owner = await harness.signedIn();
+  const shown = await freshRollout(owner, 'staging', 10);
+  await owner.goto(harness.promptUrl(PROMPT));
+  const panel = panelOf(owner, 'staging');
+  await panel.getByText(shown.rolloutId, { exact: true }).waitFor();
+
+  // The dialog is opened on the rollout the tab shows; meanwhile, elsewhere, it is aborted and another one started.
+  await panel.getByRole('button', { name: 'Complete rollout of staging' }).click();
+  const complete = owner.getByRole('dialog', { name: 'Complete the rollout of staging?' });
+  const newer = await freshRollout(owner, 'staging', 30);
+  await complete.getByRole('button', { name: 'Yes, move staging to 1.0.1' }).click();
+  await complete
+    .getByRole('alert')
+    .filter({ hasText: `has rollout ${newer.rolloutId}, not ${shown.rolloutId}` })
+    .waitFor();
+  await complete.getByRole('button', { name: 'Cancel' }).click();
+  await expect(rolloutOf(owner, 'staging')).resolves.toMatchObject({ rolloutId: newer.rolloutId, percent: 30, state: 'active' });
+  expect(await labelOf(owner, 'staging')).toBe('1.0.0');
+
+  // Once the tab shows the newer one, the same happens to an abort meant for it.
+  await owner.reload();
+  await panel.getByText(newer.rolloutId, { exact: true }).waitFor();
+  await panel.getByRole('button', { name: 'Abort rollout of staging' }).click();
+  const abort = owner.getByRole('dialog', { name: 'Abort the rollout of staging?' });
+  const newest = await freshRollout(owner, 'staging', 20);
+  await abort.getByRole('button', { name: 'Yes, abort: keep staging on 1.0.0' }).click();
+  await abort
+    .getByRole('alert')
+    .filter({ hasText: `has rollout ${newest.rolloutId}, not ${newer.rolloutId}` })
+    .waitFor();
+  await abort.getByRole('button', { name: 'Cancel' }).click();
+  await expect(rolloutOf(owner, 'staging')).resolves.toMatchObject({ rolloutId: newest.rolloutId, percent: 20, state: 'active' });
+});
+
 test('the served counts move while the panel is open, as reads at the label are answered', async () => {
   const owner = await harness.signedIn();
   await freshRollout(owner, 'staging', 50);

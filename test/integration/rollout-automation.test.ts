@@ -5,7 +5,9 @@ import { createGuardAlarmHandler } from '../../lambda/rollouts/guard-alarm-handl
 import { createRolloutStepsHandler } from '../../lambda/rollouts/rollout-steps-handler';
 import type { AutomationDependencies } from '../../lambda/rollouts/automation';
 import { listAudit } from '../../lambda/table/audit-log';
-import { findRollout } from '../../lambda/table/rollouts';
+import { findRollout, type Rollout } from '../../lambda/table/rollouts';
+import { keys } from '../../lambda/table/schema';
+import type { PromptLabelItem } from '../../lambda/table/item-types';
 import { Table } from '../../lambda/table/table';
 import { createTelemetry } from '../../lambda/telemetry';
 import { lambdaContext } from '../support/events';
@@ -49,7 +51,7 @@ beforeAll(async () => {
       name: 'Acme',
       plan: 'free',
       keys: [],
-      prompts: promptsOf('due', 'not-yet', 'guarded', 'by-arn', 'other-alarm', 'unguarded', 'calm', 'steady', 'flaky'),
+      prompts: promptsOf('due', 'not-yet', 'guarded', 'by-arn', 'other-alarm', 'unguarded', 'calm', 'steady', 'flaky', 'replaced', 'restarted'),
     },
     { accountId: 'globex', name: 'Globex', plan: 'free', keys: [], prompts: promptsOf('guarded-too') },
   ]);
@@ -117,10 +119,11 @@ describe('the steps function, on events/rollout-steps.json', () => {
 
 describe('the guard alarm function', () => {
   const handler = () => createGuardAlarmHandler(deps);
+  let guardedToo: string;
 
   beforeAll(async () => {
     await startRollout('acme', 'guarded', { guardAlarm: ALARM });
-    await startRollout('globex', 'guarded-too', { guardAlarm: ALARM });
+    guardedToo = (await startRollout('globex', 'guarded-too', { guardAlarm: ALARM })).rolloutId;
     await startRollout('acme', 'by-arn', { guardAlarm: GUARD_EVENT.resources[0] as string });
     await startRollout('acme', 'other-alarm', { guardAlarm: 'payments-latency' });
     await startRollout('acme', 'unguarded', {});
@@ -164,10 +167,14 @@ describe('the guard alarm function', () => {
     expect(await rolloutOf('acme', 'calm')).toBeUndefined();
   });
 
-  it('audits each abort as the system actor guard-alarm, with the reason naming the alarm', async () => {
+  it('audits each abort as the system actor guard-alarm, with the reason naming the alarm and the rollout it was meant for', async () => {
     const aborts = (await listAudit(table, 'globex')).entries.filter((entry) => entry.action === 'rollout.abort');
     expect(aborts).toEqual([
-      expect.objectContaining({ outcome: 'succeeded', actor: { type: 'system', name: 'guard-alarm' }, requested: { reason: `alarm ${ALARM}` } }),
+      expect.objectContaining({
+        outcome: 'succeeded',
+        actor: { type: 'system', name: 'guard-alarm' },
+        requested: { reason: `alarm ${ALARM}`, rolloutId: guardedToo },
+      }),
     ]);
   });
 });
@@ -217,5 +224,85 @@ describe('one rollout the store fails to change', () => {
     failWritesOf(undefined);
     expect(await createGuardAlarmHandler(faulty)(event, lambdaContext())).toEqual({ alarmName: 'search-errors', aborted: 1, skipped: 0, failed: 0 });
     expect(await rolloutOf('acme', 'flaky')).toBeUndefined();
+  });
+});
+
+describe('a rollout a person ended, and replaced by another on its label, while the automation was under way', () => {
+  /** A person's change made right after the automation has listed the active rollouts, before it changes any. */
+  let afterListing: (() => Promise<void>) | undefined;
+  /** The automation's table: its list of the active rollouts (the one batch read of rollout items) is followed by afterListing. */
+  class RacedTable extends Table {
+    override async batchGet<T>(keys: readonly Record<string, string>[], attributes?: readonly string[]): Promise<T[]> {
+      const items = await super.batchGet<T>(keys, attributes);
+      const race = afterListing;
+      if (race && keys.some((key) => key.sk?.startsWith('ROLLOUT#'))) {
+        afterListing = undefined;
+        await race();
+      }
+      return items;
+    }
+  }
+  let raced: AutomationDependencies;
+
+  beforeAll(() => {
+    raced = { ...deps, table: new RacedTable(local.clients.reads, local.tableName, () => now, { writeClient: local.clients.writes }) };
+  });
+
+  /** The person aborts the listed rollout and starts another on the same label (started at STARTED, as startRollout does). */
+  const replace = (promptId: string, next: { percent: number; steps?: { percent: number; afterMinutes: number }[] }) => {
+    let replacement: Rollout | undefined;
+    afterListing = async () => {
+      const runAt = now;
+      await person.abortRollout('acme', promptId, 'production', { reason: 'by hand' });
+      replacement = await startRollout('acme', promptId, next);
+      now = runAt;
+    };
+    return () => {
+      if (!replacement) throw new Error('the person did not replace the rollout');
+      return replacement;
+    };
+  };
+
+  const labelRolloutOf = async (promptId: string) =>
+    (await table.get<PromptLabelItem>('labelRolloutOf', keys.promptLabel('acme', 'production', promptId)))?.rollout;
+
+  it('the guard alarm of the aborted one leaves the new one as it is (the alarm does not guard it), as a skip, not a failure', async () => {
+    const first = await startRollout('acme', 'replaced', { guardAlarm: 'replaced-errors' });
+    const replacement = replace('replaced', { percent: 40 });
+    now = minutesAfterStart(30);
+    const event = { ...GUARD_EVENT, resources: [], detail: { ...GUARD_EVENT.detail, alarmName: 'replaced-errors' } };
+
+    expect(await createGuardAlarmHandler(raced)(event, lambdaContext())).toEqual({ alarmName: 'replaced-errors', aborted: 0, skipped: 1, failed: 0 });
+
+    const second = replacement();
+    expect(await rolloutOf('acme', 'replaced')).toMatchObject({ rolloutId: second.rolloutId, percent: 40, revision: 1 });
+    expect(await labelRolloutOf('replaced')).toMatchObject({ rolloutId: second.rolloutId, percent: 40 });
+    const [attempt] = (await listAudit(table, 'acme', { filter: { actor: 'guard-alarm' } })).entries.filter(({ target }) => target.promptId === 'replaced');
+    expect(attempt).toMatchObject({
+      action: 'rollout.abort',
+      outcome: 'refused',
+      requested: { reason: 'alarm replaced-errors', rolloutId: first.rolloutId },
+      reason: { code: 'CONFLICT', message: expect.stringContaining(`has rollout ${second.rolloutId}, not ${first.rolloutId}`) },
+    });
+  });
+
+  it('a due step of the aborted one is not applied to the new one, whose own schedule the next run applies', async () => {
+    await startRollout('acme', 'restarted', { steps: [{ percent: 30, afterMinutes: 1 }] });
+    const replacement = replace('restarted', { percent: 10, steps: [{ percent: 60, afterMinutes: 1 }] });
+    now = minutesAfterStart(2);
+
+    expect(await createRolloutStepsHandler(raced)(eventFile('rollout-steps.json'), lambdaContext())).toEqual({ applied: 0, skipped: 1, failed: 0 });
+
+    const second = replacement();
+    expect(await rolloutOf('acme', 'restarted')).toMatchObject({
+      rolloutId: second.rolloutId,
+      percent: 10,
+      steps: [{ percent: 60, afterMinutes: 1 }],
+      revision: 1,
+    });
+    expect(await labelRolloutOf('restarted')).toMatchObject({ rolloutId: second.rolloutId, percent: 10 });
+
+    expect(await createRolloutStepsHandler(deps)(eventFile('rollout-steps.json'), lambdaContext())).toEqual({ applied: 1, skipped: 0, failed: 0 });
+    expect(await rolloutOf('acme', 'restarted')).toMatchObject({ rolloutId: second.rolloutId, percent: 60 });
   });
 });

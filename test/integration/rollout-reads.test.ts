@@ -8,6 +8,13 @@ import { ApiHarness, type ErrorBody } from '../support/api-harness';
 import { restApiEvent } from '../support/events';
 import { prompt, version } from '../support/fixtures';
 import { type LabelRollout, labelRollout } from '../support/rollouts';
+import { Table } from '../../lambda/table/table';
+import { listLabelHistory } from '../../lambda/table/label-history';
+import { listAudit } from '../../lambda/table/audit-log';
+import type { Rollout } from '../../lambda/table/rollouts';
+import { MAX_FENCED_KEYS } from '../../lambda/table/served-counts';
+import { keys as schemaKeys } from '../../lambda/table/schema';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 
 /**
  * docs/rollouts.md "Serving" and "Served counts", against the real handlers and the embedded store: a read at a
@@ -274,28 +281,146 @@ describe('served counts', () => {
     expect(counted.from + counted.to).toBe(1);
   });
 
-  test('a request that ends in 5xx gives its side back with its unit', async () => {
-    const { keys, rollout } = await rollingOut(50);
-    let failing = false;
+  /** The harness's store, its label reads or its counts of sides refused (while set) as the store refuses when it cannot answer. */
+  function failingStore() {
+    const failing = { reads: false, counts: false };
     const real = api.realStore();
+    const down = () => Promise.reject(new StoreUnavailableError('down'));
     const faulty: ApiStore = Object.assign(Object.create(real) as ApiStore, {
-      findLabelledPrompt: (...args: Parameters<ApiStore['findLabelledPrompt']>) =>
-        failing ? Promise.reject(new StoreUnavailableError('down')) : real.findLabelledPrompt(...args),
+      findLabelledPrompt: (...args: Parameters<ApiStore['findLabelledPrompt']>) => (failing.reads ? down() : real.findLabelledPrompt(...args)),
+      countServed: (...args: Parameters<ApiStore['countServed']>) => (failing.counts ? down() : real.countServed(...args)),
     });
     api.useStore(faulty);
+    return failing;
+  }
+
+  test('a request that ends in 5xx counts no side, and its unit is given back: the read under a new revision fails', async () => {
+    const { keys, rollout } = await rollingOut(50);
+    const failing = failingStore();
     try {
-      await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'));
-      await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'));
+      for (let i = 0; i < 2; i += 1) expect((await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'))).status).toBe(200);
       const before = await servedBy(rollout);
       const usedBefore = await api.fixtures.admin.usage(hashApiKey(keys[0]), '2026-11');
-      // The admission counts the side from memory under the old revision; the read under the new one fails.
+      // The admission's side, decided from memory under the old revision, is refused with it; the read under the new one fails.
       await rollout.change(60);
-      failing = true;
+      failing.reads = true;
       expect((await api.get('/prompts/welcome?label=production', keys[0], asSubject('ana'))).status).toBe(503);
       expect(await servedBy(rollout)).toEqual(before);
       expect(await api.fixtures.admin.usage(hashApiKey(keys[0]), '2026-11')).toBe(usedBefore);
     } finally {
       api.useStore(api.realStore());
+    }
+  });
+
+  test('an answer whose side cannot be counted is not sent: 503, no side counted, the unit given back', async () => {
+    const { keys, rollout } = await rollingOut(50);
+    const failing = failingStore();
+    try {
+      // A cold read: nothing in memory to decide from, so the side is counted once the answer is known.
+      failing.counts = true;
+      const usedBefore = await api.fixtures.admin.usage(hashApiKey(keys[1]), '2026-11');
+      const response = await api.get('/prompts/welcome?label=production', keys[1], asSubject('bea'));
+      expect(response.status).toBe(503);
+      expect(response.headers['x-prompt-rollout']).toBeUndefined();
+      expect(await servedBy(rollout)).toEqual({ from: 0, to: 0 });
+      expect(await api.fixtures.admin.usage(hashApiKey(keys[1]), '2026-11')).toBe(usedBefore);
+    } finally {
+      api.useStore(api.realStore());
+    }
+  });
+});
+
+/** Each item through `task`, `width` at a time, each started as soon as one before it ends. */
+async function concurrently<T>(width: number, items: readonly T[], task: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) await task(items[index] as T, index);
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+}
+
+describe('served counts kept at the end of a rollout', () => {
+  /** Rounds of reads with an end landing among them: enough that a count lost in the end's instant shows. */
+  const ROUNDS = 3;
+  const READS = 240;
+  /** Reads under way at once: twice what the harness runs at once, so some always wait, none for long. */
+  const IN_FLIGHT = 16;
+  const table = () => new Table(api.localStore.client, api.localStore.tableName, () => new Date());
+
+  /** What the label's history entry and the audit entry of the end keep of the served counts. */
+  async function keptCounts(accountId: string, event: 'completed' | 'aborted', action: string) {
+    const { entries } = await listLabelHistory(table(), accountId, 'welcome', 'production');
+    const history = entries.find((entry) => entry.rollout?.event === event)?.rollout?.served;
+    const audit = await listAudit(table(), accountId, { filter: { action, outcome: 'succeeded' } });
+    return { history, audit: (audit.entries[0]?.after as { served?: unknown } | undefined)?.served };
+  }
+
+  test.each([
+    ['completes', 'completed', 'rollout.complete', (rollout: LabelRollout) => rollout.complete()],
+    ['aborts', 'aborted', 'rollout.abort', (rollout: LabelRollout) => rollout.abort('error rate up')],
+  ] as const)(
+    'when it %s among concurrent reads, its counts are the answers that carried it, in its answer, its history entry and its audit entry',
+    async (_, event, action, end) => {
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const { accountId, keys, rolloutId, rollout } = await rollingOut(50);
+        const carried = { from: 0, to: 0 };
+        let answered = 0;
+        let ending: Promise<Rollout> | undefined;
+        const read = async (subject: string, i: number) => {
+          const path = i % 3 === 0 ? '/prompts?label=production' : '/prompts/welcome?label=production';
+          const response = await api.get(path, keys[i % 2] ?? keys[0], asSubject(subject));
+          expect(response.status).toBe(200);
+          const body = response.json<Answer | Answer[]>();
+          const welcome = Array.isArray(body) ? body.find((p) => p.promptId === 'welcome') : body;
+          const named = response.headers['x-prompt-rollout'];
+          // The header and the body say the same: the answer carried the rollout, or it did not.
+          expect(welcome?.rollout?.rolloutId).toBe(named);
+          if (named === rolloutId) carried[welcome?.version === '2.0.0' ? 'to' : 'from'] += 1;
+          else expect(named).toBeUndefined();
+          answered += 1;
+          // The end lands among the reads: a third of them answered, the rest under way or still to come.
+          if (answered === Math.floor(READS / 3)) ending = end(rollout);
+        };
+        await concurrently(IN_FLIGHT, subjects(READS, `end-${round}`), read);
+        const ended = await ending;
+        expect(ended?.state).toBe(event);
+        // Some answers on each side of the end: the end did land among the reads.
+        expect(carried.from + carried.to).toBeGreaterThan(0);
+        expect(carried.from + carried.to).toBeLessThan(READS);
+        expect(ended?.served).toEqual(carried);
+        expect(await keptCounts(accountId, event, action)).toEqual({ history: carried, audit: carried });
+      }
+    },
+  );
+});
+
+describe('an account with more keys than the ending transaction fences', () => {
+  test(`the end keeps every answer of its ${MAX_FENCED_KEYS + 2} keys, and no key answers with it after it, nor keeps its counters`, async () => {
+    const { accountId, keys, rollout, rolloutId } = await rollingOut(50);
+    for (let i = keys.length; i < MAX_FENCED_KEYS + 2; i += 1) keys.push(await api.fixtures.apiKey(accountId));
+    // One answer each: the keys beyond the bound (the least busy, by hash among equals) counted too.
+    const carried = { from: 0, to: 0 };
+    for (const [i, key] of keys.entries()) {
+      const response = await api.get('/prompts/welcome?label=production', key, asSubject(`many-keys-${i}`));
+      expect(response.headers['x-prompt-rollout']).toBe(rolloutId);
+      carried[response.json<Answer>().version === '2.0.0' ? 'to' : 'from'] += 1;
+    }
+    const ended = await rollout.complete();
+    expect(ended.served).toEqual(carried);
+    expect(carried.from + carried.to).toBe(MAX_FENCED_KEYS + 2);
+
+    const account = await api.localStore.client.send(
+      new GetCommand({ TableName: api.localStore.tableName, Key: schemaKeys.account(accountId), ConsistentRead: true }),
+    );
+    for (const [i, key] of keys.entries()) {
+      const item = (
+        await api.localStore.client.send(new GetCommand({ TableName: api.localStore.tableName, Key: schemaKeys.apiKey(hashApiKey(key)), ConsistentRead: true }))
+      ).Item as Record<string, unknown>;
+      expect(Object.keys(item).filter((name) => name.includes(rolloutId))).toEqual([]);
+      expect(item.promptsRevision).toBe(account.Item?.promptsRevision);
+      const after = await api.get('/prompts/welcome?label=production', key, asSubject(`many-keys-${i}`));
+      expect(after.headers['x-prompt-rollout']).toBeUndefined();
+      expect(after.json<Answer>().version).toBe('2.0.0');
     }
   });
 });
@@ -351,6 +476,25 @@ describe('store operations', () => {
     }
     const after = await servedBy(rollout);
     expect(after.from + after.to - before.from - before.to).toBe(4);
+  });
+
+  test.each([
+    ['prompts/get', { method: 'prompts/get', params: { name: 'welcome', arguments: { nom: 'Ana' } } }],
+    ['the get_prompt tool', { method: 'tools/call', params: { name: 'get_prompt', arguments: { promptId: 'welcome', variables: {} } } }],
+    ['the list_prompts tool', { method: 'tools/call', params: { name: 'list_prompts', arguments: { labels: 'production' } } }],
+  ])('a warm function refuses MCP %s for its arguments with one store operation, counting no side', async (_, message) => {
+    const { keys, rollout } = await rollingOut(50);
+    // Warm: the key's account known, the label's answers in memory.
+    await mcp(keys[0], 'warm-up', { method: 'prompts/get', params: { name: 'welcome', arguments: { name: 'Ana' } } });
+    await mcp(keys[0], 'warm-up', { method: 'tools/call', params: { name: 'list_prompts', arguments: {} } });
+    const before = await servedBy(rollout);
+    const start = operations;
+    const response = await mcp(keys[0], 'refused-arguments', message);
+    expect(operations - start).toBe(1);
+    const body = response.json<{ error?: { code: number }; result?: { isError?: boolean } }>();
+    expect(body.error?.code === -32602 || body.result?.isError === true).toBe(true);
+    expect(response.headers['x-prompt-rollout']).toBeUndefined();
+    expect(await servedBy(rollout)).toEqual(before);
   });
 
   test.each([

@@ -132,9 +132,9 @@ test('rollout automation: a due step applied by the system actor is rollout.chan
   const started = await operator.startRollout(accountId, 'welcome', 'production', { to: '1.1.0', percent: 10, steps: [{ percent: 50, afterMinutes: 1 }] });
   if (!('rollout' in started)) throw new Error('no rollout');
   const system = api.operations({ type: 'system', name: 'rollout-steps' });
-  const applied = await system.applyDueStep(accountId, 'welcome', 'production', new Date(Date.now() + 120_000));
-  expect(applied.applied).toBe(true);
   const { rolloutId } = started.rollout;
+  const applied = await system.applyDueStep(accountId, { promptId: 'welcome', label: 'production', rolloutId }, new Date(Date.now() + 120_000));
+  expect(applied.applied).toBe(true);
   const events = shapes(await eventsOf(accountId));
   expect(events).toEqual([
     {

@@ -37,7 +37,10 @@ beforeAll(async () => {
   await api.fixtures.account(ACCOUNT, 'pro');
   await api.fixtures.account('cli-gated', 'pro');
   const versions = [version('1.0.0'), version('1.1.0'), version('1.2.0')];
-  await api.fixtures.prompts(ACCOUNT, ...['welcome', 'aborted', 'refused', 'held'].map((id) => prompt(id, versions, { labels: { production: '1.0.0' } })));
+  await api.fixtures.prompts(
+    ACCOUNT,
+    ...['welcome', 'aborted', 'refused', 'held', 'replaced'].map((id) => prompt(id, versions, { labels: { production: '1.0.0' } })),
+  );
   await api.fixtures.prompts('cli-gated', prompt('welcome', versions, { labels: { production: '1.0.0' } }));
   await api.operations().updateSettings('cli-gated', { approvals: { labels: ['production'] } });
 });
@@ -114,7 +117,30 @@ test('abort keeps the label on from, with the reason audited', async () => {
   expect((await cli('prompts', 'rollout', 'show', ...on('aborted'))).code).toBe(1);
 });
 
+test('set, complete and abort with --rollout change only that rollout: one that ended, with another on the label since, exits 1 naming both and changes nothing', async () => {
+  const first = (await json<{ rollout: Rollout }>('prompts', 'rollout', 'start', ...on('replaced'), '--to', '1.1.0', '--percent', '10')).rollout;
+  expect((await cli('prompts', 'rollout', 'abort', ...on('replaced'), '--rollout', first.rolloutId)).code).toBe(0);
+  const second = (await json<{ rollout: Rollout }>('prompts', 'rollout', 'start', ...on('replaced'), '--to', '1.2.0', '--percent', '20')).rollout;
+  for (const argv of [
+    ['set', '--percent', '90', '--rollout', first.rolloutId],
+    ['complete', '--rollout', first.rolloutId],
+    ['abort', '--reason', 'from a script that started the first', '--rollout', first.rolloutId],
+  ]) {
+    const [action, ...rest] = argv;
+    const refused = await cli('prompts', 'rollout', action as string, ...on('replaced'), ...rest);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`has rollout ${second.rolloutId}, not ${first.rolloutId}`);
+  }
+  expect((await json<{ rollout: Rollout }>('prompts', 'rollout', 'show', ...on('replaced'))).rollout).toEqual(second);
+  const listed = await json<{ promptId: string; labels: Record<string, string> }[]>('prompts', 'list', '--account', ACCOUNT);
+  expect(listed.find((entry) => entry.promptId === 'replaced')?.labels).toEqual({ production: '1.0.0' });
+  const set = await json<{ rollout: Rollout }>('prompts', 'rollout', 'set', ...on('replaced'), '--percent', '40', '--rollout', second.rolloutId);
+  expect(set.rollout).toMatchObject({ rolloutId: second.rolloutId, percent: 40 });
+});
+
 test.each([
+  [['set', '--percent', '10', '--rollout', 'the-first-one'], '--rollout must be a rollout id'],
+  [['start', '--to', '1.1.0', '--percent', '10', '--rollout', 'ro_20261124100211120_1a2b3c4d'], 'prompts rollout start takes no --rollout'],
   [['start', '--to', '1.1.0', '--percent', '101'], '--percent must be a number from 0 to 100 with at most two decimals'],
   [['start', '--to', 'v2', '--percent', '10'], '--to must be MAJOR.MINOR.PATCH'],
   [['start', '--to', '1.1.0', '--percent', '10', '--steps', '25at60'], '--steps must be <percent>@<minutes>'],

@@ -57,6 +57,8 @@ const PROMPTS = [
   'complete',
   'abort',
   'refusals',
+  'meant',
+  'malformed',
   'twice',
   'requested',
   'direct',
@@ -394,6 +396,55 @@ describe('refusals: each changes nothing and is one refused entry', () => {
     ]);
   });
 
+  test('PATCH, complete and abort naming a rollout that ended are 409 naming both, once another began: the new one stays as it was', async () => {
+    const first = await started('meant');
+    expect((await api.send('POST', `${rolloutPath('meant')}/abort`, { as: admin, body: { rolloutId: first.rolloutId } })).status).toBe(200);
+    const second = await started('meant', { to: '1.2.0', percent: 20 });
+    const before = await state('meant');
+    const meantFirst = [
+      await api.send('PATCH', rolloutPath('meant'), { as: admin, body: { percent: 90, rolloutId: first.rolloutId } }),
+      await api.send('POST', `${rolloutPath('meant')}/complete`, { as: admin, body: { rolloutId: first.rolloutId } }),
+      await api.send('POST', `${rolloutPath('meant')}/abort`, { as: admin, body: { reason: 'a stale tab', rolloutId: first.rolloutId } }),
+    ];
+    for (const refused of meantFirst) {
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual({
+        code: 'CONFLICT',
+        error: `label production of prompt meant has rollout ${second.rolloutId}, not ${first.rolloutId}: ${first.rolloutId} has ended`,
+      });
+    }
+    expect(await state('meant')).toEqual(before);
+    expect(((await read('meant')).body as { rollout: Rollout }).rollout).toEqual(second);
+    const entries = await audited('meant', ['rollout.change', 'rollout.complete', 'rollout.abort']);
+    expect(entries.filter(({ outcome }) => outcome === 'refused').map(({ action, reason }) => ({ action, code: reason?.code }))).toEqual([
+      { action: 'rollout.change', code: 'CONFLICT' },
+      { action: 'rollout.complete', code: 'CONFLICT' },
+      { action: 'rollout.abort', code: 'CONFLICT' },
+    ]);
+    // Naming the rollout the label has, each goes through.
+    const changed = await api.send('PATCH', rolloutPath('meant'), { as: admin, body: { percent: 40, rolloutId: second.rolloutId } });
+    expect(changed.status).toBe(200);
+    expect((changed.body as { rollout: Rollout }).rollout).toMatchObject({ rolloutId: second.rolloutId, percent: 40 });
+    const completed = await api.send('POST', `${rolloutPath('meant')}/complete`, { as: admin, body: { rolloutId: second.rolloutId } });
+    expect(completed.status).toBe(200);
+    expect(await labelsOf('meant')).toMatchObject({ production: '1.2.0' });
+  });
+
+  test('a rolloutId that is not a rollout id is 400 naming it, and changes nothing', async () => {
+    const rollout = await started('malformed');
+    const before = await state('malformed');
+    for (const [method, path, body] of [
+      ['PATCH', rolloutPath('malformed'), { percent: 50, rolloutId: 'latest' }],
+      ['POST', `${rolloutPath('malformed')}/complete`, { rolloutId: 42 }],
+      ['POST', `${rolloutPath('malformed')}/abort`, { rolloutId: `${rollout.rolloutId}x` }],
+    ] as const) {
+      const refused = await api.send(method, path, { as: admin, body });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'BAD_REQUEST', field: 'rolloutId' });
+    }
+    expect(await state('malformed')).toEqual(before);
+  });
+
   test('PATCH with steps at or below the new share is 400, and the rollout stays as it was', async () => {
     const rollout = await started('steps', { to: '1.1.0', percent: 10, steps: [{ percent: 50, afterMinutes: 60 }] });
     const refused = await api.send('PATCH', rolloutPath('steps'), { as: admin, body: { percent: 40, steps: [{ percent: 30, afterMinutes: 60 }] } });
@@ -559,16 +610,19 @@ describe('steps due', () => {
     });
     const steps = api.operations({ type: 'system', name: 'rollout-steps' });
     const startedAt = Date.parse(rollout.startedAt);
-    expect(await steps.applyDueStep('acme', 'due', 'production', new Date(startedAt + 4 * 60_000))).toEqual({ applied: false });
-    const applied = await steps.applyDueStep('acme', 'due', 'production', new Date(startedAt + 11 * 60_000));
+    const due = { promptId: 'due', label: 'production', rolloutId: rollout.rolloutId };
+    expect(await steps.applyDueStep('acme', due, new Date(startedAt + 4 * 60_000))).toMatchObject({ applied: false });
+    const applied = await steps.applyDueStep('acme', due, new Date(startedAt + 11 * 60_000));
     expect(applied).toMatchObject({ applied: true, rollout: { percent: 25, steps: [{ percent: 50, afterMinutes: 60 }] } });
     expect((await labelItem('due')).rollout?.percent).toBe(25);
     expect((await historyOf('due'))[0]).toMatchObject({ by: 'system:rollout-steps', rollout: { event: 'changed', percent: 25 } });
     expect((await audited('due', ['rollout.change'])).at(-1)).toMatchObject({ outcome: 'succeeded', actor: { type: 'system', name: 'rollout-steps' } });
     const byAutomation = await listAudit(api.table, 'acme', { filter: { actor: 'rollout-steps' } });
     expect(byAutomation.entries.map(({ action, target }) => ({ action, promptId: target.promptId }))).toEqual([{ action: 'rollout.change', promptId: 'due' }]);
-    expect(await steps.applyDueStep('acme', 'due', 'production', new Date(startedAt + 12 * 60_000))).toEqual({ applied: false });
-    expect(await steps.applyDueStep('acme', 'start', 'canary', new Date())).toEqual({ applied: false });
+    expect(await steps.applyDueStep('acme', due, new Date(startedAt + 12 * 60_000))).toMatchObject({ applied: false });
+    expect(await steps.applyDueStep('acme', { promptId: 'start', label: 'canary', rolloutId: rollout.rolloutId }, new Date())).toMatchObject({
+      applied: false,
+    });
   });
 });
 

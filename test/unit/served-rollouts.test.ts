@@ -55,11 +55,11 @@ describe("the correction of a request's served counters", () => {
   };
 
   test('is nothing when the admission counted the side answered', () => {
-    expect(served([{ rolloutId: 'a', side: 'to', by: 1 }], [['a', 'to']]).corrections(true)).toEqual([]);
+    expect(served([{ rolloutId: 'a', side: 'to', by: 1, revision: 3 }], [['a', 'to']]).corrections(true)).toEqual([]);
   });
 
   test('moves the count when another side was answered', () => {
-    expect(served([{ rolloutId: 'a', side: 'from', by: 1 }], [['a', 'to']]).corrections(true)).toEqual([
+    expect(served([{ rolloutId: 'a', side: 'from', by: 1, revision: 3 }], [['a', 'to']]).corrections(true)).toEqual([
       { rolloutId: 'a', side: 'to', by: 1 },
       { rolloutId: 'a', side: 'from', by: -1 },
     ]);
@@ -69,7 +69,21 @@ describe("the correction of a request's served counters", () => {
     expect(served([], [['a', 'from']]).corrections(true)).toEqual([{ rolloutId: 'a', side: 'from', by: 1 }]);
   });
 
+  test('gives back a side counted and not answered on the revision it was counted under', () => {
+    const request = served(
+      [
+        { rolloutId: 'a', side: 'from', by: 1, revision: 3 },
+        { rolloutId: 'b', side: 'to', by: 1, revision: 4 },
+      ],
+      [['a', 'to']],
+    );
+    expect(request.givenBack(request.corrections(true))).toEqual([
+      { changes: [{ rolloutId: 'a', side: 'from', by: -1 }], revision: 3 },
+      { changes: [{ rolloutId: 'b', side: 'to', by: -1 }], revision: 4 },
+    ]);
+  });
+
   test('takes back what a refused answer had counted', () => {
-    expect(served([{ rolloutId: 'a', side: 'to', by: 1 }], [['a', 'to']]).corrections(false)).toEqual([{ rolloutId: 'a', side: 'to', by: -1 }]);
+    expect(served([{ rolloutId: 'a', side: 'to', by: 1, revision: 3 }], [['a', 'to']]).corrections(false)).toEqual([{ rolloutId: 'a', side: 'to', by: -1 }]);
   });
 });

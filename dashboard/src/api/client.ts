@@ -169,14 +169,15 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
       if (!answer.body?.rollout) throw new ApiProblem(answer.status, 'INTERNAL_ERROR', 'the answer carried no rollout');
       return { kind: 'started', rollout: answer.body.rollout };
     },
-    changeRolloutShare: async (accountId: string, promptId: string, label: string, percent: number) =>
-      (await call<{ rollout: Rollout }>('PATCH', rolloutPath(accountId, promptId, label), { body: { percent } })).body.rollout,
-    completeRollout: async (accountId: string, promptId: string, label: string) =>
-      (await call<{ rollout: Rollout }>('POST', `${rolloutPath(accountId, promptId, label)}/complete`, { body: {} })).body.rollout,
-    abortRollout: async (accountId: string, promptId: string, label: string, reason: string) =>
+    /** Each change below names the rollout it is meant for: one that ended meanwhile (another on the label since) is a 409, and nothing changes. */
+    changeRolloutShare: async (accountId: string, promptId: string, label: string, percent: number, rolloutId: string) =>
+      (await call<{ rollout: Rollout }>('PATCH', rolloutPath(accountId, promptId, label), { body: { percent, rolloutId } })).body.rollout,
+    completeRollout: async (accountId: string, promptId: string, label: string, rolloutId: string) =>
+      (await call<{ rollout: Rollout }>('POST', `${rolloutPath(accountId, promptId, label)}/complete`, { body: { rolloutId } })).body.rollout,
+    abortRollout: async (accountId: string, promptId: string, label: string, reason: string, rolloutId: string) =>
       (
         await call<{ rollout: Rollout }>('POST', `${rolloutPath(accountId, promptId, label)}/abort`, {
-          body: reason.trim() ? { reason: reason.trim() } : {},
+          body: reason.trim() ? { reason: reason.trim(), rolloutId } : { rolloutId },
         })
       ).body.rollout,
 

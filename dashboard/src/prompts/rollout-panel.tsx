@@ -274,13 +274,18 @@ function RolloutRequestedNote({ request }: { request: ChangeRequest }) {
   );
 }
 
-/** The active rollout: its share, its served counts and who started it; the share, Complete and Abort for those who may move the label. */
+/**
+ * The active rollout: its share, its served counts and who started it; the share, Complete and Abort for those who may
+ * move the label. Each dialog speaks of, and acts on, the rollout shown when it was opened: the request names it
+ * (`rolloutId`), so a tab left open while someone ended it and started another is refused (409) and ends nothing.
+ */
 function ActiveRollout(props: { detail: PromptDetail; rollout: Rollout; denied: string | undefined; onEnded(rollout: Rollout): void; onChanged(): void }) {
   const { api, account, announce } = useWorkspace();
   const { rollout, denied } = props;
   const { label } = rollout;
   const [share, setShare] = useState(rollout.percent);
-  const [confirming, setConfirming] = useState<'share' | 'complete' | 'abort' | undefined>(undefined);
+  const [confirming, setConfirming] = useState<{ readonly kind: 'share' | 'complete' | 'abort'; readonly rollout: Rollout } | undefined>(undefined);
+  const meant = confirming?.rollout ?? rollout;
   const [reason, setReason] = useState('');
   const sliderId = useId('rollout-slider');
   const reasonId = useId('rollout-reason');
@@ -290,19 +295,19 @@ function ActiveRollout(props: { detail: PromptDetail; rollout: Rollout; denied: 
   useEffect(() => setShare(rollout.percent), [rollout.percent]);
   const close = () => setConfirming(undefined);
   const change = useAction(async () => {
-    const answer = await api.changeRolloutShare(account.accountId, props.detail.promptId, label, share);
+    const answer = await api.changeRolloutShare(account.accountId, props.detail.promptId, label, share, meant.rolloutId);
     close();
     announce(`The share of ${label} is now ${percentText(answer.percent)}.`);
     props.onChanged();
   });
   const complete = useAction(async () => {
-    const answer = await api.completeRollout(account.accountId, props.detail.promptId, label);
+    const answer = await api.completeRollout(account.accountId, props.detail.promptId, label, meant.rolloutId);
     close();
     announce(endedText(answer));
     props.onEnded(answer);
   });
   const abort = useAction(async () => {
-    const answer = await api.abortRollout(account.accountId, props.detail.promptId, label, reason);
+    const answer = await api.abortRollout(account.accountId, props.detail.promptId, label, reason, meant.rolloutId);
     close();
     setReason('');
     announce(endedText(answer));
@@ -380,7 +385,7 @@ function ActiveRollout(props: { detail: PromptDetail; rollout: Rollout; denied: 
             onSubmit={(event) => {
               event.preventDefault();
               change.clear();
-              setConfirming('share');
+              setConfirming({ kind: 'share', rollout });
             }}
           >
             <div class="control">
@@ -416,13 +421,13 @@ function ActiveRollout(props: { detail: PromptDetail; rollout: Rollout; denied: 
               Apply share
             </Button>
           </form>
-          {confirming === 'share' ? null : <ErrorNote problem={change.problem} doing={`Changing the share of ${label}`} />}
+          {confirming?.kind === 'share' ? null : <ErrorNote problem={change.problem} doing={`Changing the share of ${label}`} />}
           <div class="actions">
             <Button
               kind="primary"
               onClick={() => {
                 complete.clear();
-                setConfirming('complete');
+                setConfirming({ kind: 'complete', rollout });
               }}
             >
               Complete rollout of {label}
@@ -431,7 +436,7 @@ function ActiveRollout(props: { detail: PromptDetail; rollout: Rollout; denied: 
               kind="danger"
               onClick={() => {
                 abort.clear();
-                setConfirming('abort');
+                setConfirming({ kind: 'abort', rollout });
               }}
             >
               Abort rollout of {label}
@@ -440,7 +445,7 @@ function ActiveRollout(props: { detail: PromptDetail; rollout: Rollout; denied: 
         </>
       ) : null}
       <ConfirmDialog
-        open={confirming === 'share'}
+        open={confirming?.kind === 'share'}
         title={`Change the share of ${label} to ${percentText(share)}?`}
         confirmText={`Yes, change the share to ${percentText(share)}`}
         busy={change.busy}
@@ -449,12 +454,12 @@ function ActiveRollout(props: { detail: PromptDetail; rollout: Rollout; denied: 
         onConfirm={() => void change.run()}
         onCancel={close}
       >
-        <p>{shareChangeText(rollout, share)}</p>
+        <p>{shareChangeText(meant, share)}</p>
       </ConfirmDialog>
       <ConfirmDialog
-        open={confirming === 'complete'}
+        open={confirming?.kind === 'complete'}
         title={`Complete the rollout of ${label}?`}
-        confirmText={`Yes, move ${label} to ${rollout.to}`}
+        confirmText={`Yes, move ${label} to ${meant.to}`}
         busy={complete.busy}
         problem={complete.problem}
         doing={`Completing the rollout of ${label}`}
@@ -462,14 +467,14 @@ function ActiveRollout(props: { detail: PromptDetail; rollout: Rollout; denied: 
         onCancel={close}
       >
         <p>
-          {label} moves to {rollout.to} for everyone: every application reading <code>?label={label}</code> gets {rollout.to} from its next request, the{' '}
-          {percentText(100 - rollout.percent)} still on {rollout.from} included.
+          {label} moves to {meant.to} for everyone: every application reading <code>?label={label}</code> gets {meant.to} from its next request, the{' '}
+          {percentText(100 - meant.percent)} still on {meant.from} included.
         </p>
       </ConfirmDialog>
       <ConfirmDialog
-        open={confirming === 'abort'}
+        open={confirming?.kind === 'abort'}
         title={`Abort the rollout of ${label}?`}
-        confirmText={`Yes, abort: keep ${label} on ${rollout.from}`}
+        confirmText={`Yes, abort: keep ${label} on ${meant.from}`}
         busy={abort.busy}
         problem={abort.problem}
         doing={`Aborting the rollout of ${label}`}
@@ -477,7 +482,7 @@ function ActiveRollout(props: { detail: PromptDetail; rollout: Rollout; denied: 
         onCancel={close}
       >
         <p>
-          {label} stays on {rollout.from}: the {percentText(rollout.percent)} of subjects on {rollout.to} go back to {rollout.from} from their next request.
+          {label} stays on {meant.from}: the {percentText(meant.percent)} of subjects on {meant.to} go back to {meant.from} from their next request.
         </p>
         <div class="field">
           <label for={reasonId} class="label">

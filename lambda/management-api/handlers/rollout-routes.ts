@@ -1,11 +1,11 @@
 import { defineRoute, type ManagementRoute } from '../route';
-import { RolloutAbortBody, RolloutChangeBody, RolloutStartBody } from '../schemas';
+import { RolloutAbortBody, RolloutChangeBody, RolloutCompleteBody, RolloutStartBody } from '../schemas';
 import { requireLabelRole } from './label-access';
 
 /**
  * A label's rollout (docs/rollouts.md "Managing a rollout (management API)"): started, read, its share changed,
- * completed or aborted. Whoever may move the label may run its rollout (protected labels: admins); reading it is
- * any member's.
+ * completed or aborted, each of the last three for the rollout its body names (`rolloutId`), when it names one.
+ * Whoever may move the label may run its rollout (protected labels: admins); reading it is any member's.
  */
 
 const ROLLOUT = '/api/accounts/{accountId}/prompts/{promptId}/labels/{label}/rollout';
@@ -51,10 +51,12 @@ export const rolloutRoutes: readonly ManagementRoute[] = [
     path: `${ROLLOUT}/complete`,
     access: 'move labels',
     action: 'rollout.complete',
+    body: RolloutCompleteBody,
+    bodyOptional: true,
     async handle(request) {
       await requireLabelRole(request, request.params, 'completing its rollout');
       const { accountId, promptId, label } = request.params;
-      return { status: 200, body: { rollout: await request.ops.completeRollout(accountId, promptId, label) } };
+      return { status: 200, body: { rollout: await request.ops.completeRollout(accountId, promptId, label, request.body) } };
     },
   }),
   defineRoute({
@@ -67,8 +69,7 @@ export const rolloutRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       await requireLabelRole(request, request.params, 'aborting its rollout');
       const { accountId, promptId, label } = request.params;
-      const { reason } = request.body;
-      return { status: 200, body: { rollout: await request.ops.abortRollout(accountId, promptId, label, reason === undefined ? {} : { reason }) } };
+      return { status: 200, body: { rollout: await request.ops.abortRollout(accountId, promptId, label, request.body) } };
     },
   }),
 ];

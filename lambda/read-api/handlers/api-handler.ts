@@ -1,7 +1,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import { LruCache } from '../../table/read-path/lru-cache';
-import type { PromptStore, ServedChange, UsageStore } from '../../table/read-path/api-store';
+import { type PromptStore, type ServedChange, StoreUnavailableError, type UsageStore } from '../../table/read-path/api-store';
 import type { RememberedPrompts } from '../../table/read-path/cached-prompt-store';
 import type { ApiEvent, ApiResult } from '../../http/http-event';
 import type { RouteName } from '../routes';
@@ -13,12 +13,28 @@ import { errorHandler } from '../../http/error-handler';
 import { type KnownAccount, quota, sameKnownAccount } from '../middleware/quota';
 import { type RequestObserver, requestTelemetry } from '../middleware/request-telemetry';
 import { routeGuard } from '../middleware/route-guard';
-import { storeDeadline } from '../../http/store-deadline';
+import { STORE_BUDGET_MS, storeDeadline } from '../../http/store-deadline';
 import type { Telemetry } from '../../telemetry';
 import { RolloutAnswer, requireSides, servedRolloutsOf, withRolloutHeaders } from '../served-rollouts';
 import type { RouteForesight, RouteForesights, RouteHandler, RouteHandlers } from './route-handler';
 
 const KEY_ACCOUNTS_CACHED = 10_000;
+
+/** How many times an answer is counted (and read again) before the request gives up with a 503. */
+const COUNT_ROUNDS = 12;
+/** The first wait for an end that holds the counters; each later one doubles, up to 16 times it. */
+const HOLD_POLL_MS = 25;
+/** What is kept of the store budget for the last count after waiting for an end. */
+const LAST_COUNT_MS = 1_000;
+
+/** An answer as a handler gave it, with the sides it serves and what it was read as. */
+interface Answered {
+  readonly result: ApiResult;
+  readonly rollouts: RolloutAnswer;
+  readonly reader: Principal;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface ApiDependencies {
   readonly usage: UsageStore;
@@ -62,27 +78,69 @@ export function createApiHandler(deps: ApiDependencies, handlers: RouteHandlers,
     if (!route || !httpRequest || !principal || !deadline) throw new Error('handler reached without route or principal');
     const handler = handlers[route.name] as RouteHandler<typeof route.name>;
     const served = servedRolloutsOf(context);
-    const run = async ({ accountId, promptsRevision, scope }: Principal) => {
+    const run = async (reader: Principal): Promise<Answered> => {
+      const { accountId, promptsRevision, scope } = reader;
       // Inside the run, so that a refused subject is answered after the key check, as other bad requests are.
       const rollouts = new RolloutAnswer(requireSides(served));
-      const result = await handler({ route, request: httpRequest, reader: { accountId, promptsRevision, scope, deadline }, rollouts });
-      return { result, rollouts };
+      const result = await handler({ route, request: httpRequest, reader: { accountId, promptsRevision, scope, deadline, held: served.held }, rollouts });
+      return { result, rollouts, reader };
     };
-    const answerWith = async (running: ReturnType<typeof run>): Promise<ApiResult> => {
-      const { result, rollouts } = await running;
-      served.answered = rollouts.answered;
-      return withRolloutHeaders(result, rollouts.answered);
-    };
-    const answer = run(principal);
-    if (!admission) return answerWith(answer);
-    // The key and the quota are decided first: if they refuse, the handler's answer is never seen.
-    answer.catch(() => undefined);
-    await admission;
-    const admitted = context.principal;
-    // The key check says something changed since this container last checked the key (a publish, a label
-    // move, a delete, the key's scope): what the handler read meanwhile, under the revision remembered
-    // from the key's last check, may not hold; read again under the one this check returned.
-    return answerWith(admitted && !sameKnownAccount(admitted, principal) ? run(admitted) : answer);
+    let answer = run(principal);
+    if (admission) {
+      // The key and the quota are decided first: if they refuse, the handler's answer is never seen.
+      answer.catch(() => undefined);
+      await admission;
+      const admitted = context.principal;
+      // The key check says something changed since this container last checked the key (a publish, a label
+      // move, a delete, the key's scope): what the handler read meanwhile, under the revision remembered
+      // from the key's last check, may not hold; read again under the one this check returned.
+      if (admitted && !sameKnownAccount(admitted, principal)) answer = run(admitted);
+    }
+    return countAnswered(context, answer, run);
+  };
+
+  /**
+   * The sides an answer serves that its admission did not count, counted before it is sent
+   * (docs/rollouts.md "Served counts"), on the revision it was read under: when the key carries another (a change
+   * since, the rollout's end among them), the answer is read again under that one and counted anew; while an end
+   * holds the counters, the count waits for the end (and counts regardless once the request cannot wait longer:
+   * the end then reads again).
+   */
+  const countAnswered = async (context: ApiContext, first: Promise<Answered>, run: (reader: Principal) => Promise<Answered>): Promise<ApiResult> => {
+    const served = servedRolloutsOf(context);
+    const { storeDeadline: deadline, arrivedAt = Date.now() } = context;
+    if (!deadline) throw new Error('counting an answer needs the store deadline');
+    const waitUntil = arrivedAt + STORE_BUDGET_MS - LAST_COUNT_MS;
+    let answered = await first;
+    for (let round = 1; ; round += 1) {
+      served.answered = answered.rollouts.answered;
+      const owed = served.corrections(true);
+      const counts = owed.filter(({ by }) => by > 0);
+      // Sides counted and not served (the answer went another way) are given back on the terms they were counted on;
+      // one whose terms no longer hold stays counted (its rollout ended meanwhile, its counts frozen with it).
+      for (const given of served.givenBack(owed)) {
+        const outcome = await deps.usage.countServed(answered.reader.keyHash, given, deadline);
+        if (!outcome.counted && context.usage) context.usage.servedCountFailure = 'the rollout changed before the side was given back';
+        served.counted = served.counted.filter((side) => !given.changes.some((change) => change.rolloutId === side.rolloutId && change.side === side.side));
+      }
+      if (counts.length === 0) return withRolloutHeaders(answered.result, answered.rollouts.answered);
+      if (round > COUNT_ROUNDS) throw new StoreUnavailableError('the rollouts an answer serves kept changing while it was counted');
+      const { keyHash, promptsRevision: revision } = answered.reader;
+      const waiting = Date.now() < waitUntil;
+      const outcome = await deps.usage.countServed(keyHash, { changes: counts, revision, ...(waiting ? { heldAt: Date.now() } : {}) }, deadline);
+      if (outcome.counted) {
+        served.counted = [...served.counted, ...counts.map((change) => ({ ...change, revision }))];
+        return withRolloutHeaders(answered.result, answered.rollouts.answered);
+      }
+      // The key is gone: there is nothing left to count on.
+      if (outcome.gone) return withRolloutHeaders(answered.result, answered.rollouts.answered);
+      if (outcome.revision !== revision) {
+        answered = await run({ ...answered.reader, promptsRevision: outcome.revision });
+        continue;
+      }
+      // Held by an end of the rollout: wait for it (the end raises the revision, or lets go), then count again.
+      await sleep(Math.max(1, Math.min((outcome.heldUntil ?? Date.now()) - Date.now(), waitUntil - Date.now(), HOLD_POLL_MS * 2 ** Math.min(round - 1, 3))));
+    }
   };
 
   const foresee = (context: ApiContext, known: KnownAccount): readonly ServedChange[] => {

@@ -1,6 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { LruCache } from '../../table/read-path/lru-cache';
-import type { Admission, ServedChange, UsageStore } from '../../table/read-path/api-store';
+import type { Admission, ServedChange, ServedCount, UsageStore } from '../../table/read-path/api-store';
 import { servedRolloutsOf } from '../served-rollouts';
 import { sameScope } from '../../domain/prompt-scope';
 import { type QuotaPeriod, quotaPeriodAt, secondsUntil } from '../../domain/quota-period';
@@ -81,26 +81,45 @@ export const quota = (store: UsageStore, { upgradeUrl, now, keyAccounts, foresee
     return key ? { admitted: true, key } : { admitted: false, reason: 'invalid-key' };
   };
 
+  /**
+   * Gives back, on the terms each was counted on, sides counted for a request that did not serve them; a side whose
+   * terms no longer hold stays counted (its rollout ended in the meantime, its counts frozen with it).
+   */
+  const giveBack = async (keyHash: string, given: readonly ServedCount[], deadline: AbortSignal): Promise<string | undefined> => {
+    let failure: string | undefined;
+    for (const served of given) {
+      const outcome = await store.countServed(keyHash, served, deadline);
+      if (!outcome.counted) failure = 'the rollout changed before the side was given back';
+    }
+    return failure;
+  };
+
   const settle = async (request: ApiRequest): Promise<void> => {
     const { usage, principal, arrivedAt = Date.now(), servedRollouts } = request.context;
     const response = request.response;
     if (!usage || !principal || !response) return;
+    const deadline = deadlineAfter(arrivedAt, REFUND_BUDGET_MS);
     if (usage.charged && response.statusCode >= 500) {
       try {
-        await store.returnUsageUnit(principal.keyHash, usage, deadlineAfter(arrivedAt, REFUND_BUDGET_MS), servedRollouts?.counted);
+        const [withUnit, ...others] = servedRollouts?.countedByRevision() ?? [];
+        await store.returnUsageUnit(principal.keyHash, usage, deadline, withUnit);
         usage.charged = false;
         usage.used -= 1;
+        const negated = others.map(({ changes, revision }) => ({ changes: changes.map((change) => ({ ...change, by: -change.by })), revision }));
+        if (negated.length > 0) usage.servedCountFailure = await giveBack(principal.keyHash, negated, deadline);
         if (servedRollouts) servedRollouts.counted = [];
       } catch (error) {
         // Never allowed to change the response; the request log line reports it.
         usage.returnFailure = error instanceof Error ? error.name : 'unknown error';
       }
     } else if (servedRollouts) {
-      const changes = servedRollouts.corrections(response.statusCode < 400);
-      if (changes.length > 0) {
+      // What an answer serves is counted before it is sent (api-handler.ts): what is left are sides counted for a
+      // request that then answered without them (refused for its arguments, a 4xx), given back here.
+      const given = servedRollouts.givenBack(servedRollouts.corrections(response.statusCode < 400));
+      if (given.length > 0) {
         try {
-          await store.countServed(principal.keyHash, changes, deadlineAfter(arrivedAt, REFUND_BUDGET_MS));
-          servedRollouts.counted = [...servedRollouts.counted, ...changes];
+          usage.servedCountFailure = await giveBack(principal.keyHash, given, deadline);
+          servedRollouts.counted = [];
         } catch (error) {
           usage.servedCountFailure = error instanceof Error ? error.name : 'unknown error';
         }
@@ -119,14 +138,19 @@ export const quota = (store: UsageStore, { upgradeUrl, now, keyAccounts, foresee
       const period = quotaPeriodAt(at);
       const counted = request.context.readsPrompts !== false;
       const knownAccount = keyAccounts.get(keyHash);
-      const served = counted && knownAccount && foresee ? foresee(request.context, knownAccount) : [];
+      const foreseen = counted && knownAccount && foresee ? foresee(request.context, knownAccount) : [];
+      // Decided under the revision this container knows, and counted only while the key carries it and no end of
+      // the rollout holds its counters (api-store.ts ServedCount): otherwise the unit is taken alone.
+      const served = knownAccount && foreseen.length > 0 ? { changes: foreseen, revision: knownAccount.promptsRevision, heldAt: Date.now() } : undefined;
       const answer = counted
-        ? store.admit({ keyHash, month: period.month, day: period.day, at, ...(served.length > 0 ? { served } : {}) }, storeDeadline)
+        ? store.admit({ keyHash, month: period.month, day: period.day, at, ...(served ? { served } : {}) }, storeDeadline)
         : checkOnly(keyHash, at, period, storeDeadline);
       const admission = answer.then((result) => {
         decide(request, keyHash, at, period, result, counted);
-        // Admitted: the sides went in with the unit (a refusal's write changed nothing).
-        servedRolloutsOf(request.context).counted = served;
+        // Admitted: the sides went in with the unit if their terms held (a refusal's write changed nothing).
+        if (served && result.admitted && result.servedCounted === true) {
+          servedRolloutsOf(request.context).counted = served.changes.map((change) => ({ ...change, revision: served.revision }));
+        }
       });
       if (knownAccount === undefined) {
         await admission;

@@ -1,6 +1,7 @@
 import type { Prompt, PromptWithVersions } from '../../domain/prompt';
 import type { PromptScope } from '../../domain/prompt-scope';
 import type { RolloutShare, RolloutSide } from '../../domain/rollout';
+import type { HeldAnswers } from './cached-prompt-store';
 
 /** What the API reads and counts. The DynamoDB implementation is dynamo-store.ts; tests may use others. */
 
@@ -30,6 +31,19 @@ export interface ServedChange {
   readonly by: number;
 }
 
+/**
+ * Served counters to change, and the terms they change on (docs/rollouts.md "Served counts"): only while the key
+ * still carries the prompt revision the sides were decided under (an end of a rollout raises every key's revision in
+ * its own transaction, so no count decided before it lands after it), and, with `heldAt`, only while no end of their
+ * rollouts holds the key's counters at that instant.
+ */
+export interface ServedCount {
+  readonly changes: readonly ServedChange[];
+  readonly revision: number;
+  /** Epoch milliseconds by the wall clock, compared with each hold's end; absent: a hold does not stop the change. */
+  readonly heldAt?: number;
+}
+
 /** One request's key check: which key, counted in which month and day, at which instant (a key may expire). */
 export interface AdmissionRequest {
   readonly keyHash: string;
@@ -37,9 +51,25 @@ export interface AdmissionRequest {
   /** The UTC day of the month, `01` to `31`. */
   readonly day: string;
   readonly at: Date;
-  /** The rollout sides the request is expected to answer, counted with the unit, on the same condition. */
-  readonly served?: readonly ServedChange[];
+  /**
+   * The rollout sides the request is expected to answer, counted with the unit, on the same condition and on their
+   * own terms: when those do not hold, the unit is taken without them (Admission.servedCounted).
+   */
+  readonly served?: ServedCount;
 }
+
+/** What a change of served counters found: made, or refused, with the key as it stands (gone, or its revision and holds). */
+export type ServedOutcome =
+  | { readonly counted: true }
+  | { readonly counted: false; readonly gone: true }
+  | {
+      readonly counted: false;
+      readonly gone: false;
+      /** The key's prompt revision now. */
+      readonly revision: number;
+      /** Until when (wall clock) an end holds one of the counters, when one does at the change's `heldAt`. */
+      readonly heldUntil?: number;
+    };
 
 /** A key check that counts nothing: which key, whose usage of which month to report, at which instant. */
 export type KeyCheckRequest = Pick<AdmissionRequest, 'keyHash' | 'month' | 'at'>;
@@ -48,7 +78,8 @@ export type KeyCheckRequest = Pick<AdmissionRequest, 'keyHash' | 'month' | 'at'>
 export type UsageSlot = Pick<AdmissionRequest, 'month' | 'day'>;
 
 export type Admission =
-  | { readonly admitted: true; readonly key: AdmittedKey }
+  /** `servedCounted`: the request's served changes went in with its unit. */
+  | { readonly admitted: true; readonly key: AdmittedKey; readonly servedCounted?: boolean }
   /** Unknown, revoked, disabled and expired keys are indistinguishable to callers. */
   | { readonly admitted: false; readonly reason: 'invalid-key' }
   | { readonly admitted: false; readonly reason: 'limit-reached'; readonly key: AdmittedKey };
@@ -83,15 +114,15 @@ export interface UsageStore {
    */
   checkKey(request: KeyCheckRequest, deadline: Deadline): Promise<AdmittedKey | undefined>;
   /**
-   * Gives back a unit taken for a request that failed on our side, and the served counts taken with it;
-   * sent again on the same terms as admit.
+   * Gives back a unit taken for a request that failed on our side, and the served counts taken with it (on their
+   * terms: when those no longer hold, the unit alone); sent again on the same terms as admit.
    */
-  returnUsageUnit(keyHash: string, slot: UsageSlot, deadline: Deadline, served?: readonly ServedChange[]): Promise<void>;
+  returnUsageUnit(keyHash: string, slot: UsageSlot, deadline: Deadline, served?: ServedCount): Promise<void>;
   /**
-   * Changes the key's served counters alone: for a request whose admission could not tell which side it would
-   * answer (nothing in memory to decide from), or told another. Counts nothing on a key that is gone.
+   * Changes the key's served counters alone, on their terms: for a request whose admission could not tell which
+   * side it would answer (nothing in memory to decide from), or told another. Counts nothing on a key that is gone.
    */
-  countServed(keyHash: string, changes: readonly ServedChange[], deadline: Deadline): Promise<void>;
+  countServed(keyHash: string, served: ServedCount, deadline: Deadline): Promise<ServedOutcome>;
 }
 
 /** Whose prompts a request reads, as far as the request knows the account, and until when. */
@@ -102,6 +133,8 @@ export interface PromptReader {
   /** The key's scope: what the handlers show of the account (see domain/prompt-scope.ts). */
   readonly scope?: PromptScope;
   readonly deadline: Deadline;
+  /** The answers the request's admission counted the sides of, which it is answered from under their revision. */
+  readonly held?: HeldAnswers;
 }
 
 export interface PromptStore {

@@ -21,7 +21,25 @@ export const DEFAULT_PROMPT_CACHE: PromptCacheOptions = {
 };
 
 /** What an answer of latest, a label or a list holds: one lookup, or a list with or without versions. */
-type Answer = PromptLookup | readonly AtLabel<Prompt>[] | readonly AtLabel<PromptWithVersions>[];
+export type RememberedAnswer = PromptLookup | readonly AtLabel<Prompt>[] | readonly AtLabel<PromptWithVersions>[];
+type Answer = RememberedAnswer;
+
+/**
+ * The answers one request relied on before it read (its admission counted the rollout sides they give, docs/rollouts.md
+ * "Served counts"): under their revision the request is answered from these, whatever memory keeps or drops meanwhile,
+ * so that what it answers is what was counted.
+ */
+export class HeldAnswers {
+  private readonly entries = new Map<string, RememberedAnswer>();
+
+  keep(key: string, answer: RememberedAnswer): void {
+    this.entries.set(key, answer);
+  }
+
+  get(key: string): RememberedAnswer | undefined {
+    return this.entries.get(key);
+  }
+}
 
 /**
  * What a read at a label would answer from memory, asked without reading (the quota's admission asks it to
@@ -105,43 +123,51 @@ export class CachedPromptStore implements PromptStore, RememberedPrompts {
 
   /** NOT_FOUND is kept too: publishing a new prompt, or restoring one, raises the revision. */
   findLatestPrompt(reader: PromptReader, promptId: string): Promise<PromptLookup> {
-    return this.remembered(entryKey(reader, 'latest', promptId), () => this.store.findLatestPrompt(reader, promptId));
+    return this.remembered(reader, entryKey(reader, 'latest', promptId), () => this.store.findLatestPrompt(reader, promptId));
   }
 
   /** LABEL_NOT_FOUND is kept too: setting a label raises the revision. */
   findLabelledPrompt(reader: PromptReader, promptId: string, label: string): Promise<PromptLookup> {
-    return this.remembered(entryKey(reader, 'label', promptId, label), () => this.store.findLabelledPrompt(reader, promptId, label));
+    return this.remembered(reader, entryKey(reader, 'label', promptId, label), () => this.store.findLabelledPrompt(reader, promptId, label));
   }
 
   listLabelledPrompts(reader: PromptReader, label: string): Promise<AtLabel<Prompt>[]> {
-    return this.remembered(listAtKey(reader, label, false), () => this.store.listLabelledPrompts(reader, label));
+    return this.remembered(reader, listAtKey(reader, label, false), () => this.store.listLabelledPrompts(reader, label));
   }
 
   listLabelledPromptsWithVersions(reader: PromptReader, label: string): Promise<AtLabel<PromptWithVersions>[]> {
-    return this.remembered(listAtKey(reader, label, true), () => this.store.listLabelledPromptsWithVersions(reader, label));
+    return this.remembered(reader, listAtKey(reader, label, true), () => this.store.listLabelledPromptsWithVersions(reader, label));
   }
 
+  /** Held for the reader's request (`reader.held`): its read under the same revision is answered from this one. */
   rememberedLabelledPrompt(reader: PromptReader, promptId: string, label: string): PromptLookup | undefined {
-    const answer = this.answers.get(entryKey(reader, 'label', promptId, label));
-    return answer === undefined || Array.isArray(answer) ? undefined : (answer as PromptLookup);
+    const key = entryKey(reader, 'label', promptId, label);
+    const answer = this.answers.get(key);
+    if (answer === undefined || Array.isArray(answer)) return undefined;
+    reader.held?.keep(key, answer);
+    return answer as PromptLookup;
   }
 
+  /** Held for the reader's request, as rememberedLabelledPrompt. */
   rememberedLabelledList(reader: PromptReader, label: string, withVersions: boolean): readonly AtLabel<Prompt>[] | undefined {
-    const answer = this.answers.get(listAtKey(reader, label, withVersions));
-    return Array.isArray(answer) ? answer : undefined;
+    const key = listAtKey(reader, label, withVersions);
+    const answer = this.answers.get(key);
+    if (!Array.isArray(answer)) return undefined;
+    reader.held?.keep(key, answer);
+    return answer;
   }
 
   listPrompts(reader: PromptReader): Promise<Prompt[]> {
-    return this.remembered(entryKey(reader, 'list'), () => this.store.listPrompts(reader));
+    return this.remembered(reader, entryKey(reader, 'list'), () => this.store.listPrompts(reader));
   }
 
   listPromptsWithVersions(reader: PromptReader): Promise<PromptWithVersions[]> {
-    return this.remembered(entryKey(reader, 'list+versions'), () => this.store.listPromptsWithVersions(reader));
+    return this.remembered(reader, entryKey(reader, 'list+versions'), () => this.store.listPromptsWithVersions(reader));
   }
 
   /** Callers only read what they are given (the handlers filter and serialize), so one copy serves all. */
-  private async remembered<A extends Answer>(key: string, read: () => Promise<A>): Promise<A> {
-    const cached = this.answers.get(key);
+  private async remembered<A extends Answer>(reader: PromptReader, key: string, read: () => Promise<A>): Promise<A> {
+    const cached = reader.held?.get(key) ?? this.answers.get(key);
     if (cached !== undefined) return cached as A;
     const answer = await read();
     this.answers.set(key, answer);

@@ -15,13 +15,14 @@ import {
   type PromptLookup,
   type PromptReader,
   type RolloutAtLabel,
-  type ServedChange,
+  type ServedCount,
+  type ServedOutcome,
   StoreUnavailableError,
   type UsageSlot,
 } from './api-store';
 import { fromStoredContent } from '../stored-content';
 import type { ApiKeyItem, LabelRollout, PromptHeadItem, PromptLabelItem, PromptVersionItem, StoredContent } from '../item-types';
-import { keys, prefixes, servedAttribute, usageAttribute } from '../schema';
+import { holdAttribute, keys, prefixes, servedAttribute, usageAttribute } from '../schema';
 import { type BuiltUpdate, buildProjection, type ExpressionNames, openName, openValue, prepareUpdate } from '../update-expression';
 
 /**
@@ -53,36 +54,83 @@ function admissionCondition(e: ExpressionNames, and: string): string {
 
 /**
  * The served counters a write changes, added to an update built once (which has no ADD clause of its own), with
- * placeholders of their own: ADD starts a missing counter from zero, and the update's condition covers them too,
- * so a refused request counts no side.
+ * placeholders of their own: ADD starts a missing counter from zero, and the update's condition covers them too, with
+ * their own terms added (servedUpdate: the revision, the holds), so a refused request counts no side.
  */
-function withServed(update: BuiltUpdate, changes: readonly ServedChange[] | undefined): BuiltUpdate {
-  if (!changes || changes.length === 0) return update;
-  const { UpdateExpression, ExpressionAttributeNames, ExpressionAttributeValues } = servedUpdate(changes);
+function withServed(update: BuiltUpdate, served: ServedCount | undefined): BuiltUpdate {
+  if (!served || served.changes.length === 0) return update;
+  const { UpdateExpression, ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues } = servedUpdate(served);
+  const condition = update.ConditionExpression;
   return {
     ...update,
     UpdateExpression: `${update.UpdateExpression} ${UpdateExpression}`,
+    // Parentheses only around a condition of several branches: dynalite parses them at a cost (admissionCondition).
+    ConditionExpression:
+      condition === undefined ? ConditionExpression : `${condition.includes(' OR ') ? `(${condition})` : condition} AND ${ConditionExpression}`,
     ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...ExpressionAttributeNames },
     ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...ExpressionAttributeValues },
   };
 }
 
-/** `ADD` of the served counters, on placeholders no update built once uses. */
-function servedUpdate(changes: readonly ServedChange[]): BuiltUpdate & { ExpressionAttributeValues: Record<string, unknown> } {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const adds = changes.map(({ rolloutId, side, by }, index) => {
+/** `ADD` of the served counters on their terms, on placeholders no update built once uses. */
+function servedUpdate(served: ServedCount): BuiltUpdate & { ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
+  const names: Record<string, string> = { '#servedRevision': 'promptsRevision' };
+  const values: Record<string, unknown> = { ':servedRevision': served.revision };
+  const adds = served.changes.map(({ rolloutId, side, by }, index) => {
     names[`#served${index}`] = servedAttribute(rolloutId, side);
     values[`:served${index}`] = by;
     return `#served${index} :served${index}`;
   });
-  return { UpdateExpression: `ADD ${adds.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+  // A key that never had a revision carries none (0); a revision is never taken off.
+  const terms = [served.revision === 0 ? 'NOT #servedRevision > :servedRevision' : '#servedRevision = :servedRevision'];
+  if (served.heldAt !== undefined) {
+    values[':heldAt'] = served.heldAt;
+    // A missing hold compares as false: NOT makes it no obstacle, as `NOT expiresAt <= now` does for an expiry.
+    [...new Set(served.changes.map(({ rolloutId }) => rolloutId))].forEach((rolloutId, index) => {
+      names[`#hold${index}`] = holdAttribute(rolloutId);
+      terms.push(`NOT #hold${index} > :heldAt`);
+    });
+  }
+  return {
+    UpdateExpression: `ADD ${adds.join(', ')}`,
+    ConditionExpression: terms.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
 }
 
 /** The served counters alone, on a key that still exists: a count never makes an item. */
-function servedOnExistingKey(changes: readonly ServedChange[]): BuiltUpdate {
-  const update = servedUpdate(changes);
-  return { ...update, ConditionExpression: 'attribute_exists(#key)', ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#key': 'pk' } };
+function servedOnExistingKey(served: ServedCount): BuiltUpdate {
+  const update = servedUpdate(served);
+  return {
+    ...update,
+    ConditionExpression: `attribute_exists(#key) AND ${update.ConditionExpression}`,
+    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#key': 'pk' },
+  };
+}
+
+/** Whether the served counts' terms hold on the key as it stands (the revision they were decided under, no hold). */
+function termsHold(item: Partial<ApiKeyItem>, served: ServedCount): boolean {
+  if (Number(item.promptsRevision ?? 0) !== served.revision) return false;
+  return heldUntil(item, served) === undefined;
+}
+
+/** Until when an end holds one of the counters at the count's `heldAt` (the latest such hold), if one does. */
+function heldUntil(item: Partial<ApiKeyItem>, { changes, heldAt }: ServedCount): number | undefined {
+  if (heldAt === undefined) return undefined;
+  let until: number | undefined;
+  for (const { rolloutId } of changes) {
+    const hold = item[holdAttribute(rolloutId)];
+    if (typeof hold === 'number' && hold > heldAt) until = Math.max(until ?? hold, hold);
+  }
+  return until;
+}
+
+/** What a refused change of served counters found: the key gone, or its revision now and the hold in the way. */
+function servedRefusal(item: Partial<ApiKeyItem> | undefined, served: ServedCount): ServedOutcome {
+  if (!item) return { counted: false, gone: true };
+  const until = heldUntil(item, served);
+  return { counted: false, gone: false, revision: Number(item.promptsRevision ?? 0), ...(until === undefined ? {} : { heldUntil: until }) };
 }
 
 /** A counter raised by one; one that may be missing starts from zero. */
@@ -182,14 +230,20 @@ export class DynamoStore implements ApiStore {
   async admit(request: AdmissionRequest, deadline: Deadline): Promise<Admission> {
     const usedName = usageAttribute(request.month);
     let form: CountForm = SAME_MONTH;
+    let served = request.served;
+    // One attempt more when the sides may have to be left out.
+    const attempts = COUNT_ATTEMPTS + (served ? 1 : 0);
     for (let attempt = 1; ; attempt += 1) {
-      const result = await this.count(request, form, deadline);
+      const result = await this.count({ ...request, served }, form, deadline);
       if ('admission' in result) return result.admission;
       const key = toAdmittedKey(result.refused, usedName, request.at);
       if (!key) return { admitted: false, reason: 'invalid-key' };
       if (key.used >= key.limit) return { admitted: false, reason: 'limit-reached', key };
-      // Admissible: the day counters were of another month, or changed month while this request read them.
-      if (attempt >= COUNT_ATTEMPTS || !result.refused) {
+      // The sides were decided under a revision the key no longer carries, or an end holds their counters: the unit
+      // is taken without them, and the request counts what it answers once that is known (api-handler.ts).
+      if (served && result.refused && !termsHold(result.refused, served)) served = undefined;
+      // Otherwise admissible: the day counters were of another month, or changed month while this request read them.
+      if (attempt >= attempts || !result.refused) {
         throw new StoreUnavailableError('admit: the day counters kept changing while counting');
       }
       if (result.refused.daysMonth !== request.month) form = { startMonth: result.refused };
@@ -234,7 +288,7 @@ export class DynamoStore implements ApiStore {
           { abortSignal: deadline },
         );
         const key = toAdmittedKey(result.Attributes as ApiKeyItem | undefined, usedName, at);
-        return { admission: key ? { admitted: true, key } : { admitted: false, reason: 'invalid-key' } };
+        return { admission: key ? { admitted: true, key, servedCounted: served !== undefined } : { admitted: false, reason: 'invalid-key' } };
       },
       async (refused): Promise<CountResult> => ({
         // DynamoDB (and the embedded store, patches/) return the item as it stood; a store without
@@ -249,8 +303,8 @@ export class DynamoStore implements ApiStore {
     return toAdmittedKey(item, usageAttribute(month), at);
   }
 
-  async returnUsageUnit(keyHash: string, { month, day }: UsageSlot, deadline: Deadline, served: readonly ServedChange[] = []): Promise<void> {
-    const givenBack = served.map((change) => ({ ...change, by: -change.by }));
+  async returnUsageUnit(keyHash: string, slot: UsageSlot, deadline: Deadline, served?: ServedCount): Promise<void> {
+    const givenBack = served && served.changes.length > 0 ? { ...served, changes: served.changes.map((change) => ({ ...change, by: -change.by })) } : undefined;
     await callStoreUnlessRefused(
       'returnUsageUnit',
       () =>
@@ -258,25 +312,37 @@ export class DynamoStore implements ApiStore {
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.apiKey(keyHash),
-            ...withServed(RETURN_UNIT({ used: usageAttribute(month), day, month }), givenBack),
+            ...withServed(RETURN_UNIT({ used: usageAttribute(slot.month), day: slot.day, month: slot.month }), givenBack),
           }),
           { abortSignal: deadline },
         ),
-      // Nothing to give back (the count is already zero): never go below it.
-      () => undefined,
+      // Nothing to give back (the count is already zero): never go below it. Or the sides' terms no longer hold (the
+      // rollout ended since, its counts frozen with them): the unit alone.
+      () => (givenBack ? this.returnUsageUnit(keyHash, slot, deadline) : undefined),
     );
   }
 
-  async countServed(keyHash: string, changes: readonly ServedChange[], deadline: Deadline): Promise<void> {
-    if (changes.length === 0) return;
-    await callStoreUnlessRefused(
+  async countServed(keyHash: string, served: ServedCount, deadline: Deadline): Promise<ServedOutcome> {
+    if (served.changes.length === 0) return { counted: true };
+    return callStoreUnlessRefused(
       'countServed',
-      () =>
-        this.clients.writes.send(new UpdateCommand({ TableName: this.tableName, Key: keys.apiKey(keyHash), ...servedOnExistingKey(changes) }), {
-          abortSignal: deadline,
-        }),
-      // The key is gone: there is nothing left to count on.
-      () => undefined,
+      async (): Promise<ServedOutcome> => {
+        await this.clients.writes.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.apiKey(keyHash),
+            ...servedOnExistingKey(served),
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+          { abortSignal: deadline },
+        );
+        return { counted: true };
+      },
+      async (refused) =>
+        servedRefusal(
+          refused.Item ? (unmarshall(refused.Item) as ApiKeyItem) : await this.getItem<ApiKeyItem>('countServed', keys.apiKey(keyHash), deadline),
+          served,
+        ),
     );
   }
 
