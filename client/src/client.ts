@@ -1,12 +1,11 @@
 import { InvalidOptionsError, type PromptClientError, ServiceUnavailableError, type UnauthorizedError } from './errors.js';
 import { type Answer, type FetchFunction, Http, type Subject } from './http.js';
 import { Lru } from './lru.js';
+import { PromptCopy } from './prompt.js';
 import { MAX_SUBJECT_LENGTH, plainRollout, type RolloutShare, type RolloutSide, rolloutProblem, sideFor } from './rollout.js';
-import { createSnapshot, plain, promptProblem, type PromptSnapshot, readSnapshot, versionKey } from './snapshot.js';
-import { PromptTemplate } from './template.js';
+import { createSnapshot, promptProblem, type PromptSnapshot, readSnapshot, versionKey } from './snapshot.js';
 import type {
   ClientPrompt,
-  CompileOptions,
   KnownPromptId,
   LabelVariablesOf,
   PromptData,
@@ -14,7 +13,6 @@ import type {
   PromptRollout,
   PromptSource,
   Quota,
-  TemplateValues,
   UntypedPrompts,
   VariablesOf,
 } from './types.js';
@@ -108,39 +106,6 @@ export function createPromptClient<R extends PromptRegistry<R> = UntypedPrompts>
   return new CachingPromptClient(options) as unknown as PromptClient<R>;
 }
 
-/** Views kept per copy: one per source, and at a rolling-out label one per share and side. */
-const MAX_VIEWS = 32;
-
-/** One prompt body, read once: the template parsed, and one frozen view per way it is handed out. */
-class Copy {
-  readonly data: PromptData;
-  readonly #template: PromptTemplate;
-  readonly #views = new Map<string, ClientPrompt>();
-
-  constructor(data: PromptData) {
-    this.data = deepFreeze(plain(data));
-    this.#template = new PromptTemplate(`prompt ${data.promptId} ${data.version}`, data.systemMessage, data.userMessage);
-  }
-
-  view(source: PromptSource, rollout?: PromptRollout): ClientPrompt {
-    const key = rollout === undefined ? source : `${source} ${rollout.rolloutId} ${rollout.percent} ${rollout.side}`;
-    const existing = this.#views.get(key);
-    if (existing) return existing;
-    const template = this.#template;
-    const view: ClientPrompt = Object.freeze({
-      ...this.data,
-      variables: template.variables,
-      source,
-      ...(rollout === undefined ? {} : { rollout: Object.freeze({ ...rollout }) }),
-      compile: (values: TemplateValues, options?: CompileOptions) => template.compile(values, options),
-    });
-    // A rollout's share changes over its life: views of old shares are dropped rather than kept forever.
-    if (this.#views.size >= MAX_VIEWS) this.#views.clear();
-    this.#views.set(key, view);
-    return view;
-  }
-}
-
 type Origin = 'network' | 'snapshot';
 
 /**
@@ -148,7 +113,7 @@ type Origin = 'network' | 'snapshot';
  * cached, revalidated and fallen back on alike; only the request differs.
  */
 interface MovingEntry {
-  readonly copy: Copy;
+  readonly copy: PromptCopy;
   readonly etag: string | undefined;
   readonly origin: Origin;
   /** Its freshness is the list's: it came with `GET /prompts` (at the same label) and is revalidated with it. */
@@ -157,11 +122,11 @@ interface MovingEntry {
   /** The label's rollout as the answer (or the snapshot) gave it: each subject's side is decided from it. */
   readonly rollout: RolloutShare | undefined;
   /** By version: the copies of the rollout's sides held so far (`copy` is one of them). */
-  readonly sides: Map<string, Copy>;
+  readonly sides: Map<string, PromptCopy>;
 }
 
 interface PinnedEntry {
-  readonly copy: Copy;
+  readonly copy: PromptCopy;
   readonly etag: string | undefined;
   readonly origin: Origin;
 }
@@ -190,8 +155,8 @@ class CachingPromptClient {
   readonly #pinned: Lru<PinnedEntry>;
   /** By target: the whole list (`GET /prompts`), or the list at a label. */
   readonly #lists = new Map<Target, ListState>();
-  readonly #snapshotLatest = new Map<string, Copy>();
-  readonly #snapshotVersions = new Map<string, Copy>();
+  readonly #snapshotLatest = new Map<string, PromptCopy>();
+  readonly #snapshotVersions = new Map<string, PromptCopy>();
   /** label -> promptId -> version, as the snapshot it was given says. */
   readonly #snapshotLabels = new Map<string, ReadonlyMap<string, string>>();
   /** label -> promptId -> rollout, as the snapshot it was given says. */
@@ -223,11 +188,11 @@ class CachingPromptClient {
     if (options.snapshot !== undefined) {
       const snapshot = readSnapshot(options.snapshot);
       for (const prompt of snapshot.prompts) {
-        const copy = new Copy(prompt);
+        const copy = new PromptCopy(prompt);
         this.#snapshotLatest.set(prompt.promptId, copy);
         this.#snapshotVersions.set(versionKey(prompt.promptId, prompt.version), copy);
       }
-      for (const prompt of snapshot.versions) this.#snapshotVersions.set(versionKey(prompt.promptId, prompt.version), new Copy(prompt));
+      for (const prompt of snapshot.versions) this.#snapshotVersions.set(versionKey(prompt.promptId, prompt.version), new PromptCopy(prompt));
       for (const [label, targets] of Object.entries(snapshot.labels ?? {})) this.#snapshotLabels.set(label, new Map(Object.entries(targets)));
       for (const [label, targets] of Object.entries(snapshot.rollouts ?? {})) this.#snapshotRollouts.set(label, new Map(Object.entries(targets)));
     }
@@ -344,7 +309,7 @@ class CachingPromptClient {
       case 'ok': {
         const problem = answerProblem(answer.body, target);
         if (problem !== undefined) return this.#movingFallback(promptId, target, unreadable(path, problem));
-        const copy = new Copy(answer.body as PromptData);
+        const copy = new PromptCopy(answer.body as PromptData);
         const entry = movingEntry(copy, answer.etag, 'network', false, now + this.#ttlMs, rolloutIn(answer.body, target), current);
         entries.set(promptId, entry);
         this.#rememberVersion(copy, answer.etag);
@@ -385,7 +350,7 @@ class CachingPromptClient {
     return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };
   }
 
-  #snapshotCopy(promptId: string, target: Target): Copy | undefined {
+  #snapshotCopy(promptId: string, target: Target): PromptCopy | undefined {
     if (target === LATEST) return this.#snapshotLatest.get(promptId);
     const version = this.#snapshotLabels.get(target)?.get(promptId);
     return version === undefined ? undefined : this.#snapshotVersions.get(versionKey(promptId, version));
@@ -425,7 +390,7 @@ class CachingPromptClient {
     return entry.copy.view(source, { ...rollout, side: sideOf(rollout, entry.copy.data.version) });
   }
 
-  #sideCopy(promptId: string, entry: MovingEntry, version: string): Copy | undefined {
+  #sideCopy(promptId: string, entry: MovingEntry, version: string): PromptCopy | undefined {
     const held = entry.sides.get(version);
     if (held) return held;
     const key = versionKey(promptId, version);
@@ -435,7 +400,7 @@ class CachingPromptClient {
   }
 
   /** One side as a pinned version (shared with any request for it under way), kept on the label's entry. */
-  async #fetchSide(promptId: string, target: Target, version: string): Promise<Outcome<{ copy: Copy; source: PromptSource }>> {
+  async #fetchSide(promptId: string, target: Target, version: string): Promise<Outcome<{ copy: PromptCopy; source: PromptSource }>> {
     const key = versionKey(promptId, version);
     const outcome = this.#blocked(this.#now())
       ? this.#pinnedFallback(promptId, version, this.#blockedError)
@@ -494,7 +459,7 @@ class CachingPromptClient {
       case 'ok': {
         const problem = promptProblem(answer.body);
         if (problem !== undefined) return this.#pinnedFallback(promptId, version, unreadable(path, problem));
-        const copy = new Copy(answer.body as PromptData);
+        const copy = new PromptCopy(answer.body as PromptData);
         this.#pinned.set(key, { copy, etag: answer.etag, origin: 'network' });
         return { value: copy.view('network') };
       }
@@ -524,7 +489,7 @@ class CachingPromptClient {
   }
 
   /** A latest (or labelled) copy is also that version's copy: published versions never change. */
-  #rememberVersion(copy: Copy, etag: string | undefined): void {
+  #rememberVersion(copy: PromptCopy, etag: string | undefined): void {
     this.#pinned.set(versionKey(copy.data.promptId, copy.data.version), { copy, etag, origin: 'network' });
   }
 
@@ -545,7 +510,7 @@ class CachingPromptClient {
         const problem = answer.body.map((item: unknown) => answerProblem(item, target)).find((found) => found !== undefined);
         if (problem !== undefined) return this.#listFallback(target, unreadable(path, problem));
         const bodies: unknown[] = answer.body;
-        const copies = bodies.map((prompt) => new Copy(prompt as PromptData));
+        const copies = bodies.map((prompt) => new PromptCopy(prompt as PromptData));
         const ids = copies.map((copy) => copy.data.promptId);
         // Whatever the list no longer has is deleted or unpublished (or, at a label, no longer carries
         // it): no copy of it may outlive that.
@@ -667,7 +632,7 @@ class CachingPromptClient {
 
 /** A moving entry, with the copies of its rollout's sides that the entry it replaces already held. */
 function movingEntry(
-  copy: Copy,
+  copy: PromptCopy,
   etag: string | undefined,
   origin: Origin,
   viaList: boolean,
@@ -675,7 +640,7 @@ function movingEntry(
   rollout: RolloutShare | undefined,
   previous: MovingEntry | undefined,
 ): MovingEntry {
-  const sides = new Map<string, Copy>();
+  const sides = new Map<string, PromptCopy>();
   if (rollout) {
     for (const version of [rollout.from, rollout.to]) {
       const held = copy.data.version === version ? copy : previous?.sides.get(version);
@@ -779,12 +744,4 @@ function globalFetch(): FetchFunction {
   }
   // Called unbound, some runtimes' fetch throws "Illegal invocation".
   return (url, init) => globalThis.fetch(url, init);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
