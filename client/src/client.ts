@@ -1,5 +1,5 @@
-import { InvalidOptionsError, type PromptClientError, ServiceUnavailableError, type UnauthorizedError } from './errors.js';
-import { type Answer, type FetchFunction, Http, type Subject } from './http.js';
+import { InvalidOptionsError, type PromptClientError, ServiceUnavailableError } from './errors.js';
+import { type FetchFunction, Http } from './http.js';
 import { Lru } from './lru.js';
 import { PromptCopy } from './prompt.js';
 import { MAX_SUBJECT_LENGTH, plainRollout, type RolloutShare, type RolloutSide, rolloutProblem, sideFor } from './rollout.js';
@@ -165,11 +165,6 @@ class CachingPromptClient {
   readonly #sideRetryAt = new Map<string, number>();
   /** Requests under way, by what they fetch: concurrent callers share one. */
   readonly #inflight = new Map<string, Promise<unknown>>();
-  /** After a 429: no request before this time. */
-  #blockedUntil = 0;
-  #blockedError: PromptClientError | undefined;
-  /** The API's last word on the key was 401: copies are not served until it says otherwise. */
-  #unauthorized: UnauthorizedError | undefined;
 
   constructor(options: PromptClientOptions) {
     if (options === null || typeof options !== 'object') throw new InvalidOptionsError('createPromptClient needs an options object');
@@ -221,12 +216,12 @@ class CachingPromptClient {
 
   async #listed(target: Target, subject: string | undefined): Promise<ClientPrompt[]> {
     const state = this.#lists.get(target);
-    if (state && !this.#unauthorized) {
+    if (state && !this.#http.unauthorized) {
       const now = this.#now();
-      if (now >= state.freshUntil && !this.#blocked(now)) this.#revalidateList(target);
+      if (now >= state.freshUntil && !this.#http.blocked(now)) this.#revalidateList(target);
       return this.#listViews(target, state.ids, 'cache');
     }
-    if (!this.#unauthorized && this.#blocked(this.#now())) return unwrap(this.#listFallback(target, this.#blockedError));
+    if (!this.#http.unauthorized && this.#http.blocked(this.#now())) return unwrap(this.#listFallback(target, this.#http.blockedError));
     return unwrap(await this.#once(`list:${target}`, () => this.#loadList(target, subject)));
   }
 
@@ -282,16 +277,16 @@ class CachingPromptClient {
 
   async #getMoving(promptId: string, target: Target, subject: string | undefined): Promise<ClientPrompt> {
     const entry = this.#moving.get(target)?.get(promptId);
-    if (entry && !this.#unauthorized) {
+    if (entry && !this.#http.unauthorized) {
       const now = this.#now();
-      if (now >= this.#freshUntil(target, entry) && !this.#blocked(now)) {
+      if (now >= this.#freshUntil(target, entry) && !this.#http.blocked(now)) {
         if (entry.viaList) this.#revalidateList(target);
         else void this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject));
       }
       return this.#decide(promptId, target, entry, subject, entry.origin === 'snapshot' ? 'snapshot' : 'cache');
     }
-    if (!this.#unauthorized && this.#blocked(this.#now())) {
-      return this.#decided(promptId, target, subject, unwrap(this.#movingFallback(promptId, target, this.#blockedError)));
+    if (!this.#http.unauthorized && this.#http.blocked(this.#now())) {
+      return this.#decided(promptId, target, subject, unwrap(this.#movingFallback(promptId, target, this.#http.blockedError)));
     }
     const view = unwrap(await this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject)));
     return this.#decided(promptId, target, subject, view);
@@ -302,7 +297,7 @@ class CachingPromptClient {
     const held = entries.get(promptId);
     const path = `/prompts/${encodeURIComponent(promptId)}${target === LATEST ? '' : `?label=${encodeURIComponent(target)}`}`;
     const subject = target === LATEST ? { promptId } : { promptId, label: target };
-    const answer = await this.#request(path, held?.origin === 'network' ? held.etag : undefined, subject, target === LATEST ? undefined : rolloutSubject);
+    const answer = await this.#http.get(path, held?.origin === 'network' ? held.etag : undefined, subject, target === LATEST ? undefined : rolloutSubject);
     const now = this.#now();
     const current = entries.get(promptId);
     switch (answer.kind) {
@@ -336,7 +331,7 @@ class CachingPromptClient {
 
   /** The cached copy, else the snapshot's, else the error. */
   #movingFallback(promptId: string, target: Target, error: PromptClientError | undefined): Outcome<ClientPrompt> {
-    if (this.#unauthorized) return { error: this.#unauthorized };
+    if (this.#http.unauthorized) return { error: this.#http.unauthorized };
     const entry = this.#moving.get(target)?.get(promptId);
     if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache', rolloutOf(entry)) };
     const copy = this.#snapshotCopy(promptId, target);
@@ -402,8 +397,8 @@ class CachingPromptClient {
   /** One side as a pinned version (shared with any request for it under way), kept on the label's entry. */
   async #fetchSide(promptId: string, target: Target, version: string): Promise<Outcome<{ copy: PromptCopy; source: PromptSource }>> {
     const key = versionKey(promptId, version);
-    const outcome = this.#blocked(this.#now())
-      ? this.#pinnedFallback(promptId, version, this.#blockedError)
+    const outcome = this.#http.blocked(this.#now())
+      ? this.#pinnedFallback(promptId, version, this.#http.blockedError)
       : await this.#once(`version:${key}`, () => this.#loadPinned(promptId, version));
     const copy = 'error' in outcome ? undefined : (this.#pinned.get(key)?.copy ?? this.#snapshotVersions.get(key));
     if (!copy) {
@@ -442,10 +437,10 @@ class CachingPromptClient {
 
   async #getPinned(promptId: string, version: string): Promise<ClientPrompt> {
     const key = versionKey(promptId, version);
-    if (!this.#unauthorized) {
+    if (!this.#http.unauthorized) {
       const entry = this.#pinned.get(key);
       if (entry) return entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache');
-      if (this.#blocked(this.#now())) return unwrap(this.#pinnedFallback(promptId, version, this.#blockedError));
+      if (this.#http.blocked(this.#now())) return unwrap(this.#pinnedFallback(promptId, version, this.#http.blockedError));
     }
     return unwrap(await this.#once(`version:${key}`, () => this.#loadPinned(promptId, version)));
   }
@@ -454,7 +449,7 @@ class CachingPromptClient {
     const key = versionKey(promptId, version);
     const held = this.#pinned.get(key);
     const path = `/prompts/${encodeURIComponent(promptId)}?version=${encodeURIComponent(version)}`;
-    const answer = await this.#request(path, held?.etag, { promptId, version });
+    const answer = await this.#http.get(path, held?.etag, { promptId, version });
     switch (answer.kind) {
       case 'ok': {
         const problem = promptProblem(answer.body);
@@ -475,7 +470,7 @@ class CachingPromptClient {
   }
 
   #pinnedFallback(promptId: string, version: string, error: PromptClientError | undefined): Outcome<ClientPrompt> {
-    if (this.#unauthorized) return { error: this.#unauthorized };
+    if (this.#http.unauthorized) return { error: this.#http.unauthorized };
     const key = versionKey(promptId, version);
     const entry = this.#pinned.get(key);
     if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache') };
@@ -502,7 +497,7 @@ class CachingPromptClient {
   async #loadList(target: Target, rolloutSubject?: string): Promise<Outcome<ClientPrompt[]>> {
     const held = this.#lists.get(target);
     const path = target === LATEST ? '/prompts' : `/prompts?label=${encodeURIComponent(target)}`;
-    const answer = await this.#request(path, held?.etag, target === LATEST ? {} : { label: target }, target === LATEST ? undefined : rolloutSubject);
+    const answer = await this.#http.get(path, held?.etag, target === LATEST ? {} : { label: target }, target === LATEST ? undefined : rolloutSubject);
     const now = this.#now();
     switch (answer.kind) {
       case 'ok': {
@@ -549,7 +544,7 @@ class CachingPromptClient {
 
   /** The cached list, else every cached prompt with the snapshot's for the others, else the error. */
   #listFallback(target: Target, error: PromptClientError | undefined): Outcome<ClientPrompt[]> {
-    if (this.#unauthorized) return { error: this.#unauthorized };
+    if (this.#http.unauthorized) return { error: this.#http.unauthorized };
     const state = this.#lists.get(target);
     if (state) return { value: this.#listViews(target, state.ids, 'cache') };
     const fromSnapshot = target === LATEST ? [...this.#snapshotLatest.keys()] : [...(this.#snapshotLabels.get(target)?.keys() ?? [])];
@@ -580,22 +575,6 @@ class CachingPromptClient {
     return views;
   }
 
-  // Requests
-
-  async #request(path: string, etag: string | undefined, subject: Subject, rolloutSubject?: string): Promise<Answer> {
-    const answer = await this.#http.get(path, etag, subject, rolloutSubject);
-    if (answer.kind === 'refused' && answer.error.code === 'UNAUTHORIZED') {
-      this.#unauthorized = answer.error as UnauthorizedError;
-    } else if (keyAccepted(answer)) {
-      this.#unauthorized = undefined;
-    }
-    if (answer.kind === 'refused' && answer.retryAfterMs !== undefined) {
-      this.#blockedUntil = this.#now() + answer.retryAfterMs;
-      this.#blockedError = answer.error;
-    }
-    return answer;
-  }
-
   /** Runs the task unless the same one is under way, in which case its result is shared. */
   #once<T>(key: string, task: () => Promise<T>): Promise<T> {
     const running = this.#inflight.get(key);
@@ -605,10 +584,6 @@ class CachingPromptClient {
     // Background callers drop the promise; a failure (a bug: outcomes never reject) must not go unhandled.
     started.catch(() => undefined);
     return started;
-  }
-
-  #blocked(now: number): boolean {
-    return now < this.#blockedUntil;
   }
 
   #outageRetryMs(): number {
@@ -695,16 +670,6 @@ function subjectOption(method: string, subject: unknown): string | undefined {
     throw new InvalidOptionsError(`${method}: subject must be a string of at most ${MAX_SUBJECT_LENGTH} characters`);
   }
   return subject;
-}
-
-/**
- * The API checks the key before the quota and the parameters, so a 200, 304, 400, 404 or quota 429 means
- * it accepted the key. The gateway's own throttle (429 without a code) and other failures say nothing of it.
- */
-function keyAccepted(answer: Answer): boolean {
-  if (answer.kind === 'ok' || answer.kind === 'not-modified') return true;
-  if (answer.kind === 'outage') return false;
-  return ['NOT_FOUND', 'VERSION_NOT_FOUND', 'LABEL_NOT_FOUND', 'BAD_REQUEST', 'USAGE_LIMIT_EXCEEDED'].includes(answer.error.code);
 }
 
 function unwrap<T>(outcome: Outcome<T>): T {
