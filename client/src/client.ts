@@ -1,21 +1,10 @@
 import { InvalidOptionsError, type PromptClientError, ServiceUnavailableError } from './errors.js';
 import { type FetchFunction, Http } from './http.js';
-import { Lru } from './lru.js';
+import { LATEST, type MovingEntry, movingEntry, type Outcome, PromptCache, rolloutOf, sideOf, type Target, unwrap } from './cache.js';
 import { PromptCopy } from './prompt.js';
-import { MAX_SUBJECT_LENGTH, plainRollout, type RolloutShare, type RolloutSide, rolloutProblem, sideFor } from './rollout.js';
+import { MAX_SUBJECT_LENGTH, plainRollout, type RolloutShare, rolloutProblem, sideFor } from './rollout.js';
 import { createSnapshot, promptProblem, type PromptSnapshot, readSnapshot, versionKey } from './snapshot.js';
-import type {
-  ClientPrompt,
-  KnownPromptId,
-  LabelVariablesOf,
-  PromptData,
-  PromptRegistry,
-  PromptRollout,
-  PromptSource,
-  Quota,
-  UntypedPrompts,
-  VariablesOf,
-} from './types.js';
+import type { ClientPrompt, KnownPromptId, LabelVariablesOf, PromptData, PromptRegistry, PromptSource, Quota, UntypedPrompts, VariablesOf } from './types.js';
 
 export interface PromptClientOptions {
   /** The API's base URL, e.g. `https://prompts.example.com` (a trailing slash is fine). */
@@ -98,63 +87,18 @@ export interface PromptClient<R = UntypedPrompts> {
 const DEFAULT_TTL_SECONDS = 60;
 const DEFAULT_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_VERSIONS = 1_000;
-/** After an outage, a copy is served this long (at most the TTL) before the API is tried again. */
-const OUTAGE_RETRY_MS = 5_000;
 
 export function createPromptClient<R extends PromptRegistry<R> = UntypedPrompts>(options: PromptClientOptions): PromptClient<R> {
   // The registry types only what callers see; at run time every prompt is the same kind of object.
   return new CachingPromptClient(options) as unknown as PromptClient<R>;
 }
 
-type Origin = 'network' | 'snapshot';
-
-/**
- * A copy that can move: the latest version of a prompt, or the version a label points at. Both are
- * cached, revalidated and fallen back on alike; only the request differs.
- */
-interface MovingEntry {
-  readonly copy: PromptCopy;
-  readonly etag: string | undefined;
-  readonly origin: Origin;
-  /** Its freshness is the list's: it came with `GET /prompts` (at the same label) and is revalidated with it. */
-  readonly viaList: boolean;
-  freshUntil: number;
-  /** The label's rollout as the answer (or the snapshot) gave it: each subject's side is decided from it. */
-  readonly rollout: RolloutShare | undefined;
-  /** By version: the copies of the rollout's sides held so far (`copy` is one of them). */
-  readonly sides: Map<string, PromptCopy>;
-}
-
-interface PinnedEntry {
-  readonly copy: PromptCopy;
-  readonly etag: string | undefined;
-  readonly origin: Origin;
-}
-
-interface ListState {
-  readonly etag: string | undefined;
-  readonly ids: readonly string[];
-  freshUntil: number;
-}
-
-/** What a caller gets from a request: the prompt(s) to return, or the error to throw. */
-type Outcome<T> = { readonly value: T } | { readonly error: PromptClientError };
-
-/** Latest is the moving target without a label; its key is the label's name space of its own. */
-const LATEST = '';
-type Target = string;
-
 const LABEL_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 
 class CachingPromptClient {
   readonly #http: Http;
   readonly #now: () => number;
-  readonly #ttlMs: number;
-  /** By target (LATEST or a label), then by promptId. */
-  readonly #moving = new Map<Target, Map<string, MovingEntry>>();
-  readonly #pinned: Lru<PinnedEntry>;
-  /** By target: the whole list (`GET /prompts`), or the list at a label. */
-  readonly #lists = new Map<Target, ListState>();
+  readonly #cache: PromptCache;
   readonly #snapshotLatest = new Map<string, PromptCopy>();
   readonly #snapshotVersions = new Map<string, PromptCopy>();
   /** label -> promptId -> version, as the snapshot it was given says. */
@@ -177,8 +121,7 @@ class CachingPromptClient {
     const maxVersions = numberOption('maxCachedVersions', options.maxCachedVersions, DEFAULT_MAX_VERSIONS, 1);
     const fetchFunction = options.fetch ?? globalFetch();
     this.#now = options.now ?? Date.now;
-    this.#ttlMs = ttlSeconds * 1000;
-    this.#pinned = new Lru(maxVersions);
+    this.#cache = new PromptCache({ now: this.#now, ttlSeconds, maxCachedVersions: maxVersions });
     this.#http = new Http({ baseUrl, apiKey: options.apiKey, fetch: fetchFunction, timeoutMs, now: this.#now });
     if (options.snapshot !== undefined) {
       const snapshot = readSnapshot(options.snapshot);
@@ -215,7 +158,7 @@ class CachingPromptClient {
   }
 
   async #listed(target: Target, subject: string | undefined): Promise<ClientPrompt[]> {
-    const state = this.#lists.get(target);
+    const state = this.#cache.list(target);
     if (state && !this.#http.unauthorized) {
       const now = this.#now();
       if (now >= state.freshUntil && !this.#http.blocked(now)) this.#revalidateList(target);
@@ -234,17 +177,16 @@ class CachingPromptClient {
 
   async snapshot(): Promise<PromptSnapshot> {
     const latest = await this.list();
-    for (const target of [...this.#moving.keys()]) if (target !== LATEST) await this.#completeSides(target);
-    const versions = [...this.#pinned.values()].map((entry) => entry.copy.data);
+    for (const target of this.#cache.labels()) await this.#completeSides(target);
+    const versions = this.#cache.pinnedEntries().map((entry) => entry.copy.data);
     for (const copy of this.#snapshotVersions.values()) versions.push(copy.data);
     // Where each label pointed (and how it rolled out) as the snapshot given said, then as this client has since learnt.
     const labels: Record<string, Record<string, string>> = Object.create(null);
     const rollouts: Record<string, Record<string, RolloutShare>> = Object.create(null);
     for (const [label, targets] of this.#snapshotLabels) labels[label] = Object.assign(Object.create(null), Object.fromEntries(targets));
     for (const [label, targets] of this.#snapshotRollouts) rollouts[label] = Object.assign(Object.create(null), Object.fromEntries(targets));
-    for (const [target, entries] of this.#moving) {
-      if (target === LATEST) continue;
-      for (const [promptId, entry] of entries) {
+    for (const target of this.#cache.labels()) {
+      for (const [promptId, entry] of this.#cache.entriesAt(target)) {
         const targets = labels[target] ?? Object.create(null);
         const rolling = rollouts[target] ?? Object.create(null);
         // While it rolls out, the label points at `from`, whichever side this client happened to be given.
@@ -266,20 +208,11 @@ class CachingPromptClient {
 
   // Moving targets: latest, and labels
 
-  #entries(target: Target): Map<string, MovingEntry> {
-    let entries = this.#moving.get(target);
-    if (!entries) {
-      entries = new Map();
-      this.#moving.set(target, entries);
-    }
-    return entries;
-  }
-
   async #getMoving(promptId: string, target: Target, subject: string | undefined): Promise<ClientPrompt> {
-    const entry = this.#moving.get(target)?.get(promptId);
+    const entry = this.#cache.entry(target, promptId);
     if (entry && !this.#http.unauthorized) {
       const now = this.#now();
-      if (now >= this.#freshUntil(target, entry) && !this.#http.blocked(now)) {
+      if (now >= this.#cache.freshUntil(target, entry) && !this.#http.blocked(now)) {
         if (entry.viaList) this.#revalidateList(target);
         else void this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject));
       }
@@ -293,38 +226,37 @@ class CachingPromptClient {
   }
 
   async #loadMoving(promptId: string, target: Target, rolloutSubject: string | undefined): Promise<Outcome<ClientPrompt>> {
-    const entries = this.#entries(target);
-    const held = entries.get(promptId);
+    const held = this.#cache.entry(target, promptId);
     const path = `/prompts/${encodeURIComponent(promptId)}${target === LATEST ? '' : `?label=${encodeURIComponent(target)}`}`;
     const subject = target === LATEST ? { promptId } : { promptId, label: target };
     const answer = await this.#http.get(path, held?.origin === 'network' ? held.etag : undefined, subject, target === LATEST ? undefined : rolloutSubject);
     const now = this.#now();
-    const current = entries.get(promptId);
+    const current = this.#cache.entry(target, promptId);
     switch (answer.kind) {
       case 'ok': {
         const problem = answerProblem(answer.body, target);
         if (problem !== undefined) return this.#movingFallback(promptId, target, unreadable(path, problem));
         const copy = new PromptCopy(answer.body as PromptData);
-        const entry = movingEntry(copy, answer.etag, 'network', false, now + this.#ttlMs, rolloutIn(answer.body, target), current);
-        entries.set(promptId, entry);
+        const entry = movingEntry(copy, answer.etag, 'network', false, now + this.#cache.ttlMs, rolloutIn(answer.body, target), current);
+        this.#cache.setEntry(target, promptId, entry);
         this.#rememberVersion(copy, answer.etag);
         this.#prefetchSides(promptId, target, entry);
         return { value: copy.view('network', rolloutOf(entry)) };
       }
       case 'not-modified':
         // Only the copy whose tag was sent is confirmed; a newer one may have arrived meanwhile.
-        if (current && current === held) current.freshUntil = now + this.#ttlMs;
+        if (current && current === held) current.freshUntil = now + this.#cache.ttlMs;
         return current ? { value: current.copy.view('cache', rolloutOf(current)) } : this.#movingFallback(promptId, target, undefined);
       case 'refused':
-        if (answer.error.code === 'NOT_FOUND') this.#forget(promptId);
+        if (answer.error.code === 'NOT_FOUND') this.#cache.forget(promptId);
         // The label was removed: the prompt and its other labels stand.
-        if (answer.error.code === 'LABEL_NOT_FOUND') this.#forgetAt(target, promptId);
+        if (answer.error.code === 'LABEL_NOT_FOUND') this.#cache.forgetAt(target, promptId);
         if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) {
           return this.#movingFallback(promptId, target, answer.error);
         }
         return { error: answer.error };
       case 'outage':
-        if (current && !current.viaList) current.freshUntil = now + this.#outageRetryMs();
+        if (current && !current.viaList) current.freshUntil = now + this.#cache.outageRetryMs();
         return this.#movingFallback(promptId, target, answer.error);
     }
   }
@@ -332,13 +264,13 @@ class CachingPromptClient {
   /** The cached copy, else the snapshot's, else the error. */
   #movingFallback(promptId: string, target: Target, error: PromptClientError | undefined): Outcome<ClientPrompt> {
     if (this.#http.unauthorized) return { error: this.#http.unauthorized };
-    const entry = this.#moving.get(target)?.get(promptId);
+    const entry = this.#cache.entry(target, promptId);
     if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache', rolloutOf(entry)) };
     const copy = this.#snapshotCopy(promptId, target);
     if (copy) {
       const rollout = this.#snapshotRollouts.get(target)?.get(promptId);
-      const fallback = movingEntry(copy, undefined, 'snapshot', false, this.#now() + this.#outageRetryMs(), rollout, undefined);
-      this.#entries(target).set(promptId, fallback);
+      const fallback = movingEntry(copy, undefined, 'snapshot', false, this.#now() + this.#cache.outageRetryMs(), rollout, undefined);
+      this.#cache.setEntry(target, promptId, fallback);
       return { value: copy.view('snapshot', rolloutOf(fallback)) };
     }
     const what = target === LATEST ? `prompt ${promptId}` : `prompt ${promptId} at label ${target}`;
@@ -351,16 +283,12 @@ class CachingPromptClient {
     return version === undefined ? undefined : this.#snapshotVersions.get(versionKey(promptId, version));
   }
 
-  #freshUntil(target: Target, entry: MovingEntry): number {
-    return entry.viaList ? (this.#lists.get(target)?.freshUntil ?? 0) : entry.freshUntil;
-  }
-
   // Rollouts: each subject's side, decided from the cache
 
   /** A view from a request or a fallback, made the side this caller's subject gets when its label rolls out. */
   async #decided(promptId: string, target: Target, subject: string | undefined, view: ClientPrompt): Promise<ClientPrompt> {
     if (view.rollout === undefined) return view;
-    const entry = this.#moving.get(target)?.get(promptId);
+    const entry = this.#cache.entry(target, promptId);
     return entry?.rollout === undefined ? view : this.#decide(promptId, target, entry, subject, view.source);
   }
 
@@ -389,7 +317,7 @@ class CachingPromptClient {
     const held = entry.sides.get(version);
     if (held) return held;
     const key = versionKey(promptId, version);
-    const found = this.#pinned.get(key)?.copy ?? this.#snapshotVersions.get(key);
+    const found = this.#cache.pinned(promptId, version)?.copy ?? this.#snapshotVersions.get(key);
     if (found) entry.sides.set(version, found);
     return found;
   }
@@ -400,13 +328,13 @@ class CachingPromptClient {
     const outcome = this.#http.blocked(this.#now())
       ? this.#pinnedFallback(promptId, version, this.#http.blockedError)
       : await this.#once(`version:${key}`, () => this.#loadPinned(promptId, version));
-    const copy = 'error' in outcome ? undefined : (this.#pinned.get(key)?.copy ?? this.#snapshotVersions.get(key));
+    const copy = 'error' in outcome ? undefined : (this.#cache.pinned(promptId, version)?.copy ?? this.#snapshotVersions.get(key));
     if (!copy) {
-      this.#sideRetryAt.set(key, this.#now() + this.#outageRetryMs());
+      this.#sideRetryAt.set(key, this.#now() + this.#cache.outageRetryMs());
       return { error: 'error' in outcome ? outcome.error : new ServiceUnavailableError(`prompt ${promptId} ${version}: no copy to serve`) };
     }
     this.#sideRetryAt.delete(key);
-    const current = this.#moving.get(target)?.get(promptId);
+    const current = this.#cache.entry(target, promptId);
     if (current?.rollout && (current.rollout.from === version || current.rollout.to === version)) current.sides.set(version, copy);
     return { value: { copy, source: 'value' in outcome ? outcome.value.source : 'cache' } };
   }
@@ -423,7 +351,7 @@ class CachingPromptClient {
   /** Both sides of every rollout at the label held (as far as the API can be reached). */
   async #completeSides(target: Target): Promise<void> {
     const fetches: Promise<unknown>[] = [];
-    for (const [promptId, entry] of this.#moving.get(target) ?? []) {
+    for (const [promptId, entry] of this.#cache.entriesAt(target)) {
       const rollout = entry.rollout;
       if (rollout === undefined) continue;
       for (const version of [rollout.from, rollout.to]) {
@@ -438,7 +366,7 @@ class CachingPromptClient {
   async #getPinned(promptId: string, version: string): Promise<ClientPrompt> {
     const key = versionKey(promptId, version);
     if (!this.#http.unauthorized) {
-      const entry = this.#pinned.get(key);
+      const entry = this.#cache.pinned(promptId, version);
       if (entry) return entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache');
       if (this.#http.blocked(this.#now())) return unwrap(this.#pinnedFallback(promptId, version, this.#http.blockedError));
     }
@@ -446,8 +374,7 @@ class CachingPromptClient {
   }
 
   async #loadPinned(promptId: string, version: string): Promise<Outcome<ClientPrompt>> {
-    const key = versionKey(promptId, version);
-    const held = this.#pinned.get(key);
+    const held = this.#cache.pinned(promptId, version);
     const path = `/prompts/${encodeURIComponent(promptId)}?version=${encodeURIComponent(version)}`;
     const answer = await this.#http.get(path, held?.etag, { promptId, version });
     switch (answer.kind) {
@@ -455,13 +382,13 @@ class CachingPromptClient {
         const problem = promptProblem(answer.body);
         if (problem !== undefined) return this.#pinnedFallback(promptId, version, unreadable(path, problem));
         const copy = new PromptCopy(answer.body as PromptData);
-        this.#pinned.set(key, { copy, etag: answer.etag, origin: 'network' });
+        this.#cache.pin(promptId, version, { copy, etag: answer.etag, origin: 'network' });
         return { value: copy.view('network') };
       }
       case 'not-modified':
         return held ? { value: held.copy.view('cache') } : this.#pinnedFallback(promptId, version, undefined);
       case 'refused':
-        if (answer.error.code === 'NOT_FOUND') this.#forget(promptId);
+        if (answer.error.code === 'NOT_FOUND') this.#cache.forget(promptId);
         if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) return this.#pinnedFallback(promptId, version, answer.error);
         return { error: answer.error };
       case 'outage':
@@ -472,12 +399,12 @@ class CachingPromptClient {
   #pinnedFallback(promptId: string, version: string, error: PromptClientError | undefined): Outcome<ClientPrompt> {
     if (this.#http.unauthorized) return { error: this.#http.unauthorized };
     const key = versionKey(promptId, version);
-    const entry = this.#pinned.get(key);
+    const entry = this.#cache.pinned(promptId, version);
     if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache') };
     const copy = this.#snapshotVersions.get(key);
     if (copy) {
       // A published version never changes, so the snapshot's copy is as good as the API's.
-      this.#pinned.set(key, { copy, etag: undefined, origin: 'snapshot' });
+      this.#cache.pin(promptId, version, { copy, etag: undefined, origin: 'snapshot' });
       return { value: copy.view('snapshot') };
     }
     return { error: error ?? new ServiceUnavailableError(`prompt ${promptId} ${version}: no copy to serve`) };
@@ -485,7 +412,7 @@ class CachingPromptClient {
 
   /** A latest (or labelled) copy is also that version's copy: published versions never change. */
   #rememberVersion(copy: PromptCopy, etag: string | undefined): void {
-    this.#pinned.set(versionKey(copy.data.promptId, copy.data.version), { copy, etag, origin: 'network' });
+    this.#cache.pin(copy.data.promptId, copy.data.version, { copy, etag, origin: 'network' });
   }
 
   // Whole lists: every prompt at latest, or every prompt at a label
@@ -495,7 +422,7 @@ class CachingPromptClient {
   }
 
   async #loadList(target: Target, rolloutSubject?: string): Promise<Outcome<ClientPrompt[]>> {
-    const held = this.#lists.get(target);
+    const held = this.#cache.list(target);
     const path = target === LATEST ? '/prompts' : `/prompts?label=${encodeURIComponent(target)}`;
     const answer = await this.#http.get(path, held?.etag, target === LATEST ? {} : { label: target }, target === LATEST ? undefined : rolloutSubject);
     const now = this.#now();
@@ -510,33 +437,32 @@ class CachingPromptClient {
         // Whatever the list no longer has is deleted or unpublished (or, at a label, no longer carries
         // it): no copy of it may outlive that.
         const listed = new Set(ids);
-        const entries = this.#entries(target);
-        for (const promptId of [...entries.keys()]) {
+        for (const promptId of this.#cache.promptIdsAt(target)) {
           if (listed.has(promptId)) continue;
-          if (target === LATEST) this.#forget(promptId);
-          else this.#forgetAt(target, promptId);
+          if (target === LATEST) this.#cache.forget(promptId);
+          else this.#cache.forgetAt(target, promptId);
         }
         copies.forEach((copy, index) => {
           const promptId = copy.data.promptId;
-          const entry = movingEntry(copy, undefined, 'network', true, 0, rolloutIn(bodies[index], target), entries.get(promptId));
-          entries.set(promptId, entry);
+          const entry = movingEntry(copy, undefined, 'network', true, 0, rolloutIn(bodies[index], target), this.#cache.entry(target, promptId));
+          this.#cache.setEntry(target, promptId, entry);
           this.#rememberVersion(copy, undefined);
           this.#prefetchSides(promptId, target, entry);
         });
-        this.#lists.set(target, { etag: answer.etag, ids, freshUntil: now + this.#ttlMs });
+        this.#cache.setList(target, { etag: answer.etag, ids, freshUntil: now + this.#cache.ttlMs });
         return { value: this.#listViews(target, ids, 'network') };
       }
       case 'not-modified': {
-        const state = this.#lists.get(target);
-        if (state && state === held) state.freshUntil = now + this.#ttlMs;
+        const state = this.#cache.list(target);
+        if (state && state === held) state.freshUntil = now + this.#cache.ttlMs;
         return state ? { value: this.#listViews(target, state.ids, 'cache') } : this.#listFallback(target, undefined);
       }
       case 'refused':
         if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) return this.#listFallback(target, answer.error);
         return { error: answer.error };
       case 'outage': {
-        const state = this.#lists.get(target);
-        if (state) state.freshUntil = now + this.#outageRetryMs();
+        const state = this.#cache.list(target);
+        if (state) state.freshUntil = now + this.#cache.outageRetryMs();
         return this.#listFallback(target, answer.error);
       }
     }
@@ -545,31 +471,29 @@ class CachingPromptClient {
   /** The cached list, else every cached prompt with the snapshot's for the others, else the error. */
   #listFallback(target: Target, error: PromptClientError | undefined): Outcome<ClientPrompt[]> {
     if (this.#http.unauthorized) return { error: this.#http.unauthorized };
-    const state = this.#lists.get(target);
+    const state = this.#cache.list(target);
     if (state) return { value: this.#listViews(target, state.ids, 'cache') };
     const fromSnapshot = target === LATEST ? [...this.#snapshotLatest.keys()] : [...(this.#snapshotLabels.get(target)?.keys() ?? [])];
     if (fromSnapshot.length === 0) {
       const what = target === LATEST ? 'the prompt list' : `the prompt list at label ${target}`;
       return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };
     }
-    const retryAt = this.#now() + this.#outageRetryMs();
-    const entries = this.#entries(target);
+    const retryAt = this.#now() + this.#cache.outageRetryMs();
     for (const promptId of fromSnapshot) {
       const copy = this.#snapshotCopy(promptId, target);
-      if (copy && !entries.has(promptId)) {
-        entries.set(promptId, movingEntry(copy, undefined, 'snapshot', true, 0, this.#snapshotRollouts.get(target)?.get(promptId), undefined));
+      if (copy && !this.#cache.entry(target, promptId)) {
+        this.#cache.setEntry(target, promptId, movingEntry(copy, undefined, 'snapshot', true, 0, this.#snapshotRollouts.get(target)?.get(promptId), undefined));
       }
     }
-    const ids = [...entries.keys()].sort();
-    this.#lists.set(target, { etag: undefined, ids, freshUntil: retryAt });
+    const ids = this.#cache.promptIdsAt(target).sort();
+    this.#cache.setList(target, { etag: undefined, ids, freshUntil: retryAt });
     return { value: this.#listViews(target, ids, 'cache') };
   }
 
   #listViews(target: Target, ids: readonly string[], fresh: 'network' | 'cache'): ClientPrompt[] {
     const views: ClientPrompt[] = [];
-    const entries = this.#moving.get(target);
     for (const promptId of ids) {
-      const entry = entries?.get(promptId);
+      const entry = this.#cache.entry(target, promptId);
       if (entry) views.push(entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : fresh, rolloutOf(entry)));
     }
     return views;
@@ -585,53 +509,6 @@ class CachingPromptClient {
     started.catch(() => undefined);
     return started;
   }
-
-  #outageRetryMs(): number {
-    return Math.min(this.#ttlMs, OUTAGE_RETRY_MS);
-  }
-
-  /** The prompt is gone (404 NOT_FOUND, or missing from the list): every copy of it goes too, at every label. */
-  #forget(promptId: string): void {
-    for (const target of this.#moving.keys()) this.#forgetAt(target, promptId);
-    const prefix = versionKey(promptId, '');
-    this.#pinned.deleteWhere((key) => key.startsWith(prefix));
-  }
-
-  /** The prompt no longer carries the label (or is gone): its copy at the label goes. */
-  #forgetAt(target: Target, promptId: string): void {
-    this.#moving.get(target)?.delete(promptId);
-    const state = this.#lists.get(target);
-    if (state) this.#lists.set(target, { ...state, ids: state.ids.filter((id) => id !== promptId) });
-  }
-}
-
-/** A moving entry, with the copies of its rollout's sides that the entry it replaces already held. */
-function movingEntry(
-  copy: PromptCopy,
-  etag: string | undefined,
-  origin: Origin,
-  viaList: boolean,
-  freshUntil: number,
-  rollout: RolloutShare | undefined,
-  previous: MovingEntry | undefined,
-): MovingEntry {
-  const sides = new Map<string, PromptCopy>();
-  if (rollout) {
-    for (const version of [rollout.from, rollout.to]) {
-      const held = copy.data.version === version ? copy : previous?.sides.get(version);
-      if (held) sides.set(version, held);
-    }
-  }
-  return { copy, etag, origin, viaList, freshUntil, rollout, sides };
-}
-
-/** The entry's own copy as a side of its rollout, if it has one. */
-function rolloutOf(entry: MovingEntry): PromptRollout | undefined {
-  return entry.rollout === undefined ? undefined : { ...entry.rollout, side: sideOf(entry.rollout, entry.copy.data.version) };
-}
-
-function sideOf(rollout: RolloutShare, version: string): RolloutSide {
-  return version === rollout.to ? 'to' : 'from';
 }
 
 /** A prompt, and at a label its rollout (when it has one) with the version served being one of its sides. */
@@ -670,11 +547,6 @@ function subjectOption(method: string, subject: unknown): string | undefined {
     throw new InvalidOptionsError(`${method}: subject must be a string of at most ${MAX_SUBJECT_LENGTH} characters`);
   }
   return subject;
-}
-
-function unwrap<T>(outcome: Outcome<T>): T {
-  if ('error' in outcome) throw outcome.error;
-  return outcome.value;
 }
 
 function unreadable(path: string, problem: string): ServiceUnavailableError {
