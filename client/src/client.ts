@@ -1,9 +1,10 @@
-import { InvalidOptionsError, type PromptClientError, ServiceUnavailableError } from './errors.js';
-import { type FetchFunction, Http } from './http.js';
 import { LATEST, type MovingEntry, movingEntry, type Outcome, PromptCache, rolloutOf, sideOf, type Target, unwrap } from './cache.js';
+import { InvalidOptionsError, type PromptClientError, ServiceUnavailableError } from './errors.js';
+import { SnapshotFallback } from './fallback.js';
+import { type FetchFunction, Http } from './http.js';
 import { PromptCopy } from './prompt.js';
 import { MAX_SUBJECT_LENGTH, plainRollout, type RolloutShare, rolloutProblem, sideFor } from './rollout.js';
-import { createSnapshot, promptProblem, type PromptSnapshot, readSnapshot, versionKey } from './snapshot.js';
+import { createSnapshot, promptProblem, type PromptSnapshot, versionKey } from './snapshot.js';
 import type { ClientPrompt, KnownPromptId, LabelVariablesOf, PromptData, PromptRegistry, PromptSource, Quota, UntypedPrompts, VariablesOf } from './types.js';
 
 export interface PromptClientOptions {
@@ -99,12 +100,7 @@ class CachingPromptClient {
   readonly #http: Http;
   readonly #now: () => number;
   readonly #cache: PromptCache;
-  readonly #snapshotLatest = new Map<string, PromptCopy>();
-  readonly #snapshotVersions = new Map<string, PromptCopy>();
-  /** label -> promptId -> version, as the snapshot it was given says. */
-  readonly #snapshotLabels = new Map<string, ReadonlyMap<string, string>>();
-  /** label -> promptId -> rollout, as the snapshot it was given says. */
-  readonly #snapshotRollouts = new Map<string, ReadonlyMap<string, RolloutShare>>();
+  readonly #fallback: SnapshotFallback;
   /** By version key: a side that could not be fetched is not asked for again before this time. */
   readonly #sideRetryAt = new Map<string, number>();
   /** Requests under way, by what they fetch: concurrent callers share one. */
@@ -123,17 +119,7 @@ class CachingPromptClient {
     this.#now = options.now ?? Date.now;
     this.#cache = new PromptCache({ now: this.#now, ttlSeconds, maxCachedVersions: maxVersions });
     this.#http = new Http({ baseUrl, apiKey: options.apiKey, fetch: fetchFunction, timeoutMs, now: this.#now });
-    if (options.snapshot !== undefined) {
-      const snapshot = readSnapshot(options.snapshot);
-      for (const prompt of snapshot.prompts) {
-        const copy = new PromptCopy(prompt);
-        this.#snapshotLatest.set(prompt.promptId, copy);
-        this.#snapshotVersions.set(versionKey(prompt.promptId, prompt.version), copy);
-      }
-      for (const prompt of snapshot.versions) this.#snapshotVersions.set(versionKey(prompt.promptId, prompt.version), new PromptCopy(prompt));
-      for (const [label, targets] of Object.entries(snapshot.labels ?? {})) this.#snapshotLabels.set(label, new Map(Object.entries(targets)));
-      for (const [label, targets] of Object.entries(snapshot.rollouts ?? {})) this.#snapshotRollouts.set(label, new Map(Object.entries(targets)));
-    }
+    this.#fallback = new SnapshotFallback(options.snapshot);
   }
 
   get quota(): Quota | undefined {
@@ -179,12 +165,10 @@ class CachingPromptClient {
     const latest = await this.list();
     for (const target of this.#cache.labels()) await this.#completeSides(target);
     const versions = this.#cache.pinnedEntries().map((entry) => entry.copy.data);
-    for (const copy of this.#snapshotVersions.values()) versions.push(copy.data);
+    versions.push(...this.#fallback.versions());
     // Where each label pointed (and how it rolled out) as the snapshot given said, then as this client has since learnt.
-    const labels: Record<string, Record<string, string>> = Object.create(null);
-    const rollouts: Record<string, Record<string, RolloutShare>> = Object.create(null);
-    for (const [label, targets] of this.#snapshotLabels) labels[label] = Object.assign(Object.create(null), Object.fromEntries(targets));
-    for (const [label, targets] of this.#snapshotRollouts) rollouts[label] = Object.assign(Object.create(null), Object.fromEntries(targets));
+    const labels = this.#fallback.labels();
+    const rollouts = this.#fallback.rollouts();
     for (const target of this.#cache.labels()) {
       for (const [promptId, entry] of this.#cache.entriesAt(target)) {
         const targets = labels[target] ?? Object.create(null);
@@ -266,21 +250,15 @@ class CachingPromptClient {
     if (this.#http.unauthorized) return { error: this.#http.unauthorized };
     const entry = this.#cache.entry(target, promptId);
     if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache', rolloutOf(entry)) };
-    const copy = this.#snapshotCopy(promptId, target);
+    const copy = this.#fallback.copy(promptId, target);
     if (copy) {
-      const rollout = this.#snapshotRollouts.get(target)?.get(promptId);
+      const rollout = this.#fallback.rollout(target, promptId);
       const fallback = movingEntry(copy, undefined, 'snapshot', false, this.#now() + this.#cache.outageRetryMs(), rollout, undefined);
       this.#cache.setEntry(target, promptId, fallback);
       return { value: copy.view('snapshot', rolloutOf(fallback)) };
     }
     const what = target === LATEST ? `prompt ${promptId}` : `prompt ${promptId} at label ${target}`;
     return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };
-  }
-
-  #snapshotCopy(promptId: string, target: Target): PromptCopy | undefined {
-    if (target === LATEST) return this.#snapshotLatest.get(promptId);
-    const version = this.#snapshotLabels.get(target)?.get(promptId);
-    return version === undefined ? undefined : this.#snapshotVersions.get(versionKey(promptId, version));
   }
 
   // Rollouts: each subject's side, decided from the cache
@@ -316,8 +294,7 @@ class CachingPromptClient {
   #sideCopy(promptId: string, entry: MovingEntry, version: string): PromptCopy | undefined {
     const held = entry.sides.get(version);
     if (held) return held;
-    const key = versionKey(promptId, version);
-    const found = this.#cache.pinned(promptId, version)?.copy ?? this.#snapshotVersions.get(key);
+    const found = this.#cache.pinned(promptId, version)?.copy ?? this.#fallback.version(promptId, version);
     if (found) entry.sides.set(version, found);
     return found;
   }
@@ -328,7 +305,7 @@ class CachingPromptClient {
     const outcome = this.#http.blocked(this.#now())
       ? this.#pinnedFallback(promptId, version, this.#http.blockedError)
       : await this.#once(`version:${key}`, () => this.#loadPinned(promptId, version));
-    const copy = 'error' in outcome ? undefined : (this.#cache.pinned(promptId, version)?.copy ?? this.#snapshotVersions.get(key));
+    const copy = 'error' in outcome ? undefined : (this.#cache.pinned(promptId, version)?.copy ?? this.#fallback.version(promptId, version));
     if (!copy) {
       this.#sideRetryAt.set(key, this.#now() + this.#cache.outageRetryMs());
       return { error: 'error' in outcome ? outcome.error : new ServiceUnavailableError(`prompt ${promptId} ${version}: no copy to serve`) };
@@ -398,10 +375,9 @@ class CachingPromptClient {
 
   #pinnedFallback(promptId: string, version: string, error: PromptClientError | undefined): Outcome<ClientPrompt> {
     if (this.#http.unauthorized) return { error: this.#http.unauthorized };
-    const key = versionKey(promptId, version);
     const entry = this.#cache.pinned(promptId, version);
     if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache') };
-    const copy = this.#snapshotVersions.get(key);
+    const copy = this.#fallback.version(promptId, version);
     if (copy) {
       // A published version never changes, so the snapshot's copy is as good as the API's.
       this.#cache.pin(promptId, version, { copy, etag: undefined, origin: 'snapshot' });
@@ -473,16 +449,16 @@ class CachingPromptClient {
     if (this.#http.unauthorized) return { error: this.#http.unauthorized };
     const state = this.#cache.list(target);
     if (state) return { value: this.#listViews(target, state.ids, 'cache') };
-    const fromSnapshot = target === LATEST ? [...this.#snapshotLatest.keys()] : [...(this.#snapshotLabels.get(target)?.keys() ?? [])];
+    const fromSnapshot = this.#fallback.promptIds(target);
     if (fromSnapshot.length === 0) {
       const what = target === LATEST ? 'the prompt list' : `the prompt list at label ${target}`;
       return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };
     }
     const retryAt = this.#now() + this.#cache.outageRetryMs();
     for (const promptId of fromSnapshot) {
-      const copy = this.#snapshotCopy(promptId, target);
+      const copy = this.#fallback.copy(promptId, target);
       if (copy && !this.#cache.entry(target, promptId)) {
-        this.#cache.setEntry(target, promptId, movingEntry(copy, undefined, 'snapshot', true, 0, this.#snapshotRollouts.get(target)?.get(promptId), undefined));
+        this.#cache.setEntry(target, promptId, movingEntry(copy, undefined, 'snapshot', true, 0, this.#fallback.rollout(target, promptId), undefined));
       }
     }
     const ids = this.#cache.promptIdsAt(target).sort();
