@@ -1,8 +1,8 @@
-import type { PromptClientError } from './errors.js';
+import { type PromptClientError, ServiceUnavailableError } from './errors.js';
 import { Lru } from './lru.js';
 import type { PromptCopy } from './prompt.js';
-import type { RolloutShare, RolloutSide } from './rollout.js';
-import { versionKey } from './snapshot.js';
+import { plainRollout, type RolloutShare, type RolloutSide, rolloutProblem } from './rollout.js';
+import { promptProblem, versionKey } from './snapshot.js';
 import type { PromptRollout } from './types.js';
 
 /** Latest is the moving target without a label; its key is the label's name space of its own. */
@@ -125,6 +125,11 @@ export class PromptCache {
     this.#pinned.set(versionKey(promptId, version), entry);
   }
 
+  /** A latest (or labelled) copy is also that version's copy: published versions never change. */
+  rememberVersion(copy: PromptCopy, etag: string | undefined): void {
+    this.pin(copy.data.promptId, copy.data.version, { copy, etag, origin: 'network' });
+  }
+
   pinnedEntries(): PinnedEntry[] {
     return [...this.#pinned.values()];
   }
@@ -153,6 +158,26 @@ export class PromptCache {
     this.#moving.get(target)?.delete(promptId);
     const state = this.#lists.get(target);
     if (state) this.#lists.set(target, { ...state, ids: state.ids.filter((id) => id !== promptId) });
+  }
+}
+
+/** Requests under way, by what they fetch: concurrent callers share one. */
+export class Inflight<T> {
+  readonly #running = new Map<string, Promise<T>>();
+
+  /** Runs the task unless the same one is under way, in which case its result is shared. */
+  once(key: string, task: () => Promise<T>): Promise<T> {
+    const running = this.#running.get(key);
+    if (running) return running;
+    const started = task().finally(() => this.#running.delete(key));
+    this.#running.set(key, started);
+    // Background callers drop the promise; a failure (a bug: outcomes never reject) must not go unhandled.
+    started.catch(() => undefined);
+    return started;
+  }
+
+  running(): Promise<T>[] {
+    return [...this.#running.values()];
   }
 }
 
@@ -188,4 +213,28 @@ export function sideOf(rollout: RolloutShare, version: string): RolloutSide {
 export function unwrap<T>(outcome: Outcome<T>): T {
   if ('error' in outcome) throw outcome.error;
   return outcome.value;
+}
+
+// Reading an answer's body
+
+/** A prompt, and at a label its rollout (when it has one) with the version served being one of its sides. */
+export function answerProblem(value: unknown, target: Target): string | undefined {
+  const problem = promptProblem(value);
+  if (problem !== undefined || target === LATEST) return problem;
+  const { rollout, version } = value as { rollout?: unknown; version: string };
+  if (rollout === undefined || rollout === null) return undefined;
+  const wrong = rolloutProblem(rollout);
+  if (wrong !== undefined) return `rollout${wrong.startsWith('must') ? ': ' : '.'}${wrong}`;
+  const { from, to } = rollout as RolloutShare;
+  return version === from || version === to ? undefined : 'rollout: the version served must be its from or its to';
+}
+
+/** The rollout of an answer answerProblem accepted; latest never rolls out. */
+export function rolloutIn(value: unknown, target: Target): RolloutShare | undefined {
+  const { rollout } = value as { rollout?: RolloutShare | null };
+  return target === LATEST || rollout === undefined || rollout === null ? undefined : plainRollout(rollout);
+}
+
+export function unreadable(path: string, problem: string): ServiceUnavailableError {
+  return new ServiceUnavailableError(`GET ${path}: the answer is not a prompt the client can read (${problem})`);
 }

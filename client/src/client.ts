@@ -1,10 +1,25 @@
-import { LATEST, type MovingEntry, movingEntry, type Outcome, PromptCache, rolloutOf, sideOf, type Target, unwrap } from './cache.js';
+import {
+  answerProblem,
+  Inflight,
+  LATEST,
+  type MovingEntry,
+  movingEntry,
+  type Outcome,
+  PromptCache,
+  rolloutIn,
+  rolloutOf,
+  sideOf,
+  type Target,
+  unreadable,
+  unwrap,
+} from './cache.js';
 import { InvalidOptionsError, type PromptClientError, ServiceUnavailableError } from './errors.js';
 import { SnapshotFallback } from './fallback.js';
 import { type FetchFunction, Http } from './http.js';
+import { PinnedVersions } from './pinned.js';
 import { PromptCopy } from './prompt.js';
-import { MAX_SUBJECT_LENGTH, plainRollout, type RolloutShare, rolloutProblem, sideFor } from './rollout.js';
-import { createSnapshot, promptProblem, type PromptSnapshot, versionKey } from './snapshot.js';
+import { MAX_SUBJECT_LENGTH, sideFor } from './rollout.js';
+import { createSnapshot, type PromptSnapshot, versionKey } from './snapshot.js';
 import type { ClientPrompt, KnownPromptId, LabelVariablesOf, PromptData, PromptRegistry, PromptSource, Quota, UntypedPrompts, VariablesOf } from './types.js';
 
 export interface PromptClientOptions {
@@ -103,8 +118,10 @@ class CachingPromptClient {
   readonly #fallback: SnapshotFallback;
   /** By version key: a side that could not be fetched is not asked for again before this time. */
   readonly #sideRetryAt = new Map<string, number>();
+  readonly #pinned: PinnedVersions;
   /** Requests under way, by what they fetch: concurrent callers share one. */
-  readonly #inflight = new Map<string, Promise<unknown>>();
+  readonly #movingRequests = new Inflight<Outcome<ClientPrompt>>();
+  readonly #listRequests = new Inflight<Outcome<ClientPrompt[]>>();
 
   constructor(options: PromptClientOptions) {
     if (options === null || typeof options !== 'object') throw new InvalidOptionsError('createPromptClient needs an options object');
@@ -120,6 +137,7 @@ class CachingPromptClient {
     this.#cache = new PromptCache({ now: this.#now, ttlSeconds, maxCachedVersions: maxVersions });
     this.#http = new Http({ baseUrl, apiKey: options.apiKey, fetch: fetchFunction, timeoutMs, now: this.#now });
     this.#fallback = new SnapshotFallback(options.snapshot);
+    this.#pinned = new PinnedVersions(this.#cache, this.#http, this.#fallback);
   }
 
   get quota(): Quota | undefined {
@@ -132,7 +150,7 @@ class CachingPromptClient {
     const label = labelOption('get', options?.label);
     const subject = subjectOption('get', options?.subject);
     if (version !== undefined && label !== LATEST) throw new InvalidOptionsError('get: give version or label, not both');
-    return version === undefined ? this.#getMoving(promptId, label, subject) : this.#getPinned(promptId, version);
+    return version === undefined ? this.#getMoving(promptId, label, subject) : this.#pinned.get(promptId, version);
   }
 
   async list(options: ListOptions = {}): Promise<ClientPrompt[]> {
@@ -151,7 +169,7 @@ class CachingPromptClient {
       return this.#listViews(target, state.ids, 'cache');
     }
     if (!this.#http.unauthorized && this.#http.blocked(this.#now())) return unwrap(this.#listFallback(target, this.#http.blockedError));
-    return unwrap(await this.#once(`list:${target}`, () => this.#loadList(target, subject)));
+    return unwrap(await this.#listRequests.once(target, () => this.#loadList(target, subject)));
   }
 
   async preload(options: ListOptions = {}): Promise<void> {
@@ -187,7 +205,8 @@ class CachingPromptClient {
   }
 
   async idle(): Promise<void> {
-    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
+    const running = () => [...this.#movingRequests.running(), ...this.#listRequests.running(), ...this.#pinned.running()];
+    for (let underWay = running(); underWay.length > 0; underWay = running()) await Promise.allSettled(underWay);
   }
 
   // Moving targets: latest, and labels
@@ -198,14 +217,14 @@ class CachingPromptClient {
       const now = this.#now();
       if (now >= this.#cache.freshUntil(target, entry) && !this.#http.blocked(now)) {
         if (entry.viaList) this.#revalidateList(target);
-        else void this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject));
+        else void this.#movingRequests.once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject));
       }
       return this.#decide(promptId, target, entry, subject, entry.origin === 'snapshot' ? 'snapshot' : 'cache');
     }
     if (!this.#http.unauthorized && this.#http.blocked(this.#now())) {
       return this.#decided(promptId, target, subject, unwrap(this.#movingFallback(promptId, target, this.#http.blockedError)));
     }
-    const view = unwrap(await this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject)));
+    const view = unwrap(await this.#movingRequests.once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject)));
     return this.#decided(promptId, target, subject, view);
   }
 
@@ -223,7 +242,7 @@ class CachingPromptClient {
         const copy = new PromptCopy(answer.body as PromptData);
         const entry = movingEntry(copy, answer.etag, 'network', false, now + this.#cache.ttlMs, rolloutIn(answer.body, target), current);
         this.#cache.setEntry(target, promptId, entry);
-        this.#rememberVersion(copy, answer.etag);
+        this.#cache.rememberVersion(copy, answer.etag);
         this.#prefetchSides(promptId, target, entry);
         return { value: copy.view('network', rolloutOf(entry)) };
       }
@@ -303,8 +322,8 @@ class CachingPromptClient {
   async #fetchSide(promptId: string, target: Target, version: string): Promise<Outcome<{ copy: PromptCopy; source: PromptSource }>> {
     const key = versionKey(promptId, version);
     const outcome = this.#http.blocked(this.#now())
-      ? this.#pinnedFallback(promptId, version, this.#http.blockedError)
-      : await this.#once(`version:${key}`, () => this.#loadPinned(promptId, version));
+      ? this.#pinned.fallback(promptId, version, this.#http.blockedError)
+      : await this.#pinned.load(promptId, version);
     const copy = 'error' in outcome ? undefined : (this.#cache.pinned(promptId, version)?.copy ?? this.#fallback.version(promptId, version));
     if (!copy) {
       this.#sideRetryAt.set(key, this.#now() + this.#cache.outageRetryMs());
@@ -338,63 +357,10 @@ class CachingPromptClient {
     await Promise.all(fetches);
   }
 
-  // Pinned versions
-
-  async #getPinned(promptId: string, version: string): Promise<ClientPrompt> {
-    const key = versionKey(promptId, version);
-    if (!this.#http.unauthorized) {
-      const entry = this.#cache.pinned(promptId, version);
-      if (entry) return entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache');
-      if (this.#http.blocked(this.#now())) return unwrap(this.#pinnedFallback(promptId, version, this.#http.blockedError));
-    }
-    return unwrap(await this.#once(`version:${key}`, () => this.#loadPinned(promptId, version)));
-  }
-
-  async #loadPinned(promptId: string, version: string): Promise<Outcome<ClientPrompt>> {
-    const held = this.#cache.pinned(promptId, version);
-    const path = `/prompts/${encodeURIComponent(promptId)}?version=${encodeURIComponent(version)}`;
-    const answer = await this.#http.get(path, held?.etag, { promptId, version });
-    switch (answer.kind) {
-      case 'ok': {
-        const problem = promptProblem(answer.body);
-        if (problem !== undefined) return this.#pinnedFallback(promptId, version, unreadable(path, problem));
-        const copy = new PromptCopy(answer.body as PromptData);
-        this.#cache.pin(promptId, version, { copy, etag: answer.etag, origin: 'network' });
-        return { value: copy.view('network') };
-      }
-      case 'not-modified':
-        return held ? { value: held.copy.view('cache') } : this.#pinnedFallback(promptId, version, undefined);
-      case 'refused':
-        if (answer.error.code === 'NOT_FOUND') this.#cache.forget(promptId);
-        if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) return this.#pinnedFallback(promptId, version, answer.error);
-        return { error: answer.error };
-      case 'outage':
-        return this.#pinnedFallback(promptId, version, answer.error);
-    }
-  }
-
-  #pinnedFallback(promptId: string, version: string, error: PromptClientError | undefined): Outcome<ClientPrompt> {
-    if (this.#http.unauthorized) return { error: this.#http.unauthorized };
-    const entry = this.#cache.pinned(promptId, version);
-    if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache') };
-    const copy = this.#fallback.version(promptId, version);
-    if (copy) {
-      // A published version never changes, so the snapshot's copy is as good as the API's.
-      this.#cache.pin(promptId, version, { copy, etag: undefined, origin: 'snapshot' });
-      return { value: copy.view('snapshot') };
-    }
-    return { error: error ?? new ServiceUnavailableError(`prompt ${promptId} ${version}: no copy to serve`) };
-  }
-
-  /** A latest (or labelled) copy is also that version's copy: published versions never change. */
-  #rememberVersion(copy: PromptCopy, etag: string | undefined): void {
-    this.#cache.pin(copy.data.promptId, copy.data.version, { copy, etag, origin: 'network' });
-  }
-
   // Whole lists: every prompt at latest, or every prompt at a label
 
   #revalidateList(target: Target): void {
-    void this.#once(`list:${target}`, () => this.#loadList(target));
+    void this.#listRequests.once(target, () => this.#loadList(target));
   }
 
   async #loadList(target: Target, rolloutSubject?: string): Promise<Outcome<ClientPrompt[]>> {
@@ -422,7 +388,7 @@ class CachingPromptClient {
           const promptId = copy.data.promptId;
           const entry = movingEntry(copy, undefined, 'network', true, 0, rolloutIn(bodies[index], target), this.#cache.entry(target, promptId));
           this.#cache.setEntry(target, promptId, entry);
-          this.#rememberVersion(copy, undefined);
+          this.#cache.rememberVersion(copy, undefined);
           this.#prefetchSides(promptId, target, entry);
         });
         this.#cache.setList(target, { etag: answer.etag, ids, freshUntil: now + this.#cache.ttlMs });
@@ -474,35 +440,6 @@ class CachingPromptClient {
     }
     return views;
   }
-
-  /** Runs the task unless the same one is under way, in which case its result is shared. */
-  #once<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const running = this.#inflight.get(key);
-    if (running) return running as Promise<T>;
-    const started = task().finally(() => this.#inflight.delete(key));
-    this.#inflight.set(key, started);
-    // Background callers drop the promise; a failure (a bug: outcomes never reject) must not go unhandled.
-    started.catch(() => undefined);
-    return started;
-  }
-}
-
-/** A prompt, and at a label its rollout (when it has one) with the version served being one of its sides. */
-function answerProblem(value: unknown, target: Target): string | undefined {
-  const problem = promptProblem(value);
-  if (problem !== undefined || target === LATEST) return problem;
-  const { rollout, version } = value as { rollout?: unknown; version: string };
-  if (rollout === undefined || rollout === null) return undefined;
-  const wrong = rolloutProblem(rollout);
-  if (wrong !== undefined) return `rollout${wrong.startsWith('must') ? ': ' : '.'}${wrong}`;
-  const { from, to } = rollout as RolloutShare;
-  return version === from || version === to ? undefined : 'rollout: the version served must be its from or its to';
-}
-
-/** The rollout of an answer answerProblem accepted; latest never rolls out. */
-function rolloutIn(value: unknown, target: Target): RolloutShare | undefined {
-  const { rollout } = value as { rollout?: RolloutShare | null };
-  return target === LATEST || rollout === undefined || rollout === null ? undefined : plainRollout(rollout);
 }
 
 const movingRequestKey = (target: Target, promptId: string) => (target === LATEST ? `latest:${promptId}` : `label:${target}:${promptId}`);
@@ -523,10 +460,6 @@ function subjectOption(method: string, subject: unknown): string | undefined {
     throw new InvalidOptionsError(`${method}: subject must be a string of at most ${MAX_SUBJECT_LENGTH} characters`);
   }
   return subject;
-}
-
-function unreadable(path: string, problem: string): ServiceUnavailableError {
-  return new ServiceUnavailableError(`GET ${path}: the answer is not a prompt the client can read (${problem})`);
 }
 
 function baseUrlOf(value: unknown): string {
