@@ -1,26 +1,13 @@
-import {
-  answerProblem,
-  Inflight,
-  LATEST,
-  type MovingEntry,
-  movingEntry,
-  type Outcome,
-  PromptCache,
-  rolloutIn,
-  rolloutOf,
-  sideOf,
-  type Target,
-  unreadable,
-  unwrap,
-} from './cache.js';
+import { answerProblem, Inflight, LATEST, movingEntry, type Outcome, PromptCache, rolloutIn, rolloutOf, type Target, unreadable, unwrap } from './cache.js';
 import { InvalidOptionsError, type PromptClientError, ServiceUnavailableError } from './errors.js';
 import { SnapshotFallback } from './fallback.js';
 import { type FetchFunction, Http } from './http.js';
 import { PinnedVersions } from './pinned.js';
 import { PromptCopy } from './prompt.js';
-import { MAX_SUBJECT_LENGTH, sideFor } from './rollout.js';
-import { createSnapshot, type PromptSnapshot, versionKey } from './snapshot.js';
-import type { ClientPrompt, KnownPromptId, LabelVariablesOf, PromptData, PromptRegistry, PromptSource, Quota, UntypedPrompts, VariablesOf } from './types.js';
+import { MAX_SUBJECT_LENGTH } from './rollout.js';
+import { RolloutSides } from './sides.js';
+import { createSnapshot, type PromptSnapshot } from './snapshot.js';
+import type { ClientPrompt, KnownPromptId, LabelVariablesOf, PromptData, PromptRegistry, Quota, UntypedPrompts, VariablesOf } from './types.js';
 
 export interface PromptClientOptions {
   /** The API's base URL, e.g. `https://prompts.example.com` (a trailing slash is fine). */
@@ -116,9 +103,8 @@ class CachingPromptClient {
   readonly #now: () => number;
   readonly #cache: PromptCache;
   readonly #fallback: SnapshotFallback;
-  /** By version key: a side that could not be fetched is not asked for again before this time. */
-  readonly #sideRetryAt = new Map<string, number>();
   readonly #pinned: PinnedVersions;
+  readonly #sides: RolloutSides;
   /** Requests under way, by what they fetch: concurrent callers share one. */
   readonly #movingRequests = new Inflight<Outcome<ClientPrompt>>();
   readonly #listRequests = new Inflight<Outcome<ClientPrompt[]>>();
@@ -138,6 +124,7 @@ class CachingPromptClient {
     this.#http = new Http({ baseUrl, apiKey: options.apiKey, fetch: fetchFunction, timeoutMs, now: this.#now });
     this.#fallback = new SnapshotFallback(options.snapshot);
     this.#pinned = new PinnedVersions(this.#cache, this.#http, this.#fallback);
+    this.#sides = new RolloutSides(this.#cache, this.#http, this.#fallback, this.#pinned);
   }
 
   get quota(): Quota | undefined {
@@ -158,7 +145,7 @@ class CachingPromptClient {
     const subject = subjectOption('list', options?.subject);
     const views = await this.#listed(target, subject);
     if (!views.some((view) => view.rollout !== undefined)) return views;
-    return Promise.all(views.map((view) => this.#decided(view.promptId, target, subject, view)));
+    return Promise.all(views.map((view) => this.#sides.decided(view.promptId, target, subject, view)));
   }
 
   async #listed(target: Target, subject: string | undefined): Promise<ClientPrompt[]> {
@@ -176,12 +163,12 @@ class CachingPromptClient {
     const target = labelOption('preload', options?.label);
     await this.#listed(target, subjectOption('preload', options?.subject));
     // Both sides of every rollout at the label, so that every subject's get is answered from memory.
-    await this.#completeSides(target);
+    await this.#sides.complete(target);
   }
 
   async snapshot(): Promise<PromptSnapshot> {
     const latest = await this.list();
-    for (const target of this.#cache.labels()) await this.#completeSides(target);
+    for (const target of this.#cache.labels()) await this.#sides.complete(target);
     const versions = this.#cache.pinnedEntries().map((entry) => entry.copy.data);
     versions.push(...this.#fallback.versions());
     // Where each label pointed (and how it rolled out) as the snapshot given said, then as this client has since learnt.
@@ -219,13 +206,13 @@ class CachingPromptClient {
         if (entry.viaList) this.#revalidateList(target);
         else void this.#movingRequests.once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject));
       }
-      return this.#decide(promptId, target, entry, subject, entry.origin === 'snapshot' ? 'snapshot' : 'cache');
+      return this.#sides.decide(promptId, target, entry, subject, entry.origin === 'snapshot' ? 'snapshot' : 'cache');
     }
     if (!this.#http.unauthorized && this.#http.blocked(this.#now())) {
-      return this.#decided(promptId, target, subject, unwrap(this.#movingFallback(promptId, target, this.#http.blockedError)));
+      return this.#sides.decided(promptId, target, subject, unwrap(this.#movingFallback(promptId, target, this.#http.blockedError)));
     }
     const view = unwrap(await this.#movingRequests.once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject)));
-    return this.#decided(promptId, target, subject, view);
+    return this.#sides.decided(promptId, target, subject, view);
   }
 
   async #loadMoving(promptId: string, target: Target, rolloutSubject: string | undefined): Promise<Outcome<ClientPrompt>> {
@@ -243,7 +230,7 @@ class CachingPromptClient {
         const entry = movingEntry(copy, answer.etag, 'network', false, now + this.#cache.ttlMs, rolloutIn(answer.body, target), current);
         this.#cache.setEntry(target, promptId, entry);
         this.#cache.rememberVersion(copy, answer.etag);
-        this.#prefetchSides(promptId, target, entry);
+        this.#sides.prefetch(promptId, target, entry);
         return { value: copy.view('network', rolloutOf(entry)) };
       }
       case 'not-modified':
@@ -280,83 +267,6 @@ class CachingPromptClient {
     return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };
   }
 
-  // Rollouts: each subject's side, decided from the cache
-
-  /** A view from a request or a fallback, made the side this caller's subject gets when its label rolls out. */
-  async #decided(promptId: string, target: Target, subject: string | undefined, view: ClientPrompt): Promise<ClientPrompt> {
-    if (view.rollout === undefined) return view;
-    const entry = this.#cache.entry(target, promptId);
-    return entry?.rollout === undefined ? view : this.#decide(promptId, target, entry, subject, view.source);
-  }
-
-  /**
-   * What a subject gets from an entry: its copy, or at a rolling-out label the side the bucket rule picks,
-   * from memory when that side is held. The other side is a pinned version: fetched once, then kept.
-   */
-  async #decide(promptId: string, target: Target, entry: MovingEntry, subject: string | undefined, source: PromptSource): Promise<ClientPrompt> {
-    const rollout = entry.rollout;
-    if (rollout === undefined) return entry.copy.view(source);
-    const side = sideFor(rollout, subject);
-    const held = this.#sideCopy(promptId, entry, rollout[side]);
-    if (held) return held.view(held === entry.copy || entry.origin === 'snapshot' ? source : 'cache', { ...rollout, side });
-    const key = versionKey(promptId, rollout[side]);
-    if ((this.#sideRetryAt.get(key) ?? 0) <= this.#now()) {
-      const fetched = await this.#fetchSide(promptId, target, rollout[side]);
-      if ('value' in fetched) return fetched.value.copy.view(fetched.value.source, { ...rollout, side });
-      // The key refused, or the prompt gone, is said as any call would say it; an outage or the quota is not.
-      if (fetched.error.code === 'UNAUTHORIZED' || fetched.error.code === 'NOT_FOUND') throw fetched.error;
-    }
-    // That side cannot be had just now and no snapshot holds it: the side held is served, and says which it is.
-    return entry.copy.view(source, { ...rollout, side: sideOf(rollout, entry.copy.data.version) });
-  }
-
-  #sideCopy(promptId: string, entry: MovingEntry, version: string): PromptCopy | undefined {
-    const held = entry.sides.get(version);
-    if (held) return held;
-    const found = this.#cache.pinned(promptId, version)?.copy ?? this.#fallback.version(promptId, version);
-    if (found) entry.sides.set(version, found);
-    return found;
-  }
-
-  /** One side as a pinned version (shared with any request for it under way), kept on the label's entry. */
-  async #fetchSide(promptId: string, target: Target, version: string): Promise<Outcome<{ copy: PromptCopy; source: PromptSource }>> {
-    const key = versionKey(promptId, version);
-    const outcome = this.#http.blocked(this.#now())
-      ? this.#pinned.fallback(promptId, version, this.#http.blockedError)
-      : await this.#pinned.load(promptId, version);
-    const copy = 'error' in outcome ? undefined : (this.#cache.pinned(promptId, version)?.copy ?? this.#fallback.version(promptId, version));
-    if (!copy) {
-      this.#sideRetryAt.set(key, this.#now() + this.#cache.outageRetryMs());
-      return { error: 'error' in outcome ? outcome.error : new ServiceUnavailableError(`prompt ${promptId} ${version}: no copy to serve`) };
-    }
-    this.#sideRetryAt.delete(key);
-    const current = this.#cache.entry(target, promptId);
-    if (current?.rollout && (current.rollout.from === version || current.rollout.to === version)) current.sides.set(version, copy);
-    return { value: { copy, source: 'value' in outcome ? outcome.value.source : 'cache' } };
-  }
-
-  /** A rollout some subjects get each side of: the side not held is fetched now, in the background. */
-  #prefetchSides(promptId: string, target: Target, entry: MovingEntry): void {
-    const rollout = entry.rollout;
-    if (rollout === undefined || rollout.percent <= 0 || rollout.percent >= 100) return;
-    for (const version of [rollout.from, rollout.to]) {
-      if (!this.#sideCopy(promptId, entry, version)) void this.#fetchSide(promptId, target, version);
-    }
-  }
-
-  /** Both sides of every rollout at the label held (as far as the API can be reached). */
-  async #completeSides(target: Target): Promise<void> {
-    const fetches: Promise<unknown>[] = [];
-    for (const [promptId, entry] of this.#cache.entriesAt(target)) {
-      const rollout = entry.rollout;
-      if (rollout === undefined) continue;
-      for (const version of [rollout.from, rollout.to]) {
-        if (!this.#sideCopy(promptId, entry, version)) fetches.push(this.#fetchSide(promptId, target, version));
-      }
-    }
-    await Promise.all(fetches);
-  }
-
   // Whole lists: every prompt at latest, or every prompt at a label
 
   #revalidateList(target: Target): void {
@@ -389,7 +299,7 @@ class CachingPromptClient {
           const entry = movingEntry(copy, undefined, 'network', true, 0, rolloutIn(bodies[index], target), this.#cache.entry(target, promptId));
           this.#cache.setEntry(target, promptId, entry);
           this.#cache.rememberVersion(copy, undefined);
-          this.#prefetchSides(promptId, target, entry);
+          this.#sides.prefetch(promptId, target, entry);
         });
         this.#cache.setList(target, { etag: answer.etag, ids, freshUntil: now + this.#cache.ttlMs });
         return { value: this.#listViews(target, ids, 'network') };
