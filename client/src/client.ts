@@ -1,13 +1,14 @@
-import { answerProblem, Inflight, LATEST, movingEntry, type Outcome, PromptCache, rolloutIn, rolloutOf, type Target, unreadable, unwrap } from './cache.js';
-import { InvalidOptionsError, type PromptClientError, ServiceUnavailableError } from './errors.js';
+import { LATEST, PromptCache, type Target } from './cache.js';
+import { InvalidOptionsError } from './errors.js';
 import { SnapshotFallback } from './fallback.js';
 import { type FetchFunction, Http } from './http.js';
+import { PromptLists } from './lists.js';
+import { MovingCopies } from './moving.js';
 import { PinnedVersions } from './pinned.js';
-import { PromptCopy } from './prompt.js';
 import { MAX_SUBJECT_LENGTH } from './rollout.js';
 import { RolloutSides } from './sides.js';
 import { createSnapshot, type PromptSnapshot } from './snapshot.js';
-import type { ClientPrompt, KnownPromptId, LabelVariablesOf, PromptData, PromptRegistry, Quota, UntypedPrompts, VariablesOf } from './types.js';
+import type { ClientPrompt, KnownPromptId, LabelVariablesOf, PromptRegistry, Quota, UntypedPrompts, VariablesOf } from './types.js';
 
 export interface PromptClientOptions {
   /** The API's base URL, e.g. `https://prompts.example.com` (a trailing slash is fine). */
@@ -96,18 +97,19 @@ export function createPromptClient<R extends PromptRegistry<R> = UntypedPrompts>
   return new CachingPromptClient(options) as unknown as PromptClient<R>;
 }
 
-const LABEL_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
-
+/**
+ * The client a caller holds: its options checked once, and each call handed to the cache that answers it
+ * (moving.ts for latest and labels, pinned.ts for versions, lists.ts for lists), with the side of a rollout
+ * its subject gets (sides.ts).
+ */
 class CachingPromptClient {
   readonly #http: Http;
-  readonly #now: () => number;
   readonly #cache: PromptCache;
   readonly #fallback: SnapshotFallback;
   readonly #pinned: PinnedVersions;
   readonly #sides: RolloutSides;
-  /** Requests under way, by what they fetch: concurrent callers share one. */
-  readonly #movingRequests = new Inflight<Outcome<ClientPrompt>>();
-  readonly #listRequests = new Inflight<Outcome<ClientPrompt[]>>();
+  readonly #lists: PromptLists;
+  readonly #moving: MovingCopies;
 
   constructor(options: PromptClientOptions) {
     if (options === null || typeof options !== 'object') throw new InvalidOptionsError('createPromptClient needs an options object');
@@ -119,12 +121,14 @@ class CachingPromptClient {
     const timeoutMs = numberOption('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS, 1);
     const maxVersions = numberOption('maxCachedVersions', options.maxCachedVersions, DEFAULT_MAX_VERSIONS, 1);
     const fetchFunction = options.fetch ?? globalFetch();
-    this.#now = options.now ?? Date.now;
-    this.#cache = new PromptCache({ now: this.#now, ttlSeconds, maxCachedVersions: maxVersions });
-    this.#http = new Http({ baseUrl, apiKey: options.apiKey, fetch: fetchFunction, timeoutMs, now: this.#now });
+    const now = options.now ?? Date.now;
+    this.#cache = new PromptCache({ now, ttlSeconds, maxCachedVersions: maxVersions });
+    this.#http = new Http({ baseUrl, apiKey: options.apiKey, fetch: fetchFunction, timeoutMs, now });
     this.#fallback = new SnapshotFallback(options.snapshot);
     this.#pinned = new PinnedVersions(this.#cache, this.#http, this.#fallback);
     this.#sides = new RolloutSides(this.#cache, this.#http, this.#fallback, this.#pinned);
+    this.#lists = new PromptLists(this.#cache, this.#http, this.#fallback, this.#sides);
+    this.#moving = new MovingCopies(this.#cache, this.#http, this.#fallback, this.#sides, this.#lists);
   }
 
   get quota(): Quota | undefined {
@@ -137,31 +141,20 @@ class CachingPromptClient {
     const label = labelOption('get', options?.label);
     const subject = subjectOption('get', options?.subject);
     if (version !== undefined && label !== LATEST) throw new InvalidOptionsError('get: give version or label, not both');
-    return version === undefined ? this.#getMoving(promptId, label, subject) : this.#pinned.get(promptId, version);
+    return version === undefined ? this.#moving.get(promptId, label, subject) : this.#pinned.get(promptId, version);
   }
 
   async list(options: ListOptions = {}): Promise<ClientPrompt[]> {
     const target = labelOption('list', options?.label);
     const subject = subjectOption('list', options?.subject);
-    const views = await this.#listed(target, subject);
+    const views = await this.#lists.get(target, subject);
     if (!views.some((view) => view.rollout !== undefined)) return views;
     return Promise.all(views.map((view) => this.#sides.decided(view.promptId, target, subject, view)));
   }
 
-  async #listed(target: Target, subject: string | undefined): Promise<ClientPrompt[]> {
-    const state = this.#cache.list(target);
-    if (state && !this.#http.unauthorized) {
-      const now = this.#now();
-      if (now >= state.freshUntil && !this.#http.blocked(now)) this.#revalidateList(target);
-      return this.#listViews(target, state.ids, 'cache');
-    }
-    if (!this.#http.unauthorized && this.#http.blocked(this.#now())) return unwrap(this.#listFallback(target, this.#http.blockedError));
-    return unwrap(await this.#listRequests.once(target, () => this.#loadList(target, subject)));
-  }
-
   async preload(options: ListOptions = {}): Promise<void> {
     const target = labelOption('preload', options?.label);
-    await this.#listed(target, subjectOption('preload', options?.subject));
+    await this.#lists.get(target, subjectOption('preload', options?.subject));
     // Both sides of every rollout at the label, so that every subject's get is answered from memory.
     await this.#sides.complete(target);
   }
@@ -188,171 +181,16 @@ class CachingPromptClient {
         for (const side of entry.sides.values()) versions.push(side.data);
       }
     }
-    return createSnapshot(latest, versions, new Date(this.#now()), labels, rollouts);
+    return createSnapshot(latest, versions, new Date(this.#cache.now()), labels, rollouts);
   }
 
   async idle(): Promise<void> {
-    const running = () => [...this.#movingRequests.running(), ...this.#listRequests.running(), ...this.#pinned.running()];
+    const running = () => [...this.#moving.running(), ...this.#lists.running(), ...this.#pinned.running()];
     for (let underWay = running(); underWay.length > 0; underWay = running()) await Promise.allSettled(underWay);
-  }
-
-  // Moving targets: latest, and labels
-
-  async #getMoving(promptId: string, target: Target, subject: string | undefined): Promise<ClientPrompt> {
-    const entry = this.#cache.entry(target, promptId);
-    if (entry && !this.#http.unauthorized) {
-      const now = this.#now();
-      if (now >= this.#cache.freshUntil(target, entry) && !this.#http.blocked(now)) {
-        if (entry.viaList) this.#revalidateList(target);
-        else void this.#movingRequests.once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject));
-      }
-      return this.#sides.decide(promptId, target, entry, subject, entry.origin === 'snapshot' ? 'snapshot' : 'cache');
-    }
-    if (!this.#http.unauthorized && this.#http.blocked(this.#now())) {
-      return this.#sides.decided(promptId, target, subject, unwrap(this.#movingFallback(promptId, target, this.#http.blockedError)));
-    }
-    const view = unwrap(await this.#movingRequests.once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject)));
-    return this.#sides.decided(promptId, target, subject, view);
-  }
-
-  async #loadMoving(promptId: string, target: Target, rolloutSubject: string | undefined): Promise<Outcome<ClientPrompt>> {
-    const held = this.#cache.entry(target, promptId);
-    const path = `/prompts/${encodeURIComponent(promptId)}${target === LATEST ? '' : `?label=${encodeURIComponent(target)}`}`;
-    const subject = target === LATEST ? { promptId } : { promptId, label: target };
-    const answer = await this.#http.get(path, held?.origin === 'network' ? held.etag : undefined, subject, target === LATEST ? undefined : rolloutSubject);
-    const now = this.#now();
-    const current = this.#cache.entry(target, promptId);
-    switch (answer.kind) {
-      case 'ok': {
-        const problem = answerProblem(answer.body, target);
-        if (problem !== undefined) return this.#movingFallback(promptId, target, unreadable(path, problem));
-        const copy = new PromptCopy(answer.body as PromptData);
-        const entry = movingEntry(copy, answer.etag, 'network', false, now + this.#cache.ttlMs, rolloutIn(answer.body, target), current);
-        this.#cache.setEntry(target, promptId, entry);
-        this.#cache.rememberVersion(copy, answer.etag);
-        this.#sides.prefetch(promptId, target, entry);
-        return { value: copy.view('network', rolloutOf(entry)) };
-      }
-      case 'not-modified':
-        // Only the copy whose tag was sent is confirmed; a newer one may have arrived meanwhile.
-        if (current && current === held) current.freshUntil = now + this.#cache.ttlMs;
-        return current ? { value: current.copy.view('cache', rolloutOf(current)) } : this.#movingFallback(promptId, target, undefined);
-      case 'refused':
-        if (answer.error.code === 'NOT_FOUND') this.#cache.forget(promptId);
-        // The label was removed: the prompt and its other labels stand.
-        if (answer.error.code === 'LABEL_NOT_FOUND') this.#cache.forgetAt(target, promptId);
-        if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) {
-          return this.#movingFallback(promptId, target, answer.error);
-        }
-        return { error: answer.error };
-      case 'outage':
-        if (current && !current.viaList) current.freshUntil = now + this.#cache.outageRetryMs();
-        return this.#movingFallback(promptId, target, answer.error);
-    }
-  }
-
-  /** The cached copy, else the snapshot's, else the error. */
-  #movingFallback(promptId: string, target: Target, error: PromptClientError | undefined): Outcome<ClientPrompt> {
-    if (this.#http.unauthorized) return { error: this.#http.unauthorized };
-    const entry = this.#cache.entry(target, promptId);
-    if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache', rolloutOf(entry)) };
-    const copy = this.#fallback.copy(promptId, target);
-    if (copy) {
-      const rollout = this.#fallback.rollout(target, promptId);
-      const fallback = movingEntry(copy, undefined, 'snapshot', false, this.#now() + this.#cache.outageRetryMs(), rollout, undefined);
-      this.#cache.setEntry(target, promptId, fallback);
-      return { value: copy.view('snapshot', rolloutOf(fallback)) };
-    }
-    const what = target === LATEST ? `prompt ${promptId}` : `prompt ${promptId} at label ${target}`;
-    return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };
-  }
-
-  // Whole lists: every prompt at latest, or every prompt at a label
-
-  #revalidateList(target: Target): void {
-    void this.#listRequests.once(target, () => this.#loadList(target));
-  }
-
-  async #loadList(target: Target, rolloutSubject?: string): Promise<Outcome<ClientPrompt[]>> {
-    const held = this.#cache.list(target);
-    const path = target === LATEST ? '/prompts' : `/prompts?label=${encodeURIComponent(target)}`;
-    const answer = await this.#http.get(path, held?.etag, target === LATEST ? {} : { label: target }, target === LATEST ? undefined : rolloutSubject);
-    const now = this.#now();
-    switch (answer.kind) {
-      case 'ok': {
-        if (!Array.isArray(answer.body)) return this.#listFallback(target, unreadable(path, 'must be an array'));
-        const problem = answer.body.map((item: unknown) => answerProblem(item, target)).find((found) => found !== undefined);
-        if (problem !== undefined) return this.#listFallback(target, unreadable(path, problem));
-        const bodies: unknown[] = answer.body;
-        const copies = bodies.map((prompt) => new PromptCopy(prompt as PromptData));
-        const ids = copies.map((copy) => copy.data.promptId);
-        // Whatever the list no longer has is deleted or unpublished (or, at a label, no longer carries
-        // it): no copy of it may outlive that.
-        const listed = new Set(ids);
-        for (const promptId of this.#cache.promptIdsAt(target)) {
-          if (listed.has(promptId)) continue;
-          if (target === LATEST) this.#cache.forget(promptId);
-          else this.#cache.forgetAt(target, promptId);
-        }
-        copies.forEach((copy, index) => {
-          const promptId = copy.data.promptId;
-          const entry = movingEntry(copy, undefined, 'network', true, 0, rolloutIn(bodies[index], target), this.#cache.entry(target, promptId));
-          this.#cache.setEntry(target, promptId, entry);
-          this.#cache.rememberVersion(copy, undefined);
-          this.#sides.prefetch(promptId, target, entry);
-        });
-        this.#cache.setList(target, { etag: answer.etag, ids, freshUntil: now + this.#cache.ttlMs });
-        return { value: this.#listViews(target, ids, 'network') };
-      }
-      case 'not-modified': {
-        const state = this.#cache.list(target);
-        if (state && state === held) state.freshUntil = now + this.#cache.ttlMs;
-        return state ? { value: this.#listViews(target, state.ids, 'cache') } : this.#listFallback(target, undefined);
-      }
-      case 'refused':
-        if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) return this.#listFallback(target, answer.error);
-        return { error: answer.error };
-      case 'outage': {
-        const state = this.#cache.list(target);
-        if (state) state.freshUntil = now + this.#cache.outageRetryMs();
-        return this.#listFallback(target, answer.error);
-      }
-    }
-  }
-
-  /** The cached list, else every cached prompt with the snapshot's for the others, else the error. */
-  #listFallback(target: Target, error: PromptClientError | undefined): Outcome<ClientPrompt[]> {
-    if (this.#http.unauthorized) return { error: this.#http.unauthorized };
-    const state = this.#cache.list(target);
-    if (state) return { value: this.#listViews(target, state.ids, 'cache') };
-    const fromSnapshot = this.#fallback.promptIds(target);
-    if (fromSnapshot.length === 0) {
-      const what = target === LATEST ? 'the prompt list' : `the prompt list at label ${target}`;
-      return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };
-    }
-    const retryAt = this.#now() + this.#cache.outageRetryMs();
-    for (const promptId of fromSnapshot) {
-      const copy = this.#fallback.copy(promptId, target);
-      if (copy && !this.#cache.entry(target, promptId)) {
-        this.#cache.setEntry(target, promptId, movingEntry(copy, undefined, 'snapshot', true, 0, this.#fallback.rollout(target, promptId), undefined));
-      }
-    }
-    const ids = this.#cache.promptIdsAt(target).sort();
-    this.#cache.setList(target, { etag: undefined, ids, freshUntil: retryAt });
-    return { value: this.#listViews(target, ids, 'cache') };
-  }
-
-  #listViews(target: Target, ids: readonly string[], fresh: 'network' | 'cache'): ClientPrompt[] {
-    const views: ClientPrompt[] = [];
-    for (const promptId of ids) {
-      const entry = this.#cache.entry(target, promptId);
-      if (entry) views.push(entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : fresh, rolloutOf(entry)));
-    }
-    return views;
   }
 }
 
-const movingRequestKey = (target: Target, promptId: string) => (target === LATEST ? `latest:${promptId}` : `label:${target}:${promptId}`);
+const LABEL_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 
 /** `latest` names what no label does; any other label must be a label name, as the API would refuse it. */
 function labelOption(method: string, label: unknown): Target {
