@@ -1,23 +1,14 @@
-import { InvalidOptionsError, type PromptClientError, ServiceUnavailableError, type UnauthorizedError } from './errors.js';
-import { type Answer, type FetchFunction, Http, type Subject } from './http.js';
-import { Lru } from './lru.js';
-import { MAX_SUBJECT_LENGTH, plainRollout, type RolloutShare, type RolloutSide, rolloutProblem, sideFor } from './rollout.js';
-import { createSnapshot, plain, promptProblem, type PromptSnapshot, readSnapshot, versionKey } from './snapshot.js';
-import { PromptTemplate } from './template.js';
-import type {
-  ClientPrompt,
-  CompileOptions,
-  KnownPromptId,
-  LabelVariablesOf,
-  PromptData,
-  PromptRegistry,
-  PromptRollout,
-  PromptSource,
-  Quota,
-  TemplateValues,
-  UntypedPrompts,
-  VariablesOf,
-} from './types.js';
+import { LATEST, PromptCache, type Target } from './cache.js';
+import { InvalidOptionsError } from './errors.js';
+import { SnapshotFallback } from './fallback.js';
+import { type FetchFunction, Http } from './http.js';
+import { PromptLists } from './lists.js';
+import { MovingCopies } from './moving.js';
+import { PinnedVersions } from './pinned.js';
+import { MAX_SUBJECT_LENGTH } from './rollout.js';
+import { RolloutSides } from './sides.js';
+import { createSnapshot, type PromptSnapshot } from './snapshot.js';
+import type { ClientPrompt, KnownPromptId, LabelVariablesOf, PromptRegistry, Quota, UntypedPrompts, VariablesOf } from './types.js';
 
 export interface PromptClientOptions {
   /** The API's base URL, e.g. `https://prompts.example.com` (a trailing slash is fine). */
@@ -100,111 +91,25 @@ export interface PromptClient<R = UntypedPrompts> {
 const DEFAULT_TTL_SECONDS = 60;
 const DEFAULT_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_VERSIONS = 1_000;
-/** After an outage, a copy is served this long (at most the TTL) before the API is tried again. */
-const OUTAGE_RETRY_MS = 5_000;
 
 export function createPromptClient<R extends PromptRegistry<R> = UntypedPrompts>(options: PromptClientOptions): PromptClient<R> {
   // The registry types only what callers see; at run time every prompt is the same kind of object.
   return new CachingPromptClient(options) as unknown as PromptClient<R>;
 }
 
-/** Views kept per copy: one per source, and at a rolling-out label one per share and side. */
-const MAX_VIEWS = 32;
-
-/** One prompt body, read once: the template parsed, and one frozen view per way it is handed out. */
-class Copy {
-  readonly data: PromptData;
-  readonly #template: PromptTemplate;
-  readonly #views = new Map<string, ClientPrompt>();
-
-  constructor(data: PromptData) {
-    this.data = deepFreeze(plain(data));
-    this.#template = new PromptTemplate(`prompt ${data.promptId} ${data.version}`, data.systemMessage, data.userMessage);
-  }
-
-  view(source: PromptSource, rollout?: PromptRollout): ClientPrompt {
-    const key = rollout === undefined ? source : `${source} ${rollout.rolloutId} ${rollout.percent} ${rollout.side}`;
-    const existing = this.#views.get(key);
-    if (existing) return existing;
-    const template = this.#template;
-    const view: ClientPrompt = Object.freeze({
-      ...this.data,
-      variables: template.variables,
-      source,
-      ...(rollout === undefined ? {} : { rollout: Object.freeze({ ...rollout }) }),
-      compile: (values: TemplateValues, options?: CompileOptions) => template.compile(values, options),
-    });
-    // A rollout's share changes over its life: views of old shares are dropped rather than kept forever.
-    if (this.#views.size >= MAX_VIEWS) this.#views.clear();
-    this.#views.set(key, view);
-    return view;
-  }
-}
-
-type Origin = 'network' | 'snapshot';
-
 /**
- * A copy that can move: the latest version of a prompt, or the version a label points at. Both are
- * cached, revalidated and fallen back on alike; only the request differs.
+ * The client a caller holds: its options checked once, and each call handed to the cache that answers it
+ * (moving.ts for latest and labels, pinned.ts for versions, lists.ts for lists), with the side of a rollout
+ * its subject gets (sides.ts).
  */
-interface MovingEntry {
-  readonly copy: Copy;
-  readonly etag: string | undefined;
-  readonly origin: Origin;
-  /** Its freshness is the list's: it came with `GET /prompts` (at the same label) and is revalidated with it. */
-  readonly viaList: boolean;
-  freshUntil: number;
-  /** The label's rollout as the answer (or the snapshot) gave it: each subject's side is decided from it. */
-  readonly rollout: RolloutShare | undefined;
-  /** By version: the copies of the rollout's sides held so far (`copy` is one of them). */
-  readonly sides: Map<string, Copy>;
-}
-
-interface PinnedEntry {
-  readonly copy: Copy;
-  readonly etag: string | undefined;
-  readonly origin: Origin;
-}
-
-interface ListState {
-  readonly etag: string | undefined;
-  readonly ids: readonly string[];
-  freshUntil: number;
-}
-
-/** What a caller gets from a request: the prompt(s) to return, or the error to throw. */
-type Outcome<T> = { readonly value: T } | { readonly error: PromptClientError };
-
-/** Latest is the moving target without a label; its key is the label's name space of its own. */
-const LATEST = '';
-type Target = string;
-
-const LABEL_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
-
 class CachingPromptClient {
   readonly #http: Http;
-  readonly #now: () => number;
-  readonly #ttlMs: number;
-  /** By target (LATEST or a label), then by promptId. */
-  readonly #moving = new Map<Target, Map<string, MovingEntry>>();
-  readonly #pinned: Lru<PinnedEntry>;
-  /** By target: the whole list (`GET /prompts`), or the list at a label. */
-  readonly #lists = new Map<Target, ListState>();
-  readonly #snapshotLatest = new Map<string, Copy>();
-  readonly #snapshotVersions = new Map<string, Copy>();
-  /** label -> promptId -> version, as the snapshot it was given says. */
-  readonly #snapshotLabels = new Map<string, ReadonlyMap<string, string>>();
-  /** label -> promptId -> rollout, as the snapshot it was given says. */
-  readonly #snapshotRollouts = new Map<string, ReadonlyMap<string, RolloutShare>>();
-  /** By version key: a side that could not be fetched is not asked for again before this time. */
-  readonly #sideRetryAt = new Map<string, number>();
-  /** Requests under way, by what they fetch: concurrent callers share one. */
-  readonly #inflight = new Map<string, Promise<unknown>>();
-  /** After a 429: no request before this time. */
-  #blockedUntil = 0;
-  #blockedError: PromptClientError | undefined;
-  /** The API's last word on the key was 401: copies are not served until it says otherwise. */
-  #unauthorized: UnauthorizedError | undefined;
+  readonly #cache: PromptCache;
+  readonly #fallback: SnapshotFallback;
+  readonly #pinned: PinnedVersions;
+  readonly #sides: RolloutSides;
+  readonly #lists: PromptLists;
+  readonly #moving: MovingCopies;
 
   constructor(options: PromptClientOptions) {
     if (options === null || typeof options !== 'object') throw new InvalidOptionsError('createPromptClient needs an options object');
@@ -216,21 +121,14 @@ class CachingPromptClient {
     const timeoutMs = numberOption('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS, 1);
     const maxVersions = numberOption('maxCachedVersions', options.maxCachedVersions, DEFAULT_MAX_VERSIONS, 1);
     const fetchFunction = options.fetch ?? globalFetch();
-    this.#now = options.now ?? Date.now;
-    this.#ttlMs = ttlSeconds * 1000;
-    this.#pinned = new Lru(maxVersions);
-    this.#http = new Http({ baseUrl, apiKey: options.apiKey, fetch: fetchFunction, timeoutMs, now: this.#now });
-    if (options.snapshot !== undefined) {
-      const snapshot = readSnapshot(options.snapshot);
-      for (const prompt of snapshot.prompts) {
-        const copy = new Copy(prompt);
-        this.#snapshotLatest.set(prompt.promptId, copy);
-        this.#snapshotVersions.set(versionKey(prompt.promptId, prompt.version), copy);
-      }
-      for (const prompt of snapshot.versions) this.#snapshotVersions.set(versionKey(prompt.promptId, prompt.version), new Copy(prompt));
-      for (const [label, targets] of Object.entries(snapshot.labels ?? {})) this.#snapshotLabels.set(label, new Map(Object.entries(targets)));
-      for (const [label, targets] of Object.entries(snapshot.rollouts ?? {})) this.#snapshotRollouts.set(label, new Map(Object.entries(targets)));
-    }
+    const now = options.now ?? Date.now;
+    this.#cache = new PromptCache({ now, ttlSeconds, maxCachedVersions: maxVersions });
+    this.#http = new Http({ baseUrl, apiKey: options.apiKey, fetch: fetchFunction, timeoutMs, now });
+    this.#fallback = new SnapshotFallback(options.snapshot);
+    this.#pinned = new PinnedVersions(this.#cache, this.#http, this.#fallback);
+    this.#sides = new RolloutSides(this.#cache, this.#http, this.#fallback, this.#pinned);
+    this.#lists = new PromptLists(this.#cache, this.#http, this.#fallback, this.#sides);
+    this.#moving = new MovingCopies(this.#cache, this.#http, this.#fallback, this.#sides, this.#lists);
   }
 
   get quota(): Quota | undefined {
@@ -243,48 +141,34 @@ class CachingPromptClient {
     const label = labelOption('get', options?.label);
     const subject = subjectOption('get', options?.subject);
     if (version !== undefined && label !== LATEST) throw new InvalidOptionsError('get: give version or label, not both');
-    return version === undefined ? this.#getMoving(promptId, label, subject) : this.#getPinned(promptId, version);
+    return version === undefined ? this.#moving.get(promptId, label, subject) : this.#pinned.get(promptId, version);
   }
 
   async list(options: ListOptions = {}): Promise<ClientPrompt[]> {
     const target = labelOption('list', options?.label);
     const subject = subjectOption('list', options?.subject);
-    const views = await this.#listed(target, subject);
+    const views = await this.#lists.get(target, subject);
     if (!views.some((view) => view.rollout !== undefined)) return views;
-    return Promise.all(views.map((view) => this.#decided(view.promptId, target, subject, view)));
-  }
-
-  async #listed(target: Target, subject: string | undefined): Promise<ClientPrompt[]> {
-    const state = this.#lists.get(target);
-    if (state && !this.#unauthorized) {
-      const now = this.#now();
-      if (now >= state.freshUntil && !this.#blocked(now)) this.#revalidateList(target);
-      return this.#listViews(target, state.ids, 'cache');
-    }
-    if (!this.#unauthorized && this.#blocked(this.#now())) return unwrap(this.#listFallback(target, this.#blockedError));
-    return unwrap(await this.#once(`list:${target}`, () => this.#loadList(target, subject)));
+    return Promise.all(views.map((view) => this.#sides.decided(view.promptId, target, subject, view)));
   }
 
   async preload(options: ListOptions = {}): Promise<void> {
     const target = labelOption('preload', options?.label);
-    await this.#listed(target, subjectOption('preload', options?.subject));
+    await this.#lists.get(target, subjectOption('preload', options?.subject));
     // Both sides of every rollout at the label, so that every subject's get is answered from memory.
-    await this.#completeSides(target);
+    await this.#sides.complete(target);
   }
 
   async snapshot(): Promise<PromptSnapshot> {
     const latest = await this.list();
-    for (const target of [...this.#moving.keys()]) if (target !== LATEST) await this.#completeSides(target);
-    const versions = [...this.#pinned.values()].map((entry) => entry.copy.data);
-    for (const copy of this.#snapshotVersions.values()) versions.push(copy.data);
+    for (const target of this.#cache.labels()) await this.#sides.complete(target);
+    const versions = this.#cache.pinnedEntries().map((entry) => entry.copy.data);
+    versions.push(...this.#fallback.versions());
     // Where each label pointed (and how it rolled out) as the snapshot given said, then as this client has since learnt.
-    const labels: Record<string, Record<string, string>> = Object.create(null);
-    const rollouts: Record<string, Record<string, RolloutShare>> = Object.create(null);
-    for (const [label, targets] of this.#snapshotLabels) labels[label] = Object.assign(Object.create(null), Object.fromEntries(targets));
-    for (const [label, targets] of this.#snapshotRollouts) rollouts[label] = Object.assign(Object.create(null), Object.fromEntries(targets));
-    for (const [target, entries] of this.#moving) {
-      if (target === LATEST) continue;
-      for (const [promptId, entry] of entries) {
+    const labels = this.#fallback.labels();
+    const rollouts = this.#fallback.rollouts();
+    for (const target of this.#cache.labels()) {
+      for (const [promptId, entry] of this.#cache.entriesAt(target)) {
         const targets = labels[target] ?? Object.create(null);
         const rolling = rollouts[target] ?? Object.create(null);
         // While it rolls out, the label points at `from`, whichever side this client happened to be given.
@@ -297,422 +181,16 @@ class CachingPromptClient {
         for (const side of entry.sides.values()) versions.push(side.data);
       }
     }
-    return createSnapshot(latest, versions, new Date(this.#now()), labels, rollouts);
+    return createSnapshot(latest, versions, new Date(this.#cache.now()), labels, rollouts);
   }
 
   async idle(): Promise<void> {
-    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
-  }
-
-  // Moving targets: latest, and labels
-
-  #entries(target: Target): Map<string, MovingEntry> {
-    let entries = this.#moving.get(target);
-    if (!entries) {
-      entries = new Map();
-      this.#moving.set(target, entries);
-    }
-    return entries;
-  }
-
-  async #getMoving(promptId: string, target: Target, subject: string | undefined): Promise<ClientPrompt> {
-    const entry = this.#moving.get(target)?.get(promptId);
-    if (entry && !this.#unauthorized) {
-      const now = this.#now();
-      if (now >= this.#freshUntil(target, entry) && !this.#blocked(now)) {
-        if (entry.viaList) this.#revalidateList(target);
-        else void this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject));
-      }
-      return this.#decide(promptId, target, entry, subject, entry.origin === 'snapshot' ? 'snapshot' : 'cache');
-    }
-    if (!this.#unauthorized && this.#blocked(this.#now())) {
-      return this.#decided(promptId, target, subject, unwrap(this.#movingFallback(promptId, target, this.#blockedError)));
-    }
-    const view = unwrap(await this.#once(movingRequestKey(target, promptId), () => this.#loadMoving(promptId, target, subject)));
-    return this.#decided(promptId, target, subject, view);
-  }
-
-  async #loadMoving(promptId: string, target: Target, rolloutSubject: string | undefined): Promise<Outcome<ClientPrompt>> {
-    const entries = this.#entries(target);
-    const held = entries.get(promptId);
-    const path = `/prompts/${encodeURIComponent(promptId)}${target === LATEST ? '' : `?label=${encodeURIComponent(target)}`}`;
-    const subject = target === LATEST ? { promptId } : { promptId, label: target };
-    const answer = await this.#request(path, held?.origin === 'network' ? held.etag : undefined, subject, target === LATEST ? undefined : rolloutSubject);
-    const now = this.#now();
-    const current = entries.get(promptId);
-    switch (answer.kind) {
-      case 'ok': {
-        const problem = answerProblem(answer.body, target);
-        if (problem !== undefined) return this.#movingFallback(promptId, target, unreadable(path, problem));
-        const copy = new Copy(answer.body as PromptData);
-        const entry = movingEntry(copy, answer.etag, 'network', false, now + this.#ttlMs, rolloutIn(answer.body, target), current);
-        entries.set(promptId, entry);
-        this.#rememberVersion(copy, answer.etag);
-        this.#prefetchSides(promptId, target, entry);
-        return { value: copy.view('network', rolloutOf(entry)) };
-      }
-      case 'not-modified':
-        // Only the copy whose tag was sent is confirmed; a newer one may have arrived meanwhile.
-        if (current && current === held) current.freshUntil = now + this.#ttlMs;
-        return current ? { value: current.copy.view('cache', rolloutOf(current)) } : this.#movingFallback(promptId, target, undefined);
-      case 'refused':
-        if (answer.error.code === 'NOT_FOUND') this.#forget(promptId);
-        // The label was removed: the prompt and its other labels stand.
-        if (answer.error.code === 'LABEL_NOT_FOUND') this.#forgetAt(target, promptId);
-        if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) {
-          return this.#movingFallback(promptId, target, answer.error);
-        }
-        return { error: answer.error };
-      case 'outage':
-        if (current && !current.viaList) current.freshUntil = now + this.#outageRetryMs();
-        return this.#movingFallback(promptId, target, answer.error);
-    }
-  }
-
-  /** The cached copy, else the snapshot's, else the error. */
-  #movingFallback(promptId: string, target: Target, error: PromptClientError | undefined): Outcome<ClientPrompt> {
-    if (this.#unauthorized) return { error: this.#unauthorized };
-    const entry = this.#moving.get(target)?.get(promptId);
-    if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache', rolloutOf(entry)) };
-    const copy = this.#snapshotCopy(promptId, target);
-    if (copy) {
-      const rollout = this.#snapshotRollouts.get(target)?.get(promptId);
-      const fallback = movingEntry(copy, undefined, 'snapshot', false, this.#now() + this.#outageRetryMs(), rollout, undefined);
-      this.#entries(target).set(promptId, fallback);
-      return { value: copy.view('snapshot', rolloutOf(fallback)) };
-    }
-    const what = target === LATEST ? `prompt ${promptId}` : `prompt ${promptId} at label ${target}`;
-    return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };
-  }
-
-  #snapshotCopy(promptId: string, target: Target): Copy | undefined {
-    if (target === LATEST) return this.#snapshotLatest.get(promptId);
-    const version = this.#snapshotLabels.get(target)?.get(promptId);
-    return version === undefined ? undefined : this.#snapshotVersions.get(versionKey(promptId, version));
-  }
-
-  #freshUntil(target: Target, entry: MovingEntry): number {
-    return entry.viaList ? (this.#lists.get(target)?.freshUntil ?? 0) : entry.freshUntil;
-  }
-
-  // Rollouts: each subject's side, decided from the cache
-
-  /** A view from a request or a fallback, made the side this caller's subject gets when its label rolls out. */
-  async #decided(promptId: string, target: Target, subject: string | undefined, view: ClientPrompt): Promise<ClientPrompt> {
-    if (view.rollout === undefined) return view;
-    const entry = this.#moving.get(target)?.get(promptId);
-    return entry?.rollout === undefined ? view : this.#decide(promptId, target, entry, subject, view.source);
-  }
-
-  /**
-   * What a subject gets from an entry: its copy, or at a rolling-out label the side the bucket rule picks,
-   * from memory when that side is held. The other side is a pinned version: fetched once, then kept.
-   */
-  async #decide(promptId: string, target: Target, entry: MovingEntry, subject: string | undefined, source: PromptSource): Promise<ClientPrompt> {
-    const rollout = entry.rollout;
-    if (rollout === undefined) return entry.copy.view(source);
-    const side = sideFor(rollout, subject);
-    const held = this.#sideCopy(promptId, entry, rollout[side]);
-    if (held) return held.view(held === entry.copy || entry.origin === 'snapshot' ? source : 'cache', { ...rollout, side });
-    const key = versionKey(promptId, rollout[side]);
-    if ((this.#sideRetryAt.get(key) ?? 0) <= this.#now()) {
-      const fetched = await this.#fetchSide(promptId, target, rollout[side]);
-      if ('value' in fetched) return fetched.value.copy.view(fetched.value.source, { ...rollout, side });
-      // The key refused, or the prompt gone, is said as any call would say it; an outage or the quota is not.
-      if (fetched.error.code === 'UNAUTHORIZED' || fetched.error.code === 'NOT_FOUND') throw fetched.error;
-    }
-    // That side cannot be had just now and no snapshot holds it: the side held is served, and says which it is.
-    return entry.copy.view(source, { ...rollout, side: sideOf(rollout, entry.copy.data.version) });
-  }
-
-  #sideCopy(promptId: string, entry: MovingEntry, version: string): Copy | undefined {
-    const held = entry.sides.get(version);
-    if (held) return held;
-    const key = versionKey(promptId, version);
-    const found = this.#pinned.get(key)?.copy ?? this.#snapshotVersions.get(key);
-    if (found) entry.sides.set(version, found);
-    return found;
-  }
-
-  /** One side as a pinned version (shared with any request for it under way), kept on the label's entry. */
-  async #fetchSide(promptId: string, target: Target, version: string): Promise<Outcome<{ copy: Copy; source: PromptSource }>> {
-    const key = versionKey(promptId, version);
-    const outcome = this.#blocked(this.#now())
-      ? this.#pinnedFallback(promptId, version, this.#blockedError)
-      : await this.#once(`version:${key}`, () => this.#loadPinned(promptId, version));
-    const copy = 'error' in outcome ? undefined : (this.#pinned.get(key)?.copy ?? this.#snapshotVersions.get(key));
-    if (!copy) {
-      this.#sideRetryAt.set(key, this.#now() + this.#outageRetryMs());
-      return { error: 'error' in outcome ? outcome.error : new ServiceUnavailableError(`prompt ${promptId} ${version}: no copy to serve`) };
-    }
-    this.#sideRetryAt.delete(key);
-    const current = this.#moving.get(target)?.get(promptId);
-    if (current?.rollout && (current.rollout.from === version || current.rollout.to === version)) current.sides.set(version, copy);
-    return { value: { copy, source: 'value' in outcome ? outcome.value.source : 'cache' } };
-  }
-
-  /** A rollout some subjects get each side of: the side not held is fetched now, in the background. */
-  #prefetchSides(promptId: string, target: Target, entry: MovingEntry): void {
-    const rollout = entry.rollout;
-    if (rollout === undefined || rollout.percent <= 0 || rollout.percent >= 100) return;
-    for (const version of [rollout.from, rollout.to]) {
-      if (!this.#sideCopy(promptId, entry, version)) void this.#fetchSide(promptId, target, version);
-    }
-  }
-
-  /** Both sides of every rollout at the label held (as far as the API can be reached). */
-  async #completeSides(target: Target): Promise<void> {
-    const fetches: Promise<unknown>[] = [];
-    for (const [promptId, entry] of this.#moving.get(target) ?? []) {
-      const rollout = entry.rollout;
-      if (rollout === undefined) continue;
-      for (const version of [rollout.from, rollout.to]) {
-        if (!this.#sideCopy(promptId, entry, version)) fetches.push(this.#fetchSide(promptId, target, version));
-      }
-    }
-    await Promise.all(fetches);
-  }
-
-  // Pinned versions
-
-  async #getPinned(promptId: string, version: string): Promise<ClientPrompt> {
-    const key = versionKey(promptId, version);
-    if (!this.#unauthorized) {
-      const entry = this.#pinned.get(key);
-      if (entry) return entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache');
-      if (this.#blocked(this.#now())) return unwrap(this.#pinnedFallback(promptId, version, this.#blockedError));
-    }
-    return unwrap(await this.#once(`version:${key}`, () => this.#loadPinned(promptId, version)));
-  }
-
-  async #loadPinned(promptId: string, version: string): Promise<Outcome<ClientPrompt>> {
-    const key = versionKey(promptId, version);
-    const held = this.#pinned.get(key);
-    const path = `/prompts/${encodeURIComponent(promptId)}?version=${encodeURIComponent(version)}`;
-    const answer = await this.#request(path, held?.etag, { promptId, version });
-    switch (answer.kind) {
-      case 'ok': {
-        const problem = promptProblem(answer.body);
-        if (problem !== undefined) return this.#pinnedFallback(promptId, version, unreadable(path, problem));
-        const copy = new Copy(answer.body as PromptData);
-        this.#pinned.set(key, { copy, etag: answer.etag, origin: 'network' });
-        return { value: copy.view('network') };
-      }
-      case 'not-modified':
-        return held ? { value: held.copy.view('cache') } : this.#pinnedFallback(promptId, version, undefined);
-      case 'refused':
-        if (answer.error.code === 'NOT_FOUND') this.#forget(promptId);
-        if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) return this.#pinnedFallback(promptId, version, answer.error);
-        return { error: answer.error };
-      case 'outage':
-        return this.#pinnedFallback(promptId, version, answer.error);
-    }
-  }
-
-  #pinnedFallback(promptId: string, version: string, error: PromptClientError | undefined): Outcome<ClientPrompt> {
-    if (this.#unauthorized) return { error: this.#unauthorized };
-    const key = versionKey(promptId, version);
-    const entry = this.#pinned.get(key);
-    if (entry) return { value: entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : 'cache') };
-    const copy = this.#snapshotVersions.get(key);
-    if (copy) {
-      // A published version never changes, so the snapshot's copy is as good as the API's.
-      this.#pinned.set(key, { copy, etag: undefined, origin: 'snapshot' });
-      return { value: copy.view('snapshot') };
-    }
-    return { error: error ?? new ServiceUnavailableError(`prompt ${promptId} ${version}: no copy to serve`) };
-  }
-
-  /** A latest (or labelled) copy is also that version's copy: published versions never change. */
-  #rememberVersion(copy: Copy, etag: string | undefined): void {
-    this.#pinned.set(versionKey(copy.data.promptId, copy.data.version), { copy, etag, origin: 'network' });
-  }
-
-  // Whole lists: every prompt at latest, or every prompt at a label
-
-  #revalidateList(target: Target): void {
-    void this.#once(`list:${target}`, () => this.#loadList(target));
-  }
-
-  async #loadList(target: Target, rolloutSubject?: string): Promise<Outcome<ClientPrompt[]>> {
-    const held = this.#lists.get(target);
-    const path = target === LATEST ? '/prompts' : `/prompts?label=${encodeURIComponent(target)}`;
-    const answer = await this.#request(path, held?.etag, target === LATEST ? {} : { label: target }, target === LATEST ? undefined : rolloutSubject);
-    const now = this.#now();
-    switch (answer.kind) {
-      case 'ok': {
-        if (!Array.isArray(answer.body)) return this.#listFallback(target, unreadable(path, 'must be an array'));
-        const problem = answer.body.map((item: unknown) => answerProblem(item, target)).find((found) => found !== undefined);
-        if (problem !== undefined) return this.#listFallback(target, unreadable(path, problem));
-        const bodies: unknown[] = answer.body;
-        const copies = bodies.map((prompt) => new Copy(prompt as PromptData));
-        const ids = copies.map((copy) => copy.data.promptId);
-        // Whatever the list no longer has is deleted or unpublished (or, at a label, no longer carries
-        // it): no copy of it may outlive that.
-        const listed = new Set(ids);
-        const entries = this.#entries(target);
-        for (const promptId of [...entries.keys()]) {
-          if (listed.has(promptId)) continue;
-          if (target === LATEST) this.#forget(promptId);
-          else this.#forgetAt(target, promptId);
-        }
-        copies.forEach((copy, index) => {
-          const promptId = copy.data.promptId;
-          const entry = movingEntry(copy, undefined, 'network', true, 0, rolloutIn(bodies[index], target), entries.get(promptId));
-          entries.set(promptId, entry);
-          this.#rememberVersion(copy, undefined);
-          this.#prefetchSides(promptId, target, entry);
-        });
-        this.#lists.set(target, { etag: answer.etag, ids, freshUntil: now + this.#ttlMs });
-        return { value: this.#listViews(target, ids, 'network') };
-      }
-      case 'not-modified': {
-        const state = this.#lists.get(target);
-        if (state && state === held) state.freshUntil = now + this.#ttlMs;
-        return state ? { value: this.#listViews(target, state.ids, 'cache') } : this.#listFallback(target, undefined);
-      }
-      case 'refused':
-        if (answer.error.code === 'USAGE_LIMIT_EXCEEDED' || answer.error.status === 429) return this.#listFallback(target, answer.error);
-        return { error: answer.error };
-      case 'outage': {
-        const state = this.#lists.get(target);
-        if (state) state.freshUntil = now + this.#outageRetryMs();
-        return this.#listFallback(target, answer.error);
-      }
-    }
-  }
-
-  /** The cached list, else every cached prompt with the snapshot's for the others, else the error. */
-  #listFallback(target: Target, error: PromptClientError | undefined): Outcome<ClientPrompt[]> {
-    if (this.#unauthorized) return { error: this.#unauthorized };
-    const state = this.#lists.get(target);
-    if (state) return { value: this.#listViews(target, state.ids, 'cache') };
-    const fromSnapshot = target === LATEST ? [...this.#snapshotLatest.keys()] : [...(this.#snapshotLabels.get(target)?.keys() ?? [])];
-    if (fromSnapshot.length === 0) {
-      const what = target === LATEST ? 'the prompt list' : `the prompt list at label ${target}`;
-      return { error: error ?? new ServiceUnavailableError(`${what}: no copy to serve`) };
-    }
-    const retryAt = this.#now() + this.#outageRetryMs();
-    const entries = this.#entries(target);
-    for (const promptId of fromSnapshot) {
-      const copy = this.#snapshotCopy(promptId, target);
-      if (copy && !entries.has(promptId)) {
-        entries.set(promptId, movingEntry(copy, undefined, 'snapshot', true, 0, this.#snapshotRollouts.get(target)?.get(promptId), undefined));
-      }
-    }
-    const ids = [...entries.keys()].sort();
-    this.#lists.set(target, { etag: undefined, ids, freshUntil: retryAt });
-    return { value: this.#listViews(target, ids, 'cache') };
-  }
-
-  #listViews(target: Target, ids: readonly string[], fresh: 'network' | 'cache'): ClientPrompt[] {
-    const views: ClientPrompt[] = [];
-    const entries = this.#moving.get(target);
-    for (const promptId of ids) {
-      const entry = entries?.get(promptId);
-      if (entry) views.push(entry.copy.view(entry.origin === 'snapshot' ? 'snapshot' : fresh, rolloutOf(entry)));
-    }
-    return views;
-  }
-
-  // Requests
-
-  async #request(path: string, etag: string | undefined, subject: Subject, rolloutSubject?: string): Promise<Answer> {
-    const answer = await this.#http.get(path, etag, subject, rolloutSubject);
-    if (answer.kind === 'refused' && answer.error.code === 'UNAUTHORIZED') {
-      this.#unauthorized = answer.error as UnauthorizedError;
-    } else if (keyAccepted(answer)) {
-      this.#unauthorized = undefined;
-    }
-    if (answer.kind === 'refused' && answer.retryAfterMs !== undefined) {
-      this.#blockedUntil = this.#now() + answer.retryAfterMs;
-      this.#blockedError = answer.error;
-    }
-    return answer;
-  }
-
-  /** Runs the task unless the same one is under way, in which case its result is shared. */
-  #once<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const running = this.#inflight.get(key);
-    if (running) return running as Promise<T>;
-    const started = task().finally(() => this.#inflight.delete(key));
-    this.#inflight.set(key, started);
-    // Background callers drop the promise; a failure (a bug: outcomes never reject) must not go unhandled.
-    started.catch(() => undefined);
-    return started;
-  }
-
-  #blocked(now: number): boolean {
-    return now < this.#blockedUntil;
-  }
-
-  #outageRetryMs(): number {
-    return Math.min(this.#ttlMs, OUTAGE_RETRY_MS);
-  }
-
-  /** The prompt is gone (404 NOT_FOUND, or missing from the list): every copy of it goes too, at every label. */
-  #forget(promptId: string): void {
-    for (const target of this.#moving.keys()) this.#forgetAt(target, promptId);
-    const prefix = versionKey(promptId, '');
-    this.#pinned.deleteWhere((key) => key.startsWith(prefix));
-  }
-
-  /** The prompt no longer carries the label (or is gone): its copy at the label goes. */
-  #forgetAt(target: Target, promptId: string): void {
-    this.#moving.get(target)?.delete(promptId);
-    const state = this.#lists.get(target);
-    if (state) this.#lists.set(target, { ...state, ids: state.ids.filter((id) => id !== promptId) });
+    const running = () => [...this.#moving.running(), ...this.#lists.running(), ...this.#pinned.running()];
+    for (let underWay = running(); underWay.length > 0; underWay = running()) await Promise.allSettled(underWay);
   }
 }
 
-/** A moving entry, with the copies of its rollout's sides that the entry it replaces already held. */
-function movingEntry(
-  copy: Copy,
-  etag: string | undefined,
-  origin: Origin,
-  viaList: boolean,
-  freshUntil: number,
-  rollout: RolloutShare | undefined,
-  previous: MovingEntry | undefined,
-): MovingEntry {
-  const sides = new Map<string, Copy>();
-  if (rollout) {
-    for (const version of [rollout.from, rollout.to]) {
-      const held = copy.data.version === version ? copy : previous?.sides.get(version);
-      if (held) sides.set(version, held);
-    }
-  }
-  return { copy, etag, origin, viaList, freshUntil, rollout, sides };
-}
-
-/** The entry's own copy as a side of its rollout, if it has one. */
-function rolloutOf(entry: MovingEntry): PromptRollout | undefined {
-  return entry.rollout === undefined ? undefined : { ...entry.rollout, side: sideOf(entry.rollout, entry.copy.data.version) };
-}
-
-function sideOf(rollout: RolloutShare, version: string): RolloutSide {
-  return version === rollout.to ? 'to' : 'from';
-}
-
-/** A prompt, and at a label its rollout (when it has one) with the version served being one of its sides. */
-function answerProblem(value: unknown, target: Target): string | undefined {
-  const problem = promptProblem(value);
-  if (problem !== undefined || target === LATEST) return problem;
-  const { rollout, version } = value as { rollout?: unknown; version: string };
-  if (rollout === undefined || rollout === null) return undefined;
-  const wrong = rolloutProblem(rollout);
-  if (wrong !== undefined) return `rollout${wrong.startsWith('must') ? ': ' : '.'}${wrong}`;
-  const { from, to } = rollout as RolloutShare;
-  return version === from || version === to ? undefined : 'rollout: the version served must be its from or its to';
-}
-
-/** The rollout of an answer answerProblem accepted; latest never rolls out. */
-function rolloutIn(value: unknown, target: Target): RolloutShare | undefined {
-  const { rollout } = value as { rollout?: RolloutShare | null };
-  return target === LATEST || rollout === undefined || rollout === null ? undefined : plainRollout(rollout);
-}
-
-const movingRequestKey = (target: Target, promptId: string) => (target === LATEST ? `latest:${promptId}` : `label:${target}:${promptId}`);
+const LABEL_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 
 /** `latest` names what no label does; any other label must be a label name, as the API would refuse it. */
 function labelOption(method: string, label: unknown): Target {
@@ -730,25 +208,6 @@ function subjectOption(method: string, subject: unknown): string | undefined {
     throw new InvalidOptionsError(`${method}: subject must be a string of at most ${MAX_SUBJECT_LENGTH} characters`);
   }
   return subject;
-}
-
-/**
- * The API checks the key before the quota and the parameters, so a 200, 304, 400, 404 or quota 429 means
- * it accepted the key. The gateway's own throttle (429 without a code) and other failures say nothing of it.
- */
-function keyAccepted(answer: Answer): boolean {
-  if (answer.kind === 'ok' || answer.kind === 'not-modified') return true;
-  if (answer.kind === 'outage') return false;
-  return ['NOT_FOUND', 'VERSION_NOT_FOUND', 'LABEL_NOT_FOUND', 'BAD_REQUEST', 'USAGE_LIMIT_EXCEEDED'].includes(answer.error.code);
-}
-
-function unwrap<T>(outcome: Outcome<T>): T {
-  if ('error' in outcome) throw outcome.error;
-  return outcome.value;
-}
-
-function unreadable(path: string, problem: string): ServiceUnavailableError {
-  return new ServiceUnavailableError(`GET ${path}: the answer is not a prompt the client can read (${problem})`);
 }
 
 function baseUrlOf(value: unknown): string {
@@ -779,12 +238,4 @@ function globalFetch(): FetchFunction {
   }
   // Called unbound, some runtimes' fetch throws "Illegal invocation".
   return (url, init) => globalThis.fetch(url, init);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -60,9 +60,18 @@ interface ErrorBody {
   readonly upgradeUrl?: unknown;
 }
 
+/**
+ * One GET to the read API, already sorted into what the cache does with its answer; and what the answers
+ * said of the key: its quota, whether it was refused (401), and how long to wait after a 429.
+ */
 export class Http {
   /** As of the last answer that carried the X-RateLimit-* headers. */
   quota: Quota | undefined;
+  /** After a 429: no request before this time. */
+  #blockedUntil = 0;
+  #blockedError: PromptClientError | undefined;
+  /** The API's last word on the key was 401: copies are not served until it says otherwise. */
+  #unauthorized: UnauthorizedError | undefined;
   readonly #baseUrl: string;
   readonly #fetch: FetchFunction;
   readonly #timeoutMs: number;
@@ -78,8 +87,37 @@ export class Http {
     this.#authorization = `Bearer ${options.apiKey}`;
   }
 
+  /** The 401 the API last answered with, until an answer shows it accepted the key again. */
+  get unauthorized(): UnauthorizedError | undefined {
+    return this.#unauthorized;
+  }
+
+  /** Whether a 429's Retry-After still holds: no request is made before it has passed. */
+  blocked(now: number): boolean {
+    return now < this.#blockedUntil;
+  }
+
+  /** The 429 that blocks requests: what a call with no copy to fall back on is told. */
+  get blockedError(): PromptClientError | undefined {
+    return this.#blockedError;
+  }
+
   /** `rolloutSubject`: who the answer is for, at a label that may be rolling out (docs/rollouts.md). */
   async get(path: string, etag: string | undefined, subject: Subject, rolloutSubject?: string): Promise<Answer> {
+    const answer = await this.#exchange(path, etag, subject, rolloutSubject);
+    if (answer.kind === 'refused' && answer.error instanceof UnauthorizedError) {
+      this.#unauthorized = answer.error;
+    } else if (keyAccepted(answer)) {
+      this.#unauthorized = undefined;
+    }
+    if (answer.kind === 'refused' && answer.retryAfterMs !== undefined) {
+      this.#blockedUntil = this.#now() + answer.retryAfterMs;
+      this.#blockedError = answer.error;
+    }
+    return answer;
+  }
+
+  async #exchange(path: string, etag: string | undefined, subject: Subject, rolloutSubject: string | undefined): Promise<Answer> {
     const headers: Record<string, string> = { authorization: this.#authorization, accept: 'application/json' };
     if (etag !== undefined) headers['if-none-match'] = etag;
     if (rolloutSubject !== undefined && sendable(rolloutSubject)) headers[SUBJECT_HEADER] = rolloutSubject;
@@ -144,6 +182,16 @@ export class Http {
     if (!values.every(Number.isFinite)) return;
     this.quota = { limit: values[0], remaining: values[1], resetsAt: new Date(values[2] * 1000) };
   }
+}
+
+/**
+ * The API checks the key before the quota and the parameters, so a 200, 304, 400, 404 or quota 429 means
+ * it accepted the key. The gateway's own throttle (429 without a code) and other failures say nothing of it.
+ */
+function keyAccepted(answer: Answer): boolean {
+  if (answer.kind === 'ok' || answer.kind === 'not-modified') return true;
+  if (answer.kind === 'outage') return false;
+  return ['NOT_FOUND', 'VERSION_NOT_FOUND', 'LABEL_NOT_FOUND', 'BAD_REQUEST', 'USAGE_LIMIT_EXCEEDED'].includes(answer.error.code);
 }
 
 /**
