@@ -17,7 +17,7 @@ import { usageCommands } from './commands/usage';
 import { memberCommands } from './commands/members';
 import { webhookCommands } from './commands/webhooks';
 import { AccountOperations, type WebhookTools } from '../lambda/operations/account-operations';
-import { webhookToolsFromConfig } from '../lambda/webhooks/sealer-from-config';
+import { webhookToolsFromConfig } from '../lambda/webhook-delivery/sealer-from-config';
 import { Table } from '../lambda/table/table';
 import { directoryFor } from '../lambda/users/directory-from-config';
 import type { UserDirectory } from '../lambda/users/user-directory';

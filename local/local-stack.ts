@@ -23,7 +23,7 @@ import { createHttpGateway } from './http-gateway';
 import { createManagementGateway } from './management-gateway';
 import { createLocalFunctions, gatewayRoutes } from './lambda-functions';
 import { listenOnLoopback } from './listen';
-import { WEBHOOK_KEY_FILE_NAME } from '../lambda/webhooks/sealer-from-config';
+import { WEBHOOK_KEY_FILE_NAME } from '../lambda/webhook-delivery/sealer-from-config';
 import { configuredPorts, type LocalConfig } from './local-config';
 
 export interface SeedReport {

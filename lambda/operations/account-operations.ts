@@ -73,10 +73,10 @@ import {
   type WebhookChange,
 } from '../table/webhooks';
 import { descriptionProblem, eventsProblem, MAX_WEBHOOK_URL_LENGTH, recordedUrl, urlsRecordedIn } from '../domain/webhook-rules';
-import { generateSecret } from '../webhooks/signature';
+import { generateSecret } from '../webhook-delivery/signature';
 import { eventActor } from '../table/change-events';
-import { SealerUnavailableError, type SecretSealer } from '../webhooks/secret-sealer';
-import { LookupTimeoutError } from '../webhooks/destination';
+import { SealerUnavailableError, type SecretSealer } from '../webhook-delivery/secret-sealer';
+import { LookupTimeoutError } from '../webhook-delivery/destination';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
 /** Enough of a key to recognise it in a listing (`prs_` and four more), nothing to use it with. */
@@ -99,10 +99,10 @@ export interface OperationsDependencies {
   readonly webhooks?: WebhookTools;
 }
 
-/** What managing webhooks needs beyond the table (lambda/webhooks/sealer-from-config.ts builds it from configuration). */
+/** What managing webhooks needs beyond the table (lambda/webhook-delivery/sealer-from-config.ts builds it from configuration). */
 export interface WebhookTools {
   readonly sealer: SecretSealer;
-  /** Whether deliveries may go to the URL, in the service's mode (lambda/webhooks/destination.ts checkUrl). */
+  /** Whether deliveries may go to the URL, in the service's mode (lambda/webhook-delivery/destination.ts checkUrl). */
   readonly checkDestination: (url: string) => Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 

@@ -359,7 +359,7 @@ export interface EventItem {
 
 /** One sealed signing secret of a webhook; after a rotation the previous one stays valid until `expiresAt`. */
 export interface WebhookSecret {
-  /** The secret (`whsec_…`) sealed by the stack's key (lambda/webhooks/secret-sealer.ts): never stored in plaintext. */
+  /** The secret (`whsec_…`) sealed by the stack's key (lambda/webhook-delivery/secret-sealer.ts): never stored in plaintext. */
   sealed: string;
   createdAt: string;
   /** Absent for the current secret; the retired one's end, 24 hours after the rotation. */

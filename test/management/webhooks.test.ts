@@ -6,9 +6,9 @@ import type { WebhookTools } from '../../lambda/operations/account-operations';
 import { recordDelivery } from '../../lambda/table/deliveries';
 import type { WebhookItem } from '../../lambda/table/item-types';
 import { findWebhook, MAX_WEBHOOKS_PER_ACCOUNT } from '../../lambda/table/webhooks';
-import { boundedResolve, checkUrl, type Resolve } from '../../lambda/webhooks/destination';
-import { KmsSecretSealer } from '../../lambda/webhooks/kms-secret-sealer';
-import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
+import { boundedResolve, checkUrl, type Resolve } from '../../lambda/webhook-delivery/destination';
+import { KmsSecretSealer } from '../../lambda/webhook-delivery/kms-secret-sealer';
+import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
 import { capturedLogRecords } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
 

@@ -1,6 +1,6 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { EVENT_SOURCE, type EventBody } from '../domain/events';
-import type { EventBus } from '../webhooks/delivery-job';
+import type { EventBus } from '../webhook-delivery/delivery-job';
 
 /** PutEvents takes at most 10 entries a call. */
 const ENTRIES_PER_CALL = 10;

@@ -2,7 +2,7 @@ import type { EventBody } from '../domain/events';
 
 /**
  * The seams between who announces an event and who delivers it (docs/events.md "How it is delivered"): the
- * dispatcher (lambda/events/) turns one committed event into a publish on the bus and one job per webhook that
+ * dispatcher (lambda/event-dispatch/) turns one committed event into a publish on the bus and one job per webhook that
  * wants it; a job queue (deployed: SQS with a dead-letter queue; locally: npm start's in-process queue) runs each
  * job (delivery-run.ts), every webhook's apart from every other's. A job is one attempt: the next attempt is a new
  * job, queued with its number and due time, so the number is the job's, never the queue's count of receives.

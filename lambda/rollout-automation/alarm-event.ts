@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /**
- * What the guard function reads of an EventBridge `CloudWatch Alarm State Change` event (events/guard-alarm.json): the
+ * What the guard function reads of an EventBridge `CloudWatch Alarm State Change` event (sample-events/guard-alarm.json): the
  * alarm's name and the state it went to. The rest (its configuration, the reason, the previous state) is not needed.
  */
 const alarmStateChange = z.object({

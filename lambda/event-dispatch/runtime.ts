@@ -3,7 +3,7 @@ import { loadDispatcherConfig } from '../config';
 import { createStoreClients } from '../table/client';
 import { Table } from '../table/table';
 import { createTelemetry, storeCallRecorder } from '../telemetry';
-import { createSqsClient, SqsDeliveryQueue } from '../webhooks/sqs-delivery-queue';
+import { createSqsClient, SqsDeliveryQueue } from '../webhook-delivery/sqs-delivery-queue';
 import type { DispatchHandlerDependencies } from './dispatch-handler';
 import { EventBridgeBus } from './eventbridge-bus';
 
