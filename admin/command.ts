@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { AccountImporter } from './table/account-importer';
-import type { PromptStore } from '../lambda/table/read-path/api-store';
+import type { PromptStore } from '../lambda/read-api/store/api-store';
 import type { VersionReader } from './table/version-reader';
 import type { AccountOperations } from '../lambda/operations/account-operations';
 import { requireAccount } from '../lambda/table/accounts';

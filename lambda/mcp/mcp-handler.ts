@@ -4,7 +4,7 @@ import type { RouteHandler } from '../read-api/handlers/route-handler';
 import { labelOf } from '../read-api/label-query';
 import { ALLOWED_REQUEST_HEADERS, type CorsRules, EXPOSED_HEADERS } from '../read-api/middleware/cors';
 import { MCP_ALLOWED_METHODS } from '../read-api/routes';
-import type { PromptStore } from '../table/read-path/api-store';
+import type { PromptStore } from '../read-api/store/api-store';
 import { invalidParams, JsonRpcError, jsonRpcErrorAnswer } from './json-rpc';
 import { mcpMessageReader } from './mcp-message';
 import { foreseeMcp } from './mcp-foresight';

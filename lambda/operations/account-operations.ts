@@ -1,5 +1,4 @@
 import type { Actor, AuditEntryItem, Role } from '../table/item-types';
-import { StoreUnavailableError } from '../table/read-path/api-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../domain/api-key';
 import {
   type AccountSettings,
@@ -23,6 +22,7 @@ import {
   InvalidWebhookError,
   NotFoundError,
   VersionNotPublishedError,
+  StoreUnavailableError,
 } from '../table/errors';
 import type { AdminAccount, AdminApiKey } from '../table/item-builders';
 import { type ApiKeyChange, planCreateApiKey, planRevokeApiKeyById, planRotateApiKey, planUpdateApiKey } from '../table/keys';

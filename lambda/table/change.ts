@@ -1,9 +1,8 @@
 import type { Table } from './table';
 import type { AuditEntryItem } from './item-types';
 import { type AuditAttempt, auditEntryWrite, type FailureReason, recordRefusal } from './audit-log';
-import { ConflictError } from './errors';
+import { ConflictError, StoreUnavailableError } from './errors';
 import { copyRevisionToKeys, raiseRevisionWrite } from './propagation';
-import { StoreUnavailableError } from './read-path/api-store';
 import { keys } from './schema';
 import { conditionCheck, TransactionRefusedError, type TransactionWrite, writesItem } from './transaction';
 import { buildCondition, type ExpressionNames } from './update-expression';

@@ -1,3 +1,8 @@
+/** The store could not answer (throttled, unreachable, failing) after the SDK's own retries. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}
+
 /** One reason an import (or a publish through it) is refused; an import refused for several carries them all. */
 export type Conflict = { kind: 'immutable' | 'conflict' | 'missing'; message: string };
 

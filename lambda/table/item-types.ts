@@ -3,7 +3,7 @@ import type { Role } from '../domain/roles';
 
 /**
  * What the table holds: one interface per item, as docs/data-model.md lists them. schema.ts
- * builds their keys; the API reads them (read-path/dynamo-store.ts) and the operator tools write them (admin/table/).
+ * builds their keys; the read API reads them (lambda/read-api/store/) and the operator tools write them (admin/table/).
  * Each interface is the item's own attributes: its keys and its `type` tag are WithKeys below.
  */
 

@@ -16,7 +16,7 @@ import { buildUpdate, type ExpressionNames } from './update-expression';
  *
  * Freezing them exactly takes three things, because reads keep counting while an end is planned:
  * - the read path counts a side only on the condition that the key still carries the prompt revision the side was
- *   decided under (lambda/table/read-path/dynamo-store.ts), and the ending transaction raises every key's revision
+ *   decided under (lambda/read-api/store/dynamo-usage-store.ts), and the ending transaction raises every key's revision
  *   itself: no count decided before the end lands after it, and no answer after it carries the rollout;
  * - the ending transaction holds each key's counters to what the end read (its condition), so a count that landed
  *   between the read and the commit makes the end read again;

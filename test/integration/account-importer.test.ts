@@ -10,7 +10,7 @@ import { ConflictError, NotFoundError } from '../../lambda/table/errors';
 import type { AccountImport, ImportSummary, PromptImport } from '../../admin/table/import-plan';
 import { keyUsage, listApiKeys } from '../../lambda/table/keys';
 import { listPromptSummaries } from '../../lambda/table/prompts';
-import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
+import { DynamoStore } from '../../lambda/read-api/store/dynamo-store';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';

@@ -3,10 +3,9 @@ import { publishVersion, type PublishRequest } from '../../admin/publish-version
 import { AccountOperations } from '../../lambda/operations/account-operations';
 import { Table } from '../../lambda/table/table';
 import { listAudit } from '../../lambda/table/audit-log';
-import { ConflictError, ImmutableVersionError, NotFoundError } from '../../lambda/table/errors';
+import { ConflictError, ImmutableVersionError, NotFoundError, StoreUnavailableError } from '../../lambda/table/errors';
 import { listPromptSummaries } from '../../lambda/table/prompts';
-import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
-import { StoreUnavailableError } from '../../lambda/table/read-path/api-store';
+import { DynamoStore } from '../../lambda/read-api/store/dynamo-store';
 import { version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import { readerOf } from '../support/readers';

@@ -3,7 +3,7 @@ import { FixtureStore } from '../support/fixture-store';
 import { InvalidLabelError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from '../../lambda/table/errors';
 import type { PromptImport } from '../../admin/table/import-plan';
 import { importSeed } from '../../admin/import-seed';
-import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
+import { DynamoStore } from '../../lambda/read-api/store/dynamo-store';
 import type { PromptHeadItem, PromptLabelItem } from '../../lambda/table/item-types';
 import { keys } from '../../lambda/table/schema';
 import { version } from '../support/fixtures';

@@ -2,8 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import type { Prompt } from '../../lambda/domain/prompt';
 import { bucketOf, MAX_SUBJECT_LENGTH } from '../../lambda/domain/rollout';
-import type { ApiStore } from '../../lambda/table/read-path/api-store';
-import { StoreUnavailableError } from '../../lambda/table/read-path/api-store';
+import type { ApiStore } from '../../lambda/read-api/store/api-store';
 import { ApiHarness, type ErrorBody } from '../support/api-harness';
 import { restApiEvent } from '../support/events';
 import { prompt, version } from '../support/fixtures';
@@ -15,6 +14,7 @@ import type { Rollout } from '../../lambda/table/rollouts';
 import { MAX_FENCED_KEYS } from '../../lambda/table/served-counts';
 import { keys as schemaKeys } from '../../lambda/table/schema';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { StoreUnavailableError } from '../../lambda/table/errors';
 
 /**
  * docs/rollouts.md "Serving" and "Served counts", against the real handlers and the embedded store: a read at a

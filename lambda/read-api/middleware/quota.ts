@@ -1,6 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { LruCache } from '../../table/read-path/lru-cache';
-import type { Admission, ServedChange, ServedCount, UsageStore } from '../../table/read-path/api-store';
+import type { LruCache } from '../store/lru-cache';
+import type { Admission, ServedChange, ServedCount, UsageStore } from '../store/api-store';
 import { servedRolloutsOf } from '../served-rollouts';
 import { sameScope } from '../../domain/prompt-scope';
 import { type QuotaPeriod, quotaPeriodAt, secondsUntil } from '../../domain/quota-period';

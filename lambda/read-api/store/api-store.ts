@@ -152,8 +152,3 @@ export interface PromptStore {
 }
 
 export type ApiStore = UsageStore & PromptStore;
-
-/** The store could not answer (throttled, unreachable, failing) after the SDK's own retries. */
-export class StoreUnavailableError extends Error {
-  override readonly name = 'StoreUnavailableError';
-}
