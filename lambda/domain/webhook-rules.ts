@@ -58,3 +58,8 @@ export function urlsRecordedIn(text: string): string {
 /** Why a description is not one, or undefined. */
 export const descriptionProblem = (description: string): string | undefined =>
   description.length > MAX_WEBHOOK_DESCRIPTION_LENGTH ? `must be at most ${MAX_WEBHOOK_DESCRIPTION_LENGTH} characters` : undefined;
+
+/** Whether the webhook wants events of this type: it names it, or it takes every one (`*`). */
+export function wantsEvent(webhook: { readonly events: readonly string[]; readonly enabled: boolean }, type: string): boolean {
+  return webhook.enabled && (webhook.events.includes('*') || webhook.events.includes(type));
+}

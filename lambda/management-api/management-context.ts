@@ -1,11 +1,11 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { HttpContext } from '../http/api-context';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import type { AccountOperations } from '../operations/account-operations';
 import type { Table } from '../table/table';
 import type { Member } from '../table/members';
 import type { SentBody } from './middleware/body';
 import type { BoundHandler, Caller, ManagementRoute } from './route';
+import type { HttpContext } from '../http/http-context';
 
 /** What the management chain's middleware (middleware/) learns about a request, in the order it learns it. */
 export interface ManagementContext extends HttpContext {

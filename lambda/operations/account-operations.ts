@@ -75,8 +75,9 @@ import {
 import { descriptionProblem, eventsProblem, MAX_WEBHOOK_URL_LENGTH, recordedUrl, urlsRecordedIn } from '../domain/webhook-rules';
 import { generateSecret } from '../webhook-delivery/signature';
 import { eventActor } from '../table/change-events';
-import { SealerUnavailableError, type SecretSealer } from '../webhook-delivery/secret-sealer';
+import { SealerUnavailableError } from '../webhook-delivery/secret-sealer';
 import { LookupTimeoutError } from '../webhook-delivery/destination';
+import type { WebhookTools } from '../webhook-delivery/sealer-from-config';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 
 /** Enough of a key to recognise it in a listing (`prs_` and four more), nothing to use it with. */
@@ -97,13 +98,6 @@ export interface OperationsDependencies {
   readonly directory?: UserDirectory;
   /** Needed to create webhooks and rotate their secrets: seals each secret, and says where a URL may point. */
   readonly webhooks?: WebhookTools;
-}
-
-/** What managing webhooks needs beyond the table (lambda/webhook-delivery/sealer-from-config.ts builds it from configuration). */
-export interface WebhookTools {
-  readonly sealer: SecretSealer;
-  /** Whether deliveries may go to the URL, in the service's mode (lambda/webhook-delivery/destination.ts checkUrl). */
-  readonly checkDestination: (url: string) => Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 
 export type AuditReason = NonNullable<AuditEntryItem['reason']>;

@@ -32,11 +32,6 @@ export function listWebhooks(table: Table, accountId: string): Promise<WebhookIt
   return table.queryPartition<WebhookItem>('listWebhooks', accountId, prefixes.webhooks, { ConsistentRead: true });
 }
 
-/** Whether the webhook wants events of this type: it names it, or it takes every one (`*`). */
-export function wantsEvent(webhook: Pick<WebhookItem, 'events' | 'enabled'>, type: string): boolean {
-  return webhook.enabled && (webhook.events.includes('*') || webhook.events.includes(type));
-}
-
 /** How long a retired signing secret still signs deliveries after a rotation: receivers switch within it. */
 export const RETIRED_SECRET_VALID_MS = 24 * 60 * 60 * 1000;
 

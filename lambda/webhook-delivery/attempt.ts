@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { urlsRecordedIn } from '../domain/webhook-rules';
+import { urlsRecordedIn, wantsEvent } from '../domain/webhook-rules';
 import { recordDelivery, newDeliveryId } from '../table/deliveries';
 import { claimAttempt, type DeliveryClaim, findClaim, newClaim, settleClaim } from '../table/delivery-claims';
 import type { WebhookItem } from '../table/item-types';
 import type { Table } from '../table/table';
-import { findWebhook, wantsEvent } from '../table/webhooks';
+import { findWebhook } from '../table/webhooks';
 import { ATTEMPT_LEASE_SECONDS, type AttemptOutcome, type DeliveryJob, type MadeAttempt, RETRY_DELAYS_SECONDS } from './delivery-job';
 import { type DestinationMode, type Resolve, resolveDestination, resolveWithDns } from './destination';
 import type { SecretSealer } from './secret-sealer';

@@ -1,7 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { WebhookConfig } from '../config';
-import type { WebhookTools } from '../operations/account-operations';
 import { checkUrl, type Resolve, resolveWithDns } from './destination';
 import { KmsSecretSealer } from './kms-secret-sealer';
 import { LocalSecretSealer, type SecretSealer } from './secret-sealer';
@@ -39,6 +38,13 @@ export function localKeyFromFile(path: string): Buffer {
 
 /** A file system error's code (`ENOENT`); not by `instanceof`, which fails for an error made in another realm. */
 const codeOf = (error: unknown): unknown => (typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined);
+
+/** What managing webhooks needs beyond the table (webhookToolsFromConfig below builds it from configuration). */
+export interface WebhookTools {
+  readonly sealer: SecretSealer;
+  /** Whether deliveries may go to the URL, in the service's mode (destination.ts checkUrl). */
+  readonly checkDestination: (url: string) => Promise<{ ok: true } | { ok: false; reason: string }>;
+}
 
 /** What the management operations need to manage webhooks, from configuration; `resolve` is DNS unless a test stubs it. */
 export function webhookToolsFromConfig(config: WebhookConfig, resolve: Resolve = resolveWithDns): WebhookTools | undefined {

@@ -2,7 +2,6 @@ import { EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { WebhookDestinationMode } from '../../lambda/config';
-import type { WebhookTools } from '../../lambda/operations/account-operations';
 import { recordDelivery } from '../../lambda/table/deliveries';
 import type { WebhookItem } from '../../lambda/table/item-types';
 import { findWebhook, MAX_WEBHOOKS_PER_ACCOUNT } from '../../lambda/table/webhooks';
@@ -11,6 +10,7 @@ import { KmsSecretSealer } from '../../lambda/webhook-delivery/kms-secret-sealer
 import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
 import { capturedLogRecords } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
+import type { WebhookTools } from '../../lambda/webhook-delivery/sealer-from-config';
 
 /** docs/events.md "Webhooks": admins manage them; a secret is answered once and stored sealed only. */
 const api = new ManagementHarness();

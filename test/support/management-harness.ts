@@ -3,7 +3,7 @@ import { runAdmin } from '../../admin/cli';
 import type { ApiResult } from '../../lambda/http/http-event';
 import { createManagementHandler, type ManagementDependencies } from '../../lambda/management-api/management-handler';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
-import { AccountOperations, type WebhookTools } from '../../lambda/operations/account-operations';
+import { AccountOperations } from '../../lambda/operations/account-operations';
 import { checkUrl, type Resolve } from '../../lambda/webhook-delivery/destination';
 import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
 import type { Actor, Role } from '../../lambda/table/item-types';
@@ -19,6 +19,7 @@ import { expectManagementResponseMatches } from './management-openapi';
 import { capturedRequestLines, registerApiKey } from './log-capture';
 import { TEST_SERVICE_NAME } from './api-harness';
 import type { LogRecord } from './key-leak-check';
+import type { WebhookTools } from '../../lambda/webhook-delivery/sealer-from-config';
 
 /** No test looks a name up in DNS: every name is unknown, so only loopback addresses and `localhost` pass. */
 const noNames: Resolve = async (host) => {

@@ -1,8 +1,9 @@
 import { deadlineAfter, REFUND_BUDGET_MS } from '../../http/store-deadline';
-import { AccountOperations, type WebhookTools } from '../../operations/account-operations';
+import { AccountOperations } from '../../operations/account-operations';
 import type { Table } from '../../table/table';
 import type { UserDirectory } from '../../users/user-directory';
 import type { ManagementMiddleware } from '../management-context';
+import type { WebhookTools } from '../../webhook-delivery/sealer-from-config';
 
 /**
  * The request's way to the store: the table bound to its store deadline, and the shared operations acting

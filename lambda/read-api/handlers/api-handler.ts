@@ -5,7 +5,7 @@ import type { PromptStore, ServedChange, UsageStore } from '../store/api-store';
 import type { RememberedPrompts } from '../store/cached-prompt-store';
 import type { ApiEvent, ApiResult } from '../../http/http-event';
 import type { RouteName } from '../routes';
-import type { ApiContext, Principal } from '../../http/api-context';
+import type { ApiContext, Principal } from '../api-context';
 import { authenticate } from '../middleware/authenticate';
 import { compression } from '../middleware/compression';
 import { type CorsRules, cors } from '../middleware/cors';

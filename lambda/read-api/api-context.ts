@@ -1,9 +1,8 @@
-import type { Context } from 'aws-lambda';
 import type { PromptScope } from '../domain/prompt-scope';
-import type { ApiError } from './api-error';
-import type { HttpRequest } from './http-event';
-import type { Route } from '../read-api/routes';
-import type { ServedRollouts } from '../read-api/served-rollouts';
+import type { HttpContext } from '../http/http-context';
+import type { HttpRequest } from '../http/http-event';
+import type { Route } from './routes';
+import type { ServedRollouts } from './served-rollouts';
 
 /**
  * The caller, as far as it is known: the account (and its prompt revision) may be known from an
@@ -30,19 +29,6 @@ export interface UsageState {
   returnFailure?: string;
   /** Why the rollout sides this request answered could not be counted, if they could not. */
   servedCountFailure?: string;
-}
-
-/**
- * What the middleware both APIs share learns about a request (store-deadline.ts, error-handler.ts); each
- * API's context adds its own (ApiContext below, the management API's ManagementContext).
- */
-export interface HttpContext extends Context {
-  /** When the gateway received the request (epoch ms): the 5 s the answer is due in count from here. */
-  arrivedAt?: number;
-  /** Aborts when the request's store calls must give up (see store-deadline.ts). */
-  storeDeadline?: AbortSignal;
-  /** The error the request was answered with, as the error handler rendered it (the cause stays in `request.error`). */
-  apiError?: ApiError;
 }
 
 /** What the read API's middleware learns about a request, in the order it learns it. */
