@@ -2,10 +2,11 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountImport, ImportMode, ImportSummary } from './import-plan';
 import * as imports from './imports';
 import { Table } from '../../lambda/table/table';
-import type { Actor } from '../../lambda/table/item-types';
 import { recordRefusal } from '../../lambda/table/audit-log';
 import { commitChange } from '../../lambda/table/change';
-import { actorName, reasonOf } from '../../lambda/operations/account-operations';
+import { reasonOf } from '../../lambda/operations/account-operations';
+import type { Actor } from '../../lambda/domain/actor';
+import { actorName } from '../../lambda/domain/actor';
 
 const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...summary });
 

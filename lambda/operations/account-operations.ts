@@ -1,4 +1,4 @@
-import type { Actor, AuditEntryItem, Role } from '../table/item-types';
+import type { AuditEntryItem, Role } from '../table/item-types';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../domain/api-key';
 import {
   type AccountSettings,
@@ -10,7 +10,7 @@ import {
   requireAccount,
 } from '../table/accounts';
 import { BreakGlassNotAllowedError, type Mover } from '../table/approval-gate';
-import { actorIdentity, type Decider, planApproveRequest, planCloseRequest, type RequestDecision } from '../table/change-requests';
+import { type Decider, planApproveRequest, planCloseRequest, type RequestDecision } from '../table/change-requests';
 import type { ChangeRequestItem } from '../table/item-types';
 import { type AuditAttempt, recordRefusal } from '../table/audit-log';
 import { commitChange, type PlannedChange } from '../table/change';
@@ -74,11 +74,12 @@ import {
 } from '../table/webhooks';
 import { descriptionProblem, eventsProblem, MAX_WEBHOOK_URL_LENGTH, recordedUrl, urlsRecordedIn } from '../domain/webhook-rules';
 import { generateSecret } from '../webhook-delivery/signature';
-import { eventActor } from '../table/change-events';
 import { SealerUnavailableError } from '../webhook-delivery/secret-sealer';
 import { LookupTimeoutError } from '../webhook-delivery/destination';
 import type { WebhookTools } from '../webhook-delivery/sealer-from-config';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
+import type { Actor } from '../domain/actor';
+import { actorIdentity, actorName, eventActor } from '../domain/actor';
 
 /** Enough of a key to recognise it in a listing (`prs_` and four more), nothing to use it with. */
 export const DISPLAY_PREFIX_LENGTH = 8;
@@ -116,21 +117,6 @@ export function reasonOf(error: unknown): AuditReason {
   if (error instanceof SealerUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the sealing key did not answer in time' };
   if (error instanceof BreakGlassNotAllowedError) return { code: 'FORBIDDEN', message };
   return { code: 'INTERNAL_ERROR', message: 'unexpected error' };
-}
-
-/**
- * How an actor is named on what they changed (`updatedBy`, `createdBy`): people by email, operators as `cli:<who>`,
- * the deployed automation of rollouts as `system:<name>`.
- */
-export function actorName(actor: Actor): string {
-  switch (actor.type) {
-    case 'user':
-      return actor.email;
-    case 'cli':
-      return `cli:${actor.operator}`;
-    case 'system':
-      return `system:${actor.name}`;
-  }
 }
 
 type Attempt = Omit<AuditAttempt, 'actor'>;

@@ -1,9 +1,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { AccountOperations } from '../operations/account-operations';
 import { ConflictError, NotFoundError } from '../table/errors';
-import type { RolloutItem, SystemActorName } from '../table/item-types';
+import type { RolloutItem } from '../table/item-types';
 import { hasDueStep, listActiveRollouts, OtherRolloutError } from '../table/rollouts';
 import type { Table } from '../table/table';
+import type { SystemActorName } from '../domain/actor';
 
 /**
  * What the deployed automation of rollouts does (docs/rollouts.md "Steps and a guard alarm (deployed)"): the scheduled function

@@ -1,7 +1,7 @@
 import { type AccountSettings, readHeldSettings } from './accounts';
-import type { Actor } from './item-types';
 import type { Table } from './table';
 import type { ExpressionNames } from './update-expression';
+import type { Actor } from '../domain/actor';
 
 /**
  * Does this label move only through a change request? The one place that says so

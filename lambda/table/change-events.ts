@@ -1,5 +1,5 @@
-import type { EventActor, EventType } from '../domain/events';
-import type { Actor, AuditEntryItem } from './item-types';
+import type { EventType } from '../domain/events';
+import type { AuditEntryItem } from './item-types';
 
 /**
  * What each change announces (docs/events.md "Event types"): the one map from the audit log's actions to event
@@ -33,18 +33,6 @@ export const EVENT_OF_ACTION: ReadonlyMap<string, EventType> = new Map<string, E
     'member.remove': 'member.removed',
   } satisfies Record<string, EventType>),
 );
-
-/** Who made the change, as an event names them: a person by email only. */
-export function eventActor(actor: Actor): EventActor {
-  switch (actor.type) {
-    case 'user':
-      return { type: 'user', email: actor.email };
-    case 'cli':
-      return { type: 'cli', operator: actor.operator };
-    case 'system':
-      return { type: 'system', name: actor.name };
-  }
-}
 
 export interface Announcement {
   readonly type: EventType;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseTemplate, variablesOf } from '../../client/src/template';
+import { actorIdentity } from '../domain/actor';
 import { type ApprovalStanding, approvalStanding, rolesThatApprove } from '../domain/approval-standing';
 import { labelledVersion } from '../domain/label';
 import type { PromptConfig } from '../domain/prompt';
@@ -11,7 +12,6 @@ import { requireNoOpenRequest } from './open-requests';
 import type { RolloutStep } from '../domain/rollout';
 import { readHeldSettings } from './accounts';
 import type {
-  Actor,
   ChangeRequestItem,
   ChangeRequestState,
   MemberItem,
@@ -31,6 +31,7 @@ import { keys, prefixes } from './schema';
 import { fromStoredContent } from './stored-content';
 import { conditionCheck, type TransactionWrite } from './transaction';
 import { buildCondition, buildUpdate } from './update-expression';
+import type { Actor } from '../domain/actor';
 
 /**
  * Change requests (docs/management-api.md "Change requests"): a move or removal of a label the account puts
@@ -91,18 +92,6 @@ export interface Decider {
   /** An email, or `cli:<operator>`. */
   readonly by: string;
   readonly comment?: string | undefined;
-}
-
-/** The identity that tells approvers apart, and the requester from them. */
-export function actorIdentity(actor: Actor): string {
-  switch (actor.type) {
-    case 'user':
-      return actor.userId;
-    case 'cli':
-      return `cli:${actor.operator}`;
-    case 'system':
-      return `system:${actor.name}`;
-  }
 }
 
 export function newRequestId(at: string): string {

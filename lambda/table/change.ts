@@ -6,9 +6,10 @@ import { copyRevisionToKeys, raiseRevisionWrite } from './propagation';
 import { keys } from './schema';
 import { conditionCheck, TransactionRefusedError, type TransactionWrite, writesItem } from './transaction';
 import { buildCondition, type ExpressionNames } from './update-expression';
-import { announcementOf, eventActor } from './change-events';
+import { announcementOf } from './change-events';
 import { eventTails, eventWrite } from './outbox';
 import { orderedTails } from './ordered-tails';
+import { eventActor } from '../domain/actor';
 
 /**
  * How a person's change is written (docs/data-model.md "One change, one transaction"): read what it

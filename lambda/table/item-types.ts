@@ -1,3 +1,4 @@
+import type { Actor } from '../domain/actor';
 import type { PromptConfig, PromptContent } from '../domain/prompt';
 import type { Role } from '../domain/roles';
 
@@ -60,15 +61,6 @@ export interface MemberItem {
   addedAt: string;
   addedBy: string;
 }
-
-/**
- * Who made a change: a signed-in user, an operator through the CLI, or the deployed automation of rollouts
- * (a due step applied, a guard alarm's abort: docs/rollouts.md "Steps and a guard alarm (deployed)").
- */
-export type Actor = { type: 'user'; userId: string; email: string } | { type: 'cli'; operator: string } | { type: 'system'; name: SystemActorName };
-
-/** The deployed functions that change rollouts on their own. */
-export type SystemActorName = 'rollout-steps' | 'guard-alarm';
 
 /**
  * `succeeded`: written in the change's own transaction; `refused`: nothing changed; `failed`: a step outside

@@ -14,7 +14,7 @@ import type { TransactionWrite } from './transaction';
 
 /** Who moved a label and how: what its history entry says beside the versions. */
 export interface MoveCause {
-  /** A person's email, or `cli:<operator>` (account-operations.ts actorName). */
+  /** A person's email, or `cli:<operator>` (domain/actor.ts actorName). */
   readonly by: string;
   /**
    * The mover's note, or the way it moved: `push`, `restore`, `request <id>`, `import`, `break-glass` (the operator

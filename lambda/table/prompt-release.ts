@@ -8,7 +8,7 @@ import { openRequestWrites } from './change-requests';
 import { requireNoOpenRequest } from './open-requests';
 import { ConflictError, InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
 import { contentOf, versionItem } from './item-builders';
-import type { Actor, PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from './item-types';
+import type { PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from './item-types';
 import { labelHistoryWrite, PUSH_REASON } from './label-history';
 import { labelCopyWrites, labelItem, labelsUnchanged, NO_ROLLOUT } from './labels';
 import { latestBelow, type VersionContent } from './prompt-authoring';
@@ -16,6 +16,7 @@ import { keys } from './schema';
 import { fromStoredContent, toStoredContent } from './stored-content';
 import type { TransactionWrite } from './transaction';
 import { buildUpdate } from './update-expression';
+import type { Actor } from '../domain/actor';
 
 /**
  * Everything one prompt of a `prompts push` changes, as one transaction (docs/prompts-as-code.md): the prompt

@@ -6,7 +6,7 @@ import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { AccountOperations } from '../../lambda/operations/account-operations';
 import { checkUrl, type Resolve } from '../../lambda/webhook-delivery/destination';
 import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
-import type { Actor, Role } from '../../lambda/table/item-types';
+import type { Role } from '../../lambda/table/item-types';
 import { Table } from '../../lambda/table/table';
 import { addMember } from '../../lambda/table/members';
 import { gatewayRouteFor, type LambdaFunction, restEvent } from '../../local/http-gateway';
@@ -20,6 +20,7 @@ import { capturedRequestLines, registerApiKey } from './log-capture';
 import { TEST_SERVICE_NAME } from './api-harness';
 import type { LogRecord } from './key-leak-check';
 import type { WebhookTools } from '../../lambda/webhook-delivery/sealer-from-config';
+import type { Actor } from '../../lambda/domain/actor';
 
 /** No test looks a name up in DNS: every name is unknown, so only loopback addresses and `localhost` pass. */
 const noNames: Resolve = async (host) => {

@@ -1,8 +1,8 @@
 import { AccountOperations } from '../../lambda/operations/account-operations';
-import type { Actor } from '../../lambda/table/item-types';
 import type { Rollout } from '../../lambda/table/rollouts';
 import { Table } from '../../lambda/table/table';
 import type { LocalStore } from './local-store';
+import type { Actor } from '../../lambda/domain/actor';
 
 /** Who the read path's tests run their rollouts as: an operator, as the admin CLI's `prompts rollout` does. */
 export const ROLLOUT_OPERATOR: Actor = { type: 'cli', operator: 'rollout-tests' };
