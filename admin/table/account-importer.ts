@@ -3,7 +3,7 @@ import type { AccountImport, ImportMode, ImportSummary } from './import-plan';
 import * as imports from './imports';
 import { Table } from '../../lambda/table/table';
 import { recordRefusal } from '../../lambda/table/audit-log';
-import { commitChange } from '../../lambda/table/change';
+import { commitChange } from '../../lambda/operations/commit';
 import { reasonOf } from '../../lambda/operations/account-operations';
 import type { Actor } from '../../lambda/domain/actor';
 import { actorName } from '../../lambda/domain/actor';

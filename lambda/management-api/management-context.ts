@@ -19,7 +19,7 @@ export interface ManagementContext extends HttpContext {
   /** The path's account, once the caller is known to be a member of it. */
   accountId?: string;
   /**
-   * A change committed but its revision was not copied to the account's keys (table/change.ts): it stands, and
+   * A change committed but its revision was not copied to the account's keys (operations/commit.ts): it stands, and
    * the read API may serve the account's earlier prompts until a later change copies again. Its error's name.
    */
   keysCopyFailure?: string;

@@ -13,7 +13,7 @@ import { BreakGlassNotAllowedError, type Mover } from '../table/approval-gate';
 import { type Decider, planApproveRequest, planCloseRequest, type RequestDecision } from '../table/change-requests';
 import type { ChangeRequestItem } from '../table/item-types';
 import { type AuditAttempt, recordRefusal } from '../table/audit-log';
-import { commitChange, type PlannedChange } from '../table/change';
+import { commitChange } from './commit';
 import {
   ConflictError,
   ImmutableVersionError,
@@ -80,6 +80,7 @@ import type { WebhookTools } from '../webhook-delivery/sealer-from-config';
 import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 import type { Actor } from '../domain/actor';
 import { actorIdentity, actorName, eventActor } from '../domain/actor';
+import type { PlannedChange } from '../features/planned-change';
 
 /** Enough of a key to recognise it in a listing (`prs_` and four more), nothing to use it with. */
 export const DISPLAY_PREFIX_LENGTH = 8;
@@ -146,7 +147,7 @@ export class AccountOperations {
     return recordRefusal(this.table, { ...attempt, actor: this.actor }, reason);
   }
 
-  /** One change: planned from what it reads, then committed with its audit entry in one transaction (table/change.ts). */
+  /** One change: planned from what it reads, then committed with its audit entry in one transaction (operations/commit.ts). */
   private audited<T>(attempt: Attempt, plan: () => Promise<PlannedChange<T>>): Promise<T> {
     return commitChange(this.table, { ...attempt, actor: this.actor }, plan, {
       reasonOf,

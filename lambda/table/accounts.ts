@@ -6,8 +6,8 @@ import { ConflictError, NotFoundError } from './errors';
 import { accountItem, type AdminAccount, toAccount } from './item-builders';
 import { copyPlanToKeys } from './propagation';
 import type { Table } from './table';
-import type { PlannedChange } from './change';
 import { buildUpdate, type ExpressionNames } from './update-expression';
+import type { PlannedChange } from '../features/planned-change';
 
 export interface NewAccount {
   accountId: string;
@@ -104,7 +104,7 @@ export async function getAccountSettings(table: Table, accountId: string): Promi
 /** The account's settings as a change reads them, and the condition that holds them unchanged to its transaction. */
 export interface HeldSettings {
   readonly settings: AccountSettings;
-  /** For the change's `accountHolds` (change.ts): no settings change landed since they were read. */
+  /** For the change's `accountHolds` (operations/commit.ts): no settings change landed since they were read. */
   readonly holds: (e: ExpressionNames) => string;
 }
 

@@ -9,7 +9,7 @@ import type { Actor } from '../domain/actor';
  * came through: a move, a removal or a restore from the management API or the CLI, a rollout start
  * (label-moves.ts), one prompt of a push (prompt-release.ts). A door decides nothing of it. The answer comes from the
  * account's approvals as the change reads them, and the change's transaction holds them (`accountHolds`,
- * change.ts): approvals turned on or off meanwhile refuse the transaction, and the change is planned, and decided,
+ * operations/commit.ts): approvals turned on or off meanwhile refuse the transaction, and the change is planned, and decided,
  * again.
  */
 

@@ -5,7 +5,6 @@ import { type ApprovalStanding, approvalStanding, rolesThatApprove } from '../do
 import { labelledVersion } from '../domain/label';
 import type { PromptConfig } from '../domain/prompt';
 import type { Table } from './table';
-import type { PlannedChange, RecordedStep } from './change';
 import { ConflictError, NotFoundError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
 import { contentOf } from './item-builders';
 import { requireNoOpenRequest } from './open-requests';
@@ -32,6 +31,8 @@ import { fromStoredContent } from './stored-content';
 import { conditionCheck, type TransactionWrite } from './transaction';
 import { buildCondition, buildUpdate } from './update-expression';
 import type { Actor } from '../domain/actor';
+import type { PlannedChange } from '../features/planned-change';
+import type { RecordedStep } from '../features/planned-change';
 
 /**
  * Change requests (docs/management-api.md "Change requests"): a move or removal of a label the account puts

@@ -5,9 +5,10 @@ import { ConflictError, NotFoundError } from './errors';
 import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey, withFreshDayCounters } from './item-builders';
 import { indexedKeysOf } from './propagation';
 import type { Table } from './table';
-import { commitUnaudited, type PlannedChange } from './change';
+import { commitUnaudited } from '../operations/commit';
 import type { TransactionWrite } from './transaction';
 import { buildUpdate, type ExpressionNames } from './update-expression';
+import type { PlannedChange } from '../features/planned-change';
 
 export interface NewApiKey {
   keyHash: string;

@@ -4,10 +4,11 @@ import { keys } from './schema';
 import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
 import { InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
 import type { Table } from './table';
-import { commitUnaudited, type PlannedChange } from './change';
+import { commitUnaudited } from '../operations/commit';
 import { conditionCheck, type TransactionWrite } from './transaction';
 import { buildCondition, buildUpdate, type ExpressionNames } from './update-expression';
 import { labelHistoryWrite, type MoveCause } from './label-history';
+import type { PlannedChange } from '../features/planned-change';
 
 /**
  * Labels: names such as `production` that point at one published version of a prompt, moved by people
@@ -16,7 +17,7 @@ import { labelHistoryWrite, type MoveCause } from './label-history';
  * What is stored: the head's `labels` map (label -> version) names every label of the prompt, and one
  * label item per label holds a copy of the labelled version's content and of the head's name and deleted
  * flag, so the API reads a label as it reads latest. A change writes the head (conditional on its
- * `labelsRevision`) and the item in one transaction (change.ts), with the account's raised prompt revision,
+ * `labelsRevision`) and the item in one transaction (operations/commit.ts), with the account's raised prompt revision,
  * which every request reads: the move applies from the very next request. Each move also writes its entry
  * of the label's history (label-history.ts), with who moved it and how (`cause`), in the same transaction.
  */

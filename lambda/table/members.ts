@@ -2,9 +2,10 @@ import type { AccountItem, MemberItem, Role, WithKeys } from './item-types';
 import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from './schema';
 import { ConflictError, NotFoundError } from './errors';
 import type { Table } from './table';
-import { commitUnaudited, type PlannedChange } from './change';
+import { commitUnaudited } from '../operations/commit';
 import type { TransactionRefusedError, TransactionWrite } from './transaction';
 import { buildCondition, buildUpdate } from './update-expression';
+import type { PlannedChange } from '../features/planned-change';
 
 /**
  * People in accounts (docs/data-model.md): one member item per membership, in the account's partition

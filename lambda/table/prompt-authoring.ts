@@ -6,9 +6,9 @@ import { ConflictError, deletedPromptMessage, ImmutableVersionError, NotFoundErr
 import { contentEtag, contentOf, versionItem } from './item-builders';
 import { fromStoredContent, toStoredContent } from './stored-content';
 import type { Table } from './table';
-import type { PlannedChange } from './change';
 import type { TransactionWrite } from './transaction';
 import { buildCondition, buildProjection, buildUpdate, type ExpressionNames } from './update-expression';
+import type { PlannedChange } from '../features/planned-change';
 
 /**
  * Authoring through the management API: prompts, drafts with ETags, publishing a draft. Drafts are

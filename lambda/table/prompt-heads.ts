@@ -1,5 +1,4 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { PlannedChange } from './change';
 import { labelCopyWrites, labelsUnchanged } from './labels';
 import { buildUpdate } from './update-expression';
 import type { PromptContent } from '../domain/prompt';
@@ -10,6 +9,7 @@ import { NotFoundError } from './errors';
 import type { PromptHeadItem } from './item-types';
 import { keys } from './schema';
 import { toStoredContent } from './stored-content';
+import type { PlannedChange } from '../features/planned-change';
 
 /**
  * What an import or a publish changes on a prompt's head, field by field: only what it asks to change, so

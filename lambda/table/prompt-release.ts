@@ -3,7 +3,6 @@ import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
 import { compareVersions, versionSortKey } from '../domain/version';
 import type { Table } from './table';
 import { readApprovalGate } from './approval-gate';
-import { type PlannedChange, plannedAs, type RecordedStep } from './change';
 import { openRequestWrites } from './change-requests';
 import { requireNoOpenRequest } from './open-requests';
 import { ConflictError, InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
@@ -17,6 +16,9 @@ import { fromStoredContent, toStoredContent } from './stored-content';
 import type { TransactionWrite } from './transaction';
 import { buildUpdate } from './update-expression';
 import type { Actor } from '../domain/actor';
+import type { PlannedChange } from '../features/planned-change';
+import type { RecordedStep } from '../features/planned-change';
+import { plannedAs } from '../features/planned-change';
 
 /**
  * Everything one prompt of a `prompts push` changes, as one transaction (docs/prompts-as-code.md): the prompt

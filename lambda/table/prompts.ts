@@ -5,8 +5,9 @@ import { requireAccount } from './accounts';
 import { NotFoundError } from './errors';
 import { labelCopyWrites, labelsUnchanged } from './labels';
 import type { Table } from './table';
-import { commitUnaudited, type PlannedChange } from './change';
+import { commitUnaudited } from '../operations/commit';
 import { buildUpdate } from './update-expression';
+import type { PlannedChange } from '../features/planned-change';
 
 export interface AdminPromptSummary {
   promptId: string;

@@ -3,7 +3,6 @@ import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
 import { isValidPercent, PERCENT_RULE, type RolloutState, type RolloutStep } from '../domain/rollout';
 import { ALARM_NAME_RULE, dueSteps, isAlarmName, stepsProblem } from '../domain/rollout-rules';
 import { VERSION_PATTERN } from '../domain/version';
-import type { PlannedChange } from './change';
 import { ConflictError, InvalidLabelError, InvalidRolloutError, NotFoundError, PromptDeletedError, PromptMissingError, RolloutActiveError } from './errors';
 import type {
   LabelHistoryRollout,
@@ -24,13 +23,14 @@ import { fromStoredContent, toStoredContent } from './stored-content';
 import type { Table } from './table';
 import type { TransactionWrite } from './transaction';
 import { buildCondition, buildUpdate, type ExpressionNames } from './update-expression';
+import type { PlannedChange } from '../features/planned-change';
 
 /**
  * Rollouts (docs/rollouts.md): a label moved to `to` for a share of subjects, then completed (the label moves)
  * or aborted (it stays). The rollout is one item under its label's key (`ROLLOUT#<promptId>#<label>`, written
  * `attribute_not_exists`, so a label has at most one), indexed under `ROLLOUTS` for the deployed step and alarm
  * functions; its share and a copy of `to` ride on the label's own item (`rollout`), which is what the read path
- * serves from. Each change is one transaction (change.ts): the rollout item (conditional on the `revision` read),
+ * serves from. Each change is one transaction (operations/commit.ts): the rollout item (conditional on the `revision` read),
  * the label item, the label's history entry (reason `rollout <id>`), with the audit entry and the account's raised
  * prompt revision. Completing or aborting deletes the item: the history entry and the audit entry keep how it
  * ended, with what each side served, frozen by the same transaction (served-counts.ts). Every change after the

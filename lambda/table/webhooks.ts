@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EventActor } from '../domain/events';
 import { recordedUrl } from '../domain/webhook-rules';
-import type { PlannedChange } from './change';
 import { ConflictError, NotFoundError } from './errors';
 import type { AccountItem, WebhookItem, WithKeys } from './item-types';
 import { eventTails, eventWrite } from './outbox';
@@ -9,6 +8,7 @@ import { keys, prefixes } from './schema';
 import type { Table } from './table';
 import type { TransactionWrite } from './transaction';
 import { buildCondition, buildUpdate } from './update-expression';
+import type { PlannedChange } from '../features/planned-change';
 
 /**
  * Webhooks (docs/events.md "Webhooks"): one item each in the account's partition. The dispatcher reads the

@@ -18,7 +18,7 @@ import { ManagementHarness, type Person, type SendOptions } from '../support/man
 
 /**
  * Issue 36: an outage from each write position of each change a person makes through the management API.
- * Every change is one transaction with its audit entry (lambda/table/change.ts), then the account's prompt
+ * Every change is one transaction with its audit entry (lambda/operations/commit.ts), then the account's prompt
  * revision is copied to its keys. Whatever the store does from the k-th write on (throttles every write, or
  * applies the k-th and loses its answer, then throttles the rest), everything read back afterwards shows the
  * change WHOLE (as a clean run makes it, answered as a clean run is) or ABSENT (the account as it was, at most

@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { ROLLOUT_ID_PATTERN } from '../../lambda/domain/rollout';
 import { listAudit } from '../../lambda/table/audit-log';
-import { commitUnaudited } from '../../lambda/table/change';
+import { commitUnaudited } from '../../lambda/operations/commit';
 import { listActiveRollouts, planStartRollout } from '../../lambda/table/rollouts';
 import { keys, servedAttribute } from '../../lambda/table/schema';
 import { prompt, version } from '../support/fixtures';

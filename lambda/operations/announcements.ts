@@ -1,5 +1,5 @@
 import type { EventType } from '../domain/events';
-import type { AuditEntryItem } from './item-types';
+import type { AuditEntryItem } from '../table/item-types';
 
 /**
  * What each change announces (docs/events.md "Event types"): the one map from the audit log's actions to event
