@@ -2,7 +2,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/table/client';
 import { AccountImporter } from './table/account-importer';
-import { ConflictError, InvalidLabelError, InvalidRolloutError, InvalidWebhookError, NotFoundError, StoreUnavailableError } from '../lambda/table/errors';
+import { ConflictError, NotFoundError, StoreUnavailableError } from '../lambda/table/errors';
 import { DynamoStore } from '../lambda/read-api/store/dynamo-store';
 import { type Command, type CommandContext, UsageError } from './command';
 import { accountCommands } from './commands/accounts';
@@ -26,6 +26,7 @@ import { InputError } from './input-reader';
 import { PromptFileError } from './prompt-files/prompt-file';
 import { SeedError } from './seed-file';
 import { VersionReader } from './table/version-reader';
+import { InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../lambda/features/errors';
 
 /** How the help and hints name the CLI: npx passes every argument on, where `npm run admin` needs a `--` first. */
 export const PROGRAM = 'prompts-admin';

@@ -3,7 +3,7 @@ import type { AccountImporter } from './table/account-importer';
 import type { PromptStore } from '../lambda/read-api/store/api-store';
 import type { VersionReader } from './table/version-reader';
 import type { AccountOperations } from '../lambda/operations/account-operations';
-import { requireAccount } from '../lambda/table/accounts';
+import { requireAccount } from '../lambda/features/accounts/accounts';
 import type { Table } from '../lambda/table/table';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */

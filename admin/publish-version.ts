@@ -1,10 +1,11 @@
 import type { AccountOperations } from '../lambda/operations/account-operations';
 import type { Table } from '../lambda/table/table';
-import { ConflictError, deletedPromptMessage, ImmutableVersionError, NotFoundError } from '../lambda/table/errors';
+import { ConflictError, NotFoundError } from '../lambda/table/errors';
 import type { PromptHeadItem } from '../lambda/table/item-types';
-import { readVersion, StaleDraftError, type StoredVersionContent, type VersionContent } from '../lambda/table/prompt-authoring';
+import { readVersion, StaleDraftError, type StoredVersionContent, type VersionContent } from '../lambda/features/prompts/authoring';
 import { keys } from '../lambda/table/schema';
 import { sameContent } from './table/import-plan';
+import { ImmutableVersionError, deletedPromptMessage } from '../lambda/features/errors';
 
 /**
  * How the CLI publishes (`prompts publish`, `prompts rollback`, `prompts push`): as steps of the operations the
@@ -36,7 +37,7 @@ const RACED = Symbol('raced');
  * (saved over first when other content is given). A version already published with this content is left as it
  * is; with other content it is refused, published versions never change. A new prompt is created first (it
  * needs a name); a deleted one is refused, naming the way back. Publishes racing each other all land: latest
- * only ever moves up (lambda/table/prompt-heads.ts).
+ * only ever moves up (lambda/features/prompts/authoring.ts latestBelow).
  */
 export async function publishVersion(ops: AccountOperations, table: Table, accountId: string, request: PublishRequest): Promise<PublishOutcome> {
   for (let attempt = 1; ; attempt += 1) {

@@ -11,7 +11,7 @@ import { AccountImporter } from '../admin/table/account-importer';
 import type { AccountImport } from '../admin/table/import-plan';
 import { createDocumentClient } from '../lambda/table/client';
 import { Table } from '../lambda/table/table';
-import { setLabel } from '../lambda/table/labels';
+import { setLabel } from '../lambda/features/labels/labels';
 import { AccountOperations } from '../lambda/operations/account-operations';
 import { type EventCost, measureEventCosts } from './event-costs';
 import { ensureTable } from '../admin/table/ensure-table';

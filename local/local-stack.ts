@@ -4,7 +4,7 @@ import { importSeed } from '../admin/import-seed';
 import { type Seed, SeedError } from '../admin/seed-file';
 import { createDocumentClient } from '../lambda/table/client';
 import { AccountOperations } from '../lambda/operations/account-operations';
-import { findMember } from '../lambda/table/members';
+import { findMember } from '../lambda/features/members/members';
 import type { ManagementDependencies } from '../lambda/management-api/management-handler';
 import { managementDependencies } from '../lambda/management-api/runtime';
 import { AccountImporter } from '../admin/table/account-importer';

@@ -1,5 +1,5 @@
 import { generateAccountId } from '../../lambda/domain/account-id';
-import { listAccounts } from '../../lambda/table/accounts';
+import { listAccounts } from '../../lambda/features/accounts/accounts';
 import { type Command, requiredOption, stringOption, table, UsageError } from '../command';
 import { accountOption, planOption } from '../option-values';
 

@@ -1,5 +1,5 @@
 import type { AdminApiKey } from '../../lambda/table/item-builders';
-import { listApiKeys } from '../../lambda/table/keys';
+import { listApiKeys } from '../../lambda/features/keys/keys';
 import { isPlan, monthlyLimitFor } from '../../lambda/domain/plans';
 import { type Command, operationsOn, stringOption, table, UsageError } from '../command';
 import { DEFAULT_GRACE, describeScope, expiresOption, graceOption, keyState, scopeOption } from '../key-settings';

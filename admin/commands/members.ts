@@ -1,5 +1,5 @@
 import { isRole, ROLES, type Role } from '../../lambda/domain/roles';
-import { listMembers, requireMember } from '../../lambda/table/members';
+import { listMembers, requireMember } from '../../lambda/features/members/members';
 import { type Command, requiredOption, table, UsageError } from '../command';
 import { accountOption } from '../option-values';
 

@@ -1,10 +1,10 @@
-import type { ChangeRequest } from '../../lambda/table/change-requests';
+import type { ChangeRequest } from '../../lambda/features/change-requests/change-requests';
 import { NotFoundError } from '../../lambda/table/errors';
 import { isHistoryCursor, listLabelHistory } from '../../lambda/table/label-history';
-import type { LabelMove } from '../../lambda/table/label-moves';
-import { listLabels } from '../../lambda/table/labels';
-import { requireHead } from '../../lambda/table/prompt-authoring';
-import { requireAccount } from '../../lambda/table/accounts';
+import type { LabelMove } from '../../lambda/features/change-requests/gated-moves';
+import { listLabels } from '../../lambda/features/labels/labels';
+import { requireHead } from '../../lambda/features/prompts/authoring';
+import { requireAccount } from '../../lambda/features/accounts/accounts';
 import { type Command, operationsOn, stringOption, table, UsageError } from '../command';
 import { accountOption, labelOption, promptIdOption, versionOption } from '../option-values';
 

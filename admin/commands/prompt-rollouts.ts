@@ -1,6 +1,6 @@
 import { isValidPercent, PERCENT_RULE, ROLLOUT_ID_PATTERN, type RolloutStep } from '../../lambda/domain/rollout';
 import { ALARM_NAME_RULE, isAlarmName, STEPS_RULE } from '../../lambda/domain/rollout-rules';
-import type { Rollout } from '../../lambda/table/rollouts';
+import type { Rollout } from '../../lambda/features/rollouts/rollouts';
 import { type Command, type CommandArgs, operationsOn, requiredOption, stringOption, UsageError } from '../command';
 import { accountOption, labelOption, promptIdOption, versionOption } from '../option-values';
 

@@ -9,7 +9,7 @@ import { CONTENT_FIELDS, readContent } from '../prompt-content';
 import { seedCounts, type SeedSources } from '../seed-file';
 import { exportCommand } from './prompts-export';
 import { publishVersion } from '../publish-version';
-import { listPromptSummaries } from '../../lambda/table/prompts';
+import { listPromptSummaries } from '../../lambda/features/prompts/deletion';
 
 /** The release note of a version published without --note (the management API asks people for one). */
 export const CLI_PUBLISH_NOTE = 'Published with the admin CLI';

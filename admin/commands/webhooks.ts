@@ -1,7 +1,7 @@
 import type { WebhookItem } from '../../lambda/table/item-types';
-import { listWebhooks } from '../../lambda/table/webhooks';
 import { type Command, operationsOn, requiredOption, stringOption, table, UsageError } from '../command';
 import { accountOption } from '../option-values';
+import { listWebhooks } from '../../lambda/table/webhooks';
 
 /** Webhooks from the CLI (docs/events.md "Webhooks"): the operations the management API uses, audited as `cli`. */
 

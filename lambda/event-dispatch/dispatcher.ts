@@ -1,9 +1,9 @@
 import type { EventBody } from '../domain/events';
 import type { WebhookItem } from '../table/item-types';
-import { listWebhooks } from '../table/webhooks';
 import type { Table } from '../table/table';
 import type { DeliveryJob, EventBus, JobQueue } from '../webhook-delivery/delivery-job';
 import { wantsEvent } from '../domain/webhook-rules';
+import { listWebhooks } from '../table/webhooks';
 
 /**
  * The dispatcher (docs/events.md "How it is delivered"): committed events in, a publish on the bus and one delivery

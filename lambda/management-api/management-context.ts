@@ -2,7 +2,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import type { AccountOperations } from '../operations/account-operations';
 import type { Table } from '../table/table';
-import type { Member } from '../table/members';
+import type { Member } from '../features/members/members';
 import type { SentBody } from './middleware/body';
 import type { BoundHandler, Caller, ManagementRoute } from './route';
 import type { HttpContext } from '../http/http-context';

@@ -2,8 +2,8 @@ import type * as z from 'zod';
 import { ApiError, serviceUnavailable } from '../http/api-error';
 import { MAX_CONTENT_BYTES } from '../domain/content-rules';
 import { reasonOf } from '../operations/account-operations';
-import { InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../table/errors';
-import { StaleDraftError } from '../table/prompt-authoring';
+import { StaleDraftError } from '../features/prompts/authoring';
+import { InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../features/errors';
 
 /** The management API's errors: the read API's format, `{"error", "code"}`, with the field named where one is wrong. */
 

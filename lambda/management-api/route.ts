@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import type { Capability } from '../domain/roles';
 import type { AccountOperations } from '../operations/account-operations';
 import type { Table } from '../table/table';
-import type { Member } from '../table/members';
+import type { Member } from '../features/members/members';
 import type { UserDirectory } from '../users/user-directory';
 
 /**

@@ -8,28 +8,19 @@ import {
   planSetAccountPlan,
   planUpdateAccountSettings,
   requireAccount,
-} from '../table/accounts';
-import { BreakGlassNotAllowedError, type Mover } from '../table/approval-gate';
-import { type Decider, planApproveRequest, planCloseRequest, type RequestDecision } from '../table/change-requests';
+} from '../features/accounts/accounts';
+import { BreakGlassNotAllowedError, type Mover } from '../features/change-requests/approval-gate';
+import { type Decider, planApproveRequest, planCloseRequest, type RequestDecision } from '../features/change-requests/change-requests';
 import type { ChangeRequestItem } from '../table/item-types';
 import { type AuditAttempt, recordRefusal } from '../table/audit-log';
 import { commitChange } from './commit';
-import {
-  ConflictError,
-  ImmutableVersionError,
-  InvalidLabelError,
-  InvalidRolloutError,
-  InvalidWebhookError,
-  NotFoundError,
-  VersionNotPublishedError,
-  StoreUnavailableError,
-} from '../table/errors';
+import { ConflictError, NotFoundError, StoreUnavailableError } from '../table/errors';
 import type { AdminAccount, AdminApiKey } from '../table/item-builders';
-import { type ApiKeyChange, planCreateApiKey, planRevokeApiKeyById, planRotateApiKey, planUpdateApiKey } from '../table/keys';
+import { type ApiKeyChange, planCreateApiKey, planRevokeApiKeyById, planRotateApiKey, planUpdateApiKey } from '../features/keys/keys';
 import type { Plan } from '../domain/plans';
 import type { PromptDetails, PromptDetailsChange } from '../domain/prompt-details';
-import { type LabelMove, planLabelMove, planRolloutStartOrRequest, type RolloutStartOutcome } from '../table/label-moves';
-import { LastOwnerError, type Member, planAddMember, planRemoveMember, planSetMemberRole } from '../table/members';
+import { type LabelMove, planLabelMove, planRolloutStartOrRequest, type RolloutStartOutcome } from '../features/change-requests/gated-moves';
+import { LastOwnerError, type Member, planAddMember, planRemoveMember, planSetMemberRole } from '../features/members/members';
 import {
   planCreateDraft,
   planCreatePrompt,
@@ -41,10 +32,9 @@ import {
   type StoredVersionContent,
   type VersionContent,
   type VersionSummary,
-} from '../table/prompt-authoring';
-import { planUpdatePromptDetails } from '../table/prompt-heads';
-import { planDeletePrompt, planRestorePrompt } from '../table/prompts';
-import { planPromptRelease, type PromptRelease, type ReleaseResult, releaseSteps } from '../table/prompt-release';
+} from '../features/prompts/authoring';
+import { planDeletePrompt, planRestorePrompt } from '../features/prompts/deletion';
+import { planPromptRelease, type PromptRelease, type ReleaseResult, releaseSteps } from '../features/prompts/release';
 import {
   findRollout,
   hasDueStep,
@@ -58,7 +48,7 @@ import {
   type Rollout,
   type RolloutChange,
   readRollout,
-} from '../table/rollouts';
+} from '../features/rollouts/rollouts';
 import type { RolloutStep } from '../domain/rollout';
 import { holdingServedCounts } from '../table/served-counts';
 import type { Table } from '../table/table';
@@ -71,7 +61,7 @@ import {
   planTestWebhook,
   planUpdateWebhook,
   type WebhookChange,
-} from '../table/webhooks';
+} from '../features/webhooks/webhooks';
 import { descriptionProblem, eventsProblem, MAX_WEBHOOK_URL_LENGTH, recordedUrl, urlsRecordedIn } from '../domain/webhook-rules';
 import { generateSecret } from '../webhook-delivery/signature';
 import { SealerUnavailableError } from '../webhook-delivery/secret-sealer';
@@ -81,6 +71,8 @@ import { normalizeEmail, type UserDirectory } from '../users/user-directory';
 import type { Actor } from '../domain/actor';
 import { actorIdentity, actorName, eventActor } from '../domain/actor';
 import type { PlannedChange } from '../features/planned-change';
+import { ImmutableVersionError, VersionNotPublishedError, InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../features/errors';
+import { planUpdatePromptDetails } from '../features/prompts/details';
 
 /** Enough of a key to recognise it in a listing (`prs_` and four more), nothing to use it with. */
 export const DISPLAY_PREFIX_LENGTH = 8;

@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { AccountOperations } from '../operations/account-operations';
 import { ConflictError, NotFoundError } from '../table/errors';
 import type { RolloutItem } from '../table/item-types';
-import { hasDueStep, listActiveRollouts, OtherRolloutError } from '../table/rollouts';
+import { hasDueStep, listActiveRollouts, OtherRolloutError } from '../features/rollouts/rollouts';
 import type { Table } from '../table/table';
 import type { SystemActorName } from '../domain/actor';
 

@@ -4,12 +4,12 @@ import { recordDelivery, newDeliveryId } from '../table/deliveries';
 import { claimAttempt, type DeliveryClaim, findClaim, newClaim, settleClaim } from '../table/delivery-claims';
 import type { WebhookItem } from '../table/item-types';
 import type { Table } from '../table/table';
-import { findWebhook } from '../table/webhooks';
 import { ATTEMPT_LEASE_SECONDS, type AttemptOutcome, type DeliveryJob, type MadeAttempt, RETRY_DELAYS_SECONDS } from './delivery-job';
 import { type DestinationMode, type Resolve, resolveDestination, resolveWithDns } from './destination';
 import type { SecretSealer } from './secret-sealer';
 import { type Send, sendOnce } from './sender';
 import { sign } from './signature';
+import { findWebhook } from '../table/webhooks';
 
 /**
  * One attempt of a delivery job (docs/events.md "Delivery"), made at most once however often its job runs: the

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { apiKeyItem } from '../../lambda/table/item-builders';
-import { newKeyRecord } from '../../lambda/table/keys';
+import { newKeyRecord } from '../../lambda/features/keys/keys';
 import { catchUpKeys } from '../../lambda/table/propagation';
 import { Table } from '../../lambda/table/table';
 import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/read-api/store/cached-prompt-store';

@@ -3,12 +3,13 @@ import { publishVersion, type PublishRequest } from '../../admin/publish-version
 import { AccountOperations } from '../../lambda/operations/account-operations';
 import { Table } from '../../lambda/table/table';
 import { listAudit } from '../../lambda/table/audit-log';
-import { ConflictError, ImmutableVersionError, NotFoundError, StoreUnavailableError } from '../../lambda/table/errors';
-import { listPromptSummaries } from '../../lambda/table/prompts';
+import { ConflictError, NotFoundError, StoreUnavailableError } from '../../lambda/table/errors';
+import { listPromptSummaries } from '../../lambda/features/prompts/deletion';
 import { DynamoStore } from '../../lambda/read-api/store/dynamo-store';
 import { version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import { readerOf } from '../support/readers';
+import { ImmutableVersionError } from '../../lambda/features/errors';
 
 /**
  * How the CLI publishes (admin/publish-version.ts: `prompts publish`, `prompts rollback`, `prompts push`): as the

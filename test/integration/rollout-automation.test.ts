@@ -5,7 +5,7 @@ import { createGuardAlarmHandler } from '../../lambda/rollout-automation/guard-a
 import { createRolloutStepsHandler } from '../../lambda/rollout-automation/rollout-steps-handler';
 import type { AutomationDependencies } from '../../lambda/rollout-automation/automation';
 import { listAudit } from '../../lambda/table/audit-log';
-import { findRollout, type Rollout } from '../../lambda/table/rollouts';
+import { findRollout, type Rollout } from '../../lambda/features/rollouts/rollouts';
 import { keys } from '../../lambda/table/schema';
 import type { PromptLabelItem } from '../../lambda/table/item-types';
 import { Table } from '../../lambda/table/table';

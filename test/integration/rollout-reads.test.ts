@@ -10,7 +10,7 @@ import { type LabelRollout, labelRollout } from '../support/rollouts';
 import { Table } from '../../lambda/table/table';
 import { listLabelHistory } from '../../lambda/table/label-history';
 import { listAudit } from '../../lambda/table/audit-log';
-import type { Rollout } from '../../lambda/table/rollouts';
+import type { Rollout } from '../../lambda/features/rollouts/rollouts';
 import { MAX_FENCED_KEYS } from '../../lambda/table/served-counts';
 import { keys as schemaKeys } from '../../lambda/table/schema';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';

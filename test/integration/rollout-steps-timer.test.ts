@@ -1,5 +1,5 @@
 import { AccountOperations } from '../../lambda/operations/account-operations';
-import { findRollout } from '../../lambda/table/rollouts';
+import { findRollout } from '../../lambda/features/rollouts/rollouts';
 import { Table } from '../../lambda/table/table';
 import { createTelemetry } from '../../lambda/telemetry';
 import { repeatWithoutOverlap, startRolloutSteps } from '../../local/rollout-steps-timer';

@@ -1,8 +1,8 @@
 import { AccountOperations } from '../../lambda/operations/account-operations';
 import { listAudit } from '../../lambda/table/audit-log';
-import { listRequests } from '../../lambda/table/change-requests';
+import { listRequests } from '../../lambda/features/change-requests/change-requests';
 import { listLabelHistory } from '../../lambda/table/label-history';
-import { findRollout } from '../../lambda/table/rollouts';
+import { findRollout } from '../../lambda/features/rollouts/rollouts';
 import { keys } from '../../lambda/table/schema';
 import { Table } from '../../lambda/table/table';
 import type { TransactionWrite } from '../../lambda/table/transaction';

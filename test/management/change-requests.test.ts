@@ -1,7 +1,7 @@
 import { AccountOperations } from '../../lambda/operations/account-operations';
 import { Table } from '../../lambda/table/table';
 import { listAudit } from '../../lambda/table/audit-log';
-import { listRequests, requireRequest } from '../../lambda/table/change-requests';
+import { listRequests, requireRequest } from '../../lambda/features/change-requests/change-requests';
 import type { TransactionWrite } from '../../lambda/table/transaction';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';

@@ -14,9 +14,9 @@ import {
   tableState,
 } from '../support/management-fuzz';
 import { registerApiKey } from '../support/log-capture';
-import { listApiKeys } from '../../lambda/table/keys';
-import { addMember, findMember, setMemberRole } from '../../lambda/table/members';
-import { restorePrompt } from '../../lambda/table/prompts';
+import { listApiKeys } from '../../lambda/features/keys/keys';
+import { addMember, findMember, setMemberRole } from '../../lambda/features/members/members';
+import { restorePrompt } from '../../lambda/features/prompts/deletion';
 
 /**
  * Every route of the management API, fuzzed in-process (test/support/management-fuzz.ts): whatever the

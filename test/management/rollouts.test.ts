@@ -3,7 +3,7 @@ import { hashApiKey } from '../../lambda/domain/api-key';
 import { ROLLOUT_ID_PATTERN } from '../../lambda/domain/rollout';
 import { listAudit } from '../../lambda/table/audit-log';
 import { commitUnaudited } from '../../lambda/operations/commit';
-import { listActiveRollouts, planStartRollout } from '../../lambda/table/rollouts';
+import { listActiveRollouts, planStartRollout } from '../../lambda/features/rollouts/rollouts';
 import { keys, servedAttribute } from '../../lambda/table/schema';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';

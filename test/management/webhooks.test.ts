@@ -4,13 +4,14 @@ import { mockClient } from 'aws-sdk-client-mock';
 import type { WebhookDestinationMode } from '../../lambda/config';
 import { recordDelivery } from '../../lambda/table/deliveries';
 import type { WebhookItem } from '../../lambda/table/item-types';
-import { findWebhook, MAX_WEBHOOKS_PER_ACCOUNT } from '../../lambda/table/webhooks';
+import { MAX_WEBHOOKS_PER_ACCOUNT } from '../../lambda/features/webhooks/webhooks';
 import { boundedResolve, checkUrl, type Resolve } from '../../lambda/webhook-delivery/destination';
 import { KmsSecretSealer } from '../../lambda/webhook-delivery/kms-secret-sealer';
 import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
 import { capturedLogRecords } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
 import type { WebhookTools } from '../../lambda/webhook-delivery/sealer-from-config';
+import { findWebhook } from '../../lambda/table/webhooks';
 
 /** docs/events.md "Webhooks": admins manage them; a secret is answered once and stored sealed only. */
 const api = new ManagementHarness();

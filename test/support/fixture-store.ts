@@ -1,15 +1,15 @@
-import * as accounts from '../../lambda/table/accounts';
-import { requireAccount, type NewAccount } from '../../lambda/table/accounts';
+import * as accounts from '../../lambda/features/accounts/accounts';
+import { requireAccount, type NewAccount } from '../../lambda/features/accounts/accounts';
 import { AccountImporter } from '../../admin/table/account-importer';
 import type { PromptImport } from '../../admin/table/import-plan';
-import type { VersionContent } from '../../lambda/table/prompt-authoring';
+import type { VersionContent } from '../../lambda/features/prompts/authoring';
 import { accountItem, apiKeyItem, withFreshDayCounters } from '../../lambda/table/item-builders';
-import * as apiKeys from '../../lambda/table/keys';
-import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/table/keys';
-import * as labels from '../../lambda/table/labels';
-import * as prompts from '../../lambda/table/prompts';
+import * as apiKeys from '../../lambda/features/keys/keys';
+import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/features/keys/keys';
+import * as labels from '../../lambda/features/labels/labels';
+import * as prompts from '../../lambda/features/prompts/deletion';
 import { catchUpKeys } from '../../lambda/table/propagation';
-import { addMember } from '../../lambda/table/members';
+import { addMember } from '../../lambda/features/members/members';
 import type { MemberItem } from '../../lambda/table/item-types';
 import { keys } from '../../lambda/table/schema';
 

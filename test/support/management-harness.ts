@@ -8,7 +8,7 @@ import { checkUrl, type Resolve } from '../../lambda/webhook-delivery/destinatio
 import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
 import type { Role } from '../../lambda/table/item-types';
 import { Table } from '../../lambda/table/table';
-import { addMember } from '../../lambda/table/members';
+import { addMember } from '../../lambda/features/members/members';
 import { gatewayRouteFor, type LambdaFunction, restEvent } from '../../local/http-gateway';
 import { type ApiResponse, testTelemetry, toApiResponse } from './api-harness';
 import { lambdaContext } from './events';

@@ -1,5 +1,5 @@
 import { AccountOperations } from '../../lambda/operations/account-operations';
-import type { Rollout } from '../../lambda/table/rollouts';
+import type { Rollout } from '../../lambda/features/rollouts/rollouts';
 import { Table } from '../../lambda/table/table';
 import type { LocalStore } from './local-store';
 import type { Actor } from '../../lambda/domain/actor';

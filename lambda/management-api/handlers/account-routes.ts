@@ -1,5 +1,5 @@
-import { getAccountSettings } from '../../table/accounts';
-import { membershipsOf } from '../../table/members';
+import { getAccountSettings } from '../../features/accounts/accounts';
+import { membershipsOf } from '../../features/members/members';
 import { defineRoute, type ManagementRoute } from '../route';
 import { AccountPatchBody } from '../schemas';
 

@@ -1,11 +1,11 @@
 import { quotaPeriodAt } from '../../domain/quota-period';
 import { keyState } from '../../domain/api-key';
 import { parseInstant } from '../../domain/content-rules';
-import { getAccountSettings } from '../../table/accounts';
+import { getAccountSettings } from '../../features/accounts/accounts';
 import type { Table } from '../../table/table';
 import { type AdminApiKey, limitInForce } from '../../table/item-builders';
-import type { ApiKeyChange } from '../../table/keys';
-import { listKeyUsage } from '../../table/keys';
+import type { ApiKeyChange } from '../../features/keys/keys';
+import { listKeyUsage } from '../../features/keys/keys';
 import { badRequest } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
 import { KeyCreateBody, KeyPatchBody, RotateBody } from '../schemas';

@@ -1,5 +1,5 @@
 import { atLeast, roleForLabel } from '../../domain/roles';
-import { getAccountSettings } from '../../table/accounts';
+import { getAccountSettings } from '../../features/accounts/accounts';
 import { forbidden } from '../management-errors';
 import type { HandlerInput } from '../route';
 

@@ -1,6 +1,6 @@
 import { may, mayManageMember } from '../../domain/roles';
 import type { Table } from '../../table/table';
-import { findMember, listMembers, type Member } from '../../table/members';
+import { findMember, listMembers, type Member } from '../../features/members/members';
 import { forbidden, notFound } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
 import { MemberAddBody, MemberPatchBody } from '../schemas';

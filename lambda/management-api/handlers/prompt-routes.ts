@@ -1,6 +1,6 @@
 import { contentBytes, MAX_CONTENT_BYTES } from '../../domain/content-rules';
 import { isHistoryCursor, listLabelHistory } from '../../table/label-history';
-import { getPromptDetail, listPrompts, readVersion, requireHead, type StoredVersionContent } from '../../table/prompt-authoring';
+import { getPromptDetail, listPrompts, readVersion, requireHead, type StoredVersionContent } from '../../features/prompts/authoring';
 import { badRequest, payloadTooLarge, preconditionRequired } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute, type Reply } from '../route';
 import { CreatePromptBody, LabelBody, PromptPatchBody, PublishBody, VersionContentBody } from '../schemas';

@@ -1,4 +1,4 @@
-import { answerOf, findRequest, isRequester, listRequests, requestDiff } from '../../table/change-requests';
+import { answerOf, findRequest, isRequester, listRequests, requestDiff } from '../../features/change-requests/change-requests';
 import type { ChangeRequestItem } from '../../table/item-types';
 import { badRequest, forbidden, notFound } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';

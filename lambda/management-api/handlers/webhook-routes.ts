@@ -1,9 +1,10 @@
 import type { WebhookItem } from '../../table/item-types';
 import { listDeliveries } from '../../table/deliveries';
-import type { WebhookChange } from '../../table/webhooks';
-import { listWebhooks, requireWebhook } from '../../table/webhooks';
+import type { WebhookChange } from '../../features/webhooks/webhooks';
+import { requireWebhook } from '../../features/webhooks/webhooks';
 import { defineRoute, type ManagementRoute } from '../route';
 import { WebhookCreateBody, WebhookPatchBody } from '../schemas';
+import { listWebhooks } from '../../table/webhooks';
 
 /**
  * Webhooks (docs/events.md "Webhooks"), admins' and owners' alone: a webhook's URL and events say much of what

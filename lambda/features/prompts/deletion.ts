@@ -1,13 +1,13 @@
-import type { PromptHeadItem, PromptVersionItem } from './item-types';
-import { keys, prefixes } from './schema';
-import { compareVersions } from '../domain/version';
-import { requireAccount } from './accounts';
-import { NotFoundError } from './errors';
-import { labelCopyWrites, labelsUnchanged } from './labels';
-import type { Table } from './table';
-import { commitUnaudited } from '../operations/commit';
-import { buildUpdate } from './update-expression';
-import type { PlannedChange } from '../features/planned-change';
+import type { PromptHeadItem, PromptVersionItem } from '../../table/item-types';
+import { keys, prefixes } from '../../table/schema';
+import { compareVersions } from '../../domain/version';
+import { requireAccount } from '../accounts/accounts';
+import { NotFoundError } from '../../table/errors';
+import { labelCopyWrites, labelsUnchanged } from '../labels/labels';
+import type { Table } from '../../table/table';
+import { commitUnaudited } from '../../operations/commit';
+import { buildUpdate } from '../../table/update-expression';
+import type { PlannedChange } from '../planned-change';
 
 export interface AdminPromptSummary {
   promptId: string;

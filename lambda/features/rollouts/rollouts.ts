@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
-import { isValidPercent, PERCENT_RULE, type RolloutState, type RolloutStep } from '../domain/rollout';
-import { ALARM_NAME_RULE, dueSteps, isAlarmName, stepsProblem } from '../domain/rollout-rules';
-import { VERSION_PATTERN } from '../domain/version';
-import { ConflictError, InvalidLabelError, InvalidRolloutError, NotFoundError, PromptDeletedError, PromptMissingError, RolloutActiveError } from './errors';
+import { isSettableLabel, LABEL_RULE, labelledVersion } from '../../domain/label';
+import { isValidPercent, PERCENT_RULE, type RolloutState, type RolloutStep } from '../../domain/rollout';
+import { ALARM_NAME_RULE, dueSteps, isAlarmName, stepsProblem } from '../../domain/rollout-rules';
+import { VERSION_PATTERN } from '../../domain/version';
+import { ConflictError, NotFoundError } from '../../table/errors';
 import type {
   LabelHistoryRollout,
   PromptHeadItem,
@@ -13,17 +13,19 @@ import type {
   RolloutItem,
   StoredContent,
   WithKeys,
-} from './item-types';
-import { freezeServedCounts, type ServedCountHolds, type ServedCounts, servedCounts } from './served-counts';
-import { labelHistoryWrite, type MoveCause, rolloutReason } from './label-history';
-import { headLabelsWrite, labelItem, labelsUnchanged } from './labels';
-import { requireNoOpenRequest } from './open-requests';
-import { ADMIN_INDEX, adminIndexKeys, keys } from './schema';
-import { fromStoredContent, toStoredContent } from './stored-content';
-import type { Table } from './table';
-import type { TransactionWrite } from './transaction';
-import { buildCondition, buildUpdate, type ExpressionNames } from './update-expression';
-import type { PlannedChange } from '../features/planned-change';
+} from '../../table/item-types';
+import { freezeServedCounts, type ServedCountHolds, type ServedCounts, servedCounts } from '../../table/served-counts';
+import { labelHistoryWrite, type MoveCause } from '../../table/label-history';
+import { headLabelsWrite, labelItem, labelsUnchanged } from '../labels/labels';
+import { requireNoOpenRequest } from '../change-requests/open-change-requests';
+import { ADMIN_INDEX, adminIndexKeys, keys } from '../../table/schema';
+import { fromStoredContent, toStoredContent } from '../../table/stored-content';
+import type { Table } from '../../table/table';
+import type { TransactionWrite } from '../../table/transaction';
+import { buildCondition, buildUpdate, type ExpressionNames } from '../../table/update-expression';
+import type { PlannedChange } from '../planned-change';
+import { PromptMissingError, PromptDeletedError, InvalidLabelError, RolloutActiveError, InvalidRolloutError } from '../errors';
+import { rolloutReason } from '../labels/move-reasons';
 
 /**
  * Rollouts (docs/rollouts.md): a label moved to `to` for a share of subjects, then completed (the label moves)

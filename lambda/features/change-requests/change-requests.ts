@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { parseTemplate, variablesOf } from '../../client/src/template';
-import { actorIdentity } from '../domain/actor';
-import { type ApprovalStanding, approvalStanding, rolesThatApprove } from '../domain/approval-standing';
-import { labelledVersion } from '../domain/label';
-import type { PromptConfig } from '../domain/prompt';
-import type { Table } from './table';
-import { ConflictError, NotFoundError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
-import { contentOf } from './item-builders';
-import { requireNoOpenRequest } from './open-requests';
-import type { RolloutStep } from '../domain/rollout';
-import { readHeldSettings } from './accounts';
+import { parseTemplate, variablesOf } from '../../../client/src/template';
+import { actorIdentity } from '../../domain/actor';
+import { type ApprovalStanding, approvalStanding, rolesThatApprove } from '../../domain/approval-standing';
+import { labelledVersion } from '../../domain/label';
+import type { PromptConfig } from '../../domain/prompt';
+import type { Table } from '../../table/table';
+import { ConflictError, NotFoundError } from '../../table/errors';
+import { contentOf } from '../../table/item-builders';
+import { requireNoOpenRequest } from './open-change-requests';
+import type { RolloutStep } from '../../domain/rollout';
+import { readHeldSettings } from '../accounts/accounts';
 import type {
   ChangeRequestItem,
   ChangeRequestState,
@@ -21,18 +21,19 @@ import type {
   RequestApproval,
   RequestedRollout,
   WithKeys,
-} from './item-types';
-import { requestReason } from './label-history';
-import { planRemoveLabel, planSetLabel } from './labels';
-import { checkRolloutStart, planStartRollout } from './rollouts';
-import { belowKey, newestFirstPage } from './newest-first';
-import { keys, prefixes } from './schema';
-import { fromStoredContent } from './stored-content';
-import { conditionCheck, type TransactionWrite } from './transaction';
-import { buildCondition, buildUpdate } from './update-expression';
-import type { Actor } from '../domain/actor';
-import type { PlannedChange } from '../features/planned-change';
-import type { RecordedStep } from '../features/planned-change';
+} from '../../table/item-types';
+import { planRemoveLabel, planSetLabel } from '../labels/labels';
+import { checkRolloutStart, planStartRollout } from '../rollouts/rollouts';
+import { belowKey, newestFirstPage } from '../../table/newest-first';
+import { keys, prefixes } from '../../table/schema';
+import { fromStoredContent } from '../../table/stored-content';
+import { conditionCheck, type TransactionWrite } from '../../table/transaction';
+import { buildCondition, buildUpdate } from '../../table/update-expression';
+import type { Actor } from '../../domain/actor';
+import type { PlannedChange } from '../planned-change';
+import type { RecordedStep } from '../planned-change';
+import { PromptMissingError, PromptDeletedError, VersionNotPublishedError, RolloutActiveError } from '../errors';
+import { requestReason } from '../labels/move-reasons';
 
 /**
  * Change requests (docs/management-api.md "Change requests"): a move or removal of a label the account puts

@@ -1,7 +1,7 @@
-import { ConflictError } from './errors';
-import type { OpenRequestItem } from './item-types';
-import { keys } from './schema';
-import type { Table } from './table';
+import { ConflictError } from '../../table/errors';
+import type { OpenRequestItem } from '../../table/item-types';
+import { keys } from '../../table/schema';
+import type { Table } from '../../table/table';
 
 /**
  * The open request of a label (change-requests.ts): what a second request, a push and a rollout's start check

@@ -1,14 +1,14 @@
-import type { PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from './item-types';
-import { fromStoredContent, toStoredContent } from './stored-content';
-import { keys } from './schema';
-import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
-import { InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
-import type { Table } from './table';
-import { commitUnaudited } from '../operations/commit';
-import { conditionCheck, type TransactionWrite } from './transaction';
-import { buildCondition, buildUpdate, type ExpressionNames } from './update-expression';
-import { labelHistoryWrite, type MoveCause } from './label-history';
-import type { PlannedChange } from '../features/planned-change';
+import type { PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from '../../table/item-types';
+import { fromStoredContent, toStoredContent } from '../../table/stored-content';
+import { keys } from '../../table/schema';
+import { isSettableLabel, LABEL_RULE, labelledVersion } from '../../domain/label';
+import type { Table } from '../../table/table';
+import { commitUnaudited } from '../../operations/commit';
+import { conditionCheck, type TransactionWrite } from '../../table/transaction';
+import { buildCondition, buildUpdate, type ExpressionNames } from '../../table/update-expression';
+import { labelHistoryWrite, type MoveCause } from '../../table/label-history';
+import type { PlannedChange } from '../planned-change';
+import { PromptMissingError, PromptDeletedError, VersionNotPublishedError, InvalidLabelError, RolloutActiveError } from '../errors';
 
 /**
  * Labels: names such as `production` that point at one published version of a prompt, moved by people

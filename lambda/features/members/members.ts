@@ -1,11 +1,11 @@
-import type { AccountItem, MemberItem, Role, WithKeys } from './item-types';
-import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from './schema';
-import { ConflictError, NotFoundError } from './errors';
-import type { Table } from './table';
-import { commitUnaudited } from '../operations/commit';
-import type { TransactionRefusedError, TransactionWrite } from './transaction';
-import { buildCondition, buildUpdate } from './update-expression';
-import type { PlannedChange } from '../features/planned-change';
+import type { AccountItem, MemberItem, Role, WithKeys } from '../../table/item-types';
+import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from '../../table/schema';
+import { ConflictError, NotFoundError } from '../../table/errors';
+import type { Table } from '../../table/table';
+import { commitUnaudited } from '../../operations/commit';
+import type { TransactionRefusedError, TransactionWrite } from '../../table/transaction';
+import { buildCondition, buildUpdate } from '../../table/update-expression';
+import type { PlannedChange } from '../planned-change';
 
 /**
  * People in accounts (docs/data-model.md): one member item per membership, in the account's partition

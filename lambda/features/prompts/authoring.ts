@@ -1,14 +1,15 @@
-import type { PromptHeadItem, PromptVersionItem, WithKeys } from './item-types';
-import { keys, prefixes } from './schema';
-import type { PromptConfig, PromptContent } from '../domain/prompt';
-import { compareVersions, versionSortKey } from '../domain/version';
-import { ConflictError, deletedPromptMessage, ImmutableVersionError, NotFoundError } from './errors';
-import { contentEtag, contentOf, versionItem } from './item-builders';
-import { fromStoredContent, toStoredContent } from './stored-content';
-import type { Table } from './table';
-import type { TransactionWrite } from './transaction';
-import { buildCondition, buildProjection, buildUpdate, type ExpressionNames } from './update-expression';
-import type { PlannedChange } from '../features/planned-change';
+import type { PromptHeadItem, PromptVersionItem, WithKeys } from '../../table/item-types';
+import { keys, prefixes } from '../../table/schema';
+import type { PromptConfig, PromptContent } from '../../domain/prompt';
+import { compareVersions, versionSortKey } from '../../domain/version';
+import { ConflictError, NotFoundError } from '../../table/errors';
+import { contentEtag, contentOf, versionItem } from '../../table/item-builders';
+import { fromStoredContent, toStoredContent } from '../../table/stored-content';
+import type { Table } from '../../table/table';
+import type { TransactionWrite } from '../../table/transaction';
+import { buildCondition, buildProjection, buildUpdate, type ExpressionNames } from '../../table/update-expression';
+import type { PlannedChange } from '../planned-change';
+import { ImmutableVersionError, deletedPromptMessage } from '../errors';
 
 /**
  * Authoring through the management API: prompts, drafts with ETags, publishing a draft. Drafts are

@@ -1,14 +1,14 @@
-import type { AccountItem, ApiKeyItem, WithKeys } from './item-types';
-import { ADMIN_INDEX, adminIndexKeys, keys, usageAttribute } from './schema';
-import { requireAccount } from './accounts';
-import { ConflictError, NotFoundError } from './errors';
-import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey, withFreshDayCounters } from './item-builders';
-import { indexedKeysOf } from './propagation';
-import type { Table } from './table';
-import { commitUnaudited } from '../operations/commit';
-import type { TransactionWrite } from './transaction';
-import { buildUpdate, type ExpressionNames } from './update-expression';
-import type { PlannedChange } from '../features/planned-change';
+import type { AccountItem, ApiKeyItem, WithKeys } from '../../table/item-types';
+import { ADMIN_INDEX, adminIndexKeys, keys, usageAttribute } from '../../table/schema';
+import { requireAccount } from '../accounts/accounts';
+import { ConflictError, NotFoundError } from '../../table/errors';
+import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey, withFreshDayCounters } from '../../table/item-builders';
+import { indexedKeysOf } from '../../table/propagation';
+import type { Table } from '../../table/table';
+import { commitUnaudited } from '../../operations/commit';
+import type { TransactionWrite } from '../../table/transaction';
+import { buildUpdate, type ExpressionNames } from '../../table/update-expression';
+import type { PlannedChange } from '../planned-change';
 
 export interface NewApiKey {
   keyHash: string;

@@ -1,13 +1,13 @@
-import type { AccountItem } from './item-types';
-import { ADMIN_INDEX, adminIndexKeys, keys } from './schema';
-import type { Plan } from '../domain/plans';
-import { DEFAULT_PROTECTED_LABELS } from '../domain/roles';
-import { ConflictError, NotFoundError } from './errors';
-import { accountItem, type AdminAccount, toAccount } from './item-builders';
-import { copyPlanToKeys } from './propagation';
-import type { Table } from './table';
-import { buildUpdate, type ExpressionNames } from './update-expression';
-import type { PlannedChange } from '../features/planned-change';
+import type { AccountItem } from '../../table/item-types';
+import { ADMIN_INDEX, adminIndexKeys, keys } from '../../table/schema';
+import type { Plan } from '../../domain/plans';
+import { DEFAULT_PROTECTED_LABELS } from '../../domain/roles';
+import { ConflictError, NotFoundError } from '../../table/errors';
+import { accountItem, type AdminAccount, toAccount } from '../../table/item-builders';
+import { copyPlanToKeys } from '../../table/propagation';
+import type { Table } from '../../table/table';
+import { buildUpdate, type ExpressionNames } from '../../table/update-expression';
+import type { PlannedChange } from '../planned-change';
 
 export interface NewAccount {
   accountId: string;

@@ -1,12 +1,12 @@
 import { type ApprovalGate, type Mover, readApprovalGate } from './approval-gate';
 import { type ChangeRequest, planOpenRequest, type RequestedMove } from './change-requests';
-import { NotFoundError } from './errors';
-import { moveReason } from './label-history';
-import { type LabelChange, planRemoveLabel, planSetLabel } from './labels';
-import { planStartRollout, type Rollout, type RolloutStart, requestedRollout } from './rollouts';
-import type { Table } from './table';
-import type { PlannedChange } from '../features/planned-change';
-import { plannedAs } from '../features/planned-change';
+import { NotFoundError } from '../../table/errors';
+import { type LabelChange, planRemoveLabel, planSetLabel } from '../labels/labels';
+import { planStartRollout, type Rollout, type RolloutStart, requestedRollout } from '../rollouts/rollouts';
+import type { Table } from '../../table/table';
+import type { PlannedChange } from '../planned-change';
+import { plannedAs } from '../planned-change';
+import { moveReason } from '../labels/move-reasons';
 
 /**
  * A label moved from any door (the management API, the admin CLI): moved, or, where the account puts the label

@@ -1,24 +1,26 @@
-import type { PromptDetailsChange } from '../domain/prompt-details';
-import { isSettableLabel, LABEL_RULE, labelledVersion } from '../domain/label';
-import { compareVersions, versionSortKey } from '../domain/version';
-import type { Table } from './table';
-import { readApprovalGate } from './approval-gate';
-import { openRequestWrites } from './change-requests';
-import { requireNoOpenRequest } from './open-requests';
-import { ConflictError, InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from './errors';
-import { contentOf, versionItem } from './item-builders';
-import type { PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from './item-types';
-import { labelHistoryWrite, PUSH_REASON } from './label-history';
-import { labelCopyWrites, labelItem, labelsUnchanged, NO_ROLLOUT } from './labels';
-import { latestBelow, type VersionContent } from './prompt-authoring';
-import { keys } from './schema';
-import { fromStoredContent, toStoredContent } from './stored-content';
-import type { TransactionWrite } from './transaction';
-import { buildUpdate } from './update-expression';
-import type { Actor } from '../domain/actor';
-import type { PlannedChange } from '../features/planned-change';
-import type { RecordedStep } from '../features/planned-change';
-import { plannedAs } from '../features/planned-change';
+import type { PromptDetailsChange } from '../../domain/prompt-details';
+import { isSettableLabel, LABEL_RULE, labelledVersion } from '../../domain/label';
+import { compareVersions, versionSortKey } from '../../domain/version';
+import type { Table } from '../../table/table';
+import { readApprovalGate } from '../change-requests/approval-gate';
+import { openRequestWrites } from '../change-requests/change-requests';
+import { requireNoOpenRequest } from '../change-requests/open-change-requests';
+import { ConflictError } from '../../table/errors';
+import { contentOf, versionItem } from '../../table/item-builders';
+import type { PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from '../../table/item-types';
+import { labelHistoryWrite } from '../../table/label-history';
+import { labelCopyWrites, labelItem, labelsUnchanged, NO_ROLLOUT } from '../labels/labels';
+import { latestBelow, type VersionContent } from './authoring';
+import { keys } from '../../table/schema';
+import { fromStoredContent, toStoredContent } from '../../table/stored-content';
+import type { TransactionWrite } from '../../table/transaction';
+import { buildUpdate } from '../../table/update-expression';
+import type { Actor } from '../../domain/actor';
+import type { PlannedChange } from '../planned-change';
+import type { RecordedStep } from '../planned-change';
+import { plannedAs } from '../planned-change';
+import { PromptMissingError, PromptDeletedError, VersionNotPublishedError, InvalidLabelError, RolloutActiveError } from '../errors';
+import { PUSH_REASON } from '../labels/move-reasons';
 
 /**
  * Everything one prompt of a `prompts push` changes, as one transaction (docs/prompts-as-code.md): the prompt

@@ -1,7 +1,7 @@
-import { type AccountSettings, readHeldSettings } from './accounts';
-import type { Table } from './table';
-import type { ExpressionNames } from './update-expression';
-import type { Actor } from '../domain/actor';
+import { type AccountSettings, readHeldSettings } from '../accounts/accounts';
+import type { Table } from '../../table/table';
+import type { ExpressionNames } from '../../table/update-expression';
+import type { Actor } from '../../domain/actor';
 
 /**
  * Does this label move only through a change request? The one place that says so
