@@ -15,7 +15,7 @@ import { promptFolderCommands } from './commands/prompts-folder';
 import { usageCommands } from './commands/usage';
 import { memberCommands } from './commands/members';
 import { webhookCommands } from './commands/webhooks';
-import { AccountOperations } from '../lambda/operations/account-operations';
+import { Operations } from '../lambda/operations';
 import { webhookToolsFromConfig, type WebhookTools } from '../lambda/webhook-delivery/sealer-from-config';
 import { Table } from '../lambda/table/table';
 import { directoryFor } from '../lambda/users/directory-from-config';
@@ -113,7 +113,7 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
       },
       operations: () => {
         const store = connect();
-        return new AccountOperations({
+        return new Operations({
           table: new Table(store.client, store.tableName, now),
           actor: actor(),
           // The change stands; until the account's next change, warm functions may serve what they hold.

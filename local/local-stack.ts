@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { importSeed } from '../admin/import-seed';
 import { type Seed, SeedError } from '../admin/seed-file';
 import { createDocumentClient } from '../lambda/table/client';
-import { AccountOperations } from '../lambda/operations/account-operations';
+import { Operations } from '../lambda/operations';
 import { findMember } from '../lambda/features/members/members';
 import type { ManagementDependencies } from '../lambda/management-api/management-handler';
 import { managementDependencies } from '../lambda/management-api/runtime';
@@ -217,8 +217,8 @@ async function ensureDemoMembership(deps: ManagementDependencies, accountId: str
 
 async function addDemoMember({ table, directory }: ManagementDependencies, accountId: string, user: DemoUser): Promise<void> {
   if (await findMember(table, accountId, user.userId)) return;
-  const operations = new AccountOperations({ table, directory, actor: { type: 'cli', operator: 'npm start (demo user)' } });
-  await operations.addMember(accountId, { email: user.email, role: 'owner' }).catch((error: unknown) => {
+  const operations = new Operations({ table, directory, actor: { type: 'cli', operator: 'npm start (demo user)' } });
+  await operations.members.add(accountId, { email: user.email, role: 'owner' }).catch((error: unknown) => {
     // Another stack on the same store added it meanwhile.
     if (!(error instanceof ConflictError)) throw error;
   });

@@ -74,7 +74,7 @@ const label: Command = {
     const note = noteOption(args);
     const breakGlass = args.values['break-glass'] === true;
     const options = { ...(note === undefined ? {} : { note }), ...(breakGlass ? { breakGlass } : {}) };
-    const outcome = await (await operationsOn(context, accountId)).setLabel(accountId, promptId, name, version, options);
+    const outcome = await (await operationsOn(context, accountId)).labels.set(accountId, promptId, name, version, options);
     if ('request' in outcome) return { json: { accountId, request: outcome.request }, text: askedText(outcome.request, accountId) };
     const change = outcome.moved;
     const glass = outcome.breakGlass ? ' (break-glass: no change request)' : '';
@@ -108,7 +108,7 @@ const unlabel: Command = {
     const ops = await operationsOn(context, accountId);
     let outcome: LabelMove;
     try {
-      outcome = await ops.removeLabel(accountId, promptId, name, breakGlass ? { breakGlass } : {});
+      outcome = await ops.labels.remove(accountId, promptId, name, breakGlass ? { breakGlass } : {});
     } catch (error) {
       // The operation refuses a label the prompt does not carry (the API answers 404, and the attempt is in the
       // audit log as refused, as the API's is); the CLI's unlabel then changes nothing, as it always has. A prompt

@@ -5,11 +5,12 @@ import { type AccountImport, type ImportMode, type ImportSummary, type LabelWrit
 import { keyHashOf } from '../../lambda/table/item-builders';
 import { upsertApiKey } from '../../lambda/features/keys/keys';
 import { writeHead } from './prompt-heads';
-import { setLabel, syncLabelCopies } from '../../lambda/features/labels/labels';
+import { syncLabelCopies } from '../../lambda/features/labels/labels';
 import { bumpPromptsRevision, catchUpKeys, copyPlanToKeys } from '../../lambda/table/propagation';
 import { loadState } from './state';
 import type { Table } from '../../lambda/table/table';
 import { ImmutableVersionError } from '../../lambda/features/errors';
+import { setLabel } from '../../lambda/features/labels/operations';
 
 /**
  * Accounts, keys, prompts and versions, as a seed file or the CLI's import gives them. Everything is

@@ -1,6 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { ApiEvent, ApiResult } from '../http/http-event';
-import type { AccountOperations } from '../operations/account-operations';
+import type { Operations } from '../operations';
 import type { Table } from '../table/table';
 import type { Member } from '../features/members/members';
 import type { SentBody } from './middleware/body';
@@ -15,7 +15,7 @@ export interface ManagementContext extends HttpContext {
   route?: ManagementRoute;
   /** The table bound to the request's store deadline, and the operations acting as the caller. */
   table?: Table;
-  ops?: AccountOperations;
+  ops?: Operations;
   /** The path's account, once the caller is known to be a member of it. */
   accountId?: string;
   /**

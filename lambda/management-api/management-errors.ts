@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import { ApiError, serviceUnavailable } from '../http/api-error';
 import { MAX_CONTENT_BYTES } from '../domain/content-rules';
-import { reasonOf } from '../operations/account-operations';
+import { reasonOf } from '../operations/reasons';
 import { StaleDraftError } from '../features/prompts/authoring';
 import { InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../features/errors';
 

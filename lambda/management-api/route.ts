@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import type { Capability } from '../domain/roles';
-import type { AccountOperations } from '../operations/account-operations';
+import type { Operations } from '../operations';
 import type { Table } from '../table/table';
 import type { Member } from '../features/members/members';
 import type { UserDirectory } from '../users/user-directory';
@@ -34,7 +34,7 @@ export interface HandlerInput {
   /** For routes under an account: the caller's membership, read on this request. */
   readonly member: Member | undefined;
   readonly table: Table;
-  readonly ops: AccountOperations;
+  readonly ops: Operations;
   readonly directory: UserDirectory;
   readonly now: Date;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { AccountOperations } from '../operations/account-operations';
+import { Operations } from '../operations';
 import { ConflictError, NotFoundError } from '../table/errors';
 import type { RolloutItem } from '../table/item-types';
 import { hasDueStep, listActiveRollouts, OtherRolloutError } from '../features/rollouts/rollouts';
@@ -37,8 +37,8 @@ export type GuardRun = AutomationRun<Record<never, never>>;
 const refOf = ({ accountId, promptId, label, rolloutId }: RolloutItem): RolloutRef => ({ accountId, promptId, label, rolloutId });
 
 /** The management API's own operations, as the named system actor; a change whose copy to the keys failed still stands, and is logged as the API logs it. */
-const operationsAs = ({ table, logger }: AutomationDependencies, name: SystemActorName): AccountOperations =>
-  new AccountOperations({
+const operationsAs = ({ table, logger }: AutomationDependencies, name: SystemActorName): Operations =>
+  new Operations({
     table,
     actor: { type: 'system', name },
     onCopyFailed: (accountId, error) =>
@@ -53,7 +53,7 @@ export async function applyDueSteps(deps: AutomationDependencies, now: Date): Pr
   const due = (await listActiveRollouts(deps.table)).filter((rollout) => hasDueStep(rollout, now));
   const operations = operationsAs(deps, 'rollout-steps');
   return settleEach(deps.logger, 'rollout step', due, stepOvertaken, async (rollout) => {
-    const step = await operations.applyDueStep(rollout.accountId, rollout, now);
+    const step = await operations.rollouts.applyDueStep(rollout.accountId, rollout, now);
     if (!step.applied) throw new Overtaken(step.why);
     return { percent: step.rollout.percent };
   });
@@ -69,7 +69,7 @@ export async function abortGuardedRollouts(deps: AutomationDependencies, alarm: 
   const guarded = (await listActiveRollouts(deps.table)).filter((rollout) => rollout.guardAlarm !== undefined && guards(rollout.guardAlarm, alarm));
   const operations = operationsAs(deps, 'guard-alarm');
   return settleEach(deps.logger, 'rollout aborted by its guard alarm', guarded, abortOvertaken, async (rollout) => {
-    await operations.abortRollout(rollout.accountId, rollout.promptId, rollout.label, { reason: `alarm ${alarmName}`, rolloutId: rollout.rolloutId });
+    await operations.rollouts.abort(rollout.accountId, rollout.promptId, rollout.label, { reason: `alarm ${alarmName}`, rolloutId: rollout.rolloutId });
     return {};
   });
 }

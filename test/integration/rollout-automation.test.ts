@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { AccountOperations } from '../../lambda/operations/account-operations';
+import { Operations } from '../../lambda/operations';
 import { createGuardAlarmHandler } from '../../lambda/rollout-automation/guard-alarm-handler';
 import { createRolloutStepsHandler } from '../../lambda/rollout-automation/rollout-steps-handler';
 import type { AutomationDependencies } from '../../lambda/rollout-automation/automation';
@@ -34,14 +34,14 @@ let local: LocalStore;
 let now: Date;
 let table: Table;
 let deps: AutomationDependencies;
-let person: AccountOperations;
+let person: Operations;
 let fixtures: FixtureStore;
 
 beforeAll(async () => {
   local = await startLocalStore('rollout-automation-test');
   table = new Table(local.clients.reads, local.tableName, () => now, { writeClient: local.clients.writes });
   deps = { table, logger: createTelemetry({ serviceName: 'rollout-automation-test', logLevel: 'INFO' }).logger };
-  person = new AccountOperations({ table, actor: { type: 'cli', operator: 'release-manager' } });
+  person = new Operations({ table, actor: { type: 'cli', operator: 'release-manager' } });
   const promptsOf = (...ids: string[]) =>
     ids.map((promptId) => ({ promptId, promptName: promptId, versions: [version('1.0.0'), version('2.0.0')], labels: { production: '1.0.0' } }));
   fixtures = new FixtureStore(local.client, local.tableName);
@@ -61,7 +61,7 @@ afterAll(async () => local.close());
 
 async function startRollout(accountId: string, promptId: string, options: { steps?: { percent: number; afterMinutes: number }[]; guardAlarm?: string }) {
   now = STARTED;
-  const started = await person.startRollout(accountId, promptId, 'production', { to: '2.0.0', percent: 10, ...options });
+  const started = await person.rollouts.start(accountId, promptId, 'production', { to: '2.0.0', percent: 10, ...options });
   if (!('rollout' in started)) throw new Error('the rollout went to a change request');
   return started.rollout;
 }
@@ -253,7 +253,7 @@ describe('a rollout a person ended, and replaced by another on its label, while 
     let replacement: Rollout | undefined;
     afterListing = async () => {
       const runAt = now;
-      await person.abortRollout('acme', promptId, 'production', { reason: 'by hand' });
+      await person.rollouts.abort('acme', promptId, 'production', { reason: 'by hand' });
       replacement = await startRollout('acme', promptId, next);
       now = runAt;
     };

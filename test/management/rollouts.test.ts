@@ -492,7 +492,7 @@ describe('while a label rolls out, it moves only through its rollout', () => {
     const rollout = await started('pushed');
     const push = api.operations({ type: 'cli', operator: 'ci' });
     await expect(
-      push.releasePrompt('acme', { promptId: 'pushed', labels: [{ label: 'production', to: '1.2.0' }], details: { description: 'pushed' } }),
+      push.prompts.release('acme', { promptId: 'pushed', labels: [{ label: 'production', to: '1.2.0' }], details: { description: 'pushed' } }),
     ).rejects.toThrow(rollout.rolloutId);
     expect(await labelsOf('pushed')).toEqual({ production: '1.0.0', staging: '1.0.0' });
     expect(await labelItem('pushed')).toEqual({ version: '1.0.0', rollout: { rolloutId: rollout.rolloutId, percent: 10, to: '1.1.0' } });
@@ -568,7 +568,7 @@ describe('a label under approval', () => {
   test('the label moved before the approval: the request is stale (409) and no rollout starts', async () => {
     const asked = await start('stale', { to: '1.1.0', percent: 20 }, { account: 'gated' });
     const request = (asked.body as { request: Request }).request;
-    await api.operations().setLabel('gated', 'stale', 'production', '1.2.0', { breakGlass: true });
+    await api.operations().labels.set('gated', 'stale', 'production', '1.2.0', { breakGlass: true });
     const approved = await api.send('POST', `${G}/requests/${request.requestId}/approve`, { as: owner });
     expect(approved.status).toBe(409);
     expect((await api.send('GET', rolloutPath('stale', 'production', 'gated'), { as: owner })).status).toBe(404);
@@ -611,16 +611,16 @@ describe('steps due', () => {
     const steps = api.operations({ type: 'system', name: 'rollout-steps' });
     const startedAt = Date.parse(rollout.startedAt);
     const due = { promptId: 'due', label: 'production', rolloutId: rollout.rolloutId };
-    expect(await steps.applyDueStep('acme', due, new Date(startedAt + 4 * 60_000))).toMatchObject({ applied: false });
-    const applied = await steps.applyDueStep('acme', due, new Date(startedAt + 11 * 60_000));
+    expect(await steps.rollouts.applyDueStep('acme', due, new Date(startedAt + 4 * 60_000))).toMatchObject({ applied: false });
+    const applied = await steps.rollouts.applyDueStep('acme', due, new Date(startedAt + 11 * 60_000));
     expect(applied).toMatchObject({ applied: true, rollout: { percent: 25, steps: [{ percent: 50, afterMinutes: 60 }] } });
     expect((await labelItem('due')).rollout?.percent).toBe(25);
     expect((await historyOf('due'))[0]).toMatchObject({ by: 'system:rollout-steps', rollout: { event: 'changed', percent: 25 } });
     expect((await audited('due', ['rollout.change'])).at(-1)).toMatchObject({ outcome: 'succeeded', actor: { type: 'system', name: 'rollout-steps' } });
     const byAutomation = await listAudit(api.table, 'acme', { filter: { actor: 'rollout-steps' } });
     expect(byAutomation.entries.map(({ action, target }) => ({ action, promptId: target.promptId }))).toEqual([{ action: 'rollout.change', promptId: 'due' }]);
-    expect(await steps.applyDueStep('acme', due, new Date(startedAt + 12 * 60_000))).toMatchObject({ applied: false });
-    expect(await steps.applyDueStep('acme', { promptId: 'start', label: 'canary', rolloutId: rollout.rolloutId }, new Date())).toMatchObject({
+    expect(await steps.rollouts.applyDueStep('acme', due, new Date(startedAt + 12 * 60_000))).toMatchObject({ applied: false });
+    expect(await steps.rollouts.applyDueStep('acme', { promptId: 'start', label: 'canary', rolloutId: rollout.rolloutId }, new Date())).toMatchObject({
       applied: false,
     });
   });

@@ -5,7 +5,6 @@ import { ConflictError, NotFoundError } from '../../table/errors';
 import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey, withFreshDayCounters } from '../../table/item-builders';
 import { indexedKeysOf } from '../../table/propagation';
 import type { Table } from '../../table/table';
-import { commitUnaudited } from '../../operations/commit';
 import type { TransactionWrite } from '../../table/transaction';
 import { buildUpdate, type ExpressionNames } from '../../table/update-expression';
 import type { PlannedChange } from '../planned-change';
@@ -86,21 +85,11 @@ function newKeyWrites(table: Table, keyHash: string, record: AdminApiKey, accoun
   ];
 }
 
-/** For bulk paths (the CLI's imports, the tests' fixtures): a key written without an audit entry of its own. */
-export function createApiKey(table: Table, key: NewApiKey): Promise<AdminApiKey> {
-  return commitUnaudited(table, 'createApiKey', () => planCreateApiKey(table, key));
-}
-
 /** For bulk paths (the tests' fixtures): a key revoked by its hash, without an audit entry of its own. */
 export async function revokeApiKey(table: Table, keyHash: string): Promise<void> {
   const item = await table.get<ApiKeyItem>('revokeApiKey', keys.apiKey(keyHash));
   if (!item) throw new NotFoundError('No such API key');
   await table.transact('revokeApiKey', revocation(table, keyHash, toApiKey(item)).writes);
-}
-
-/** For bulk paths: a key revoked without an audit entry of its own. */
-export async function revokeApiKeyById(table: Table, accountId: string, keyId: string): Promise<{ key: AdminApiKey; alreadyRevoked: boolean }> {
-  return commitUnaudited(table, 'revokeApiKey', () => planRevokeApiKeyById(table, accountId, keyId));
 }
 
 /**
@@ -320,20 +309,4 @@ export async function listKeyUsage(table: Table, accountId: string, month: strin
       days: item.daysMonth === month ? { ...item.days } : item.prevDaysMonth === month ? { ...item.prevDays } : null,
     }))
     .sort((a, b) => (a.key.keyId < b.key.keyId ? -1 : a.key.keyId > b.key.keyId ? 1 : 0));
-}
-
-/** For bulk paths (the tests' fixtures): a key changed without an audit entry of its own. */
-export function updateApiKey(table: Table, accountId: string, keyId: string, change: ApiKeyChange): Promise<AdminApiKey> {
-  return commitUnaudited(table, 'updateApiKey', () => planUpdateApiKey(table, accountId, keyId, change));
-}
-
-/** For bulk paths (the tests' fixtures): a key rotated without an audit entry of its own. */
-export function rotateApiKey(
-  table: Table,
-  accountId: string,
-  keyId: string,
-  replacement: Pick<NewApiKey, 'keyHash' | 'keyId' | 'displayPrefix' | 'createdBy'>,
-  graceMs: number,
-): Promise<{ created: AdminApiKey; retired: AdminApiKey }> {
-  return commitUnaudited(table, 'rotateApiKey', () => planRotateApiKey(table, accountId, keyId, replacement, graceMs));
 }

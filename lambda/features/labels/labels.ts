@@ -3,7 +3,6 @@ import { fromStoredContent, toStoredContent } from '../../table/stored-content';
 import { keys } from '../../table/schema';
 import { isSettableLabel, LABEL_RULE, labelledVersion } from '../../domain/label';
 import type { Table } from '../../table/table';
-import { commitUnaudited } from '../../operations/commit';
 import { conditionCheck, type TransactionWrite } from '../../table/transaction';
 import { buildCondition, buildUpdate, type ExpressionNames } from '../../table/update-expression';
 import { labelHistoryWrite, type MoveCause } from '../../table/label-history';
@@ -167,30 +166,6 @@ export function labelsUnchanged(e: ExpressionNames, head: Pick<PromptHeadItem, '
 
 /** What a bulk path's moves say in the label's history: an import, by its operator when it has one. */
 export const IMPORT_CAUSE: MoveCause = { by: 'import', reason: 'import' };
-
-/**
- * A label set by a bulk path (no audit entry of its own, a history entry as every move has); an import raises
- * the revision once, at its end.
- */
-export function setLabel(
-  table: Table,
-  accountId: string,
-  promptId: string,
-  label: string,
-  version: string,
-  options: { raiseRevision?: boolean; cause?: MoveCause } = {},
-): Promise<LabelChange> {
-  return commitUnaudited(table, 'setLabel', () => planSetLabel(table, accountId, promptId, label, version, options.cause ?? IMPORT_CAUSE), {
-    ...(options.raiseRevision === false ? {} : { raiseRevisionOf: accountId }),
-  });
-}
-
-/** A label removed by a bulk path (no audit entry of its own), the revision raised. */
-export function removeLabel(table: Table, accountId: string, promptId: string, label: string, options: { cause?: MoveCause } = {}): Promise<LabelChange> {
-  return commitUnaudited(table, 'removeLabel', () => planRemoveLabel(table, accountId, promptId, label, options.cause ?? IMPORT_CAUSE), {
-    raiseRevisionOf: accountId,
-  });
-}
 
 /**
  * The condition of a direct move or removal of a label item: it has no rollout. A rollout started after the move

@@ -2,7 +2,6 @@ import type { AccountItem, MemberItem, Role, WithKeys } from '../../table/item-t
 import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from '../../table/schema';
 import { ConflictError, NotFoundError } from '../../table/errors';
 import type { Table } from '../../table/table';
-import { commitUnaudited } from '../../operations/commit';
 import type { TransactionRefusedError, TransactionWrite } from '../../table/transaction';
 import { buildCondition, buildUpdate } from '../../table/update-expression';
 import type { PlannedChange } from '../planned-change';
@@ -165,14 +164,4 @@ function removeOwnerWrite(accountId: string, userId: string): TransactionWrite {
 function lastOwnerOr(error: TransactionRefusedError, accountId: string, raced: string): Error {
   if (error.failedAt(1)) return new LastOwnerError(`account ${accountId} must keep at least one owner: make someone else an owner first`);
   return new ConflictError(raced);
-}
-
-/** For bulk paths (fixtures, the local demo): a member added without an audit entry of its own. */
-export function addMember(table: Table, accountId: string, member: Pick<MemberItem, 'userId' | 'email' | 'role'>, addedBy: string): Promise<Member> {
-  return commitUnaudited(table, 'addMember', async () => planAddMember(table, accountId, member, addedBy));
-}
-
-/** For bulk paths: a role set without an audit entry of its own. */
-export function setMemberRole(table: Table, accountId: string, userId: string, role: Role): Promise<Member> {
-  return commitUnaudited(table, 'setMemberRole', () => planSetMemberRole(table, accountId, userId, role));
 }

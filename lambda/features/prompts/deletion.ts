@@ -5,7 +5,6 @@ import { requireAccount } from '../accounts/accounts';
 import { NotFoundError } from '../../table/errors';
 import { labelCopyWrites, labelsUnchanged } from '../labels/labels';
 import type { Table } from '../../table/table';
-import { commitUnaudited } from '../../operations/commit';
 import { buildUpdate } from '../../table/update-expression';
 import type { PlannedChange } from '../planned-change';
 
@@ -88,14 +87,4 @@ export async function listPromptSummaries(table: Table, accountId: string): Prom
     versions: (versionsOf.get(head.promptId) ?? []).sort((a, b) => compareVersions(a.version, b.version)),
     labels: { ...head.labels },
   }));
-}
-
-/** For bulk paths (fixtures): a delete without an audit entry of its own, the revision raised. */
-export function deletePrompt(table: Table, accountId: string, promptId: string): Promise<{ alreadyDeleted: boolean }> {
-  return commitUnaudited(table, 'deletePrompt', () => planDeletePrompt(table, accountId, promptId), { raiseRevisionOf: accountId });
-}
-
-/** For bulk paths (fixtures): a restore without an audit entry of its own, the revision raised. */
-export function restorePrompt(table: Table, accountId: string, promptId: string): Promise<{ alreadyVisible: boolean }> {
-  return commitUnaudited(table, 'restorePrompt', () => planRestorePrompt(table, accountId, promptId), { raiseRevisionOf: accountId });
 }

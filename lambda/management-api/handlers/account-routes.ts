@@ -28,7 +28,7 @@ export const accountRoutes: readonly ManagementRoute[] = [
     body: AccountPatchBody,
     async handle(request) {
       const change = request.body;
-      const settings = await request.ops.updateSettings(request.params.accountId, {
+      const settings = await request.ops.accounts.updateSettings(request.params.accountId, {
         ...(change.name === undefined ? {} : { name: change.name }),
         ...(change.protectedLabels === undefined ? {} : { protectedLabels: change.protectedLabels }),
         ...(change.approvals === undefined

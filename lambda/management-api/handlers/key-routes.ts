@@ -70,7 +70,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const input = request.body;
       await requireWithinPlan(request.table, request.params.accountId, input.monthlyLimit);
-      const { key, apiKey } = await request.ops.createKey(request.params.accountId, {
+      const { key, apiKey } = await request.ops.keys.create(request.params.accountId, {
         name: input.name,
         ...(input.monthlyLimit === undefined ? {} : { monthlyLimit: input.monthlyLimit }),
         ...(input.scope === undefined ? {} : { scope: input.scope }),
@@ -96,7 +96,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
         ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt === null ? null : instantOf(input.expiresAt) }),
         ...(input.disabled === undefined ? {} : { enabled: !input.disabled }),
       };
-      const key = await request.ops.updateKey(request.params.accountId, request.params.keyId, change);
+      const key = await request.ops.keys.update(request.params.accountId, request.params.keyId, change);
       return { status: 200, body: keyBody(key, request.now) };
     },
   }),
@@ -108,7 +108,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
     body: RotateBody,
     async handle(request) {
       const { graceSeconds } = request.body;
-      const { created, retired, apiKey } = await request.ops.rotateKey(request.params.accountId, request.params.keyId, graceSeconds * 1000);
+      const { created, retired, apiKey } = await request.ops.keys.rotate(request.params.accountId, request.params.keyId, graceSeconds * 1000);
       return { status: 201, body: { key: keyBody(created, request.now), apiKey, retired: keyBody(retired, request.now) } };
     },
   }),
@@ -118,7 +118,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
     access: 'manage keys',
     action: 'key.revoke',
     async handle(request) {
-      const { key } = await request.ops.revokeKey(request.params.accountId, request.params.keyId);
+      const { key } = await request.ops.keys.revoke(request.params.accountId, request.params.keyId);
       return { status: 200, body: keyBody(key, request.now) };
     },
   }),

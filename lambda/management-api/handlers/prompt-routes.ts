@@ -39,7 +39,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     bodyTarget: ['promptId'],
     body: CreatePromptBody,
     async handle(request) {
-      return { status: 201, body: await request.ops.createPrompt(request.params.accountId, request.body) };
+      return { status: 201, body: await request.ops.prompts.create(request.params.accountId, request.body) };
     },
   }),
   defineRoute({
@@ -58,7 +58,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     body: PromptPatchBody,
     async handle(request) {
       const { accountId, promptId } = request.params;
-      const details = await request.ops.updatePromptDetails(accountId, promptId, request.body);
+      const details = await request.ops.prompts.updateDetails(accountId, promptId, request.body);
       return { status: 200, body: { promptId, ...details } };
     },
   }),
@@ -85,12 +85,12 @@ export const promptRoutes: readonly ManagementRoute[] = [
       const ifNoneMatch = request.headers['if-none-match'];
       if (ifNoneMatch !== undefined) {
         if (ifNoneMatch.trim() !== '*') throw badRequest('If-None-Match: only * (create a new draft) is understood here', 'If-None-Match');
-        return versionReply(201, await request.ops.createDraft(accountId, promptId, version, content));
+        return versionReply(201, await request.ops.prompts.createDraft(accountId, promptId, version, content));
       }
       if (request.headers['if-match'] === undefined) {
         throw preconditionRequired('send If-None-Match: * to create a draft, or If-Match with its ETag to replace one');
       }
-      return versionReply(200, await request.ops.replaceDraft(accountId, promptId, version, content, ifMatchOf(request.headers)));
+      return versionReply(200, await request.ops.prompts.replaceDraft(accountId, promptId, version, content, ifMatchOf(request.headers)));
     },
   }),
   defineRoute({
@@ -101,7 +101,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const ifMatch = ifMatchOf(request.headers);
       const { accountId, promptId, version } = request.params;
-      await request.ops.deleteDraft(accountId, promptId, version, ifMatch);
+      await request.ops.prompts.deleteDraft(accountId, promptId, version, ifMatch);
       return { status: 204 };
     },
   }),
@@ -115,7 +115,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
       const { note } = request.body;
       const ifMatch = ifMatchOf(request.headers);
       const { accountId, promptId, version } = request.params;
-      const published = await request.ops.publish(accountId, promptId, version, ifMatch, note);
+      const published = await request.ops.prompts.publish(accountId, promptId, version, ifMatch, note);
       return { status: 200, body: published };
     },
   }),
@@ -131,7 +131,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
       const { accountId, promptId, label } = request.params;
       const options = { ...(note === undefined ? {} : { note }), ...(restore === undefined ? {} : { restore }) };
       // The operation decides whether the label moves or is asked for (a label under approval: 202).
-      const outcome = await request.ops.setLabel(accountId, promptId, label, version, options);
+      const outcome = await request.ops.labels.set(accountId, promptId, label, version, options);
       if ('request' in outcome) return { status: 202, body: { request: outcome.request } };
       return { status: 200, body: { label, version, previous: outcome.moved.previousVersion ?? null } };
     },
@@ -158,7 +158,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       await requireLabelRole(request, request.params);
       const { accountId, promptId, label } = request.params;
-      const outcome = await request.ops.removeLabel(accountId, promptId, label);
+      const outcome = await request.ops.labels.remove(accountId, promptId, label);
       return 'request' in outcome ? { status: 202, body: { request: outcome.request } } : { status: 204 };
     },
   }),
@@ -169,7 +169,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     action: 'prompt.delete',
     async handle(request) {
       const { accountId, promptId } = request.params;
-      await request.ops.deletePrompt(accountId, promptId);
+      await request.ops.prompts.delete(accountId, promptId);
       return { status: 200, body: { promptId, deleted: true } };
     },
   }),
@@ -180,7 +180,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     action: 'prompt.restore',
     async handle(request) {
       const { accountId, promptId } = request.params;
-      await request.ops.restorePrompt(accountId, promptId);
+      await request.ops.prompts.restore(accountId, promptId);
       return { status: 200, body: { promptId, deleted: false } };
     },
   }),

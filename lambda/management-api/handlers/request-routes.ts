@@ -71,7 +71,7 @@ export const requestRoutes: readonly ManagementRoute[] = [
       const { accountId, requestId } = request.params;
       const item = await requestOr404(request, accountId, requestId);
       await requireDecider(request, accountId, item);
-      const decided = await request.ops.approveRequest(accountId, item, request.body.comment);
+      const decided = await request.ops.changeRequests.approve(accountId, item, request.body.comment);
       if (decided.stale) {
         // Written as stale (request.stale in the audit log), and nothing moved: the label is no longer where it was asked from.
         const now = decided.request.from === null ? 'was set' : `moved from ${decided.request.from}`;
@@ -97,7 +97,7 @@ export const requestRoutes: readonly ManagementRoute[] = [
       const { accountId, requestId } = request.params;
       const item = await requestOr404(request, accountId, requestId);
       await requireDecider(request, accountId, item);
-      return { status: 200, body: { request: (await request.ops.rejectRequest(accountId, item, request.body.comment)).request } };
+      return { status: 200, body: { request: (await request.ops.changeRequests.reject(accountId, item, request.body.comment)).request } };
     },
   }),
   defineRoute({
@@ -109,7 +109,7 @@ export const requestRoutes: readonly ManagementRoute[] = [
       const { accountId, requestId } = request.params;
       const item = await requestOr404(request, accountId, requestId);
       if (!isRequester(item, callerActor(request))) throw forbidden('only the member who asked for a change request may withdraw it');
-      return { status: 200, body: { request: (await request.ops.withdrawRequest(accountId, item)).request } };
+      return { status: 200, body: { request: (await request.ops.changeRequests.withdraw(accountId, item)).request } };
     },
   }),
 ];

@@ -1,5 +1,5 @@
 import { deadlineAfter, REFUND_BUDGET_MS } from '../../http/store-deadline';
-import { AccountOperations } from '../../operations/account-operations';
+import { Operations } from '../../operations';
 import type { Table } from '../../table/table';
 import type { UserDirectory } from '../../users/user-directory';
 import type { ManagementMiddleware } from '../management-context';
@@ -17,7 +17,7 @@ export const operations = (table: Table, directory: UserDirectory, webhooks?: We
     if (!caller) throw new Error('the caller must be known before the store is used');
     const bound = table.withDeadline(deadline);
     context.table = bound;
-    context.ops = new AccountOperations({
+    context.ops = new Operations({
       table: bound,
       auditTable: table.withDeadline(deadlineAfter(context.arrivedAt ?? Date.now(), REFUND_BUDGET_MS)),
       actor: { type: 'user', userId: caller.userId, email: caller.email },
