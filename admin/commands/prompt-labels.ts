@@ -1,7 +1,7 @@
 import type { ChangeRequest } from '../../lambda/features/change-requests/change-requests';
 import { NotFoundError } from '../../lambda/table/errors';
 import { isHistoryCursor, listLabelHistory } from '../../lambda/table/label-history';
-import type { LabelMove } from '../../lambda/features/change-requests/gated-moves';
+import type { LabelMoveOutcome } from '../../lambda/features/change-requests/approval-gate';
 import { listLabels } from '../../lambda/features/labels/labels';
 import { requireHead } from '../../lambda/features/prompts/authoring';
 import { requireAccount } from '../../lambda/features/accounts/accounts';
@@ -106,7 +106,7 @@ const unlabel: Command = {
     const name = labelOption(args);
     const breakGlass = args.values['break-glass'] === true;
     const ops = await operationsOn(context, accountId);
-    let outcome: LabelMove;
+    let outcome: LabelMoveOutcome;
     try {
       outcome = await ops.labels.remove(accountId, promptId, name, breakGlass ? { breakGlass } : {});
     } catch (error) {

@@ -2,9 +2,10 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { Operations } from '../operations';
 import { ConflictError, NotFoundError } from '../table/errors';
 import type { RolloutItem } from '../table/item-types';
-import { hasDueStep, listActiveRollouts, OtherRolloutError } from '../features/rollouts/rollouts';
+import { listActiveRollouts, OtherRolloutError } from '../features/rollouts/rollouts';
 import type { Table } from '../table/table';
 import type { SystemActorName } from '../domain/actor';
+import { hasDueStep } from '../features/rollouts/share';
 
 /**
  * What the deployed automation of rollouts does (docs/rollouts.md "Steps and a guard alarm (deployed)"): the scheduled function

@@ -217,6 +217,11 @@ export interface RolloutItem {
   updatedAt: string;
   /** What the person who started it said of it. */
   note?: string;
+  /**
+   * The change request whose approval started it, when one did: on a label the account puts under approval, only such
+   * a rollout completes (lambda/features/change-requests/approval-gate.ts).
+   */
+  requestId?: string;
   /** Raised by every change to the rollout: each is conditional on the one it read. */
   revision: number;
 }

@@ -171,7 +171,16 @@ export interface FrozenServedCounts {
  * The end's fence of a rollout's counts (see the top of this file): the account's keys (the admin index's, and those
  * registered since), held, then read; the counts summed; the writes of the ending transaction that freeze them.
  */
-export async function freezeServedCounts(table: Table, accountId: string, rolloutId: string, holds: ServedCountHolds): Promise<FrozenServedCounts> {
+export async function freezeServedCounts(
+  table: Table,
+  accountId: string,
+  rolloutId: string,
+  holds: ServedCountHolds,
+  options: {
+    /** What else the end read of the account item, held by the same write (one action per item in a transaction). */
+    readonly accountHolds?: (e: ExpressionNames) => string;
+  } = {},
+): Promise<FrozenServedCounts> {
   const [account, indexed] = await Promise.all([
     table.get<AccountItem>('freezeServedCounts', keys.account(accountId)),
     indexedKeysOf(table, 'freezeServedCounts', accountId),
@@ -198,7 +207,12 @@ export async function freezeServedCounts(table: Table, accountId: string, rollou
         ...buildUpdate({
           set: { promptsRevision: revision },
           condition: (e) =>
-            `attribute_exists(${e.name('pk')}) AND ${unchanged(e, 'promptsRevision', read)} AND ${unchanged(e, 'keyRegistrations', registrations)}`,
+            [
+              `attribute_exists(${e.name('pk')})`,
+              unchanged(e, 'promptsRevision', read),
+              unchanged(e, 'keyRegistrations', registrations),
+              ...(options.accountHolds ? [options.accountHolds(e)] : []),
+            ].join(' AND '),
         }),
       },
     },

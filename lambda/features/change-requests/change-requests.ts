@@ -23,7 +23,6 @@ import type {
   WithKeys,
 } from '../../table/item-types';
 import { planRemoveLabel, planSetLabel } from '../labels/labels';
-import { checkRolloutStart, planStartRollout } from '../rollouts/rollouts';
 import { belowKey, newestFirstPage } from '../../table/newest-first';
 import { keys, prefixes } from '../../table/schema';
 import { fromStoredContent } from '../../table/stored-content';
@@ -34,6 +33,7 @@ import type { PlannedChange } from '../planned-change';
 import type { RecordedStep } from '../planned-change';
 import { PromptMissingError, PromptDeletedError, VersionNotPublishedError, RolloutActiveError } from '../errors';
 import { requestReason } from '../labels/move-reasons';
+import { planStartRollout, checkRolloutStart } from '../rollouts/start';
 
 /**
  * Change requests (docs/management-api.md "Change requests"): a move or removal of a label the account puts

@@ -1,24 +1,20 @@
-import type { PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from '../../table/item-types';
+import type { PromptHeadItem, PromptLabelItem, PromptVersionItem } from '../../table/item-types';
 import { fromStoredContent, toStoredContent } from '../../table/stored-content';
 import { keys } from '../../table/schema';
 import { isSettableLabel, LABEL_RULE, labelledVersion } from '../../domain/label';
 import type { Table } from '../../table/table';
 import { conditionCheck, type TransactionWrite } from '../../table/transaction';
-import { buildCondition, buildUpdate, type ExpressionNames } from '../../table/update-expression';
-import { labelHistoryWrite, type MoveCause } from '../../table/label-history';
+import { buildCondition, buildUpdate } from '../../table/update-expression';
+import type { MoveCause } from '../../table/label-history';
+import { headLabelsWrite, labelsUnchanged, planLabelMoves } from './label-move';
 import type { PlannedChange } from '../planned-change';
 import { PromptMissingError, PromptDeletedError, VersionNotPublishedError, InvalidLabelError, RolloutActiveError } from '../errors';
 
 /**
- * Labels: names such as `production` that point at one published version of a prompt, moved by people
- * (the admin CLI, imports, the management API). The operations take plain arguments and say what changed.
- *
- * What is stored: the head's `labels` map (label -> version) names every label of the prompt, and one
- * label item per label holds a copy of the labelled version's content and of the head's name and deleted
- * flag, so the API reads a label as it reads latest. A change writes the head (conditional on its
- * `labelsRevision`) and the item in one transaction (operations/commit.ts), with the account's raised prompt revision,
- * which every request reads: the move applies from the very next request. Each move also writes its entry
- * of the label's history (label-history.ts), with who moved it and how (`cause`), in the same transaction.
+ * Labels: names such as `production` that point at one published version of a prompt, moved by people (the
+ * management API, the admin CLI) and by imports. The plans take plain arguments and say what changed; each move is
+ * written by the one label move (label-move.ts), with the account's raised prompt revision, which every request
+ * reads: the move applies from the very next request.
  */
 
 export interface LabelChange {
@@ -59,15 +55,9 @@ export async function planSetLabel(
   if (stays) return stays;
   if (item?.rollout) throw new RolloutActiveError(promptId, label, item.rollout.rolloutId);
   const previousVersion = labelledVersion(head.labels, label);
-  const revision = (head.labelsRevision ?? 0) + 1;
+  const moves = planLabelMoves(table, accountId, head, head, [{ label, to: version, content: toStoredContent(fromStoredContent(stored)), cause }]);
   return {
-    writes: [
-      headLabelsWrite(accountId, head, { ...head.labels, [label]: version }, revision),
-      // Published versions never change, and are never deleted: the copy is the version.
-      { Put: { Item: labelItem(accountId, head, label, toStoredContent(fromStoredContent(stored)), revision), ...NO_ROLLOUT } },
-      // Rewriting the item in step with the head (nothing moved) is no move: it has no entry.
-      ...(previousVersion === version ? [] : [labelHistoryWrite(table, accountId, { promptId, label, from: previousVersion ?? null, to: version }, cause)]),
-    ],
+    writes: [headLabelsWrite(accountId, head, moves), ...moves.writes],
     result: { accountId, promptId, label, version, changed: previousVersion !== version, ...optional(previousVersion) },
     after: { version, was: previousVersion ?? null, reason: cause.reason },
     visible: true,
@@ -113,13 +103,9 @@ export async function planRemoveLabel(table: Table, accountId: string, promptId:
   const previousVersion = labelledVersion(head.labels, label);
   if (previousVersion === undefined) return { writes: [], result: { accountId, promptId, label, changed: false } };
   if (item?.rollout) throw new RolloutActiveError(promptId, label, item.rollout.rolloutId);
-  const { [label]: _removed, ...rest } = head.labels ?? {};
+  const moves = planLabelMoves(table, accountId, head, head, [{ label, to: null, cause }]);
   return {
-    writes: [
-      headLabelsWrite(accountId, head, rest, (head.labelsRevision ?? 0) + 1),
-      { Delete: { Key: keys.promptLabel(accountId, label, promptId), ...NO_ROLLOUT } },
-      labelHistoryWrite(table, accountId, { promptId, label, from: previousVersion, to: null }, cause),
-    ],
+    writes: [headLabelsWrite(accountId, head, moves), ...moves.writes],
     result: { accountId, promptId, label, previousVersion, changed: true },
     after: { was: previousVersion, reason: cause.reason },
     visible: true,
@@ -157,21 +143,8 @@ export async function labelCopyWrites(
     }));
 }
 
-/** The head's label map unchanged since it was read: the condition of a change that rewrites its label items. */
-export function labelsUnchanged(e: ExpressionNames, head: Pick<PromptHeadItem, 'labelsRevision'>): string {
-  return head.labelsRevision === undefined
-    ? `attribute_not_exists(${e.name('labelsRevision')})`
-    : `${e.name('labelsRevision')} = ${e.value(head.labelsRevision)}`;
-}
-
 /** What a bulk path's moves say in the label's history: an import, by its operator when it has one. */
 export const IMPORT_CAUSE: MoveCause = { by: 'import', reason: 'import' };
-
-/**
- * The condition of a direct move or removal of a label item: it has no rollout. A rollout started after the move
- * read the item fails it, and the move, read again, is refused naming the rollout (RolloutActiveError).
- */
-export const NO_ROLLOUT = buildCondition((e) => `attribute_not_exists(${e.name('rollout')})`);
 
 /** The label items' copies brought in step with the head, after a bulk import renamed or (un)deleted it. */
 export async function syncLabelCopies(table: Table, accountId: string, promptId: string): Promise<void> {
@@ -187,48 +160,6 @@ function requireSettable(label: string): void {
 /** The label item shows what the head says, as the head is now. */
 function inStep(item: PromptLabelItem | undefined, head: PromptHeadItem, version: string): boolean {
   return item !== undefined && item.labelled.version === version && item.promptName === head.promptName && item.deleted === (head.deleted === true);
-}
-
-/**
- * The head's label map replaced, if nothing changed it since `head` was read (and the prompt is not
- * deleted, when a label is added or moved).
- */
-export function headLabelsWrite(accountId: string, head: PromptHeadItem, labels: Record<string, string>, revision: number): TransactionWrite {
-  const adds = Object.entries(labels).some(([label, version]) => labelledVersion(head.labels, label) !== version);
-  return {
-    Update: {
-      Key: keys.promptHead(accountId, head.promptId),
-      ...buildUpdate({
-        // A Map: the SDK marshals a plain object with an own `constructor` (a label like any other) as a class instance, and refuses it.
-        set: { labels: new Map(Object.entries(labels)), labelsRevision: revision },
-        condition: (e) =>
-          [
-            `attribute_exists(${e.name('pk')})`,
-            labelsUnchanged(e, head),
-            ...(adds ? [`(attribute_not_exists(${e.name('deleted')}) OR ${e.name('deleted')} = ${e.value(false)})`] : []),
-          ].join(' AND '),
-      }),
-    },
-  };
-}
-
-export function labelItem(
-  accountId: string,
-  head: Pick<PromptHeadItem, 'promptId' | 'promptName' | 'deleted'>,
-  label: string,
-  labelled: PromptLabelItem['labelled'],
-  labelsRevision: number,
-): WithKeys<PromptLabelItem> {
-  return {
-    ...keys.promptLabel(accountId, label, head.promptId),
-    type: 'promptLabel',
-    promptId: head.promptId,
-    label,
-    promptName: head.promptName,
-    deleted: head.deleted === true,
-    labelled,
-    labelsRevision,
-  };
 }
 
 const optional = (previousVersion: string | undefined) => (previousVersion === undefined ? {} : { previousVersion });

@@ -2,8 +2,7 @@ import { commitUnaudited } from '../../operations/commit';
 import type { OperationContext } from '../../operations/context';
 import type { MoveCause } from '../../table/label-history';
 import type { Table } from '../../table/table';
-import type { Mover } from '../change-requests/approval-gate';
-import { type LabelMove, planLabelMove } from '../change-requests/gated-moves';
+import { type LabelMoveOutcome, type Mover, planLabelMoveOrRequest } from '../change-requests/approval-gate';
 import { IMPORT_CAUSE, type LabelChange, planRemoveLabel, planSetLabel } from './labels';
 
 /**
@@ -30,19 +29,19 @@ export class LabelOperations {
     label: string,
     version: string,
     options: { note?: string; restore?: boolean; breakGlass?: boolean } = {},
-  ): Promise<LabelMove> {
+  ): Promise<LabelMoveOutcome> {
     const { note, restore, breakGlass } = options;
     const requested = { version, ...(note === undefined ? {} : { note }), ...(restore ? { restore: true } : {}), ...(breakGlass ? { breakGlass: true } : {}) };
     return this.context.audited({ accountId, action: 'label.set', target: { promptId, label }, requested }, () =>
-      planLabelMove(this.context.table, accountId, { promptId, label, to: version, note, restore }, this.mover(breakGlass)),
+      planLabelMoveOrRequest(this.context.table, accountId, { promptId, label, to: version, note, restore }, this.mover(breakGlass)),
     );
   }
 
   /** Takes the label off (404 when the prompt does not carry it); under approval, as `set` says. */
-  remove(accountId: string, promptId: string, label: string, options: { breakGlass?: boolean } = {}): Promise<LabelMove> {
+  remove(accountId: string, promptId: string, label: string, options: { breakGlass?: boolean } = {}): Promise<LabelMoveOutcome> {
     const requested = options.breakGlass ? { breakGlass: true } : undefined;
     return this.context.audited({ accountId, action: 'label.remove', target: { promptId, label }, ...(requested ? { requested } : {}) }, () =>
-      planLabelMove(this.context.table, accountId, { promptId, label, to: null }, this.mover(options.breakGlass)),
+      planLabelMoveOrRequest(this.context.table, accountId, { promptId, label, to: null }, this.mover(options.breakGlass)),
     );
   }
 }

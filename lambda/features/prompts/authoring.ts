@@ -1,20 +1,21 @@
 import type { PromptHeadItem, PromptVersionItem, WithKeys } from '../../table/item-types';
 import { keys, prefixes } from '../../table/schema';
 import type { PromptConfig, PromptContent } from '../../domain/prompt';
-import { compareVersions, versionSortKey } from '../../domain/version';
+import { compareVersions } from '../../domain/version';
 import { ConflictError, NotFoundError } from '../../table/errors';
 import { contentEtag, contentOf, versionItem } from '../../table/item-builders';
-import { fromStoredContent, toStoredContent } from '../../table/stored-content';
+import { fromStoredContent } from '../../table/stored-content';
 import type { Table } from '../../table/table';
 import type { TransactionWrite } from '../../table/transaction';
 import { buildCondition, buildProjection, buildUpdate, type ExpressionNames } from '../../table/update-expression';
 import type { PlannedChange } from '../planned-change';
+import { publishDraft } from './publishing';
 import { ImmutableVersionError, deletedPromptMessage } from '../errors';
 
 /**
- * Authoring through the management API: prompts, drafts with ETags, publishing a draft. Drafts are
- * version items with `published: false`; saving over one, deleting it or publishing it is conditional
- * on the ETag the caller read (docs/data-model.md).
+ * Authoring through the management API: prompts, drafts with ETags, publishing a draft (as publishing.ts publishes
+ * every version). Drafts are version items with `published: false`; saving over one, deleting it or publishing it is
+ * conditional on the ETag the caller read (docs/data-model.md).
  */
 
 export type VersionContent = Omit<PromptContent, 'version'>;
@@ -248,31 +249,16 @@ export async function planPublishDraft(
   if (head.deleted) throw new ConflictError(deletedPromptMessage(accountId, promptId));
   const stored = await requireDraftMatching(table, accountId, promptId, version, ifMatch);
   const at = table.timestamp();
-  const content = contentOf(fromStoredContent(stored));
-  const becomesLatest = head.latest === undefined || compareVersions(version, head.latest.version) > 0;
+  const publication = publishDraft(accountId, head, stored, (e) => draftCondition(e, stored), { note, at, by });
   return {
     writes: [
-      {
-        Update: {
-          Key: keys.promptVersion(accountId, promptId, version),
-          ...buildUpdate({ set: { published: true, publishedAt: at, publishedBy: by, note }, condition: (e) => draftCondition(e, stored) }),
-        },
-      },
+      publication.versionWrite,
       {
         Update: {
           Key: keys.promptHead(accountId, promptId),
           ...buildUpdate({
-            set: {
-              updatedAt: at,
-              updatedBy: by,
-              ...(becomesLatest ? { latest: toStoredContent(content), latestKey: versionSortKey(version) } : {}),
-            },
-            condition: (e) =>
-              [
-                `attribute_exists(${e.name('pk')})`,
-                `(attribute_not_exists(${e.name('deleted')}) OR ${e.name('deleted')} = ${e.value(false)})`,
-                ...(becomesLatest ? [latestBelow(e, version, head)] : []),
-              ].join(' AND '),
+            set: { updatedAt: at, updatedBy: by, ...publication.headSet },
+            condition: (e) => [`attribute_exists(${e.name('pk')})`, ...publication.headConditions(e)].join(' AND '),
           }),
         },
       },
@@ -289,15 +275,6 @@ export async function requireHead(table: Table, accountId: string, promptId: str
   const head = await table.get<PromptHeadItem>('requireHead', keys.promptHead(accountId, promptId));
   if (!head) throw new NotFoundError(`account ${accountId} has no prompt ${promptId}`);
   return head;
-}
-
-/**
- * The head's latest is still below `version` (a racing publish of a higher one makes this one read again, and
- * leave latest alone): by `latestKey`, or, on a head written before it existed, by the latest version it shows.
- */
-export function latestBelow(e: ExpressionNames, version: string, head: Pick<PromptHeadItem, 'latest'>): string {
-  const legacy = head.latest ? ` OR attribute_not_exists(${e.name('latestKey')}) AND ${e.name('latest.version')} = ${e.value(head.latest.version)}` : '';
-  return `(attribute_not_exists(${e.name('latest')}) OR ${e.name('latestKey')} < ${e.value(versionSortKey(version))}${legacy})`;
 }
 
 /** Who changed the prompt last, for its listing: one write of the change's transaction. */

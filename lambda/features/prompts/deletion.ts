@@ -3,10 +3,11 @@ import { keys, prefixes } from '../../table/schema';
 import { compareVersions } from '../../domain/version';
 import { requireAccount } from '../accounts/accounts';
 import { NotFoundError } from '../../table/errors';
-import { labelCopyWrites, labelsUnchanged } from '../labels/labels';
+import { labelCopyWrites } from '../labels/labels';
 import type { Table } from '../../table/table';
 import { buildUpdate } from '../../table/update-expression';
 import type { PlannedChange } from '../planned-change';
+import { labelsUnchanged } from '../labels/label-move';
 
 export interface AdminPromptSummary {
   promptId: string;

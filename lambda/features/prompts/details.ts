@@ -4,8 +4,9 @@ import type { PromptHeadItem } from '../../table/item-types';
 import { keys } from '../../table/schema';
 import type { Table } from '../../table/table';
 import { buildUpdate } from '../../table/update-expression';
-import { labelCopyWrites, labelsUnchanged } from '../labels/labels';
+import { labelCopyWrites } from '../labels/labels';
 import type { PlannedChange } from '../planned-change';
+import { labelsUnchanged } from '../labels/label-move';
 
 /** The details a head holds, as people read them. */
 export function detailsOf(head: Pick<PromptHeadItem, 'promptName' | 'description' | 'tags'>): PromptDetails {

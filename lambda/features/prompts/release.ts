@@ -1,32 +1,30 @@
-import type { PromptDetailsChange } from '../../domain/prompt-details';
+import type { Actor } from '../../domain/actor';
 import { isSettableLabel, LABEL_RULE, labelledVersion } from '../../domain/label';
-import { compareVersions, versionSortKey } from '../../domain/version';
+import type { PromptDetailsChange } from '../../domain/prompt-details';
+import { ConflictError } from '../../table/errors';
+import type { PromptHeadItem, PromptLabelItem, PromptVersionItem, StoredContent } from '../../table/item-types';
+import { keys } from '../../table/schema';
+import { fromStoredContent, toStoredContent } from '../../table/stored-content';
 import type { Table } from '../../table/table';
+import type { TransactionWrite } from '../../table/transaction';
+import { buildUpdate } from '../../table/update-expression';
 import { readApprovalGate } from '../change-requests/approval-gate';
 import { openRequestWrites } from '../change-requests/change-requests';
 import { requireNoOpenRequest } from '../change-requests/open-change-requests';
-import { ConflictError } from '../../table/errors';
-import { contentOf, versionItem } from '../../table/item-builders';
-import type { PromptHeadItem, PromptLabelItem, PromptVersionItem, WithKeys } from '../../table/item-types';
-import { labelHistoryWrite } from '../../table/label-history';
-import { labelCopyWrites, labelItem, labelsUnchanged, NO_ROLLOUT } from '../labels/labels';
-import { latestBelow, type VersionContent } from './authoring';
-import { keys } from '../../table/schema';
-import { fromStoredContent, toStoredContent } from '../../table/stored-content';
-import type { TransactionWrite } from '../../table/transaction';
-import { buildUpdate } from '../../table/update-expression';
-import type { Actor } from '../../domain/actor';
-import type { PlannedChange } from '../planned-change';
-import type { RecordedStep } from '../planned-change';
-import { plannedAs } from '../planned-change';
-import { PromptMissingError, PromptDeletedError, VersionNotPublishedError, InvalidLabelError, RolloutActiveError } from '../errors';
+import { InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from '../errors';
+import { labelMovesOnHead, labelsUnchanged, planLabelMoves } from '../labels/label-move';
+import { labelCopyWrites } from '../labels/labels';
 import { PUSH_REASON } from '../labels/move-reasons';
+import { type PlannedChange, plannedAs, type RecordedStep } from '../planned-change';
+import type { VersionContent } from './authoring';
+import { publishNewVersion } from './publishing';
 
 /**
  * Everything one prompt of a `prompts push` changes, as one transaction (docs/prompts-as-code.md): the prompt
- * created, the file's version published, its labels moved or removed (each with its history entry, reason
- * `push`), a change request opened for each label the account puts under approval (which the approval gate says,
- * inside this change: approval-gate.ts), its details set. Each step
+ * created, the file's version published (as every version is: publishing.ts), its labels moved or removed (as every
+ * label is: labels/label-move.ts, each history entry's reason `push`), a change request opened for each label the
+ * account puts under approval (which the approval gate says, inside this change: change-requests/approval-gate.ts),
+ * its details set. Each step
  * keeps its own audit entry (the names the log and its filters use), all written with the change: the prompt
  * is as the file says, or as it was.
  */
@@ -101,11 +99,14 @@ async function planDecidedRelease(table: Table, accountId: string, release: Deci
   }
 
   const at = table.timestamp();
-  const published = release.publish ? { ...contentOf({ version: release.publish.version, ...release.publish.content }) } : undefined;
+  const publication = release.publish
+    ? publishNewVersion(accountId, promptId, head, { version: release.publish.version, ...release.publish.content }, { note: release.publish.note, at, by })
+    : undefined;
+  const published = publication?.content;
   // Versions the labels point at (or would, once approved), other than the one published here: published, and read for their copies.
   const others = [...new Set([...adds, ...askedAdds].map(({ to }) => to).filter((version) => version !== published?.version))];
   const stored = await Promise.all(others.map((version) => table.get<PromptVersionItem>('releasePrompt', keys.promptVersion(accountId, promptId, version))));
-  const contentAt = new Map<string, ReturnType<typeof toStoredContent>>();
+  const contentAt = new Map<string, StoredContent>();
   for (const [index, version] of others.entries()) {
     const item = stored[index];
     if (item?.published !== true) throw new VersionNotPublishedError(accountId, promptId, version, item !== undefined);
@@ -113,24 +114,24 @@ async function planDecidedRelease(table: Table, accountId: string, release: Deci
   }
   if (published) contentAt.set(published.version, toStoredContent(published));
 
-  const labels: Record<string, string> = { ...head?.labels };
-  const was = new Map<string, string | null>();
-  for (const { label, to } of release.labels) {
-    was.set(label, labelledVersion(head?.labels, label) ?? null);
-    if (to === null) delete labels[label];
-    else labels[label] = to;
-  }
-  const labelsChange = release.labels.length > 0;
-  const revision = (head?.labelsRevision ?? 0) + 1;
   const promptName = release.details?.promptName ?? release.create?.promptName ?? head?.promptName ?? promptId;
   const description = release.details?.description === undefined ? head?.description : release.details.description || undefined;
   const tags = release.details?.tags === undefined ? head?.tags : release.details.tags.length > 0 ? [...new Set(release.details.tags)] : undefined;
-  const becomesLatest = published !== undefined && (head?.latest === undefined || compareVersions(published.version, head.latest.version) > 0);
-  const finalHead = { promptId, promptName, deleted: head?.deleted === true };
+  // The labels moved as every path moves them, their items copying the prompt as this change leaves it.
+  const moves = planLabelMoves(
+    table,
+    accountId,
+    head,
+    { promptId, promptName, deleted: head?.deleted === true },
+    release.labels.map(({ label, to }) => ({ label, to, ...(to === null ? {} : { content: contentAt.get(to) }), cause: { by, reason: PUSH_REASON } })),
+  );
+  const { was } = moves;
+  const labelsChange = release.labels.length > 0;
+  const onHead = head && labelsChange ? labelMovesOnHead(head, moves) : undefined;
 
   const writes: TransactionWrite[] = [];
   // A prompt whose push only asks for moves leaves its head as it is (who changed it last, its labels).
-  const headChanges = !head || published !== undefined || labelsChange || release.details !== undefined;
+  const headChanges = !head || publication !== undefined || labelsChange || release.details !== undefined;
   if (!head) {
     // The head's labels as a Map (a label named `constructor` is a name like any other): written as it is stored.
     const item = {
@@ -143,8 +144,8 @@ async function planDecidedRelease(table: Table, accountId: string, release: Deci
       updatedBy: by,
       ...(description ? { description } : {}),
       ...(tags ? { tags } : {}),
-      ...(published ? { latest: toStoredContent(published), latestKey: versionSortKey(published.version) } : {}),
-      ...(labelsChange ? { labels: new Map(Object.entries(labels)), labelsRevision: revision } : {}),
+      ...publication?.headSet,
+      ...(labelsChange ? { labels: new Map(moves.labels), labelsRevision: moves.revision } : {}),
     };
     writes.push({ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
   } else if (headChanges) {
@@ -162,43 +163,27 @@ async function planDecidedRelease(table: Table, accountId: string, release: Deci
             ...(release.details?.promptName === undefined ? {} : { promptName }),
             ...(release.details?.description && description ? { description } : {}),
             ...(release.details?.tags && tags ? { tags } : {}),
-            ...(becomesLatest && published ? { latest: toStoredContent(published), latestKey: versionSortKey(published.version) } : {}),
-            // A Map: a label named `constructor` is a name like any other.
-            ...(labelsChange ? { labels: new Map(Object.entries(labels)), labelsRevision: revision } : {}),
+            ...publication?.headSet,
+            ...onHead?.set,
           },
           ...(emptied.length > 0 ? { remove: emptied } : {}),
+          // What the publish and the moves each hold of the head, once each.
           condition: (e) =>
             [
-              `attribute_exists(${e.name('pk')})`,
-              labelsUnchanged(e, head),
-              ...(becomesLatest && published ? [latestBelow(e, published.version, head)] : []),
-              ...(published || adds.length > 0 ? [`(attribute_not_exists(${e.name('deleted')}) OR ${e.name('deleted')} = ${e.value(false)})`] : []),
+              ...new Set([
+                `attribute_exists(${e.name('pk')})`,
+                labelsUnchanged(e, head),
+                ...(publication?.headConditions(e) ?? []),
+                ...(onHead?.conditions(e) ?? []),
+              ]),
             ].join(' AND '),
         }),
       },
     });
   }
   const versionAt = writes.length;
-  if (published && release.publish) {
-    const item: WithKeys<PromptVersionItem> = {
-      ...versionItem(accountId, promptId, { ...published, published: true }),
-      publishedAt: at,
-      publishedBy: by,
-      note: release.publish.note,
-      updatedAt: at,
-      updatedBy: by,
-    };
-    writes.push({ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
-  }
-  for (const { label, to } of release.labels) {
-    const labelled = to === null ? undefined : contentAt.get(to);
-    writes.push(
-      labelled
-        ? { Put: { Item: labelItem(accountId, finalHead, label, labelled, revision), ...NO_ROLLOUT } }
-        : { Delete: { Key: keys.promptLabel(accountId, label, promptId), ...NO_ROLLOUT } },
-      labelHistoryWrite(table, accountId, { promptId, label, from: was.get(label) ?? null, to }, { by, reason: PUSH_REASON }),
-    );
-  }
+  if (publication) writes.push(publication.versionWrite);
+  writes.push(...moves.writes);
   // A label asked for keeps its item as it is (a rename below brings its copies in step, as any other's).
   const opened = new Map<string, { requestId: string; from: string | null }>();
   for (const { label, to } of asked) {
@@ -225,9 +210,9 @@ async function planDecidedRelease(table: Table, accountId: string, release: Deci
     result: { steps: steps.length, requests: asked.map(({ label }) => ({ label, requestId: opened.get(label)?.requestId as string })) },
     alsoRecords: steps.slice(1),
     ...(steps[0]?.after ? { after: steps[0].after } : {}),
-    visible: published !== undefined || labelsChange || release.details?.promptName !== undefined,
+    visible: publication !== undefined || labelsChange || release.details?.promptName !== undefined,
     refused: async (error) => {
-      if (published && release.publish && error.failedAt(versionAt)) {
+      if (publication && release.publish && error.failedAt(versionAt)) {
         return new ConflictError(`version ${release.publish.version} of prompt ${promptId} exists already: pull, then push again`);
       }
       if (release.create && error.failedAt(0)) return new ConflictError(`prompt ${promptId} exists already (deleted or not): pull, then push again`);

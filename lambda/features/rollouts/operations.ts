@@ -1,21 +1,10 @@
 import type { RolloutStep } from '../../domain/rollout';
 import type { OperationContext } from '../../operations/context';
 import { holdingServedCounts } from '../../table/served-counts';
-import { planRolloutStartOrRequest, type RolloutStartOutcome } from '../change-requests/gated-moves';
-import {
-  findRollout,
-  hasDueStep,
-  NoRolloutError,
-  NoStepDueError,
-  OtherRolloutError,
-  planAbortRollout,
-  planApplyDueStep,
-  planChangeRollout,
-  planCompleteRollout,
-  type Rollout,
-  type RolloutChange,
-  readRollout,
-} from './rollouts';
+import { planRolloutStartOrRequest, type RolloutStartOutcome } from '../change-requests/approval-gate';
+import { planAbortRollout, planCompleteRollout } from './ending';
+import { findRollout, NoRolloutError, OtherRolloutError, type Rollout, type RolloutChange, readRollout } from './rollouts';
+import { hasDueStep, NoStepDueError, planApplyDueStep, planChangeRollout } from './share';
 
 /** What starting a rollout asks for (the body of `PUT .../rollout`). */
 export interface RolloutInput {
@@ -65,10 +54,10 @@ export class RolloutOperations {
    */
   complete(accountId: string, promptId: string, label: string, options: { rolloutId?: string | undefined } = {}): Promise<Rollout> {
     const { rolloutId } = options;
-    const { table, by } = this.context;
+    const { table, actor, by } = this.context;
     return holdingServedCounts(table, (holds) =>
       this.context.audited({ accountId, action: 'rollout.complete', target: { promptId, label }, ...meantRollout(rolloutId) }, () =>
-        planCompleteRollout(table, accountId, { promptId, label, rolloutId }, { by }, holds),
+        planCompleteRollout(table, accountId, { promptId, label, rolloutId }, { actor, by }, holds),
       ),
     );
   }
