@@ -6,22 +6,22 @@ import { currentSession, type Session, signOut, startSignIn } from './auth/sessi
 import { mayLeave } from './components/leave-guard';
 import { ErrorNote, Loading } from './components/ui';
 import { useLoad } from './components/hooks';
-import type { SignInConfig } from './logic/pkce';
-import { requestsNavName } from './logic/requests';
+import type { SignInConfig } from './auth/pkce';
+import { requestsNavName } from './features/change-requests/change-requests';
 import { type Action, denial, ROLE_SUMMARY } from './logic/roles';
 import { hrefOf, parseRoute, type Route, type Section, sectionOf } from './logic/route';
-import { AuditPage } from './pages/audit-page';
-import { ComparePage } from './pages/compare-page';
-import { KeysPage } from './pages/keys-page';
-import { MembersPage } from './pages/members-page';
-import { PromptPage } from './pages/prompt-page';
-import { PromptsPage } from './pages/prompts-page';
-import { RequestPage } from './pages/request-page';
-import { RequestsPage } from './pages/requests-page';
-import { SettingsPage } from './pages/settings-page';
-import { UsagePage } from './pages/usage-page';
-import { VersionPage } from './pages/version-page';
-import { WebhooksPage } from './pages/webhooks-page';
+import { AuditPage } from './features/audit/audit-page';
+import { ComparePage } from './features/versions/compare-page';
+import { KeysPage } from './features/keys/keys-page';
+import { MembersPage } from './features/members/members-page';
+import { PromptPage } from './features/prompts/prompt-page';
+import { PromptsPage } from './features/prompts/prompts-page';
+import { RequestPage } from './features/change-requests/change-request-page';
+import { RequestsPage } from './features/change-requests/change-requests-page';
+import { SettingsPage } from './features/settings/settings-page';
+import { UsagePage } from './features/usage/usage-page';
+import { VersionPage } from './features/versions/version-page';
+import { WebhooksPage } from './features/webhooks/webhooks-page';
 import { type Workspace, WorkspaceContext } from './workspace';
 
 function useRoute(): [Route, (route: Route) => void] {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import ts from 'typescript';
-import { PYTHON_VERIFICATION, TYPESCRIPT_VERIFICATION } from '../../dashboard/src/logic/webhook-verification';
+import { PYTHON_VERIFICATION, TYPESCRIPT_VERIFICATION } from '../../dashboard/src/features/webhooks/webhook-verification';
 import { registerApiKey } from '../support/log-capture';
 import { seriousViolations } from './support/axe';
 import { ACCOUNT, ARTIFACTS, button, DashboardHarness, fromPage, type Person, textbox } from './support/dashboard';

@@ -20,7 +20,7 @@ import {
   stateExplanation,
   stateWord,
   withdrawDenial,
-} from '../../../dashboard/src/logic/requests';
+} from '../../../dashboard/src/features/change-requests/change-requests';
 
 const ana = { userId: 'u-ana', email: 'ana@example.com' };
 const bob = { userId: 'u-bob', email: 'bob@example.com' };

@@ -1,13 +1,13 @@
-import type { PromptDetail, StoredVersion } from '../api/types';
-import { ReadOnlyText } from '../components/fields';
-import { useLoad } from '../components/hooks';
-import { ErrorNote, Loading, PageTitle, When } from '../components/ui';
-import { formOf } from '../logic/draft-form';
-import { hrefOf } from '../logic/route';
-import { DraftEditor } from '../prompts/draft-editor';
-import { Preview, useSampleValues } from '../prompts/preview';
-import { useWorkspace } from '../workspace';
-import { NewDraft } from './prompt-page';
+import type { PromptDetail, StoredVersion } from '../../api/types';
+import { ReadOnlyText } from '../../components/fields';
+import { useLoad } from '../../components/hooks';
+import { ErrorNote, Loading, PageTitle, When } from '../../components/ui';
+import { formOf } from './draft-form';
+import { hrefOf } from '../../logic/route';
+import { DraftEditor } from './draft-editor';
+import { Preview, useSampleValues } from './preview';
+import { useWorkspace } from '../../workspace';
+import { NewDraft } from '../prompts/prompt-page';
 
 /** One version: a published one to read, or a draft to edit, preview, save and publish. */
 export function VersionPage({ promptId, version }: { promptId: string; version: string }) {

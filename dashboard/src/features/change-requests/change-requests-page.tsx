@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { useLoad } from '../components/hooks';
-import { Button, ErrorNote, Loading, PageTitle, When } from '../components/ui';
-import { approvalCount, type RequestState, requestTitle, STATE_FILTERS, stateWord } from '../logic/requests';
-import { hrefOf } from '../logic/route';
-import { useWorkspace } from '../workspace';
+import { useLoad } from '../../components/hooks';
+import { Button, ErrorNote, Loading, PageTitle, When } from '../../components/ui';
+import { approvalCount, type RequestState, requestTitle, STATE_FILTERS, stateWord } from './change-requests';
+import { hrefOf } from '../../logic/route';
+import { useWorkspace } from '../../workspace';
 
 /** The account's change requests, newest first, by state (open ones first of all): what each asks, who asked, its approvals. */
 export function RequestsPage() {

@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
-import type { ChangeRequest, PromptDetail, Rollout } from '../api/types';
-import { useAction, useId, useLoad } from '../components/hooks';
-import { Button, DeniedNote, ErrorNote, Loading, When } from '../components/ui';
-import { approvalsNeeded, historyMove, historyReason, restoreTarget } from '../logic/requests';
-import { rollingOutNote, rolloutEventText, rolloutOfReason } from '../logic/rollouts';
-import { hrefOf } from '../logic/route';
-import { labelDenial } from '../logic/roles';
-import { useWorkspace } from '../workspace';
+import type { ChangeRequest, PromptDetail, Rollout } from '../../api/types';
+import { useAction, useId, useLoad } from '../../components/hooks';
+import { Button, DeniedNote, ErrorNote, Loading, When } from '../../components/ui';
+import { approvalsNeeded, historyMove, historyReason, restoreTarget } from '../change-requests/change-requests';
+import { rollingOutNote, rolloutEventText, rolloutOfReason } from '../rollouts/rollouts';
+import { hrefOf } from '../../logic/route';
+import { labelDenial } from '../../logic/roles';
+import { useWorkspace } from '../../workspace';
 import { LabelMoveDialog, RequestOpenedNote } from './label-move';
 
 /**

@@ -1,17 +1,17 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ChangeRequest, PromptDetail, Rollout, VersionContent } from '../api/types';
-import { useAction, useId, useLoad, useVisibleInterval } from '../components/hooks';
-import { Button, ConfirmDialog, Control, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
-import { tagsFromText } from '../logic/prompt-list';
-import { denial, labelDenial } from '../logic/roles';
-import { approvalsNeeded } from '../logic/requests';
-import { rollingOutNote, SERVED_POLL_MS } from '../logic/rollouts';
-import { hrefOf } from '../logic/route';
-import { LabelHistory } from '../prompts/label-history';
-import { RolloutsSection } from '../prompts/rollout-panel';
-import { LabelMoveDialog, RequestOpenedNote } from '../prompts/label-move';
-import { newestFirst, newVersionProblem, nextVersions, VERSION_HINT } from '../logic/versions';
-import { useWorkspace } from '../workspace';
+import type { ChangeRequest, PromptDetail, Rollout, VersionContent } from '../../api/types';
+import { useAction, useId, useLoad, useVisibleInterval } from '../../components/hooks';
+import { Button, ConfirmDialog, Control, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
+import { tagsFromText } from './prompt-list';
+import { denial, labelDenial } from '../../logic/roles';
+import { approvalsNeeded } from '../change-requests/change-requests';
+import { rollingOutNote, SERVED_POLL_MS } from '../rollouts/rollouts';
+import { hrefOf } from '../../logic/route';
+import { LabelHistory } from '../labels/label-history';
+import { RolloutsSection } from '../rollouts/rollout-panel';
+import { LabelMoveDialog, RequestOpenedNote } from '../labels/label-move';
+import { newestFirst, newVersionProblem, nextVersions, VERSION_HINT } from '../versions/versions';
+import { useWorkspace } from '../../workspace';
 
 /** A prompt: its versions (published and drafts), its labels, a new draft, comparing, deleting and restoring. */
 export function PromptPage({ promptId }: { promptId: string }) {

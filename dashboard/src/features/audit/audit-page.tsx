@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { useLoad } from '../components/hooks';
-import { Button, ErrorNote, Loading, PageTitle, When } from '../components/ui';
-import { ACTIONS, auditSentence, changeText, FILTER_OUTCOMES, OUTCOME_WORDS, outcomeText } from '../logic/audit-text';
-import { useWorkspace } from '../workspace';
+import { useLoad } from '../../components/hooks';
+import { Button, ErrorNote, Loading, PageTitle, When } from '../../components/ui';
+import { ACTIONS, auditSentence, changeText, FILTER_OUTCOMES, OUTCOME_WORDS, outcomeText } from './audit-text';
+import { useWorkspace } from '../../workspace';
 
 /** The log's filters as the form holds them; empty ones do not filter. */
 interface AuditFilters {

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ChangeRequest, PromptDetail, Rollout } from '../api/types';
-import { useAction, useId } from '../components/hooks';
-import { Button, ConfirmDialog, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, When } from '../components/ui';
-import { ApiProblem } from '../logic/api-errors';
-import { approvalsNeeded } from '../logic/requests';
-import { labelDenial } from '../logic/roles';
+import type { ChangeRequest, PromptDetail, Rollout } from '../../api/types';
+import { useAction, useId } from '../../components/hooks';
+import { Button, ConfirmDialog, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, When } from '../../components/ui';
+import { ApiProblem } from '../../logic/api-errors';
+import { approvalsNeeded } from '../change-requests/change-requests';
+import { labelDenial } from '../../logic/roles';
 import {
   ACTIVE_SHARE_STEPS,
   delayText,
@@ -16,11 +16,11 @@ import {
   scheduledSteps,
   servedSides,
   shareChangeText,
-} from '../logic/rollouts';
-import { hrefOf } from '../logic/route';
-import { ChangeNoteField, useVersionPair, VersionPairDiff } from './label-move';
-import { newestFirst } from '../logic/versions';
-import { useWorkspace } from '../workspace';
+} from './rollouts';
+import { hrefOf } from '../../logic/route';
+import { ChangeNoteField, useVersionPair, VersionPairDiff } from '../labels/label-move';
+import { newestFirst } from '../versions/versions';
+import { useWorkspace } from '../../workspace';
 
 /**
  * Rollouts (docs/rollouts.md): per label, a way to start moving it to another version for a share of subjects

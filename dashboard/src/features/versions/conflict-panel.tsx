@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import type { StoredVersion } from '../api/types';
-import { When } from '../components/ui';
-import type { SavedBy } from '../logic/api-errors';
-import type { DraftForm } from '../logic/draft-form';
-import { wordPieces } from '../logic/diff-rows';
-import { DRAFT_FIELDS, differingFields, type FieldChoice, mergeForms } from '../logic/unsaved-work';
+import type { StoredVersion } from '../../api/types';
+import { When } from '../../components/ui';
+import type { SavedBy } from '../../logic/api-errors';
+import type { DraftForm } from './draft-form';
+import { wordPieces } from '../../logic/diff-rows';
+import { DRAFT_FIELDS, differingFields, type FieldChoice, mergeForms } from './unsaved-work';
 
 /** Why the panel opened: the person's kept text met a newer draft when the page came back, or a save met one. */
 export type ConflictCause = 'came-back' | 'save';

@@ -1,4 +1,4 @@
-import { stableJson } from './diff-rows';
+import { stableJson } from '../../logic/diff-rows';
 
 /**
  * The editor's fields as the person types them (numbers and JSON as text), and the version content

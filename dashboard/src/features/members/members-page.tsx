@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import type { AddedMember, Member } from '../api/types';
-import { useAction, useId, useLoad } from '../components/hooks';
-import { Button, ConfirmDialog, Control, CopyButton, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
-import { assignableRoles, denial, memberDenial, ROLE_SUMMARY, ROLES, type Role } from '../logic/roles';
-import { useWorkspace } from '../workspace';
+import type { AddedMember, Member } from '../../api/types';
+import { useAction, useId, useLoad } from '../../components/hooks';
+import { Button, ConfirmDialog, Control, CopyButton, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
+import { assignableRoles, denial, memberDenial, ROLE_SUMMARY, ROLES, type Role } from '../../logic/roles';
+import { useWorkspace } from '../../workspace';
 
 /** Who is in the account, with which role; adding people by email, changing roles, removing people. */
 export function MembersPage() {

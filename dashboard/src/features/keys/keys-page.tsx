@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
-import type { ApiKey, IssuedKey } from '../api/types';
-import { useAction, useId, useLoad } from '../components/hooks';
-import { Button, ConfirmDialog, Control, CopyButton, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
-import { prefixSuggestions, scopeEntryOf, scopeMatch } from '../logic/key-scope';
-import { denial } from '../logic/roles';
-import { curlSnippet, mcpSnippet, pythonSnippet, typeScriptSnippet } from '../logic/snippets';
-import { usedShare } from '../logic/usage-chart';
-import { useWorkspace } from '../workspace';
+import type { ApiKey, IssuedKey } from '../../api/types';
+import { useAction, useId, useLoad } from '../../components/hooks';
+import { Button, ConfirmDialog, Control, CopyButton, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
+import { prefixSuggestions, scopeEntryOf, scopeMatch } from './key-scope';
+import { denial } from '../../logic/roles';
+import { curlSnippet, mcpSnippet, pythonSnippet, typeScriptSnippet } from './snippets';
+import { usedShare } from '../usage/usage-chart';
+import { useWorkspace } from '../../workspace';
 
 /** API keys: create one (its secret shown once), list them, rotate, disable, enable and revoke. */
 export function KeysPage() {

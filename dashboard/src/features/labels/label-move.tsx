@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
-import type { ChangeRequest, StoredVersion } from '../api/types';
-import { DiffView } from '../components/diff-view';
-import { type Loaded, useId, useLoad } from '../components/hooks';
-import { PlaceholderChangeView } from '../components/placeholder-change';
-import { ConfirmDialog, ErrorNote, Loading } from '../components/ui';
-import { placeholderChange } from '../logic/requests';
-import { hrefOf } from '../logic/route';
-import { useWorkspace } from '../workspace';
+import type { ChangeRequest, StoredVersion } from '../../api/types';
+import { DiffView } from '../../components/diff-view';
+import { type Loaded, useId, useLoad } from '../../components/hooks';
+import { PlaceholderChangeView } from '../../components/placeholder-change';
+import { ConfirmDialog, ErrorNote, Loading } from '../../components/ui';
+import { placeholderChange } from '../change-requests/change-requests';
+import { hrefOf } from '../../logic/route';
+import { useWorkspace } from '../../workspace';
 
 /**
  * Moving a protected label, one that needs approval, or restoring a label to a past version asks first, and

@@ -1,4 +1,4 @@
-import type { PromptListEntry } from '../api/types';
+import type { PromptListEntry } from '../../api/types';
 
 /**
  * The prompt list as people narrow it (docs/management-api.md, "The dashboard": Prompts): words found in ids, names,

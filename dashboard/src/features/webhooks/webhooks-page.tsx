@@ -1,11 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { IssuedWebhookSecret, Webhook } from '../api/types';
-import { useAction, useId, useLoad, useVisibleInterval } from '../components/hooks';
-import { Button, ConfirmDialog, Control, CopyButton, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
-import { ApiProblem, fieldMessage } from '../logic/api-errors';
-import { denial } from '../logic/roles';
-import { PYTHON_VERIFICATION, TYPESCRIPT_VERIFICATION } from '../logic/webhook-verification';
+import type { IssuedWebhookSecret, Webhook } from '../../api/types';
+import { useAction, useId, useLoad, useVisibleInterval } from '../../components/hooks';
+import { Button, ConfirmDialog, Control, CopyButton, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
+import { ApiProblem, fieldMessage } from '../../logic/api-errors';
+import { denial } from '../../logic/roles';
+import { PYTHON_VERIFICATION, TYPESCRIPT_VERIFICATION } from './webhook-verification';
 import {
   choiceOf,
   delivered,
@@ -19,8 +19,8 @@ import {
   ROTATION_OVERLAP_HOURS,
   withGroup,
   withType,
-} from '../logic/webhooks';
-import { useWorkspace } from '../workspace';
+} from './webhooks';
+import { useWorkspace } from '../../workspace';
 
 /**
  * Webhooks (docs/events.md "Webhooks"): where the account's events are sent. Admins and owners only, as the API

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import type { KeyUsage } from '../api/types';
-import { useLoad } from '../components/hooks';
-import { ErrorNote, Loading, PageTitle } from '../components/ui';
-import { chartGeometry, recentMonths, usedShare } from '../logic/usage-chart';
-import { useWorkspace } from '../workspace';
+import type { KeyUsage } from '../../api/types';
+import { useLoad } from '../../components/hooks';
+import { ErrorNote, Loading, PageTitle } from '../../components/ui';
+import { chartGeometry, recentMonths, usedShare } from './usage-chart';
+import { useWorkspace } from '../../workspace';
 
 /** Each key's requests this month against its limit, and per UTC day. */
 export function UsagePage() {

@@ -1,8 +1,8 @@
-import { DiffView } from '../components/diff-view';
-import { useLoad } from '../components/hooks';
-import { ErrorNote, Loading, PageTitle } from '../components/ui';
-import { hrefOf } from '../logic/route';
-import { useWorkspace } from '../workspace';
+import { DiffView } from '../../components/diff-view';
+import { useLoad } from '../../components/hooks';
+import { ErrorNote, Loading, PageTitle } from '../../components/ui';
+import { hrefOf } from '../../logic/route';
+import { useWorkspace } from '../../workspace';
 
 /** Two versions side by side: any two, published or drafts. */
 export function ComparePage({ promptId, from, to }: { promptId: string; from: string; to: string }) {

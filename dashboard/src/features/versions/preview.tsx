@@ -1,7 +1,7 @@
 import { useCallback, useState } from 'preact/hooks';
-import { placeholdersIn, previewPieces, unfilled } from '../logic/placeholders';
-import { readSampleValues, sampleValuesKey, writeSampleValues } from '../logic/unsaved-work';
-import { useWorkspace } from '../workspace';
+import { placeholdersIn, previewPieces, unfilled } from '../../logic/placeholders';
+import { readSampleValues, sampleValuesKey, writeSampleValues } from './unsaved-work';
+import { useWorkspace } from '../../workspace';
 
 /**
  * The preview's sample values of one prompt, kept for the person in this tab: a reload, another version of the

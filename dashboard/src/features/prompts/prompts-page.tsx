@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { useAction, useId, useLoad } from '../components/hooks';
-import { Button, Control, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../components/ui';
-import { ALL_PROMPTS, facetsOf, type PromptListView, type PromptSort, promptsShown } from '../logic/prompt-list';
-import { denial } from '../logic/roles';
-import { hrefOf } from '../logic/route';
-import { useWorkspace } from '../workspace';
+import { useAction, useId, useLoad } from '../../components/hooks';
+import { Button, Control, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
+import { ALL_PROMPTS, facetsOf, type PromptListView, type PromptSort, promptsShown } from './prompt-list';
+import { denial } from '../../logic/roles';
+import { hrefOf } from '../../logic/route';
+import { useWorkspace } from '../../workspace';
 
 /** Every prompt of the account: searched by words, filtered by label and tag, sorted; and a new one. */
 export function PromptsPage() {

@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../../../lambda/domain/events';
+import { EVENT_TYPES } from '../../../../lambda/domain/events';
 
 /**
  * The Webhooks page's choices and words (docs/events.md "Webhooks"). The event types are the service's own list

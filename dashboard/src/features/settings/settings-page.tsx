@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { AccountSettings } from '../api/types';
-import { useAction, useId } from '../components/hooks';
-import { Button, Control, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle } from '../components/ui';
-import { approvalLabelsFromText, approvalSettingsProblem } from '../logic/requests';
-import { denial } from '../logic/roles';
-import { useWorkspace } from '../workspace';
+import type { AccountSettings } from '../../api/types';
+import { useAction, useId } from '../../components/hooks';
+import { Button, Control, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle } from '../../components/ui';
+import { approvalLabelsFromText, approvalSettingsProblem } from '../change-requests/change-requests';
+import { denial } from '../../logic/roles';
+import { useWorkspace } from '../../workspace';
 
 /** The account's settings: its name, plan and protected labels, and which labels move only after approval (owners change them). */
 export function SettingsPage() {

@@ -1,6 +1,6 @@
-import { atLeast, type Role, roleForLabel } from '../../../lambda/domain/roles';
-import { placeholdersIn } from './placeholders';
-import { type HistoryRollout, percentText } from './rollouts';
+import { atLeast, type Role, roleForLabel } from '../../../../lambda/domain/roles';
+import { placeholdersIn } from '../../logic/placeholders';
+import { type HistoryRollout, percentText } from '../rollouts/rollouts';
 
 /**
  * Change requests (a label move that the account's approvals cover) and label history, in words for the

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import type { ChangeRequest, RequestDetail } from '../api/types';
-import { DiffView } from '../components/diff-view';
-import { useAction, useId, useLoad } from '../components/hooks';
-import { PlaceholderChangeView } from '../components/placeholder-change';
-import { Button, DeniedNote, ErrorNote, Loading, PageTitle, When } from '../components/ui';
-import { ApiProblem } from '../logic/api-errors';
+import type { ChangeRequest, RequestDetail } from '../../api/types';
+import { DiffView } from '../../components/diff-view';
+import { useAction, useId, useLoad } from '../../components/hooks';
+import { PlaceholderChangeView } from '../../components/placeholder-change';
+import { Button, DeniedNote, ErrorNote, Loading, PageTitle, When } from '../../components/ui';
+import { ApiProblem } from '../../logic/api-errors';
 import {
   approvalCount,
   approvalStandingText,
@@ -16,10 +16,10 @@ import {
   stateExplanation,
   stateWord,
   withdrawDenial,
-} from '../logic/requests';
-import { percentText } from '../logic/rollouts';
-import { hrefOf } from '../logic/route';
-import { useWorkspace } from '../workspace';
+} from './change-requests';
+import { percentText } from '../rollouts/rollouts';
+import { hrefOf } from '../../logic/route';
+import { useWorkspace } from '../../workspace';
 
 /** What the page shows: the request with both versions' content, and where its label points now (null: nowhere). */
 interface Shown {

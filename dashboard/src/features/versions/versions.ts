@@ -1,4 +1,4 @@
-import { compareVersions, isValidVersion } from '../../../lambda/domain/version';
+import { compareVersions, isValidVersion } from '../../../../lambda/domain/version';
 
 /** Versions as the service orders and validates them (lambda/domain/version.ts): one rule, one implementation. */
 export { compareVersions, isValidVersion };
