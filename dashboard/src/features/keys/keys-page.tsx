@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { ApiKey, IssuedKey } from '../../api/types';
 import { useAction, useId, useLoad } from '../../components/hooks';
-import { Button, ConfirmDialog, Control, CopyButton, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
+import { ConfirmDialog } from '../../components/dialog';
+import { Button, Control, CopyButton, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
 import { prefixSuggestions, scopeEntryOf, scopeMatch } from './key-scope';
 import { denial } from '../../logic/roles';
 import { curlSnippet, mcpSnippet, pythonSnippet, typeScriptSnippet } from './snippets';

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { AddedMember, Member } from '../../api/types';
 import { useAction, useId, useLoad } from '../../components/hooks';
-import { Button, ConfirmDialog, Control, CopyButton, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
+import { ConfirmDialog } from '../../components/dialog';
+import { Button, Control, CopyButton, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
 import { assignableRoles, denial, memberDenial, ROLE_SUMMARY, ROLES, type Role } from '../../logic/roles';
 import { useWorkspace } from '../../workspace';
 

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ChangeRequest, PromptDetail, Rollout, VersionContent } from '../../api/types';
 import { useAction, useId, useLoad, useVisibleInterval } from '../../components/hooks';
-import { Button, ConfirmDialog, Control, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
+import { ConfirmDialog } from '../../components/dialog';
+import { Button, Control, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
 import { tagsFromText } from './prompt-list';
 import { denial, labelDenial } from '../../logic/roles';
 import { approvalsNeeded } from '../change-requests/change-requests';

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ChangeRequest, PromptDetail, Rollout } from '../../api/types';
 import { useAction, useId } from '../../components/hooks';
-import { Button, ConfirmDialog, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, When } from '../../components/ui';
+import { ConfirmDialog } from '../../components/dialog';
+import { Button, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, When } from '../../components/ui';
 import { ApiProblem } from '../../logic/api-errors';
 import { approvalsNeeded } from '../change-requests/change-requests';
 import { labelDenial } from '../../logic/roles';

@@ -1,8 +1,8 @@
-import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { IssuedWebhookSecret, Webhook } from '../../api/types';
 import { useAction, useId, useLoad, useVisibleInterval } from '../../components/hooks';
-import { Button, ConfirmDialog, Control, CopyButton, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
+import { ConfirmDialog, Dialog } from '../../components/dialog';
+import { Button, Control, CopyButton, ErrorNote, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
 import { ApiProblem, fieldMessage } from '../../logic/api-errors';
 import { denial } from '../../logic/roles';
 import { PYTHON_VERIFICATION, TYPESCRIPT_VERIFICATION } from './webhook-verification';
@@ -79,43 +79,6 @@ function WebhookManager() {
   );
 }
 
-/**
- * A modal of the page's own, opened when shown. With `onClose`, Escape (the dialog's cancel) closes it; without,
- * only its own buttons do: the secret dialog shows what cannot be shown again, so a stray Escape must not lose it.
- */
-function Modal({ title, onClose, children }: { title: string; onClose?(): void; children: ComponentChildren }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const shown = useRef(false);
-  const titleId = useId('modal-title');
-  useEffect(() => {
-    const dialog = ref.current;
-    shown.current = true;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => {
-      shown.current = false;
-      dialog?.close();
-    };
-  }, []);
-  return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
-        onClose?.();
-      }}
-      onClose={(event) => {
-        // Chrome skips a cancelable cancel on a second Escape without user activation between and closes outright:
-        // a dialog that only its buttons may close opens again.
-        if (!onClose && shown.current && !event.currentTarget.open) event.currentTarget.showModal();
-      }}
-    >
-      <h2 id={titleId}>{title}</h2>
-      {children}
-    </dialog>
-  );
-}
-
 /** The one time a webhook's secret is on screen: copy it now, with the code that checks a delivery with it. */
 function SecretDialog({ issued, rotated, onDone }: { issued: IssuedWebhookSecret; rotated: boolean; onDone(): void }) {
   const samples = [
@@ -123,7 +86,7 @@ function SecretDialog({ issued, rotated, onDone }: { issued: IssuedWebhookSecret
     { title: 'Verify a delivery in Python', text: PYTHON_VERIFICATION, copy: 'Copy Python code' },
   ];
   return (
-    <Modal title="Copy the signing secret now">
+    <Dialog title="Copy the signing secret now">
       <p>
         {rotated ? `The secret of ${issued.webhook.url} is rotated: this is its new one.` : `The webhook to ${issued.webhook.url} is created.`}{' '}
         <strong>This secret will not be shown again:</strong> it is stored sealed, and nobody can show it later. Keep it in the receiver's secret settings; if
@@ -159,7 +122,7 @@ function SecretDialog({ issued, rotated, onDone }: { issued: IssuedWebhookSecret
           I have copied the secret
         </Button>
       </div>
-    </Modal>
+    </Dialog>
   );
 }
 
@@ -436,7 +399,7 @@ function EditDialog({ webhook, onClose, onSaved }: { webhook: Webhook; onClose()
     onClose();
   });
   return (
-    <Modal title={`Edit webhook ${webhook.url}`} onClose={onClose}>
+    <Dialog title={`Edit webhook ${webhook.url}`} onDismiss={onClose}>
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -470,7 +433,7 @@ function EditDialog({ webhook, onClose, onSaved }: { webhook: Webhook; onClose()
           <Button onClick={onClose}>Cancel</Button>
         </div>
       </form>
-    </Modal>
+    </Dialog>
   );
 }
 
