@@ -1,5 +1,6 @@
 import type { AuditEntry } from '../features/audit/audit-text';
-import type { ChangeRequest, LabelHistoryEntry } from '../features/change-requests/change-requests';
+import type { ChangeRequest } from '../features/change-requests/change-requests';
+import type { LabelHistoryEntry } from '../features/labels/history-text';
 import type { Role } from '../logic/roles';
 import type { Rollout, RolloutStep } from '../features/rollouts/rollouts';
 

@@ -12,7 +12,7 @@ import {
   enoughCounting,
   hasApproved,
   isPerson,
-  requestTitle,
+  changeRequestTitle,
   stateExplanation,
   stateWord,
   withdrawDenial,
@@ -32,7 +32,7 @@ interface Shown {
  * warning when callers would miss one), the approvals so far, and the decision: approve or reject (with a
  * comment) for those who may move the label, withdraw for whoever asked; the outcome said after each.
  */
-export function RequestPage({ requestId }: { requestId: string }) {
+export function ChangeRequestPage({ requestId }: { requestId: string }) {
   const { api, account } = useWorkspace();
   const shown = useLoad(async (): Promise<Shown> => {
     const detail = await api.request(account.accountId, requestId);
@@ -42,7 +42,7 @@ export function RequestPage({ requestId }: { requestId: string }) {
   }, [api, account.accountId, requestId]);
   const breadcrumb = (
     <p class="breadcrumb">
-      <a href={hrefOf({ page: 'requests', accountId: account.accountId })}>Requests</a> / <span class="mono">{requestId}</span>
+      <a href={hrefOf({ page: 'change-requests', accountId: account.accountId })}>Requests</a> / <span class="mono">{requestId}</span>
     </p>
   );
   if (!shown.data) {
@@ -62,7 +62,7 @@ export function RequestPage({ requestId }: { requestId: string }) {
   return (
     <>
       {breadcrumb}
-      <PageTitle>{requestTitle(request)}</PageTitle>
+      <PageTitle>{changeRequestTitle(request)}</PageTitle>
       <p>
         <span class={`badge request-${request.state}`}>{stateWord(request.state)}</span> {stateExplanation(request, current)}
       </p>

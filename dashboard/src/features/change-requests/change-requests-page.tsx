@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
 import { useLoad } from '../../components/hooks';
 import { Button, ErrorNote, Loading, PageTitle, When } from '../../components/ui';
-import { approvalCount, type RequestState, requestTitle, STATE_FILTERS, stateWord } from './change-requests';
+import { approvalCount, type ChangeRequestState, changeRequestTitle, STATE_FILTERS, stateWord } from './change-requests';
 import { hrefOf } from '../../logic/route';
 import { useWorkspace } from '../../workspace';
 
 /** The account's change requests, newest first, by state (open ones first of all): what each asks, who asked, its approvals. */
-export function RequestsPage() {
+export function ChangeRequestsPage() {
   const { api, account } = useWorkspace();
-  const [state, setState] = useState<RequestState | ''>('open');
+  const [state, setState] = useState<ChangeRequestState | ''>('open');
   // The cursors of the pages seen so far: the first page has none (every open request is on it).
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors.at(-1);
@@ -65,7 +65,7 @@ export function RequestsPage() {
                 {requests.data.map((request) => (
                   <tr key={request.requestId}>
                     <th scope="row">
-                      <a href={hrefOf({ page: 'request', accountId: account.accountId, requestId: request.requestId })}>{requestTitle(request)}</a>
+                      <a href={hrefOf({ page: 'change-request', accountId: account.accountId, requestId: request.requestId })}>{changeRequestTitle(request)}</a>
                       {request.note ? <div class="muted">{request.note}</div> : null}
                     </th>
                     <td>

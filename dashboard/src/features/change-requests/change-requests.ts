@@ -1,15 +1,13 @@
 import { atLeast, type Role, roleForLabel } from '../../../../lambda/domain/roles';
-import { placeholdersIn } from '../../logic/placeholders';
-import { type HistoryRollout, percentText } from '../rollouts/rollouts';
+import { percentText } from '../rollouts/rollouts';
 
 /**
- * Change requests (a label move that the account's approvals cover) and label history, in words for the
- * person: each state's name and what it means, who may decide, and what a move does to the variables callers
- * fill. The API decides; this only explains, the same way for every page.
+ * Change requests (a label move that the account's approvals cover), in words for the person: each state's name
+ * and what it means, and who may decide. The API decides; this only explains, the same way for every page.
  */
 
-export const REQUEST_STATES = ['open', 'applied', 'rejected', 'withdrawn', 'stale'] as const;
-export type RequestState = (typeof REQUEST_STATES)[number];
+export const CHANGE_REQUEST_STATES = ['open', 'applied', 'rejected', 'withdrawn', 'stale'] as const;
+export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number];
 
 export interface Approval {
   readonly by: string;
@@ -35,11 +33,11 @@ export interface ChangeRequest {
   /** A move back to a version from the label's history. */
   readonly restore?: boolean;
   /** A rollout to start once approved (docs/rollouts.md): the label then rolls out to `to` for this share instead of moving. */
-  readonly rollout?: RequestRollout | null;
+  readonly rollout?: ChangeRequestRollout | null;
   readonly requestedBy: string;
   readonly requestedAt: string;
   readonly approvals: readonly Approval[];
-  readonly state: RequestState | string;
+  readonly state: ChangeRequestState | string;
   /** How many approvals it needs (the account's setting when it was asked). */
   readonly required?: number;
   /** Who took it out of `open` (the approver who applied it or found it stale, the rejecter, the requester), when, and their comment. */
@@ -47,14 +45,14 @@ export interface ChangeRequest {
 }
 
 /** What a request that starts a rollout carries of it. */
-export interface RequestRollout {
+export interface ChangeRequestRollout {
   readonly percent: number;
   readonly steps?: readonly { readonly percent: number; readonly afterMinutes: number }[] | null;
   readonly guardAlarm?: string | null;
 }
 
 /** Each state as a badge says it. */
-export const STATE_WORDS: Readonly<Record<RequestState, string>> = {
+export const STATE_WORDS: Readonly<Record<ChangeRequestState, string>> = {
   open: 'open',
   applied: 'applied',
   rejected: 'rejected',
@@ -62,10 +60,10 @@ export const STATE_WORDS: Readonly<Record<RequestState, string>> = {
   stale: 'stale',
 };
 
-export const stateWord = (state: string): string => (Object.hasOwn(STATE_WORDS, state) ? STATE_WORDS[state as RequestState] : state);
+export const stateWord = (state: string): string => (Object.hasOwn(STATE_WORDS, state) ? STATE_WORDS[state as ChangeRequestState] : state);
 
 /** The filter choices of the Requests page: a state, or all of them. */
-export const STATE_FILTERS: readonly { readonly value: RequestState | ''; readonly text: string }[] = [
+export const STATE_FILTERS: readonly { readonly value: ChangeRequestState | ''; readonly text: string }[] = [
   { value: 'open', text: 'Open' },
   { value: 'applied', text: 'Applied' },
   { value: 'rejected', text: 'Rejected' },
@@ -77,7 +75,7 @@ export const STATE_FILTERS: readonly { readonly value: RequestState | ''; readon
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 /** What the request asks, in a phrase: `move production of welcome from 1.0.1 to 1.0.2`, `restore ...`, `remove ...`. */
-export function requestSummary(request: Pick<ChangeRequest, 'label' | 'promptId' | 'from' | 'to' | 'restore' | 'rollout'>): string {
+export function changeRequestSummary(request: Pick<ChangeRequest, 'label' | 'promptId' | 'from' | 'to' | 'restore' | 'rollout'>): string {
   const what = `${request.label} of ${request.promptId}`;
   if (request.rollout && request.to !== null) {
     return `roll out ${what}${request.from ? ` from ${request.from}` : ''} to ${request.to} for ${percentText(request.rollout.percent)}`;
@@ -87,8 +85,8 @@ export function requestSummary(request: Pick<ChangeRequest, 'label' | 'promptId'
 }
 
 /** The request as a page's title: `Move production of welcome from 1.0.1 to 1.0.2`. */
-export function requestTitle(request: Pick<ChangeRequest, 'label' | 'promptId' | 'from' | 'to' | 'restore' | 'rollout'>): string {
-  const summary = requestSummary(request);
+export function changeRequestTitle(request: Pick<ChangeRequest, 'label' | 'promptId' | 'from' | 'to' | 'restore' | 'rollout'>): string {
+  const summary = changeRequestSummary(request);
   return `${summary[0]?.toUpperCase()}${summary.slice(1)}`;
 }
 
@@ -192,132 +190,7 @@ export function withdrawDenial(request: ChangeRequest, person: Person): string |
 }
 
 /** The navigation's name for the Requests item: its text, and the number open for a screen reader as well. */
-export function requestsNavName(open: number | undefined): string {
+export function changeRequestsNavName(open: number | undefined): string {
   if (open === undefined || open === 0) return 'Requests';
   return `Requests, ${open} open`;
-}
-
-/** The variables one version needs that the other does not. */
-export interface PlaceholderChange {
-  readonly added: readonly string[];
-  readonly removed: readonly string[];
-}
-
-interface Messages {
-  readonly systemMessage: string;
-  readonly userMessage: string;
-}
-
-/** The variables added and removed from `before` (none: a label that pointed nowhere) to `after`, as the client's parser reads them. */
-export function placeholderChange(before: Messages | undefined, after: Messages): PlaceholderChange {
-  const old = before ? placeholdersIn(before.systemMessage, before.userMessage) : [];
-  const now = placeholdersIn(after.systemMessage, after.userMessage);
-  return { added: now.filter((name) => !old.includes(name)), removed: old.filter((name) => !now.includes(name)) };
-}
-
-const variable = (name: string) => `\${${name}}`;
-
-function listed(names: readonly string[]): string {
-  const shown = names.map(variable);
-  if (shown.length <= 1) return shown.join('');
-  return `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
-}
-
-/**
- * The plain warnings about a change's variables: a variable the new version needs and the old did not is a
- * failure for every caller that fills only the old ones (the client refuses to compile, or the model gets the
- * gap); one no longer used is harmless, but worth knowing. Empty when the variables are the same.
- */
-export function placeholderWarnings(change: PlaceholderChange, hadBefore = true): { readonly added?: string; readonly removed?: string } {
-  return {
-    ...(change.added.length === 0
-      ? {}
-      : {
-          added: hadBefore
-            ? `Callers that fill only the old variables will miss ${listed(change.added)}.`
-            : `Callers must fill ${listed(change.added)}: the label pointed at no version before.`,
-        }),
-    ...(change.removed.length === 0
-      ? {}
-      : {
-          removed: `${listed(change.removed)} ${change.removed.length === 1 ? 'is' : 'are'} no longer used: a value sent for ${change.removed.length === 1 ? 'it' : 'them'} is ignored (compile with strict: true refuses ${change.removed.length === 1 ? 'it' : 'them'}).`,
-        }),
-  };
-}
-
-/** One position of a label's history, as the API lists it (newest first). */
-export interface LabelHistoryEntry {
-  readonly at: string;
-  readonly by: string;
-  readonly from: string | null;
-  readonly to: string | null;
-  readonly reason?: string | null;
-  /** Present on the entries a rollout wrote: started, its share changed, completed, aborted. */
-  readonly rollout?: HistoryRollout | null;
-}
-
-/** What the move did: `1.0.1 to 1.0.2`, `set to 1.0.0`, `removed (was 1.0.2)`. */
-export function historyMove(entry: Pick<LabelHistoryEntry, 'from' | 'to'>): string {
-  if (entry.to === null) return entry.from ? `removed (was ${entry.from})` : 'removed';
-  if (entry.from === null) return `set to ${entry.to}`;
-  return `${entry.from} to ${entry.to}`;
-}
-
-/**
- * Whether the label can go back to where this entry put it: only to a version (not to a removal), and only when
- * the label is not there already.
- */
-export function restoreTarget(entry: Pick<LabelHistoryEntry, 'to'>, current: string | undefined): string | undefined {
-  if (entry.to === null || entry.to === current) return undefined;
-  return entry.to;
-}
-
-/**
- * A history entry's reason in words: the mover's note, or how it moved (`restore`, `restore: <note>`,
- * `request <id>` for a move a change request applied, `push`, `import`); the request named, to link to it.
- */
-export function historyReason(reason: string | null | undefined): { readonly text: string; readonly requestId?: string } | undefined {
-  if (!reason) return undefined;
-  const request = /^request (req_[A-Za-z0-9_]+)$/.exec(reason);
-  if (request?.[1]) return { text: 'through a change request', requestId: request[1] };
-  if (reason === 'restore') return { text: 'restored from the history' };
-  if (reason.startsWith('restore: ')) return { text: `restored: ${reason.slice('restore: '.length)}` };
-  if (reason === 'push') return { text: 'pushed from a prompts folder (CLI)' };
-  if (reason === 'break-glass') return { text: 'moved by an operator without its change request (break-glass)' };
-  if (reason.startsWith('break-glass: '))
-    return { text: `moved by an operator without its change request (break-glass): ${reason.slice('break-glass: '.length)}` };
-  if (reason === 'import') return { text: 'imported' };
-  return { text: reason };
-}
-
-/** The approval settings as the owners' form holds them, checked before sending. */
-export function approvalLabelsFromText(text: string): string[] {
-  return Array.from(
-    new Set(
-      text
-        .split(/[\s,]+/)
-        .map((label) => label.trim())
-        .filter(Boolean),
-    ),
-  );
-}
-
-export const LABEL_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
-
-export function approvalSettingsProblem(labels: readonly string[], required: number): { field: 'labels' | 'required'; message: string } | undefined {
-  const wrong = labels.filter((label) => !LABEL_PATTERN.test(label));
-  if (wrong.length > 0) {
-    return { field: 'labels', message: `${wrong.join(', ')}: a label is 1 to 32 characters, a to z, 0 to 9, - and _, starting with a letter.` };
-  }
-  if (!Number.isInteger(required) || required < 1 || required > 5) return { field: 'required', message: 'Between 1 and 5 approvals.' };
-  return undefined;
-}
-
-/** How many approvals a move of `label` needs in the account; undefined when it moves at once. */
-export function approvalsNeeded(
-  approvals: { readonly labels: readonly string[]; readonly required: number } | null | undefined,
-  label: string,
-): number | undefined {
-  if (!approvals?.labels.includes(label)) return undefined;
-  return approvals.required;
 }

@@ -2,12 +2,13 @@ import { useState } from 'preact/hooks';
 import type { ChangeRequest, PromptDetail, Rollout } from '../../api/types';
 import { useAction, useId, useLoad } from '../../components/hooks';
 import { Button, DeniedNote, ErrorNote, Loading, When } from '../../components/ui';
-import { approvalsNeeded, historyMove, historyReason, restoreTarget } from '../change-requests/change-requests';
+import { approvalsNeeded } from '../settings/approval-settings';
+import { historyMove, historyReason, restoreTarget } from './history-text';
 import { rollingOutNote, rolloutEventText, rolloutOfReason } from '../rollouts/rollouts';
 import { hrefOf } from '../../logic/route';
 import { labelDenial } from '../../logic/roles';
 import { useWorkspace } from '../../workspace';
-import { LabelMoveDialog, RequestOpenedNote } from './label-move';
+import { LabelMoveDialog, ChangeRequestOpenedNote } from './label-move';
 
 /**
  * Where each of the prompt's labels pointed, newest first, 50 a page: who moved it, when, from and to which
@@ -94,7 +95,7 @@ function OneLabelHistory(props: {
         History of <span class="badge">{label}</span>
       </h3>
       <DeniedNote id={deniedId} reason={denied} />
-      {opened ? <RequestOpenedNote request={opened} /> : null}
+      {opened ? <ChangeRequestOpenedNote request={opened} /> : null}
       {page.loading && !page.data ? <Loading what={`the history of ${label}`} /> : null}
       <ErrorNote problem={page.problem} doing={`Reading the history of ${label}`} />
       {page.data ? (
@@ -202,7 +203,7 @@ function Reason({ reason }: { reason: string | null | undefined }) {
   return (
     <>
       {said.text}:{' '}
-      <a class="mono" href={hrefOf({ page: 'request', accountId: account.accountId, requestId: said.requestId })}>
+      <a class="mono" href={hrefOf({ page: 'change-request', accountId: account.accountId, requestId: said.requestId })}>
         {said.requestId}
       </a>
     </>

@@ -5,7 +5,7 @@ import { type Loaded, useId, useLoad } from '../../components/hooks';
 import { PlaceholderChangeView } from '../../components/placeholder-change';
 import { ConfirmDialog } from '../../components/dialog';
 import { ErrorNote, Loading } from '../../components/ui';
-import { placeholderChange } from '../change-requests/change-requests';
+import { placeholderChange } from '../../logic/placeholders';
 import { hrefOf } from '../../logic/route';
 import { useWorkspace } from '../../workspace';
 
@@ -64,7 +64,7 @@ export function LabelMoveDialog(props: {
         afterTitle={`${label} after (${to})`}
         variablesId={variablesId}
       />
-      <ChangeNoteField id={noteId} label="Reason (optional)" note={note} setNote={setNote} onRequest={approvals !== undefined} />
+      <ChangeNoteField id={noteId} label="Reason (optional)" note={note} setNote={setNote} opensChangeRequest={approvals !== undefined} />
     </ConfirmDialog>
   );
 }
@@ -109,7 +109,7 @@ export function VersionPairDiff(props: {
 }
 
 /** Why the label moves, in the person's words: kept in its history, and on the change request when one is opened. */
-export function ChangeNoteField(props: { id: string; label: string; note: string; setNote(note: string): void; onRequest: boolean }) {
+export function ChangeNoteField(props: { id: string; label: string; note: string; setNote(note: string): void; opensChangeRequest: boolean }) {
   const { id } = props;
   return (
     <div class="field">
@@ -125,20 +125,20 @@ export function ChangeNoteField(props: { id: string; label: string; note: string
         onInput={(event) => props.setNote(event.currentTarget.value)}
       />
       <span class="hint" id={`${id}-hint`}>
-        Up to 500 characters, kept in the label's history{props.onRequest ? ' and shown on the request' : ''}.
+        Up to 500 characters, kept in the label's history{props.opensChangeRequest ? ' and shown on the request' : ''}.
       </span>
     </div>
   );
 }
 
 /** Said after a move that opened a change request instead: plainly, with the way to it (the page's live region announces it). */
-export function RequestOpenedNote({ request }: { request: ChangeRequest }) {
+export function ChangeRequestOpenedNote({ request }: { request: ChangeRequest }) {
   const { account } = useWorkspace();
   return (
     <p class="notice">
       A change request was opened: {request.label} stays at {request.from ?? 'no version'} until it is approved, then{' '}
       {request.to === null ? 'is removed' : `moves to ${request.to}`}.{' '}
-      <a href={hrefOf({ page: 'request', accountId: account.accountId, requestId: request.requestId })}>Open the change request</a>
+      <a href={hrefOf({ page: 'change-request', accountId: account.accountId, requestId: request.requestId })}>Open the change request</a>
     </p>
   );
 }

@@ -5,12 +5,12 @@ import { ConfirmDialog } from '../../components/dialog';
 import { Button, Control, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, PageTitle, When } from '../../components/ui';
 import { tagsFromText } from './prompt-list';
 import { denial, labelDenial } from '../../logic/roles';
-import { approvalsNeeded } from '../change-requests/change-requests';
+import { approvalsNeeded } from '../settings/approval-settings';
 import { rollingOutNote, SERVED_POLL_MS } from '../rollouts/rollouts';
 import { hrefOf } from '../../logic/route';
 import { LabelHistory } from '../labels/label-history';
 import { RolloutsSection } from '../rollouts/rollout-panel';
-import { LabelMoveDialog, RequestOpenedNote } from '../labels/label-move';
+import { LabelMoveDialog, ChangeRequestOpenedNote } from '../labels/label-move';
 import { newestFirst, newVersionProblem, nextVersions, VERSION_HINT } from '../versions/versions';
 import { useWorkspace } from '../../workspace';
 
@@ -445,7 +445,7 @@ function LabelRow(props: {
         <DeniedNote id={deniedId} reason={denied} />
         {confirming ? null : <ErrorNote problem={move.problem} doing={`Moving ${label}`} />}
         <ErrorNote problem={remove.problem} doing={`Removing ${label}`} />
-        {opened ? <RequestOpenedNote request={opened} /> : null}
+        {opened ? <ChangeRequestOpenedNote request={opened} /> : null}
         {confirming ? (
           <LabelMoveDialog
             promptId={detail.promptId}
@@ -538,7 +538,7 @@ function AddLabel(props: { detail: PromptDetail; published: string[]; protectedL
       </Button>
       <DeniedNote id={deniedId} reason={denied} />
       {isFieldProblem(set.problem, ['label']) || confirming ? null : <ErrorNote problem={set.problem} doing="Setting the label" />}
-      {opened ? <RequestOpenedNote request={opened} /> : null}
+      {opened ? <ChangeRequestOpenedNote request={opened} /> : null}
       {confirming ? (
         <LabelMoveDialog
           promptId={props.detail.promptId}

@@ -4,7 +4,7 @@ import { useAction, useId } from '../../components/hooks';
 import { ConfirmDialog } from '../../components/dialog';
 import { Button, DeniedNote, ErrorNote, FieldError, isFieldProblem, Loading, When } from '../../components/ui';
 import { ApiProblem } from '../../logic/api-errors';
-import { approvalsNeeded } from '../change-requests/change-requests';
+import { approvalsNeeded } from '../settings/approval-settings';
 import { labelDenial } from '../../logic/roles';
 import {
   ACTIVE_SHARE_STEPS,
@@ -100,7 +100,7 @@ function LabelRollout(props: { detail: PromptDetail; label: string; version: str
           <p>
             {label} is not rolling out: every read at <code>?label={label}</code> gets {version}.
           </p>
-          {opened ? <RolloutRequestedNote request={opened} /> : null}
+          {opened ? <RolloutChangeRequestNote request={opened} /> : null}
           {denied === undefined ? (
             <Button
               kind="primary"
@@ -257,20 +257,20 @@ function StartRolloutDialog(props: {
         ))}
       </fieldset>
       <VersionPairDiff contents={contents} beforeTitle={`${label} now (${from})`} afterTitle={`the rollout's version (${to})`} variablesId={variablesId} />
-      <ChangeNoteField id={noteId} label="Note (optional)" note={note} setNote={setNote} onRequest={approvals !== undefined} />
+      <ChangeNoteField id={noteId} label="Note (optional)" note={note} setNote={setNote} opensChangeRequest={approvals !== undefined} />
     </ConfirmDialog>
   );
 }
 
 /** Said after starting a rollout opened a change request instead: plainly, with the way to it. */
-function RolloutRequestedNote({ request }: { request: ChangeRequest }) {
+function RolloutChangeRequestNote({ request }: { request: ChangeRequest }) {
   const { account } = useWorkspace();
   return (
     <p class="notice">
       A change request was opened: the rollout of {request.label} to {request.to ?? 'its version'}
       {request.rollout ? ` at ${percentText(request.rollout.percent)}` : ''} starts once it is approved; until then {request.label} stays on{' '}
       {request.from ?? 'no version'}.{' '}
-      <a href={hrefOf({ page: 'request', accountId: account.accountId, requestId: request.requestId })}>Open the change request</a>
+      <a href={hrefOf({ page: 'change-request', accountId: account.accountId, requestId: request.requestId })}>Open the change request</a>
     </p>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AccountSettings } from '../../api/types';
 import { useAction, useId } from '../../components/hooks';
 import { Button, Control, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle } from '../../components/ui';
-import { approvalLabelsFromText, approvalSettingsProblem } from '../change-requests/change-requests';
+import { approvalLabelsFromText, approvalSettingsProblem } from './approval-settings';
 import { denial } from '../../logic/roles';
 import { useWorkspace } from '../../workspace';
 
