@@ -1,14 +1,16 @@
 import { useState } from 'preact/hooks';
-import type { ChangeRequest, PromptDetail, Rollout } from '../../api/types';
-import { useAction, useId, useLoad } from '../../components/hooks';
+import type { PromptDetail, Rollout } from '../../api/types';
+import { useId, useLoad } from '../../components/hooks';
 import { Button, DeniedNote, ErrorNote, Loading, When } from '../../components/ui';
-import { approvalsNeeded } from '../settings/approval-settings';
+import { ChangeRequestOpenedNote } from './change-request-opened-note';
 import { historyMove, historyReason, restoreTarget } from './history-text';
+import { protectedLabelsOf } from './label-change';
+import { LabelMoveDialog } from './label-move-dialog';
+import { useLabelMove } from './use-label-move';
 import { rollingOutNote, rolloutEventText, rolloutOfReason } from '../rollouts/rollouts';
 import { hrefOf } from '../../logic/route';
 import { labelDenial } from '../../logic/roles';
 import { useWorkspace } from '../../workspace';
-import { LabelMoveDialog, ChangeRequestOpenedNote } from './label-move';
 
 /**
  * Where each of the prompt's labels pointed, newest first, 50 a page: who moved it, when, from and to which
@@ -57,7 +59,7 @@ function OneLabelHistory(props: {
   onChanged(): void;
 }) {
   const { detail, label, current, rollout, rolloutMark, onChanged } = props;
-  const { api, account, role, settings, announce, refreshAccount } = useWorkspace();
+  const { api, account, role, settings } = useWorkspace();
   // The cursors of the pages seen so far: the first page has none.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors.at(-1);
@@ -66,27 +68,16 @@ function OneLabelHistory(props: {
     () => api.labelHistory(account.accountId, detail.promptId, label, cursor),
     [api, account.accountId, detail.promptId, label, cursor, current, rolloutMark],
   );
-  const [restoring, setRestoring] = useState<string | undefined>(undefined);
-  const [opened, setOpened] = useState<ChangeRequest | undefined>(undefined);
-  const protectedLabels = settings?.protectedLabels ?? ['production'];
-  const denied = labelDenial(role, label, protectedLabels) ?? (rollout ? rollingOutNote(rollout) : undefined);
+  const move = useLabelMove(detail.promptId, label, {
+    onChanged: () => {
+      // Back to the first page, where the restore shows at the top.
+      setCursors([undefined]);
+      onChanged();
+    },
+  });
+  const denied = labelDenial(role, label, protectedLabelsOf(settings)) ?? (rollout ? rollingOutNote(rollout) : undefined);
   const deniedId = useId('history-denied');
   const titleId = useId('history-title');
-  const approvals = approvalsNeeded(settings?.approvals, label);
-  const restore = useAction(async (target: string, note: string) => {
-    const outcome = await api.setLabel(account.accountId, detail.promptId, label, target, { note, restore: true });
-    setRestoring(undefined);
-    if (outcome.kind === 'requested') {
-      setOpened(outcome.request);
-      announce(`A change request was opened to restore ${label} to ${target}.`);
-      refreshAccount();
-      return;
-    }
-    setOpened(undefined);
-    announce(`${label} restored to ${target}.`);
-    setCursors([undefined]);
-    onChanged();
-  });
   const pageNumber = cursors.length;
   const next = page.data?.next ?? undefined;
   return (
@@ -95,7 +86,7 @@ function OneLabelHistory(props: {
         History of <span class="badge">{label}</span>
       </h3>
       <DeniedNote id={deniedId} reason={denied} />
-      {opened ? <ChangeRequestOpenedNote request={opened} /> : null}
+      {move.opened ? <ChangeRequestOpenedNote request={move.opened} /> : null}
       {page.loading && !page.data ? <Loading what={`the history of ${label}`} /> : null}
       <ErrorNote problem={page.problem} doing={`Reading the history of ${label}`} />
       {page.data ? (
@@ -136,13 +127,10 @@ function OneLabelHistory(props: {
                           kind="plain"
                           denied={denied}
                           deniedId={deniedId}
-                          busy={restore.busy && restoring === target}
+                          busy={move.sending?.kind === 'restore' && move.sending.to === target}
                           busyText="Restoring…"
                           aria-label={`Restore ${label} to ${target}`}
-                          onClick={() => {
-                            restore.clear();
-                            setRestoring(target);
-                          }}
+                          onClick={() => move.ask({ kind: 'restore', to: target })}
                         >
                           Restore
                         </Button>
@@ -170,24 +158,7 @@ function OneLabelHistory(props: {
           </Button>
         </div>
       ) : null}
-      {restoring ? (
-        <LabelMoveDialog
-          promptId={detail.promptId}
-          label={label}
-          from={current}
-          to={restoring}
-          restore
-          isProtected={protectedLabels.includes(label)}
-          approvals={approvals}
-          busy={restore.busy}
-          problem={restore.problem}
-          onConfirm={(note) => void restore.run(restoring, note)}
-          onCancel={() => {
-            setRestoring(undefined);
-            restore.clear();
-          }}
-        />
-      ) : null}
+      <LabelMoveDialog move={move} from={current} />
     </section>
   );
 }

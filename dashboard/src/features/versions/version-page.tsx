@@ -7,7 +7,7 @@ import { hrefOf } from '../../logic/route';
 import { DraftEditor } from './draft-editor';
 import { Preview, useSampleValues } from './preview';
 import { useWorkspace } from '../../workspace';
-import { NewDraft } from '../prompts/prompt-page';
+import { NewDraft } from './new-draft';
 
 /** One version: a published one to read, or a draft to edit, preview, save and publish. */
 export function VersionPage({ promptId, version }: { promptId: string; version: string }) {
