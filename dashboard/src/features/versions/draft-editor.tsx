@@ -1,30 +1,23 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { PromptDetail, StoredVersion } from '../../api/types';
-import { DiffView } from '../../components/diff-view';
 import { InputField, TextField } from '../../components/fields';
-import { useAction, useId, useLoad } from '../../components/hooks';
+import { useAction, useId } from '../../components/hooks';
 import { leaveWithoutAsking, useLeaveGuard } from '../../components/leave-guard';
 import { ConfirmDialog } from '../../components/dialog';
-import { Button, DeniedNote, ErrorNote, Loading, PageTitle, When } from '../../components/ui';
+import { Button, DeniedNote, ErrorNote, PageTitle, When } from '../../components/ui';
 import { ApiProblem } from '../../logic/api-errors';
+import { ApiFieldProblem, isApiFieldProblem } from './api-field-problem';
+import { type Gone, useDraftWatch } from './draft-watch';
+import { GoneBanner } from './gone-banner';
+import { PublishPanel } from './publish-panel';
 import { contentOf, type DraftContent, type DraftField, type DraftForm, formOf, sameContent } from './draft-form';
 import { placeholdersIn } from '../../logic/placeholders';
 import { denial } from '../../logic/roles';
-import { hrefOf } from '../../logic/route';
 import { readUnsavedDraft, type UnsavedDraft, unsavedDraftKey, writeUnsavedDraft } from './unsaved-work';
 import { useWorkspace } from '../../workspace';
 import { type Conflict, ConflictPanel } from './conflict-panel';
 import { Preview, useSampleValues } from './preview';
 
-/** Why a tab's draft can no longer be edited: someone published or deleted it in another tab or browser. */
-interface Gone {
-  readonly reason: 'published' | 'deleted';
-  readonly by?: string | null;
-  readonly at?: string | null;
-}
-
-/** How often an open draft looks whether it was published or deleted elsewhere, beside each return to the tab. */
-const CHECK_EVERY_MS = 30_000;
 const LEAVE_QUESTION = 'This draft has unsaved changes. Leave without saving them?';
 
 /** Where the editor starts: the draft as stored, or the person's kept text over it (a conflict if the draft moved on). */
@@ -62,11 +55,8 @@ export function DraftEditor({
   const [gone, setGone] = useState<Gone | undefined>(undefined);
   const [samples, setSamples] = useSampleValues(promptId);
   const [problems, setProblems] = useState<Partial<Record<DraftField, string>>>({});
-  const [note, setNote] = useState('');
-  const [noteProblem, setNoteProblem] = useState<string | undefined>(undefined);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
-  const goneRef = useRef<HTMLDivElement>(null);
   const dirty = !sameContent(form, formOf(base));
   const denied = denial(role, 'edit drafts');
   const locked =
@@ -86,42 +76,19 @@ export function DraftEditor({
     else sessionStorage.removeItem(keptKey);
   }, [dirty, form, base.etag, keptKey, conflict]);
 
-  // Published or deleted in another tab or by a teammate: said at the top, where it is seen.
-  useEffect(() => {
-    if (gone) goneRef.current?.focus();
-  }, [gone]);
-  useEffect(() => {
-    if (gone) return;
-    let current = true;
-    const look = () => {
-      api.version(account.accountId, promptId, stored.version).then(
-        (now) => {
-          if (!current) return;
-          if (now.published) setGone({ reason: 'published', by: now.updatedBy, at: now.updatedAt });
-          else if (now.etag !== base.etag && !dirty && !conflict) {
-            // A teammate saved and this tab has nothing unsaved: show their draft.
-            setBase(now);
-            setForm(formOf(now));
-          }
-        },
-        (error: unknown) => {
-          if (current && error instanceof ApiProblem && error.status === 404) setGone({ reason: 'deleted' });
-        },
-      );
-    };
-    const onVisible = () => {
-      if (document.visibilityState === 'visible') look();
-    };
-    window.addEventListener('focus', look);
-    document.addEventListener('visibilitychange', onVisible);
-    const timer = setInterval(look, CHECK_EVERY_MS);
-    return () => {
-      current = false;
-      window.removeEventListener('focus', look);
-      document.removeEventListener('visibilitychange', onVisible);
-      clearInterval(timer);
-    };
-  }, [api, account.accountId, promptId, stored.version, base.etag, dirty, conflict, gone]);
+  useDraftWatch(
+    promptId,
+    stored.version,
+    { baseEtag: base.etag, dirty, conflict: conflict !== undefined, gone: gone !== undefined },
+    {
+      onGone: setGone,
+      onSaved: (now) => {
+        // A teammate saved and this tab has nothing unsaved: show their draft.
+        setBase(now);
+        setForm(formOf(now));
+      },
+    },
+  );
 
   const set = (field: keyof DraftForm) => (event: Event) => {
     const value = (event.currentTarget as HTMLInputElement | HTMLTextAreaElement).value;
@@ -185,16 +152,11 @@ export function DraftEditor({
     sessionStorage.removeItem(keptKey);
     announce('Unsaved changes discarded.');
   };
-  const publish = useAction(async () => {
-    if (note.trim() === '' || note.trim().length > 500) {
-      setNoteProblem('Write a note of 1 to 500 characters: what changed and why.');
-      return;
-    }
-    setNoteProblem(undefined);
+  const publish = useAction(async (note: string) => {
     const current = dirty ? await saveOver(base.etag) : base;
     if (!current) return;
     try {
-      await api.publish(account.accountId, promptId, stored.version, current.etag, note.trim());
+      await api.publish(account.accountId, promptId, stored.version, current.etag, note);
     } catch (error) {
       if (goneFrom(error)) return;
       throw error;
@@ -225,11 +187,6 @@ export function DraftEditor({
     return () => document.removeEventListener('keydown', onKey);
   }, []);
 
-  const latest = detail?.latestVersion ?? undefined;
-  const latestContent = useLoad(
-    () => (latest ? api.version(account.accountId, promptId, latest) : Promise.resolve(undefined)),
-    [api, account.accountId, promptId, latest],
-  );
   const formContent = contentOf(form).content;
   const variables = placeholdersIn(form.systemMessage, form.userMessage);
   const field = (name: DraftField) => ({ id: `field-${name}`, error: problems[name], locked });
@@ -238,29 +195,7 @@ export function DraftEditor({
   return (
     <>
       <PageTitle>{`Draft ${stored.version} of ${detail?.promptName ?? promptId}`}</PageTitle>
-      {gone ? (
-        <div class="banner" role="alert" tabIndex={-1} ref={goneRef}>
-          {gone.reason === 'published' ? (
-            <>
-              Version {stored.version} was published{gone.by ? ` by ${gone.by}` : ''}
-              {gone.at ? (
-                <>
-                  {' '}
-                  at <When iso={gone.at} />
-                </>
-              ) : null}{' '}
-              in the meantime, so it can no longer be edited here.{' '}
-              <a href={hrefOf({ page: 'version', accountId: account.accountId, promptId, version: stored.version })} onClick={() => location.reload()}>
-                Open the published version
-              </a>
-              .
-            </>
-          ) : (
-            <>Draft {stored.version} was deleted in the meantime, so it can no longer be edited here.</>
-          )}{' '}
-          {dirty ? 'Your unsaved text is kept below: copy what you need into a new draft.' : ''}
-        </div>
-      ) : null}
+      {gone ? <GoneBanner gone={gone} promptId={promptId} version={stored.version} dirty={dirty} /> : null}
       <p class="muted">
         <span class="badge draft">draft</span> last saved by {savedByYou ? 'you' : (base.updatedBy ?? 'nobody yet')} <When iso={base.updatedAt} />
         {dirty ? <strong class="unsaved"> · unsaved changes</strong> : null}
@@ -354,65 +289,16 @@ export function DraftEditor({
           <Preview systemMessage={form.systemMessage} userMessage={form.userMessage} samples={samples} onSamples={setSamples} />
         </div>
       </div>
-      <section aria-labelledby="publish-title" class="card">
-        <h2 id="publish-title">Publish {stored.version}</h2>
-        <p class="muted">
-          Publishing makes this draft an immutable version{latest ? `; it becomes the latest if it is above ${latest}` : ''}. Unsaved changes are saved first.
-        </p>
-        <DeniedNote id={`${deniedId}-publish`} reason={publishDenied === locked ? undefined : publishDenied} />
-        {formContent ? (
-          <details open={latest !== undefined}>
-            <summary>{latest ? `Changes against the latest published version, ${latest}` : 'Content to publish (no version is published yet)'}</summary>
-            {latest && !latestContent.data ? <Loading what={`version ${latest}`} /> : null}
-            {latest === undefined || latestContent.data ? (
-              <DiffView
-                before={latestContent.data}
-                after={formContent}
-                beforeTitle={latest ? `Latest (${latest})` : 'Nothing'}
-                afterTitle={`This draft (${stored.version})`}
-              />
-            ) : null}
-          </details>
-        ) : null}
-        <form
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault();
-            void publish.run();
-          }}
-        >
-          <div class="field">
-            <label class="label" for="publish-note">
-              Release note (required)
-            </label>
-            <textarea
-              id="publish-note"
-              value={note}
-              rows={2}
-              maxLength={500}
-              required
-              disabled={publishDenied !== undefined}
-              aria-invalid={noteProblem ? 'true' : undefined}
-              aria-describedby="note-problem"
-              onInput={(event) => setNote(event.currentTarget.value)}
-            />
-            <span id="note-problem" class={noteProblem ? 'field-error' : 'hint'} role={noteProblem ? 'alert' : undefined}>
-              {noteProblem ?? `${note.trim().length} of 500 characters: what changed and why.`}
-            </span>
-          </div>
-          <Button
-            type="submit"
-            kind="primary"
-            busy={publish.busy}
-            busyText={`Publishing ${stored.version}…`}
-            denied={publishDenied}
-            deniedId={`${deniedId}-publish`}
-          >
-            Publish version {stored.version}
-          </Button>
-          <ErrorNote problem={isApiFieldProblem(publish.problem) ? undefined : publish.problem} doing="Publishing" />
-        </form>
-      </section>
+      <PublishPanel
+        promptId={promptId}
+        version={stored.version}
+        latest={detail?.latestVersion ?? undefined}
+        content={formContent}
+        denied={publishDenied}
+        locked={locked}
+        deniedId={`${deniedId}-publish`}
+        publish={publish}
+      />
       <ConfirmDialog
         open={confirmDelete}
         title={`Delete draft ${stored.version}?`}
@@ -438,19 +324,5 @@ export function DraftEditor({
         <p>The form goes back to the draft as last saved{base.updatedBy ? ` by ${savedByYou ? 'you' : base.updatedBy}` : ''}. What you typed since is gone.</p>
       </ConfirmDialog>
     </>
-  );
-}
-
-const API_DRAFT_FIELDS = ['systemMessage', 'userMessage', 'config'];
-const isApiFieldProblem = (problem: unknown) =>
-  problem instanceof ApiProblem && problem.status === 400 && API_DRAFT_FIELDS.some((name) => problem.field?.startsWith(name) === true);
-
-/** A 400 about a field of the content: said in the form, by the field's name. */
-function ApiFieldProblem({ problem }: { problem: unknown }) {
-  if (!isApiFieldProblem(problem) || !(problem instanceof ApiProblem)) return null;
-  return (
-    <p class="error" role="alert">
-      The service did not accept the draft: {problem.message}.
-    </p>
   );
 }
