@@ -224,7 +224,7 @@ test('Escape closes every other dialog, and the page follows: each opens again f
   await createOnPage(page, url);
   await page.getByRole('dialog').getByRole('button', { name: 'I have copied the secret' }).click();
   const card = cardOf(page, url);
-  const focusedName = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+  const focusedName = () => page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")');
 
   for (const [opener, title] of [
     [`Edit webhook ${url}`, `Edit webhook ${url}`],
