@@ -227,5 +227,8 @@ export function accessOf(functionId: string): FunctionAccess {
 /** The table operations these functions make, as CloudWatch names them: what the throttling alarm watches. */
 export function tableOperationsOf(accesses: readonly FunctionAccess[]): Operation[] {
   const actions = new Set(accesses.flatMap((access) => access.table.flatMap((grant) => grant.actions)));
-  return Object.values(Operation).filter((operation) => actions.has(`dynamodb:${operation}` as TableAction));
+  const operations = Object.values(Operation).filter((operation) => actions.has(`dynamodb:${operation}` as TableAction));
+  // IAM has no action for a transaction, but CloudWatch counts its throttles under TransactWriteItems: a function
+  // granted a transaction's ConditionCheck makes transactions, and every change is one.
+  return actions.has('dynamodb:ConditionCheckItem') ? [...operations, Operation.TRANSACT_WRITE_ITEMS] : operations;
 }

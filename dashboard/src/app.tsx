@@ -6,22 +6,22 @@ import { currentSession, type Session, signOut, startSignIn } from './auth/sessi
 import { mayLeave } from './components/leave-guard';
 import { ErrorNote, Loading } from './components/ui';
 import { useLoad } from './components/hooks';
-import type { SignInConfig } from './logic/pkce';
-import { requestsNavName } from './logic/requests';
+import type { SignInConfig } from './auth/pkce';
+import { changeRequestsNavName } from './features/change-requests/change-requests';
 import { type Action, denial, ROLE_SUMMARY } from './logic/roles';
 import { hrefOf, parseRoute, type Route, type Section, sectionOf } from './logic/route';
-import { AuditPage } from './pages/audit-page';
-import { ComparePage } from './pages/compare-page';
-import { KeysPage } from './pages/keys-page';
-import { MembersPage } from './pages/members-page';
-import { PromptPage } from './pages/prompt-page';
-import { PromptsPage } from './pages/prompts-page';
-import { RequestPage } from './pages/request-page';
-import { RequestsPage } from './pages/requests-page';
-import { SettingsPage } from './pages/settings-page';
-import { UsagePage } from './pages/usage-page';
-import { VersionPage } from './pages/version-page';
-import { WebhooksPage } from './pages/webhooks-page';
+import { AuditPage } from './features/audit/audit-page';
+import { ComparePage } from './features/versions/compare-page';
+import { KeysPage } from './features/keys/keys-page';
+import { MembersPage } from './features/members/members-page';
+import { PromptPage } from './features/prompts/prompt-page';
+import { PromptsPage } from './features/prompts/prompts-page';
+import { ChangeRequestPage } from './features/change-requests/change-request-page';
+import { ChangeRequestsPage } from './features/change-requests/change-requests-page';
+import { SettingsPage } from './features/settings/settings-page';
+import { UsagePage } from './features/usage/usage-page';
+import { VersionPage } from './features/versions/version-page';
+import { WebhooksPage } from './features/webhooks/webhooks-page';
 import { type Workspace, WorkspaceContext } from './workspace';
 
 function useRoute(): [Route, (route: Route) => void] {
@@ -101,7 +101,7 @@ function SignInScreen({ problem, onSignIn }: { problem: string | undefined; onSi
 /** The navigation; a section with `needs` is shown only to the roles that may do it (its page says why to others). */
 const SECTIONS: readonly { section: Section; text: string; needs?: Action }[] = [
   { section: 'prompts', text: 'Prompts' },
-  { section: 'requests', text: 'Requests' },
+  { section: 'change-requests', text: 'Requests' },
   { section: 'keys', text: 'API keys' },
   { section: 'webhooks', text: 'Webhooks', needs: 'manage webhooks' },
   { section: 'usage', text: 'Usage' },
@@ -245,11 +245,11 @@ function AccountArea(props: {
     };
   }, [api, membership.accountId, section, round]);
   // The open requests, for the navigation's count: read with the settings, and again after a request changed.
-  const [openRequests, setOpenRequests] = useState<number | undefined>(undefined);
+  const [openChangeRequests, setOpenChangeRequests] = useState<number | undefined>(undefined);
   useEffect(() => {
     let current = true;
     api.requests(membership.accountId, 'open').then(
-      (page) => current && setOpenRequests(page.requests.length),
+      (page) => current && setOpenChangeRequests(page.requests.length),
       () => undefined,
     );
     return () => {
@@ -281,13 +281,13 @@ function AccountArea(props: {
               <a
                 href={hrefOf({ page: item.section, accountId: membership.accountId } as Route)}
                 aria-current={section === item.section ? 'page' : undefined}
-                aria-label={item.section === 'requests' ? requestsNavName(openRequests) : undefined}
+                aria-label={item.section === 'change-requests' ? changeRequestsNavName(openChangeRequests) : undefined}
               >
                 {item.text}
-                {item.section === 'requests' && openRequests ? (
+                {item.section === 'change-requests' && openChangeRequests ? (
                   <>
                     {' '}
-                    <span class="count">{openRequests} open</span>
+                    <span class="count">{openChangeRequests} open</span>
                   </>
                 ) : null}
               </a>
@@ -319,10 +319,10 @@ function Page({ route }: { route: Route }) {
       return <VersionPage key={`${route.promptId}@${route.version}`} promptId={route.promptId} version={route.version} />;
     case 'compare':
       return <ComparePage promptId={route.promptId} from={route.from} to={route.to} />;
-    case 'requests':
-      return <RequestsPage />;
-    case 'request':
-      return <RequestPage key={route.requestId} requestId={route.requestId} />;
+    case 'change-requests':
+      return <ChangeRequestsPage />;
+    case 'change-request':
+      return <ChangeRequestPage key={route.requestId} requestId={route.requestId} />;
     case 'settings':
       return <SettingsPage />;
     case 'keys':

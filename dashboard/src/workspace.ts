@@ -2,7 +2,7 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Api } from './api/client';
 import type { AccountSettings, Me, Membership } from './api/types';
-import type { SignInConfig } from './logic/pkce';
+import type { SignInConfig } from './auth/pkce';
 import type { Role } from './logic/roles';
 import type { Route } from './logic/route';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import ts from 'typescript';
-import { PYTHON_VERIFICATION, TYPESCRIPT_VERIFICATION } from '../../dashboard/src/logic/webhook-verification';
+import { PYTHON_VERIFICATION, TYPESCRIPT_VERIFICATION } from '../../dashboard/src/features/webhooks/webhook-verification';
 import { registerApiKey } from '../support/log-capture';
 import { seriousViolations } from './support/axe';
 import { ACCOUNT, ARTIFACTS, button, DashboardHarness, fromPage, type Person, textbox } from './support/dashboard';
@@ -215,6 +215,31 @@ test('Escape does not close the secret dialog: the secret stays on screen until 
   await dialog.waitFor({ state: 'hidden' });
   await cardOf(page, url).waitFor();
   expect(await page.getByRole('dialog').count()).toBe(0);
+});
+
+test('Escape closes every other dialog, and the page follows: each opens again from its button, and focus goes back to it', async () => {
+  const page = await harness.signedIn(ada);
+  await openWebhooks(page);
+  const url = `${receiverUrl}/escapable`;
+  await createOnPage(page, url);
+  await page.getByRole('dialog').getByRole('button', { name: 'I have copied the secret' }).click();
+  const card = cardOf(page, url);
+  const focusedName = () => page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")');
+
+  for (const [opener, title] of [
+    [`Edit webhook ${url}`, `Edit webhook ${url}`],
+    [`Rotate secret of ${url}`, `Rotate the secret of ${url}?`],
+  ] as const) {
+    const dialog = page.getByRole('dialog', { name: title });
+    for (let round = 0; round < 2; round += 1) {
+      await card.getByRole('button', { name: opener }).click();
+      await dialog.waitFor();
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      await expect(focusedName()).resolves.toBe(opener);
+    }
+  }
+  expect((await storedWebhooks(page)).find((webhook) => webhook.url === url)?.secretRotatedAt).toBeNull();
 });
 
 test('rotating asks first, says both secrets sign for 24 hours, and shows the new secret once; a delivery then carries both signatures', async () => {

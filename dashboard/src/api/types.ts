@@ -1,7 +1,8 @@
-import type { AuditEntry } from '../logic/audit-text';
-import type { ChangeRequest, LabelHistoryEntry } from '../logic/requests';
+import type { AuditEntry } from '../features/audit/audit-text';
+import type { ChangeRequest } from '../features/change-requests/change-requests';
+import type { LabelHistoryEntry } from '../features/labels/history-text';
 import type { Role } from '../logic/roles';
-import type { Rollout, RolloutStep } from '../logic/rollouts';
+import type { Rollout, RolloutStep } from '../features/rollouts/rollouts';
 
 /** The management API's answers (docs/management-api.md, "The management API"; openapi-management.yaml), as the dashboard reads them. */
 

@@ -1,4 +1,4 @@
-import { claimsOf, type IdTokenClaims, isExpired } from '../logic/id-token';
+import { claimsOf, type IdTokenClaims, isExpired } from './id-token';
 import {
   authorizeUrl,
   challengeFor,
@@ -10,7 +10,7 @@ import {
   revokeRequestBody,
   type SignInConfig,
   tokenRequestBody,
-} from '../logic/pkce';
+} from './pkce';
 
 /**
  * Sign-in state of this tab. The ID token, the refresh token (kept only to be revoked at sign-out) and the

@@ -1,4 +1,4 @@
-import { type PlaceholderChange, placeholderWarnings } from '../logic/requests';
+import { type PlaceholderChange, placeholderWarnings } from '../logic/placeholders';
 
 /**
  * The variables a label move adds and removes, listed, with a plain warning when the new version needs one the

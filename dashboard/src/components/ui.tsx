@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useId } from './hooks';
 import { ApiProblem, fieldMessage, problemInWords } from '../logic/api-errors';
 
-/** Shared pieces of the pages: errors in words, progress, greyed-out reasons, confirmations, copy buttons. */
+/** Shared pieces of the pages: errors in words, progress, greyed-out reasons, copy buttons (confirmations: dialog.tsx). */
 
 export function ErrorNote({ problem, doing, id }: { problem: unknown; doing?: string; id?: string }) {
   if (problem === undefined) return null;
@@ -91,48 +91,6 @@ export function Button({ busy, busyText, denied, deniedId, kind = 'plain', disab
         children
       )}
     </button>
-  );
-}
-
-/** A modal confirmation for what cannot be undone; Escape or Cancel closes it, focus returns to the page. */
-export function ConfirmDialog(props: {
-  open: boolean;
-  title: string;
-  children: ComponentChildren;
-  confirmText: string;
-  busy?: boolean;
-  problem?: unknown;
-  doing?: string;
-  onConfirm(): void;
-  onCancel(): void;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId('confirm-title');
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (props.open && !dialog.open) dialog.showModal();
-    if (!props.open && dialog.open) dialog.close();
-  }, [props.open]);
-  return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
-        props.onCancel();
-      }}
-    >
-      <h2 id={titleId}>{props.title}</h2>
-      {props.children}
-      <ErrorNote problem={props.problem} doing={props.doing} />
-      <div class="actions">
-        <Button kind="danger" busy={props.busy} busyText="Working…" onClick={props.onConfirm}>
-          {props.confirmText}
-        </Button>
-        <Button onClick={props.onCancel}>Cancel</Button>
-      </div>
-    </dialog>
   );
 }
 

@@ -1,4 +1,4 @@
-import { type AuditEntry, auditSentence, changeText, FILTER_OUTCOMES, outcomeText } from '../../../dashboard/src/logic/audit-text';
+import { type AuditEntry, auditSentence, changeText, FILTER_OUTCOMES, outcomeText } from '../../../dashboard/src/features/audit/audit-text';
 import { AuditQuery } from '../../../lambda/management-api/schemas';
 
 const user = { type: 'user' as const, userId: 'u1', email: 'ada@example.com' };

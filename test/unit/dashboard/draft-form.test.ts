@@ -1,4 +1,4 @@
-import { contentOf, formOf, sameContent } from '../../../dashboard/src/logic/draft-form';
+import { contentOf, formOf, sameContent } from '../../../dashboard/src/features/versions/draft-form';
 
 const stored = {
   systemMessage: 'You are kind.',

@@ -1,4 +1,4 @@
-import { claimsOf, EXPIRY_MARGIN_SECONDS, isExpired } from '../../../dashboard/src/logic/id-token';
+import { claimsOf, EXPIRY_MARGIN_SECONDS, isExpired } from '../../../dashboard/src/auth/id-token';
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const token = (claims: unknown) => `${encode({ alg: 'RS256' })}.${encode(claims)}.signature`;

@@ -1,4 +1,4 @@
-import { prefixSuggestions, scopeEntryOf, scopeMatch } from '../../../dashboard/src/logic/key-scope';
+import { prefixSuggestions, scopeEntryOf, scopeMatch } from '../../../dashboard/src/features/keys/key-scope';
 
 /** docs/management-api.md, "The dashboard" (Keys): a key's scope is picked from the account's prompt ids and prefixes. */
 

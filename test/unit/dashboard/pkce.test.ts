@@ -7,7 +7,7 @@ import {
   readCallback,
   revokeRequestBody,
   tokenRequestBody,
-} from '../../../dashboard/src/logic/pkce';
+} from '../../../dashboard/src/auth/pkce';
 
 const config = {
   authorizeUrl: 'http://127.0.0.1:42001/oauth2/authorize',

@@ -1,5 +1,5 @@
 import type { PromptListEntry } from '../../../dashboard/src/api/types';
-import { ALL_PROMPTS, facetsOf, promptsShown, tagsFromText } from '../../../dashboard/src/logic/prompt-list';
+import { ALL_PROMPTS, facetsOf, promptsShown, tagsFromText } from '../../../dashboard/src/features/prompts/prompt-list';
 
 /** docs/management-api.md, "The dashboard" (Prompts): the list filters by text, label and tag, and sorts by id, name or last change. */
 

@@ -9,7 +9,7 @@ import {
   scheduledSteps,
   servedSides,
   shareChangeText,
-} from '../../../dashboard/src/logic/rollouts';
+} from '../../../dashboard/src/features/rollouts/rollouts';
 
 describe('a share typed for a rollout', () => {
   test('is taken as the API takes it: 0 to 100, at most two decimals', () => {

@@ -12,13 +12,19 @@ describe('dashboard routes in the address fragment', () => {
     { page: 'usage', accountId: 'acme' },
     { page: 'members', accountId: 'acme' },
     { page: 'audit', accountId: 'acme' },
-    { page: 'requests', accountId: 'acme' },
-    { page: 'request', accountId: 'acme', requestId: 'req_01J' },
+    { page: 'change-requests', accountId: 'acme' },
+    { page: 'change-request', accountId: 'acme', requestId: 'req_01J' },
     { page: 'settings', accountId: 'acme' },
   ];
 
   test.each(routes.map((route) => [hrefOf(route), route]))('%s reads back as the same page', (href, route) => {
     expect(parseRoute(href)).toEqual(route);
+  });
+
+  test('the change requests keep the address links already carry: requests/ and the request id', () => {
+    expect(hrefOf({ page: 'change-requests', accountId: 'acme' })).toBe('#/accounts/acme/requests');
+    expect(hrefOf({ page: 'change-request', accountId: 'acme', requestId: 'req_01J' })).toBe('#/accounts/acme/requests/req_01J');
+    expect(parseRoute('#/accounts/acme/change-requests')).toEqual({ page: 'home' });
   });
 
   test('an account alone opens its prompts', () => {

@@ -1,4 +1,4 @@
-import { curlSnippet, mcpSnippet, pythonSnippet, READ_API_PLACEHOLDER, typeScriptSnippet } from '../../../dashboard/src/logic/snippets';
+import { curlSnippet, mcpSnippet, pythonSnippet, READ_API_PLACEHOLDER, typeScriptSnippet } from '../../../dashboard/src/features/keys/snippets';
 
 /** docs/management-api.md, "The dashboard" (Keys): samples use the read API's real URL and ?label=production, in four forms. */
 

@@ -1,4 +1,4 @@
-import type { DraftForm } from '../../../dashboard/src/logic/draft-form';
+import type { DraftForm } from '../../../dashboard/src/features/versions/draft-form';
 import {
   differingFields,
   mergeForms,
@@ -8,7 +8,7 @@ import {
   unsavedDraftKey,
   writeSampleValues,
   writeUnsavedDraft,
-} from '../../../dashboard/src/logic/unsaved-work';
+} from '../../../dashboard/src/features/versions/unsaved-work';
 
 /** docs/management-api.md, "The dashboard" (No lost work): what a tab keeps, under which name, and how a conflict is settled field by field. */
 

@@ -1,4 +1,4 @@
-import { CHART_SIZE, chartGeometry, daysInMonth, niceCeiling, recentMonths, usedShare } from '../../../dashboard/src/logic/usage-chart';
+import { CHART_SIZE, chartGeometry, daysInMonth, niceCeiling, recentMonths, usedShare } from '../../../dashboard/src/features/usage/usage-chart';
 
 describe('the per-day usage chart', () => {
   test('has one bar per day of the month, leap years included', () => {

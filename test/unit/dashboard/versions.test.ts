@@ -1,4 +1,4 @@
-import { highestVersion, newestFirst, newVersionProblem, nextVersions } from '../../../dashboard/src/logic/versions';
+import { highestVersion, newestFirst, newVersionProblem, nextVersions } from '../../../dashboard/src/features/versions/versions';
 
 describe('the next version suggested for a new draft', () => {
   test('a prompt without versions starts at 1.0.0', () => {

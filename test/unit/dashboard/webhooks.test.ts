@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { denial } from '../../../dashboard/src/logic/roles';
-import { PYTHON_VERIFICATION, TYPESCRIPT_VERIFICATION } from '../../../dashboard/src/logic/webhook-verification';
+import { PYTHON_VERIFICATION, TYPESCRIPT_VERIFICATION } from '../../../dashboard/src/features/webhooks/webhook-verification';
 import {
   choiceOf,
   delivered,
@@ -14,7 +14,7 @@ import {
   SUBSCRIBABLE_EVENTS,
   withGroup,
   withType,
-} from '../../../dashboard/src/logic/webhooks';
+} from '../../../dashboard/src/features/webhooks/webhooks';
 import { EVENT_TYPES } from '../../../lambda/domain/events';
 
 describe('the events a webhook takes, as the Webhooks page picks them', () => {
