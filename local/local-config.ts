@@ -5,7 +5,7 @@ import { ConfigError } from '../lambda/config';
 export interface LocalConfig {
   /**
    * Where the read API and the playground listen: the loopback address unless the person sets HOST (to reach
-   * them from a phone or a VM). The dashboard's origin, the user pool's and the model's stand-ins and the store stay on loopback
+   * them from a phone or a VM). The dashboard's origin, the user pool's stand-in and the store stay on loopback
    * whatever it says: they hold the local stack's administrative powers (docs/security.md).
    */
   readonly host: string;
@@ -18,7 +18,7 @@ export interface LocalConfig {
   readonly dashboardPort: number;
   /** The embedded stand-in of the user pool (sign-in, tokens, the Cognito API). */
   readonly identityPort: number;
-  /** The local stand-in model (Bedrock Runtime's Converse and ConverseStream). */
+  /** The local stand-in model (Bedrock Runtime's Converse and ConverseStream), on loopback whatever HOST says. */
   readonly modelPort: number;
   readonly dataDir: string;
   /** Absent when SEED_FILE is set empty: start without seeding. */

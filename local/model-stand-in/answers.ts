@@ -19,7 +19,6 @@ export interface AnswerSink {
   once(event: 'close' | 'drain', listener: () => void): unknown;
   off(event: 'close' | 'drain', listener: () => void): unknown;
   readonly headersSent: boolean;
-  readonly writableEnded: boolean;
 }
 
 /** Bedrock streams text in pieces of a few tokens; the stand-in's rule says 8 characters. */

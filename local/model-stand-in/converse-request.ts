@@ -16,10 +16,11 @@ export interface ConverseCall {
   readonly inputCharacters: number;
   readonly maxTokens: number | undefined;
   readonly stopSequences: readonly string[];
-  /** The tool `toolChoice` forces (`tool`, or `any`: the first tool), when it forces one. */
+  /**
+   * The tool `toolChoice` forces (`tool`, or `any`: the first tool), when it forces one. Structured output
+   * (`outputConfig.textFormat`) is checked, but changes nothing: its answer is the message's text either way.
+   */
   readonly forcedTool: string | undefined;
-  /** `outputConfig.textFormat` asks for JSON that fits a schema. */
-  readonly structuredOutput: boolean;
 }
 
 /** Deeper than any tool schema or document a prompt needs; refused unread, before JSON.parse meets it. */
@@ -46,7 +47,7 @@ export function parseConverseBody(body: Buffer): ConverseCall {
   const system = optional(value.system, (blocks) => arrayOf(blocks, 'system', textOfSystemBlock).flat()) ?? [];
   const inference = optional(value.inferenceConfig, inferenceOf) ?? { maxTokens: undefined, stopSequences: [] };
   const forcedTool = optional(value.toolConfig, forcedToolOf);
-  const structuredOutput = optional(value.outputConfig, asksForStructuredOutput) ?? false;
+  optional(value.outputConfig, checkOutputConfig);
 
   const lastUser = messages.findLast((message) => message.role === 'user');
   return {
@@ -56,7 +57,6 @@ export function parseConverseBody(body: Buffer): ConverseCall {
     maxTokens: inference.maxTokens,
     stopSequences: inference.stopSequences,
     forcedTool,
-    structuredOutput,
   };
 }
 
@@ -186,21 +186,18 @@ function forcedToolOf(value: unknown): string | undefined {
   });
 }
 
-function asksForStructuredOutput(value: unknown): boolean {
+function checkOutputConfig(value: unknown): void {
   const config = objectAt(value, 'outputConfig');
-  return (
-    optional(config.textFormat, (format) => {
-      const textFormat = objectAt(format, 'outputConfig.textFormat');
-      if (textFormat.type !== 'json_schema') throw invalid('outputConfig.textFormat.type', 'Member must satisfy enum value set: [json_schema]');
-      const [member, content] = unionMember(textFormat.structure, 'outputConfig.textFormat.structure');
-      if (member !== 'jsonSchema') throw invalid('outputConfig.textFormat.structure', 'Member must be {jsonSchema: {schema, name?, description?}}');
-      const schema = stringAt(objectAt(content, 'outputConfig.textFormat.structure.jsonSchema').schema, 'outputConfig.textFormat.structure.jsonSchema.schema');
-      if (!isObject(parseOrUndefined(schema))) {
-        throw invalid('outputConfig.textFormat.structure.jsonSchema.schema', 'Member must be a JSON Schema, as JSON text');
-      }
-      return true;
-    }) ?? false
-  );
+  optional(config.textFormat, (format) => {
+    const textFormat = objectAt(format, 'outputConfig.textFormat');
+    if (textFormat.type !== 'json_schema') throw invalid('outputConfig.textFormat.type', 'Member must satisfy enum value set: [json_schema]');
+    const [member, content] = unionMember(textFormat.structure, 'outputConfig.textFormat.structure');
+    if (member !== 'jsonSchema') throw invalid('outputConfig.textFormat.structure', 'Member must be {jsonSchema: {schema, name?, description?}}');
+    const schema = stringAt(objectAt(content, 'outputConfig.textFormat.structure.jsonSchema').schema, 'outputConfig.textFormat.structure.jsonSchema.schema');
+    if (!isObject(parseOrUndefined(schema))) {
+      throw invalid('outputConfig.textFormat.structure.jsonSchema.schema', 'Member must be a JSON Schema, as JSON text');
+    }
+  });
 }
 
 /** A union's one member: its name and content. Names are data, read as own keys only. */

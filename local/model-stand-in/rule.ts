@@ -1,9 +1,9 @@
+import { textNestsDeeperThan } from '../../lambda/domain/content-rules';
 import { type JudgeInput, type Judgement, parseJudgeRequest } from '../../lambda/domain/judge-request';
 import { MARKER_ERROR_MESSAGES, type MarkerError, STREAM_EXCEPTIONS } from './bedrock-errors';
 import { CHARACTERS_PER_TOKEN, characterCount, firstCharacters, tokensFor } from './characters';
 import { type ConverseCall, MAX_BODY_NESTING } from './converse-request';
 import { readMarkers } from './markers';
-import { textNestsDeeperThan } from '../../lambda/domain/content-rules';
 import type { ThrottleCounts } from './throttle-counts';
 
 /**
