@@ -189,6 +189,7 @@ async function startStack(folder: string): Promise<Stack> {
       PLAYGROUND_PORT: '0',
       DASHBOARD_PORT: '0',
       IDENTITY_PORT: '0',
+      MODEL_PORT: '0',
       DYNAMODB_PORT: '0',
       DATA_DIR: dataDir,
       SEED_FILE: join(folder, 'seed.json'),

@@ -2,14 +2,15 @@
  * `npm start`: the service on this machine. An embedded DynamoDB-compatible store on DATA_DIR (or
  * DYNAMODB_ENDPOINT), the table, the seed (SEED_FILE), and the real Lambda handlers behind an
  * API Gateway stand-in on http://127.0.0.1:$PORT; the playground; the user pool's stand-in and the
- * dashboard's origin, with the demo user; the rollouts' due steps, applied every 15 s; and events, read every second
- * and delivered to webhooks with the deployed dispatcher and delivery code. docs/local-stack.md lists
- * the settings.
+ * dashboard's origin, with the demo user; the local stand-in model (Bedrock Runtime's Converse and ConverseStream);
+ * the rollouts' due steps, applied every 15 s; and events, read every second and delivered to webhooks with the
+ * deployed dispatcher and delivery code. docs/local-stack.md lists the settings.
  */
 import { isAbsolute, relative } from 'node:path';
 import { describeSummary } from '../admin/import-seed';
 import { seedCounts } from '../admin/seed-file';
-import { type DashboardStack, type LocalStack, openLocalStore, serveReadApi, startDashboardStack } from '../local/local-stack';
+import { type DashboardStack, type LocalStack, openLocalStore, serveReadApi, startDashboardStack, startLocalModel } from '../local/local-stack';
+import type { ModelStandIn } from '../local/model-stand-in/server';
 import { loadLocalConfig } from '../local/local-config';
 import { type PlaygroundServer, startPlaygroundServer } from '../local/playground-server';
 import { ensureDashboardBuilt } from '../local/dashboard-build';
@@ -35,13 +36,17 @@ async function main(): Promise<void> {
   const config = loadLocalConfig();
   await ensureDashboardBuilt((line) => process.stdout.write(`${line}\n`));
   const store = await openLocalStore(config);
+  const model = await startLocalModel(config).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   // The dashboard's side first (the user pool, the demo user's membership, the management API): once the
   // read API answers, everything does.
   const dashboard = await startDashboardStack(config, {
     stack: { storeEndpoint: store.endpoint, seed: store.seed },
     onFunctionError: reportFunctionError,
   }).catch(async (error: unknown) => {
-    await store.close();
+    await Promise.all([model.close(), store.close()]);
     throw error;
   });
   // Set up before the read API listens: once it answers, the banner follows at once.
@@ -55,25 +60,32 @@ async function main(): Promise<void> {
   const stopTimers = () => Promise.all([rolloutSteps.stop(), events.stop()]);
   const stack = await serveReadApi(config, store, { onFunctionError: reportFunctionError }).catch(async (error: unknown) => {
     await stopTimers();
-    await Promise.all([dashboard.stop(), store.close()]);
+    await Promise.all([dashboard.stop(), store.close(), model.close()]);
     throw error;
   });
   dashboard.dashboard.setReadApiUrl(stack.apiUrl);
   const playground = await startPlaygroundServer({ host: config.host, port: config.playgroundPort, apiUrl: stack.apiUrl }).catch(async (error: unknown) => {
     await stopTimers();
-    await Promise.all([dashboard.stop(), stack.stop()]);
+    await Promise.all([dashboard.stop(), stack.stop(), model.close()]);
     throw error;
   });
-  printBanner(stack, playground, dashboard, config.dataDir, config.tableName);
+  printBanner(stack, playground, dashboard, model, config.dataDir, config.tableName);
   // The timers first: a run under way finishes before the store it writes to closes.
   stopping.started(() =>
     stopTimers()
-      .then(() => Promise.all([dashboard.stop(), playground.close(), stack.stop()]))
+      .then(() => Promise.all([dashboard.stop(), playground.close(), stack.stop(), model.close()]))
       .then(() => undefined),
   );
 }
 
-function printBanner(stack: LocalStack, playground: PlaygroundServer, dashboard: DashboardStack, dataDir: string, tableName: string): void {
+function printBanner(
+  stack: LocalStack,
+  playground: PlaygroundServer,
+  dashboard: DashboardStack,
+  model: ModelStandIn,
+  dataDir: string,
+  tableName: string,
+): void {
   const lines = [
     '',
     'Prompt service, running locally',
@@ -85,6 +97,7 @@ function printBanner(stack: LocalStack, playground: PlaygroundServer, dashboard:
       ? [`             (not yet an owner of the demo account: the store failed (${dashboard.demoMembership.reason}); retrying every 5 s)`]
       : []),
     `  Identity   ${dashboard.identity.endpoint} (stand-in of the user pool ${dashboard.identity.userPoolId}, users in ${dataDir}/identity)`,
+    `  Model      ${model.url} (stand-in of Amazon Bedrock Runtime: Converse and ConverseStream for every model id, by the rule in docs/runs.md)`,
     `  Store      ${stack.storeEndpoint} ${stack.embeddedStore ? `(embedded dynalite, data in ${dataDir})` : '(DYNAMODB_ENDPOINT)'}`,
     `  Table      ${tableName}${stack.tableCreated ? ' (created)' : ''}`,
     `  Rollouts   due steps applied every ${LOCAL_STEPS_INTERVAL_MS / 1000} s; a guard alarm runs deployed only (no local stand-in)`,
@@ -100,7 +113,7 @@ function printBanner(stack: LocalStack, playground: PlaygroundServer, dashboard:
   } else {
     lines.push('  Seed       none (SEED_FILE is empty)');
   }
-  const cli = `DYNAMODB_ENDPOINT=${stack.storeEndpoint} TABLE_NAME=${tableName} npm run admin --`;
+  const cli = `DYNAMODB_ENDPOINT=${stack.storeEndpoint} TABLE_NAME=${tableName} AWS_ENDPOINT_URL_BEDROCK_RUNTIME=${model.url} npm run admin --`;
   if (stack.demo) {
     lines.push(
       `  Account    ${stack.demo.accountId} (the demo account: --account ${stack.demo.accountId} in the admin CLI)`,

@@ -18,6 +18,8 @@ export interface LocalConfig {
   readonly dashboardPort: number;
   /** The embedded stand-in of the user pool (sign-in, tokens, the Cognito API). */
   readonly identityPort: number;
+  /** The local stand-in model (Bedrock Runtime's Converse and ConverseStream), on loopback whatever HOST says. */
+  readonly modelPort: number;
   readonly dataDir: string;
   /** Absent when SEED_FILE is set empty: start without seeding. */
   readonly seedPath: string | undefined;
@@ -45,6 +47,7 @@ export function loadLocalConfig(env: Environment = process.env): LocalConfig {
     playgroundPort: portOf(env, 'PLAYGROUND_PORT', 3001),
     dashboardPort: portOf(env, 'DASHBOARD_PORT', 3002),
     identityPort: portOf(env, 'IDENTITY_PORT', 3003),
+    modelPort: portOf(env, 'MODEL_PORT', 3004),
     dataDir: env.DATA_DIR?.trim() || '.data',
     seedPath: seedFile === undefined ? DEFAULT_SEED_FILE : seedFile.trim() || undefined,
     storeEndpoint: urlOf(env, 'DYNAMODB_ENDPOINT'),
@@ -56,7 +59,7 @@ export function loadLocalConfig(env: Environment = process.env): LocalConfig {
 
 /** Every port the settings name (0, any free port, names none): each is spoken for by one part of the stack. */
 export function configuredPorts(config: LocalConfig): number[] {
-  return [config.port, config.dynamoPort, config.playgroundPort, config.dashboardPort, config.identityPort].filter((port) => port !== 0);
+  return [config.port, config.dynamoPort, config.playgroundPort, config.dashboardPort, config.identityPort, config.modelPort].filter((port) => port !== 0);
 }
 
 function portOf(env: Environment, name: string, fallback: number): number {

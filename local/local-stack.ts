@@ -22,6 +22,7 @@ import { createHttpGateway } from './http-gateway';
 import { createManagementGateway } from './management-gateway';
 import { createLocalFunctions, gatewayRoutes } from './lambda-functions';
 import { listenOnLoopback } from './listen';
+import { type ModelStandIn, startModelStandIn } from './model-stand-in/server';
 import { WEBHOOK_KEY_FILE_NAME } from '../lambda/webhook-delivery/sealer-from-config';
 import { configuredPorts, type LocalConfig } from './local-config';
 
@@ -156,6 +157,14 @@ async function loadSeed(admin: AccountImporter, path: string): Promise<SeedRepor
     }
     throw error;
   }
+}
+
+/**
+ * The local stand-in model on MODEL_PORT: what the AWS SDK's Bedrock Runtime client is pointed at locally
+ * (AWS_ENDPOINT_URL_BEDROCK_RUNTIME), answering every model id by the rule of docs/runs.md.
+ */
+export function startLocalModel(config: LocalConfig): Promise<ModelStandIn> {
+  return startModelStandIn({ port: config.modelPort, reservedPorts: configuredPorts(config) });
 }
 
 /** How `npm start` waits for the store before it starts without the demo user's membership. */

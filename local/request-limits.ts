@@ -1,4 +1,5 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 
 /**
  * What every local server takes from a client, and for how long
@@ -41,19 +42,22 @@ export function limitConnections(server: Server, timeouts: ConnectionTimeouts = 
   server.requestTimeout = timeouts.requestMs;
 }
 
+/** A request whose body is read: Node's HTTP/1.1 request, or its HTTP/2 compatibility request. */
+export type RequestWithBody = Readable & { readonly headers: IncomingHttpHeaders };
+
 export class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
 }
 
 /** The body's length as the client declared it, when it declared one. */
-export function declaredLength(request: IncomingMessage): number | undefined {
+export function declaredLength(request: RequestWithBody): number | undefined {
   const value = request.headers['content-length'];
   if (value === undefined || !/^\d+$/.test(value)) return undefined;
   return Number(value);
 }
 
 /** True when the client said up front that its body is over the limit: refuse it before reading. */
-export function declaresTooLarge(request: IncomingMessage, maxBytes: number): boolean {
+export function declaresTooLarge(request: RequestWithBody, maxBytes: number): boolean {
   return (declaredLength(request) ?? 0) > maxBytes;
 }
 
@@ -61,16 +65,16 @@ export function declaresTooLarge(request: IncomingMessage, maxBytes: number): bo
  * The whole body, up to `maxBytes`: a declared length over it is refused before anything is read, and a
  * chunked body stops being read at the limit (the connection then closes, see closeAfterAnswer).
  */
-export function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
+export function readBody(request: RequestWithBody, maxBytes: number): Promise<Buffer> {
   return consumeBody(request, maxBytes, true);
 }
 
 /** Reads and drops the body of a request no one will read (keeping the connection usable), up to the same limit. */
-export function discardBody(request: IncomingMessage, maxBytes: number): Promise<void> {
+export function discardBody(request: RequestWithBody, maxBytes: number): Promise<void> {
   return consumeBody(request, maxBytes, false).then(() => undefined);
 }
 
-function consumeBody(request: IncomingMessage, maxBytes: number, keep: boolean): Promise<Buffer> {
+function consumeBody(request: RequestWithBody, maxBytes: number, keep: boolean): Promise<Buffer> {
   if (declaresTooLarge(request, maxBytes)) return Promise.reject(new BodyTooLargeError());
   if (request.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise((resolve, reject) => {

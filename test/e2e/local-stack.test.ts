@@ -109,9 +109,13 @@ describe('npm start from an empty DATA_DIR, with the demo seed', () => {
   it('prints the demo account, and a prompts pull line that, run as printed, writes its prompt files', async () => {
     expect(stack.output()).toMatch(/^\s*Account\s+acct_demo \(the demo account/m);
     const line = /^\s*(.*npm run admin -- prompts pull .*)$/m.exec(stack.output())?.[1] ?? '';
-    const printed = /^DYNAMODB_ENDPOINT=(\S+) TABLE_NAME=(\S+) npm run admin -- (prompts pull --account acct_demo --dir prompts\/acct_demo)$/.exec(line);
+    const printed =
+      /^DYNAMODB_ENDPOINT=(\S+) TABLE_NAME=(\S+) AWS_ENDPOINT_URL_BEDROCK_RUNTIME=(\S+) npm run admin -- (prompts pull --account acct_demo --dir prompts\/acct_demo)$/.exec(
+        line,
+      );
     expect(printed).not.toBeNull();
-    const [, endpoint = '', tableName = '', command = ''] = printed ?? [];
+    const [, endpoint = '', tableName = '', modelEndpoint = '', command = ''] = printed ?? [];
+    expect(modelEndpoint).toBe(stack.modelUrl);
     // The printed line, but for the folder: the test writes into its own, not into the clone.
     const dir = join(dataDir.path, 'pulled', 'acct_demo');
     const args = ['run', 'admin', '--', ...command.replace('prompts/acct_demo', dir).split(' ')];
@@ -206,7 +210,7 @@ describe('npm start with a port in use', () => {
     await new Promise((resolve) => blocker.close(resolve));
   });
 
-  it.each(['PORT', 'DYNAMODB_PORT', 'PLAYGROUND_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT'])(
+  it.each(['PORT', 'DYNAMODB_PORT', 'PLAYGROUND_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'MODEL_PORT'])(
     'fails with one line naming %s and a port to use instead',
     async (variable) => {
       const failure = await failedStart({ DATA_DIR: `${dataDir.path}/ports-${variable}`, [variable]: String(port) });

@@ -43,6 +43,7 @@ function sameSettings(stack: StackProcess, dataDir: string) {
     PLAYGROUND_PORT: portOf(stack.playgroundUrl),
     DASHBOARD_PORT: portOf(stack.dashboardUrl),
     IDENTITY_PORT: portOf(stack.identityUrl),
+    MODEL_PORT: portOf(stack.modelUrl),
   };
 }
 

@@ -16,6 +16,17 @@ import { ROLLOUT_AUTOMATION_FUNCTIONS } from '../../lib/rollout-automation';
 const ROOT = path.join(__dirname, '../..');
 const LAMBDA_DIR = 'lambda';
 
+/**
+ * Files written ahead of the function that will ship them, each with what will import it. The test fails again
+ * once one ships, or is gone: then it leaves this list.
+ */
+const AWAITING_THEIR_FUNCTION: ReadonlyMap<string, string> = new Map([
+  [
+    'lambda/domain/judge-request.ts',
+    'the judge scorer of experiments builds its model calls with it (the local stand-in model recognises them with it already)',
+  ],
+]);
+
 /** The entries the stack gives its functions (lib/prompt-service-stack.ts), one per function. */
 function stackEntries(): string[] {
   const source = readFileSync(path.join(ROOT, 'lib/prompt-service-stack.ts'), 'utf8');
@@ -92,7 +103,9 @@ describe('lambda/', () => {
       for (const file of frontier) reached.add(file);
     }
 
-    const notShipped = files.filter((file) => !shipped.has(file) && !reached.has(file));
+    const notShipped = files.filter((file) => !shipped.has(file) && !reached.has(file) && !AWAITING_THEIR_FUNCTION.has(file));
+    const awaitingNoMore = [...AWAITING_THEIR_FUNCTION.keys()].filter((file) => shipped.has(file) || reached.has(file) || !files.includes(file));
+    expect(awaitingNoMore).toEqual([]);
     if (notShipped.length > 0) {
       throw new Error(`in no function bundle, so not for lambda/ (move them where their users are: admin/, local/, test/support/): ${notShipped.join(', ')}`);
     }

@@ -38,6 +38,7 @@ function defaultAddresses(stack: StackProcess): [string, string][] {
     [3001, stack.playgroundUrl],
     [3002, stack.dashboardUrl],
     [3003, stack.identityUrl],
+    [3004, stack.modelUrl],
     [8000, stack.storeUrl],
   ];
   return pairs.flatMap(([port, url]) => [

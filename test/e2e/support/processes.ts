@@ -41,6 +41,8 @@ export interface StackProcess {
   readonly playgroundUrl: string;
   readonly dashboardUrl: string;
   readonly identityUrl: string;
+  /** The local stand-in model: AWS_ENDPOINT_URL_BEDROCK_RUNTIME. */
+  readonly modelUrl: string;
   /** Everything the process printed so far, stdout and stderr. */
   output(): string;
   /** Sends the signal and waits for the exit. */
@@ -62,7 +64,7 @@ function npmCommand(): [string, string[]] {
 }
 
 /**
- * `npm start` as a child process (PORT, DYNAMODB_PORT, PLAYGROUND_PORT, DASHBOARD_PORT and IDENTITY_PORT 0 unless given),
+ * `npm start` as a child process (PORT, DYNAMODB_PORT, PLAYGROUND_PORT, DASHBOARD_PORT, IDENTITY_PORT and MODEL_PORT 0 unless given),
  * resolved once it prints its banner; rejected with its output if it exits first. By default bin/local.ts
  * runs without npm's start-up; `viaNpm` runs the real `npm start`, for what depends on npm itself.
  */
@@ -70,7 +72,7 @@ export function startStack(env: Env, options: { viaNpm?: boolean } = {}): Promis
   const [command, args] = options.viaNpm ? npmCommand() : [process.execPath, [...TSX]];
   const child = spawn(command, [...args, ...(options.viaNpm ? ['start'] : ['bin/local.ts'])], {
     cwd: REPO_ROOT,
-    env: childEnv({ PORT: '0', DYNAMODB_PORT: '0', PLAYGROUND_PORT: '0', DASHBOARD_PORT: '0', IDENTITY_PORT: '0', ...env }),
+    env: childEnv({ PORT: '0', DYNAMODB_PORT: '0', PLAYGROUND_PORT: '0', DASHBOARD_PORT: '0', IDENTITY_PORT: '0', MODEL_PORT: '0', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -91,7 +93,8 @@ export function startStack(env: Env, options: { viaNpm?: boolean } = {}): Promis
       const playground = /^\s*Playground\s+(http:\/\/\S+)/m.exec(output)?.[1];
       const dashboard = /^\s*Dashboard\s+(http:\/\/\S+)/m.exec(output)?.[1];
       const identity = /^\s*Identity\s+(http:\/\/\S+)/m.exec(output)?.[1];
-      if (!api || !store || !playground || !dashboard || !identity || !output.includes('Ctrl+C stops') || child.pid === undefined) return;
+      const model = /^\s*Model\s+(http:\/\/\S+)/m.exec(output)?.[1];
+      if (!api || !store || !playground || !dashboard || !identity || !model || !output.includes('Ctrl+C stops') || child.pid === undefined) return;
       clearTimeout(timer);
       child.stdout.off('data', onData);
       resolveStart({
@@ -101,6 +104,7 @@ export function startStack(env: Env, options: { viaNpm?: boolean } = {}): Promis
         playgroundUrl: playground,
         dashboardUrl: dashboard,
         identityUrl: identity,
+        modelUrl: model,
         output: () => output,
         stop: async (signal = 'SIGTERM') => {
           if (child.exitCode === null) child.kill(signal);
