@@ -1,3 +1,5 @@
+import { CatalogError, type CatalogModel, DEFAULT_CATALOG, localCatalog, parseCatalog } from './models/catalog';
+
 export interface ServiceConfig {
   readonly tableName: string;
   readonly upgradeUrl: string;
@@ -190,4 +192,49 @@ export function loadDeliveryConfig(env: Environment = process.env): DeliveryConf
     deliveryQueueUrl: absoluteUrl('DELIVERY_QUEUE_URL', required(env, 'DELIVERY_QUEUE_URL')),
     webhooks,
   };
+}
+
+/**
+ * The models runs may call (lambda/models/): the catalog from `MODELS` (JSON, the deploy setting the stack hands
+ * over); without it, the local stand-in's catalog when AWS_ENDPOINT_URL_BEDROCK_RUNTIME names the stand-in (npm
+ * start, the CLI beside it), else the default Bedrock catalog. The stand-in's address is read here and given to the
+ * `local` models alone; the SDK is told to ignore the variable, so a Bedrock model is always Bedrock.
+ */
+export interface ModelsConfig {
+  readonly catalog: readonly CatalogModel[];
+  readonly region: string;
+  readonly standInEndpoint: string | undefined;
+  /** OpenAI-compatible endpoints' keys from the environment (`apiKeyEnv`), by model id: never logged, never answered. */
+  readonly endpointKeys: ReadonlyMap<string, string>;
+}
+
+export function loadModelsConfig(env: Environment = process.env): ModelsConfig {
+  const endpoint = env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME?.trim();
+  const standInEndpoint = endpoint ? absoluteUrl('AWS_ENDPOINT_URL_BEDROCK_RUNTIME', endpoint) : undefined;
+  const text = env.MODELS?.trim();
+  let catalog: readonly CatalogModel[];
+  try {
+    catalog = text ? parseCatalog(text) : standInEndpoint ? localCatalog() : DEFAULT_CATALOG;
+  } catch (error) {
+    if (error instanceof CatalogError) throw new ConfigError(`Environment variable MODELS: ${error.message}`);
+    throw error;
+  }
+  if (standInEndpoint === undefined && catalog.some((model) => model.provider === 'local')) {
+    throw new ConfigError('Environment variable AWS_ENDPOINT_URL_BEDROCK_RUNTIME is required: the catalog has local models (the stand-in model’s address)');
+  }
+  const endpointKeys = new Map<string, string>();
+  for (const model of catalog) {
+    const key = model.apiKeyEnv === undefined ? undefined : env[model.apiKeyEnv]?.trim();
+    if (key) endpointKeys.set(model.modelId, key);
+  }
+  return { catalog, region: env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || DEFAULT_REGION, standInEndpoint, endpointKeys };
+}
+
+/** What the run function reads at cold start: the management functions' settings, and the models. */
+export interface RunConfig extends ManagementConfig {
+  readonly models: ModelsConfig;
+}
+
+export function loadRunConfig(env: Environment = process.env): RunConfig {
+  return { ...loadManagementConfig(env), models: loadModelsConfig(env) };
 }
