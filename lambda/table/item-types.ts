@@ -46,6 +46,8 @@ export interface AccountItem {
   keyRegistrations?: number;
   /** How many webhooks the account has: the guard of their limit (lambda/table/webhooks.ts); absent until the first. */
   webhookCount?: number;
+  /** The owners' budget of model tokens per UTC month (runs, experiments, judges); absent: none (docs/runs.md "Budget"). */
+  models?: { monthlyTokens: number };
 }
 
 /** A member's role: the one list of lambda/domain/roles.ts, which the routes and the dashboard use too. */
@@ -420,4 +422,36 @@ export interface DeliveryClaimItem {
   outcome?: { delivered: boolean; status: number | null; durationMs: number; error?: string; final?: boolean };
   /** Epoch seconds: the table's TTL attribute. */
   ttl: number;
+}
+
+/**
+ * One run of a prompt on a model (docs/runs.md "Runs"), written once when it ends, completed or failed, and kept 90
+ * days (`ttl`). The run as answered is JSON text, as requests' names (variables, the model's JSON) are data a map
+ * would not keep; what is sent to the model is apart, so a list of runs reads less.
+ */
+export interface RunItem {
+  accountId: string;
+  runId: string;
+  /** The prompt run, for lists of its runs; absent for unsaved content run on its own. */
+  promptId?: string;
+  at: string;
+  /** The run without `messages`, as JSON text. */
+  run: string;
+  /** `messages`, as JSON text. */
+  messages: string;
+  /** Epoch seconds: the table's TTL attribute. */
+  ttl: number;
+}
+
+/**
+ * An account's model tokens in one UTC month: `held` is what runs counted (`used`) plus what calls under way hold,
+ * and never passes the account's budget, as every reservation is conditional on it; `days` counts `used` per UTC
+ * day, `01` to `31`, so the item stays the size of a month.
+ */
+export interface ModelTokensItem {
+  accountId: string;
+  month: string;
+  held: number;
+  used: number;
+  days: Record<string, number>;
 }

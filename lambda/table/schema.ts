@@ -63,6 +63,10 @@ export const keys = {
     pk: `ACCOUNT#${accountId}`,
     sk: `ATTEMPT#${webhookId}#${eventId}#${attempt}`,
   }),
+  /** A run of a prompt on a model; its id starts with its time, so the account's runs sort by time. */
+  run: (accountId: string, runId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `RUN#${runId}` }),
+  /** The account's model tokens in one UTC month (`YYYY-MM`): counted, held for calls under way, and per day. */
+  modelTokens: (accountId: string, month: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `MODELTOKENS#${month}` }),
 } as const;
 
 /** A webhook's deliveries sort by time under its own prefix (a webhook id has no `#`). */
@@ -124,6 +128,7 @@ export const prefixes = {
   events: 'EVENT#',
   webhooks: 'WEBHOOK#',
   deliveriesOf: (webhookId: string) => `DELIVERY#${webhookId}#`,
+  runs: 'RUN#',
 } as const;
 
 export const adminIndexKeys = {

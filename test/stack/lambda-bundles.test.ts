@@ -36,7 +36,16 @@ const AWAITING_THEIR_FUNCTION: ReadonlyMap<string, string> = new Map([
     'lambda/models/provider.ts',
     'lambda/models/retry.ts',
     'lambda/models/server-sent-events.ts',
-  ].map((file): [string, string] => [file, 'the run function (RunPrompts) calls models through it']),
+    'lambda/features/budget/model-budget.ts',
+    'lambda/features/runs/errors.ts',
+    'lambda/features/runs/output-schema.ts',
+    'lambda/features/runs/run-prompt.ts',
+    'lambda/features/runs/run-record.ts',
+    'lambda/features/runs/runs.ts',
+    'lambda/features/runs/sources.ts',
+    'lambda/features/runs/stored-run.ts',
+    'lambda/table/runs.ts',
+  ].map((file): [string, string] => [file, 'the run function (RunPrompts) runs prompts with it']),
 ]);
 
 /** The entries the stack gives its functions (lib/prompt-service-stack.ts), one per function. */
