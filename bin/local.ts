@@ -44,6 +44,7 @@ async function main(): Promise<void> {
   // read API answers, everything does.
   const dashboard = await startDashboardStack(config, {
     stack: { storeEndpoint: store.endpoint, seed: store.seed },
+    modelEndpoint: model.url,
     onFunctionError: reportFunctionError,
   }).catch(async (error: unknown) => {
     await Promise.all([model.close(), store.close()]);

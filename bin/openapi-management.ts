@@ -5,7 +5,11 @@ import * as z from 'zod';
 import { roleFor } from '../lambda/domain/roles';
 import type { ManagementRoute } from '../lambda/management-api/route';
 import { ALL_ROUTES } from '../lambda/management-api/routes';
+import { RunBody } from '../lambda/management-api/run-schemas';
 import { REQUEST_BODIES } from '../lambda/management-api/schemas';
+
+/** The request bodies, by the name their schemas get here: the schemas module's, and the run function's own. */
+const BODIES = { ...REQUEST_BODIES, RunRequest: RunBody } as const;
 
 /**
  * openapi-management.yaml, built from the code it describes: the routes (lambda/management-api/routes.ts),
@@ -47,6 +51,35 @@ const STEPS: Schema = {
   description: 'Shares scheduled ahead, each `afterMinutes` after the rollout started',
 };
 
+/** A run as answered (docs/runs.md "Runs"); a list's runs are without `messages` (GET .../runs/{runId} has them). */
+const RUN_FIELDS: Record<string, Schema> = {
+  runId: str,
+  promptId: nullable(str),
+  version: nullable(str),
+  label: nullable(str),
+  provider: { type: 'string', enum: ['bedrock', 'openai', 'local'] },
+  model: str,
+  params: obj({ temperature: { type: 'number' }, maxTokens: { type: 'integer' }, topP: { type: 'number' }, stop: { type: 'array', items: str } }, [
+    'temperature',
+    'maxTokens',
+  ]),
+  variables: { type: 'object', additionalProperties: str },
+  messages: { type: 'array', items: obj({ role: { type: 'string', enum: ['system', 'user'] }, content: str }), description: 'What was sent to the model' },
+  output: obj({ text: str, json: { description: 'The output parsed as JSON, or null' } }),
+  schema: nullable(obj({ valid: { type: 'boolean' }, errors: { type: 'array', items: str } })),
+  usage: obj({ inputTokens: { type: 'integer' }, outputTokens: { type: 'integer' } }),
+  costUsd: { type: 'number' },
+  latencyMs: { type: 'integer' },
+  firstTokenMs: nullable({ type: 'integer' }),
+  stopReason: nullable(str),
+  attempts: { type: 'integer', minimum: 1 },
+  state: { type: 'string', enum: ['completed', 'failed'] },
+  error: nullable(obj({ code: { type: 'string', enum: ['MODEL_ERROR', 'MODEL_THROTTLED', 'MODEL_TIMEOUT'] }, message: str })),
+  by: str,
+  at: str,
+};
+const { messages: _messages, ...RUN_SUMMARY_FIELDS } = RUN_FIELDS;
+
 const RESPONSE_SCHEMAS: Record<string, Schema> = {
   Error: {
     type: 'object',
@@ -65,9 +98,16 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
           'PAYLOAD_TOO_LARGE',
           'SERVICE_UNAVAILABLE',
           'INTERNAL_ERROR',
+          'BUDGET_EXCEEDED',
+          'MODEL_ERROR',
+          'MODEL_THROTTLED',
+          'MODEL_TIMEOUT',
         ],
       },
       field: { type: 'string', description: 'The field, parameter or header a 400 is about' },
+      used: { type: 'integer', description: "With 429 BUDGET_EXCEEDED: the month's model tokens counted, and held by runs under way" },
+      limit: { type: 'integer', description: "With 429 BUDGET_EXCEEDED: the account's monthly budget of model tokens" },
+      runId: { type: 'string', description: 'With 502, 503 and 504 of a run: the failed run, kept (GET .../runs/{runId})' },
       current: {
         description: 'With 412: the draft as it now stands, so nothing is lost',
         ...obj({ etag: str, updatedAt: str, updatedBy: str }, ['etag']),
@@ -362,6 +402,27 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
       ),
     },
   }),
+  Run: obj(RUN_FIELDS),
+  RunSummary: obj(RUN_SUMMARY_FIELDS),
+  RunAnswer: obj({ run: ref('Run') }),
+  RunPage: obj({
+    runs: { type: 'array', items: ref('RunSummary') },
+    next: nullable({ type: 'string', description: 'Pass as `before` for the next page' }),
+  }),
+  ModelList: obj({
+    models: {
+      type: 'array',
+      items: obj({
+        modelId: str,
+        provider: { type: 'string', enum: ['bedrock', 'openai', 'local'] },
+        name: str,
+        streaming: { type: 'boolean' },
+        structuredOutput: { type: 'boolean' },
+        inputUsdPerMTok: { type: 'number' },
+        outputUsdPerMTok: { type: 'number' },
+      }),
+    },
+  }),
   AuditPage: obj({
     entries: { type: 'array', items: ref('AuditEntry') },
     next: nullable({ type: 'string', description: 'Pass as `before` for the next page' }),
@@ -372,7 +433,9 @@ interface Operation {
   readonly summary: string;
   readonly ok: Record<number, string | undefined>;
   readonly statuses?: readonly number[];
-  readonly body?: keyof typeof REQUEST_BODIES;
+  readonly body?: keyof typeof BODIES;
+  /** Also answers `Accept: text/event-stream` with server-sent events, as this says. */
+  readonly events?: string;
   readonly etag?: boolean;
   readonly ifMatch?: boolean;
   readonly ifNoneMatch?: boolean;
@@ -559,6 +622,25 @@ const OPERATIONS: Record<string, Operation> = {
       { name: 'to', description: 'To this instant or day (ISO 8601, UTC), included' },
     ],
   },
+  'POST /api/accounts/{accountId}/runs': {
+    summary:
+      'Run a prompt (a version, a label, or unsaved content) on a model with variables and parameters; the run is kept 90 days. Refused before it starts: 400 naming the field, 404, 429 BUDGET_EXCEEDED. A model that fails it: 502 MODEL_ERROR, 503 MODEL_THROTTLED, 504 MODEL_TIMEOUT, each with the failed run’s `runId`',
+    ok: { 200: 'RunAnswer' },
+    statuses: [429, 502, 504],
+    body: 'RunRequest',
+    events:
+      'Server-sent events as the model writes: `start` {runId, model, provider}, `delta` {text} for each piece, then `end` {run} or `error` {error: {code, message}, run} (a failed run, kept). Each event is `event: <name>` and one `data:` line of JSON',
+  },
+  'GET /api/accounts/{accountId}/runs': {
+    summary: "The account's runs, newest first, 50 a page, without their messages",
+    ok: { 200: 'RunPage' },
+    query: [
+      { name: 'promptId', description: "One prompt's runs" },
+      { name: 'before', description: 'The cursor `next` of the previous page' },
+    ],
+  },
+  'GET /api/accounts/{accountId}/runs/{runId}': { summary: 'A run, with the messages sent', ok: { 200: 'RunAnswer' } },
+  'GET /api/accounts/{accountId}/models': { summary: "The stack's catalog of models a run may name", ok: { 200: 'ModelList' } },
 };
 
 const ERROR_TEXT: Record<number, string> = {
@@ -570,15 +652,18 @@ const ERROR_TEXT: Record<number, string> = {
   412: 'If-Match or If-None-Match does not hold: someone saved in between',
   413: "The version's content is over 300 KB",
   428: 'If-Match is required',
+  429: "BUDGET_EXCEEDED: the account's monthly budget of model tokens cannot cover the run (`used`, `limit`)",
   500: 'Unexpected (never a stack trace)',
-  503: 'The store or the user pool could not answer in time: retry',
+  502: "MODEL_ERROR: the model's provider refused or failed the run, in its words (`runId`: the failed run, kept)",
+  503: 'The store or the user pool could not answer in time: retry. MODEL_THROTTLED: the model throttled every attempt (`runId`)',
+  504: 'MODEL_TIMEOUT: the model did not finish within the run’s 120 s (`runId`)',
 };
 
 function operationFor(route: ManagementRoute): Record<string, unknown> {
   const operation = OPERATIONS[`${route.method} ${route.path}`];
   if (!operation) throw new Error(`no documentation for ${route.method} ${route.path}`);
   const changes = route.action !== undefined;
-  const hasParams = /\{(promptId|version|label|keyId|userId|requestId|webhookId)\}/.test(route.path) || operation.query !== undefined;
+  const hasParams = /\{(promptId|version|label|keyId|userId|requestId|webhookId|runId)\}/.test(route.path) || operation.query !== undefined;
   const errors = new Set<number>([401, 500, 503, ...(operation.statuses ?? [])]);
   if (route.path !== '/api/me') errors.add(404);
   // A read needs a role too when not every member may make it (a webhook's URL is for admins).
@@ -599,7 +684,14 @@ function operationFor(route: ManagementRoute): Record<string, unknown> {
         'Cache-Control': { $ref: '#/components/headers/CacheControl' },
         ...(operation.etag ? { ETag: { $ref: '#/components/headers/ETag' } } : {}),
       },
-      ...(schema ? { content: { 'application/json': { schema: ref(schema) } } } : {}),
+      ...(schema
+        ? {
+            content: {
+              'application/json': { schema: ref(schema) },
+              ...(operation.events ? { 'text/event-stream': { schema: { type: 'string', description: operation.events } } } : {}),
+            },
+          }
+        : {}),
     };
   }
   for (const status of [...errors].sort()) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
@@ -631,6 +723,7 @@ const PATH_PARAMETERS: Record<string, Schema> = {
   userId: { type: 'string' },
   requestId: { type: 'string' },
   webhookId: { type: 'string' },
+  runId: { type: 'string' },
 };
 
 export function managementOpenApiDocument(): Record<string, unknown> {
@@ -644,8 +737,15 @@ export function managementOpenApiDocument(): Record<string, unknown> {
     item[method.toLowerCase()] = operationFor(route);
   }
   const bodies = Object.fromEntries(
-    Object.entries(REQUEST_BODIES).map(([name, schema]) => {
-      const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: 'input' }) as Schema;
+    Object.entries(BODIES).map(([name, schema]) => {
+      // A run's variables are checked as data (run-schemas.ts), which JSON Schema says as an object of strings.
+      const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+        io: 'input',
+        unrepresentable: 'any',
+        override: ({ zodSchema, jsonSchema }) => {
+          if (zodSchema._zod.def.type === 'custom') Object.assign(jsonSchema, { type: 'object', additionalProperties: { type: 'string' } });
+        },
+      }) as Schema;
       return [name, json];
     }),
   );

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import { type Duplex, Readable } from 'node:stream';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { methodNotAllowed, serviceUnavailable } from '../lambda/http/api-error';
 import { type GatewayResponseType, gatewayAnswer, gatewayAnswerBody, gatewayAnswerHeaders } from '../lambda/read-api/routes';
@@ -363,7 +363,8 @@ interface ProxyResult {
   statusCode: number;
   headers?: Record<string, string | number | boolean>;
   multiValueHeaders?: Record<string, (string | number | boolean)[]>;
-  body?: string;
+  /** A stream from a function whose integration streams (the run function): written as it is produced. */
+  body?: string | Readable;
   isBase64Encoded?: boolean;
 }
 
@@ -377,6 +378,15 @@ function writeResult(response: ServerResponse, result: unknown, requestId: strin
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) response.setHeader(name, values.map(String));
   for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
   response.setHeader('x-amzn-requestid', requestId);
+  if (result.body instanceof Readable) {
+    const stream = result.body;
+    response.flushHeaders();
+    // A caller who goes away ends the stream, as the deployed gateway's closed connection does.
+    response.on('close', () => stream.destroy());
+    stream.on('error', () => response.destroy());
+    stream.pipe(response);
+    return;
+  }
   const body = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
   response.end(body);
 }

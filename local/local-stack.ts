@@ -282,6 +282,8 @@ export interface DashboardStack {
 export interface DashboardStackOptions {
   /** The store: the management API reads and writes it; without it /api/* answers 404. */
   readonly stack?: { readonly storeEndpoint: string; readonly seed: SeedReport | undefined };
+  /** The local stand-in model's address: the run function's `local` models call it (AWS_ENDPOINT_URL_BEDROCK_RUNTIME). */
+  readonly modelEndpoint?: string;
   readonly onFunctionError?: (functionName: string, error: unknown) => void;
   /** Where news that comes after start-up goes (the demo user's membership made in the background). */
   readonly report?: (line: string) => void;
@@ -311,6 +313,8 @@ export async function startDashboardStack(config: LocalConfig, options: Dashboar
         // Webhooks to this machine allowed; their secrets sealed by a key kept with the local data (created 0600).
         WEBHOOK_DESTINATIONS: 'local',
         WEBHOOK_LOCAL_KEY_FILE: join(config.dataDir, WEBHOOK_KEY_FILE_NAME),
+        // The run function's models: the stand-in's catalog, unless the developer's MODELS names real ones.
+        ...(options.modelEndpoint === undefined ? {} : { AWS_ENDPOINT_URL_BEDROCK_RUNTIME: options.modelEndpoint }),
       };
       // One set of clients for the functions and for making the demo user a member, as one cold start would.
       const dependencies = managementDependencies({ ...process.env, ...environment });
@@ -322,6 +326,7 @@ export async function startDashboardStack(config: LocalConfig, options: Dashboar
       api = createManagementGateway({
         verifyToken,
         dependencies,
+        environment: { ...process.env, ...environment },
         ...(options.onFunctionError ? { onFunctionError: options.onFunctionError } : {}),
       });
     }

@@ -2,6 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createManagementHandler, type ManagementDependencies } from '../lambda/management-api/management-handler';
 import { MANAGEMENT_FUNCTIONS, managementAnswerBody, managementAnswerHeaders, managementGatewayAnswer } from '../lambda/management-api/routes';
 import { managementDependencies } from '../lambda/management-api/runtime';
+import { createStreamingManagementHandler } from '../lambda/management-api/streaming-handler';
+import { loadModelsConfig } from '../lambda/config';
+import { createModels, type Models } from '../lambda/models/models';
 import { createGatewayListener, type GatewayAnswerWriter, type GatewayRoute, type LambdaHandler } from './http-gateway';
 
 /** What the identity stand-in's verifier says of a token: the claims, as strings, or undefined when it is not valid. */
@@ -17,6 +20,8 @@ export interface ManagementGatewayOptions {
   readonly environment?: Readonly<Record<string, string>>;
   /** Ready-made dependencies instead of the environment (tests). */
   readonly dependencies?: ManagementDependencies;
+  /** The run function's models instead of the environment's catalog (tests). */
+  readonly models?: Models;
   /** A function that threw: the gateway answers 502, the developer should see why. */
   readonly onFunctionError?: (functionName: string, error: unknown) => void;
   readonly concurrency?: { readonly maxRunning: number; readonly maxWaiting: number };
@@ -44,9 +49,23 @@ const writeManagementAnswer: GatewayAnswerWriter = (response: ServerResponse, ty
  * the same Lambda proxy events, and the gateway's own answers from the same table as the deployed one.
  */
 export function createManagementGateway(options: ManagementGatewayOptions): (request: IncomingMessage, response: ServerResponse) => void {
-  const deps = options.dependencies ?? managementDependencies({ ...process.env, ...options.environment });
+  const environment = { ...process.env, ...options.environment };
+  const deps = options.dependencies ?? managementDependencies(environment);
+  // Made on the first run, as the run function's cold start makes them: a stack that runs nothing reads no catalog.
+  let models = options.models;
+  const runDeps = () => {
+    models ??= createModels(loadModelsConfig(environment));
+    return { ...deps, models };
+  };
   const routes: GatewayRoute[] = MANAGEMENT_FUNCTIONS.flatMap((fn) => {
-    const handler: LambdaHandler = createManagementHandler(deps, fn.routes);
+    // The run function's answers stream, as its deployed integration's do: the gateway pipes a body that is a stream.
+    let streaming: LambdaHandler | undefined;
+    const handler: LambdaHandler = fn.streaming
+      ? (event, context) => {
+          streaming ??= createStreamingManagementHandler(runDeps(), fn.routes);
+          return streaming(event, context);
+        }
+      : createManagementHandler(deps, fn.routes);
     // Bodies are read once the token is checked, never before (http-gateway.ts).
     return fn.routes.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: { name: fn.id, handler }, readsBody: true }));
   });

@@ -25,6 +25,7 @@ export const CAPABILITIES = {
   'edit drafts': 'editor',
   'publish versions': 'editor',
   'move labels': 'editor',
+  'run prompts': 'editor',
   'move protected labels': 'admin',
   'delete and restore prompts': 'admin',
   'manage keys': 'admin',

@@ -17,7 +17,16 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE';
 
 /** The management API's own codes beside those (lambda/management-api/management-errors.ts; openapi-management.yaml). */
-export type ManagementErrorCode = 'FORBIDDEN' | 'CONFLICT' | 'PRECONDITION_FAILED' | 'PRECONDITION_REQUIRED';
+export type ManagementErrorCode =
+  | 'FORBIDDEN'
+  | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
+  | 'PRECONDITION_REQUIRED'
+  // Runs (docs/runs.md): the account's budget of model tokens, and what the model did.
+  | 'BUDGET_EXCEEDED'
+  | 'MODEL_ERROR'
+  | 'MODEL_THROTTLED'
+  | 'MODEL_TIMEOUT';
 
 export interface UsageLimitDetails {
   usage: { used: number; limit: number };

@@ -1,5 +1,7 @@
+import type { Readable } from 'node:stream';
 import type * as z from 'zod';
 import type { Capability } from '../domain/roles';
+import type { Models } from '../models/models';
 import type { Operations } from '../operations';
 import type { Table } from '../table/table';
 import type { Member } from '../features/members/members';
@@ -37,6 +39,8 @@ export interface HandlerInput {
   readonly ops: Operations;
   readonly directory: UserDirectory;
   readonly now: Date;
+  /** The stack's models: given by the run function's chain alone (streaming-handler.ts), the one that calls them. */
+  readonly models?: Models;
 }
 
 /** `accountId | promptId` for `/api/accounts/{accountId}/prompts/{promptId}`. */
@@ -54,6 +58,8 @@ export interface Reply {
   readonly status: number;
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
+  /** The answer's body as it is written (server-sent events): only the run function's chain sends one (streaming-handler.ts). */
+  readonly stream?: Readable;
 }
 
 interface Declared<Path extends string> {

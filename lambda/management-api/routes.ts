@@ -6,6 +6,7 @@ import { keyRoutes } from './handlers/key-routes';
 import { memberRoutes } from './handlers/member-routes';
 import { promptRoutes } from './handlers/prompt-routes';
 import { requestRoutes } from './handlers/request-routes';
+import { runRoutes } from './handlers/run-routes';
 import { rolloutRoutes } from './handlers/rollout-routes';
 import { usageRoutes } from './handlers/usage-routes';
 import { webhookRoutes } from './handlers/webhook-routes';
@@ -25,6 +26,11 @@ export interface ManagementFunction {
   readonly entry: string;
   readonly description: string;
   readonly routes: readonly ManagementRoute[];
+  /**
+   * Its answers stream (Lambda response streaming, through the REST API's streaming integration): its chain is
+   * streaming-handler.ts, and it may take as long as a model (docs/runs.md).
+   */
+  readonly streaming?: true;
 }
 
 export const MANAGEMENT_FUNCTIONS: readonly ManagementFunction[] = [
@@ -64,6 +70,14 @@ export const MANAGEMENT_FUNCTIONS: readonly ManagementFunction[] = [
     entry: 'lambda/management-api/webhooks-function.ts',
     description: 'Management API: webhooks, their secrets, tests and deliveries',
     routes: webhookRoutes,
+  },
+  {
+    // Its own function: the only one with the model SDK and bedrock:InvokeModel* (on the catalog's models alone).
+    id: 'RunPrompts',
+    entry: 'lambda/management-api/runs-function.ts',
+    description: 'Management API: runs of prompts on models, streamed, and the models',
+    routes: runRoutes,
+    streaming: true,
   },
 ];
 

@@ -25,27 +25,6 @@ const AWAITING_THEIR_FUNCTION: ReadonlyMap<string, string> = new Map([
     'lambda/domain/judge-request.ts',
     'the judge scorer of experiments builds its model calls with it (the local stand-in model recognises them with it already)',
   ],
-  ...[
-    'lambda/models/api-keys.ts',
-    'lambda/models/bedrock-provider.ts',
-    'lambda/models/call-timing.ts',
-    'lambda/models/catalog.ts',
-    'lambda/models/errors.ts',
-    'lambda/models/models.ts',
-    'lambda/models/openai-provider.ts',
-    'lambda/models/provider.ts',
-    'lambda/models/retry.ts',
-    'lambda/models/server-sent-events.ts',
-    'lambda/features/budget/model-budget.ts',
-    'lambda/features/runs/errors.ts',
-    'lambda/features/runs/output-schema.ts',
-    'lambda/features/runs/run-prompt.ts',
-    'lambda/features/runs/run-record.ts',
-    'lambda/features/runs/runs.ts',
-    'lambda/features/runs/sources.ts',
-    'lambda/features/runs/stored-run.ts',
-    'lambda/table/runs.ts',
-  ].map((file): [string, string] => [file, 'the run function (RunPrompts) runs prompts with it']),
 ]);
 
 /** The entries the stack gives its functions (lib/prompt-service-stack.ts), one per function. */

@@ -2,6 +2,10 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { runAdmin } from '../../admin/cli';
 import type { ApiResult } from '../../lambda/http/http-event';
 import { createManagementHandler, type ManagementDependencies } from '../../lambda/management-api/management-handler';
+import { createStreamingManagementHandler } from '../../lambda/management-api/streaming-handler';
+import type { ManagementRoute } from '../../lambda/management-api/route';
+import type { Models } from '../../lambda/models/models';
+import { text } from 'node:stream/consumers';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { Operations } from '../../lambda/operations';
 import { checkUrl, type Resolve } from '../../lambda/webhook-delivery/destination';
@@ -96,8 +100,22 @@ export class ManagementHarness {
     this.functions = MANAGEMENT_FUNCTIONS.map((fn) => ({
       name: fn.id,
       routes: [...fn.routes],
-      handler: createManagementHandler(deps, fn.routes),
+      handler: fn.streaming ? this.streamingHandler(deps, fn.routes) : createManagementHandler(deps, fn.routes),
     }));
+  }
+
+  /**
+   * The run function's models: a test that runs prompts sets them (test/support/runs.ts, on the local stand-in
+   * model). Its answers stream; here each is read to its end.
+   */
+  models: Models | undefined;
+
+  private streamingHandler(deps: ManagementDependencies, routes: readonly ManagementRoute[]): Handler {
+    return async (event, context) => {
+      if (!this.models) throw new Error('set harness.models to call the run function');
+      const result = await createStreamingManagementHandler({ ...deps, models: this.models }, routes)(event, context);
+      return { ...result, body: result.body === undefined || typeof result.body === 'string' ? (result.body ?? '') : await text(result.body) };
+    };
   }
 
   /** The request lines the functions wrote since the harness started. */

@@ -25,8 +25,10 @@ import { storedRun } from './stored-run';
  * thrown as a RunFailedError carrying it.
  */
 export interface RunDependencies {
-  /** The table, with the caller's deadline for its calls (the model's time is the run's own). */
+  /** The table for the reads and the reservation, with the caller's deadline for its calls. */
   readonly table: Table;
+  /** The table for the record, made once the model has answered (the caller's deadline may have passed by then); `table` when absent. */
+  readonly recordTable?: () => Table;
   readonly models: Models;
   /** How long the model may take, retries included: 120 s. */
   readonly deadlineMs?: number;
@@ -137,7 +139,10 @@ export async function runPrompt(deps: RunDependencies, ask: RunAsk, listener: Ru
     by: ask.by,
     at,
   };
-  await deps.table.transact('recordRun', [runWrite(ask.accountId, storedRun(run)), settlementWrite(reservation, usage.inputTokens + usage.outputTokens)]);
+  await (deps.recordTable?.() ?? deps.table).transact('recordRun', [
+    runWrite(ask.accountId, storedRun(run)),
+    settlementWrite(reservation, usage.inputTokens + usage.outputTokens),
+  ]);
   if (failure) throw new RunFailedError(run, failure);
   return run;
 }

@@ -1,0 +1,154 @@
+import { localCatalog } from '../../lambda/models/catalog';
+import { createModels } from '../../lambda/models/models';
+import { type ModelStandIn, startModelStandIn } from '../../local/model-stand-in/server';
+import { config, prompt, version } from '../support/fixtures';
+import { ManagementHarness, type Person } from '../support/management-harness';
+import { QUICK_RETRIES, setModelBudget } from '../support/runs';
+
+/**
+ * docs/runs.md, the management API's routes of runs, served by the run function (RunPrompts) as deployed behind
+ * the REST API: every answer held to openapi-management.yaml (the harness checks each), on the local stand-in model.
+ */
+
+const harness = new ManagementHarness();
+let standIn: ModelStandIn;
+let viewer: Person;
+let editor: Person;
+let stranger: Person;
+const ACCOUNT = 'acct_api';
+const OTHER = 'acct_api_other';
+const RUNS = `/api/accounts/${ACCOUNT}/runs`;
+
+beforeAll(async () => {
+  await harness.start();
+  standIn = await startModelStandIn();
+  harness.models = createModels({ catalog: localCatalog(), region: 'us-east-1', standInEndpoint: standIn.url, endpointKeys: new Map() }, QUICK_RETRIES);
+  await harness.fixtures.account(ACCOUNT);
+  await harness.fixtures.account(OTHER);
+  await harness.fixtures.prompts(
+    ACCOUNT,
+    prompt('greeting', [version('1.0.0', { systemMessage: 'Be brief.', userMessage: 'REPLY: Hello ${name}!', config: config({ model: 'gpt-4o-mini' }) })], {
+      labels: { production: '1.0.0' },
+    }),
+  );
+  viewer = await harness.person('viewer@acme.test', ACCOUNT, 'viewer');
+  editor = await harness.person('editor@acme.test', ACCOUNT, 'editor');
+  stranger = await harness.person('stranger@other.test', OTHER, 'owner');
+});
+
+afterAll(async () => {
+  await harness.stop();
+  await standIn.close();
+});
+
+const runBody = (overrides: Record<string, unknown> = {}) => ({ source: { promptId: 'greeting', version: '1.0.0' }, variables: { name: 'Ada' }, ...overrides });
+const runs = async () => (await harness.send('GET', `${RUNS}?promptId=greeting`, { as: viewer })).body as { runs: { runId: string }[] };
+
+test('an editor runs a prompt and gets the run as JSON, with who ran it', async () => {
+  const response = await harness.send('POST', RUNS, { as: editor, body: runBody() });
+  expect(response.status).toBe(200);
+  expect(response.headers['cache-control']).toBe('no-store');
+  expect((response.body as { run: unknown }).run).toMatchObject({
+    promptId: 'greeting',
+    version: '1.0.0',
+    provider: 'local',
+    model: 'gpt-4o-mini',
+    output: { text: 'Hello Ada!', json: null },
+    state: 'completed',
+    by: 'editor@acme.test',
+  });
+});
+
+test('a viewer may not run a prompt (403), nothing run; but reads the runs, one with its messages, and the models', async () => {
+  const before = await runs();
+  expect((await harness.send('POST', RUNS, { as: viewer, body: runBody() })).status).toBe(403);
+  expect(await runs()).toEqual(before);
+  const { runs: list } = await runs();
+  expect(list.length).toBeGreaterThan(0);
+  const one = await harness.send('GET', `${RUNS}/${list[0]?.runId}`, { as: viewer });
+  expect(one.status).toBe(200);
+  expect((one.body as { run: { messages: unknown } }).run.messages).toEqual([
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'REPLY: Hello Ada!' },
+  ]);
+  const models = await harness.send('GET', `/api/accounts/${ACCOUNT}/models`, { as: viewer });
+  expect((models.body as { models: { modelId: string }[] }).models.map((model) => model.modelId)).toEqual(localCatalog().map((model) => model.modelId));
+});
+
+test('another account’s member reaches neither the account’s runs nor one of them (404)', async () => {
+  const { runs: list } = await runs();
+  expect((await harness.send('GET', RUNS, { as: stranger })).status).toBe(404);
+  expect((await harness.send('POST', RUNS, { as: stranger, body: runBody() })).status).toBe(404);
+  expect((await harness.send('GET', `/api/accounts/${OTHER}/runs/${list[0]?.runId}`, { as: stranger })).status).toBe(404);
+});
+
+test.each([
+  ['no source', 'source', { source: undefined }],
+  ['a version without its prompt', 'source.promptId', { source: { version: '1.0.0' } }],
+  ['both a version and a label', 'source', { source: { promptId: 'greeting', version: '1.0.0', label: 'production' } }],
+  ['a variable that is not a string', 'variables.name', { variables: { name: 7 } }],
+  ['a placeholder without a value', 'variables.name', { variables: {} }],
+  ['a temperature above 2', 'params.temperature', { params: { temperature: 2.5 } }],
+  ['a temperature above the model’s', 'params.temperature', { params: { temperature: 1.5 } }],
+  ['a model not in the catalog', 'model', { model: 'gpt-9' }],
+  ['an unknown field', 'seed', { seed: 1 }],
+])('%s is a 400 naming %s, nothing run', async (_what, field, overrides: Record<string, unknown>) => {
+  const before = await runs();
+  const response = await harness.send('POST', RUNS, { as: editor, body: runBody(overrides) });
+  expect(response.status).toBe(400);
+  expect(response.body).toMatchObject({ code: 'BAD_REQUEST', field });
+  expect(await runs()).toEqual(before);
+});
+
+test('a model that fails the run is a 502 MODEL_ERROR with the provider’s words and the failed run’s id, kept', async () => {
+  const response = await harness.send('POST', RUNS, {
+    as: editor,
+    body: runBody({ source: { promptId: 'greeting', prompt: { systemMessage: '', userMessage: 'ERROR:AccessDeniedException', config: config() } } }),
+  });
+  expect(response.status).toBe(502);
+  const body = response.body as { code: string; error: string; runId: string };
+  expect(body.code).toBe('MODEL_ERROR');
+  expect(body.error).toMatch(/^AccessDeniedException: /);
+  const kept = await harness.send('GET', `${RUNS}/${body.runId}`, { as: viewer });
+  expect(kept.body).toMatchObject({ run: { state: 'failed', error: { code: 'MODEL_ERROR' } } });
+});
+
+test('throttling past every attempt is 503 MODEL_THROTTLED', async () => {
+  const response = await harness.send('POST', RUNS, {
+    as: editor,
+    body: runBody({ source: { prompt: { systemMessage: '', userMessage: `THROTTLE:9 REPLY: ${Date.now()}`, config: config() } } }),
+  });
+  expect(response.status).toBe(503);
+  expect(response.body).toMatchObject({ code: 'MODEL_THROTTLED' });
+});
+
+test('a run the budget cannot cover is 429 BUDGET_EXCEEDED with used and limit, nothing run', async () => {
+  const accountId = 'acct_api_budget';
+  await harness.fixtures.account(accountId);
+  const owner = await harness.person('owner@budget.test', accountId, 'owner');
+  await setModelBudget(harness.deps.table, accountId, 100);
+  const response = await harness.send('POST', `/api/accounts/${accountId}/runs`, {
+    as: owner,
+    body: { source: { prompt: { systemMessage: '', userMessage: 'REPLY: hi', config: config() } } },
+  });
+  expect(response.status).toBe(429);
+  expect(response.body).toEqual({ error: expect.any(String), code: 'BUDGET_EXCEEDED', used: 0, limit: 100 });
+  expect(((await harness.send('GET', `/api/accounts/${accountId}/runs`, { as: owner })).body as { runs: unknown[] }).runs).toEqual([]);
+});
+
+test('a run id that is none is a 400 naming runId; one the account does not have, 404', async () => {
+  expect((await harness.send('GET', `${RUNS}/nope`, { as: viewer })).body).toMatchObject({ field: 'runId' });
+  expect((await harness.send('GET', `${RUNS}/run_20260101T000000000Z_00000000`, { as: viewer })).status).toBe(404);
+  expect((await harness.send('GET', `${RUNS}?before=yesterday`, { as: viewer })).body).toMatchObject({ field: 'before' });
+});
+
+describe('with Accept: text/event-stream', () => {
+  const stream = { Accept: 'text/event-stream' };
+
+  test('what is refused before the run starts is the JSON error with its status, not a stream', async () => {
+    const response = await harness.send('POST', RUNS, { as: editor, body: runBody({ variables: {} }), headers: stream });
+    expect(response.status).toBe(400);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.body).toMatchObject({ field: 'variables.name' });
+  });
+});
