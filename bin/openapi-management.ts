@@ -51,7 +51,7 @@ const STEPS: Schema = {
   description: 'Shares scheduled ahead, each `afterMinutes` after the rollout started',
 };
 
-/** A run as answered (docs/runs.md "Runs"); a list's runs are without `messages` (GET .../runs/{runId} has them). */
+/** A run as answered (docs/runs.md "Runs"); a list's runs are without `messages` (GET /api/accounts/{accountId}/runs/{runId} has them). */
 const RUN_FIELDS: Record<string, Schema> = {
   runId: str,
   promptId: nullable(str),
@@ -107,7 +107,7 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
       field: { type: 'string', description: 'The field, parameter or header a 400 is about' },
       used: { type: 'integer', description: "With 429 BUDGET_EXCEEDED: the month's model tokens counted, and held by runs under way" },
       limit: { type: 'integer', description: "With 429 BUDGET_EXCEEDED: the account's monthly budget of model tokens" },
-      runId: { type: 'string', description: 'With 502, 503 and 504 of a run: the failed run, kept (GET .../runs/{runId})' },
+      runId: { type: 'string', description: 'With 502, 503 and 504 of a run: the failed run, kept (GET /api/accounts/{accountId}/runs/{runId})' },
       current: {
         description: 'With 412: the draft as it now stands, so nothing is lost',
         ...obj({ etag: str, updatedAt: str, updatedBy: str }, ['etag']),
@@ -125,6 +125,10 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
     approvals: {
       description: 'Labels that move only through approved change requests, and the distinct approvals each needs; `labels: []` when off',
       ...obj({ labels: { type: 'array', items: str }, required: { type: 'integer', minimum: 1, maximum: 5 } }),
+    },
+    models: {
+      description: 'The budget of model tokens per UTC month of runs (owners set it); `monthlyTokens: null` when there is none',
+      ...obj({ monthlyTokens: nullable({ type: 'integer', minimum: 1 }) }),
     },
     role: ROLE,
   }),
@@ -328,6 +332,8 @@ const RESPONSE_SCHEMAS: Record<string, Schema> = {
         }),
       }),
     },
+    modelTokens: { type: 'integer', description: "The month's model tokens of runs (input and output), counted against the budget" },
+    modelTokensByDay: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Model tokens per UTC day, `01` to `31`, of days with any' },
   }),
   Member: obj({ userId: str, email: str, role: ROLE, addedAt: str, addedBy: str }),
   MemberList: obj({ members: { type: 'array', items: ref('Member') } }),
@@ -446,7 +452,7 @@ const OPERATIONS: Record<string, Operation> = {
   'GET /api/me': { summary: 'The signed-in user and their accounts', ok: { 200: 'Me' } },
   'GET /api/accounts/{accountId}': { summary: 'The account', ok: { 200: 'Account' } },
   'PATCH /api/accounts/{accountId}': {
-    summary: 'Change the name, the protected labels or the approvals (owners)',
+    summary: 'Change the name, the protected labels, the approvals or the budget of model tokens (owners)',
     ok: { 200: 'Account' },
     body: 'AccountPatch',
   },

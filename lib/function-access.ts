@@ -55,6 +55,11 @@ export type DeliveryQueueAction = 'sqs:SendMessage' | 'sqs:ChangeMessageVisibili
 /** On the KMS key that seals webhook secrets: who creates or rotates them encrypts, who delivers decrypts. */
 export type WebhookKeyAction = 'kms:Encrypt' | 'kms:Decrypt';
 
+/** On the catalog's Bedrock models and inference profiles, exactly (lambda/models/catalog.ts bedrockResourceArns). */
+export type ModelAction = 'bedrock:InvokeModel' | 'bedrock:InvokeModelWithResponseStream';
+/** On the secrets of the catalog's OpenAI-compatible endpoints, exactly (lambda/models/catalog.ts apiKeySecretArns). */
+export type EndpointKeyAction = 'secretsmanager:GetSecretValue';
+
 export interface FunctionAccess {
   readonly table: readonly TableGrant[];
   /** On the stack's user pool; only the function that adds people has any. */
@@ -65,6 +70,10 @@ export interface FunctionAccess {
   readonly deliveryQueue?: readonly DeliveryQueueAction[];
   /** On the webhook secrets' key; a function with any gets WEBHOOK_KEY_ID. */
   readonly webhookKey?: readonly WebhookKeyAction[];
+  /** On the catalog's models: the run function alone (and the MODELS setting with them). */
+  readonly models?: readonly ModelAction[];
+  /** On the catalog's endpoint keys, when the catalog names any. */
+  readonly endpointKeys?: readonly EndpointKeyAction[];
 }
 
 const { apiKeyPartitions, accountPartitions, keysOfAccount, membershipsOfUser, allRollouts } = LEADING_KEY_PATTERNS;
@@ -195,6 +204,22 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     ],
     userPool: [],
     webhookKey: ['kms:Encrypt'],
+  },
+  // Runs (docs/runs.md): the account and the run's source read in one batch; the budget's reservation, and the run's
+  // record with the settlement, each one transaction (the account's budget held with a ConditionCheck); a run or a page
+  // of runs read; and the catalog's models called, their endpoint keys read. No index, no user pool.
+  RunPrompts: {
+    table: [
+      {
+        sid: 'RunItems',
+        on: 'table',
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', ...TRANSACTION_ACTIONS],
+        partitions: [accountPartitions],
+      },
+    ],
+    userPool: [],
+    models: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
+    endpointKeys: ['secretsmanager:GetSecretValue'],
   },
   RolloutSteps: ROLLOUT_AUTOMATION,
   GuardAlarm: ROLLOUT_AUTOMATION,

@@ -1,4 +1,4 @@
-import type { RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -7,6 +7,7 @@ import {
   type IResource,
   LambdaIntegration,
   LogGroupLogDestination,
+  ResponseTransferMode,
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -14,6 +15,8 @@ import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Validations } from 'aws-cdk-lib';
+import { apiKeySecretArns, bedrockResourceArns, type CatalogModel } from '../lambda/models/catalog';
+import { RUN_DEADLINE_MS } from '../lambda/features/runs/run-prompt';
 import { Construct } from 'constructs';
 import { MANAGEMENT_FUNCTIONS, MANAGEMENT_GATEWAY_ANSWERS, managementAnswerBody, managementAnswerHeaders } from '../lambda/management-api/routes';
 import { ApiFunction } from './api-function';
@@ -34,7 +37,15 @@ export interface ManagementApiProps {
   /** Requests per second for all callers together; people, not programs, call this API. */
   readonly throttleRateLimit?: number;
   readonly throttleBurstLimit?: number;
+  /** The catalog of models runs may call: the run function's MODELS, and exactly what its IAM allows. */
+  readonly models: readonly CatalogModel[];
 }
+
+/**
+ * A streaming function (the run function) may take as long as a model, 120 s, and then record the run: its
+ * Lambda timeout, and its integration's (a streaming REST integration may take up to 15 minutes).
+ */
+export const STREAMING_TIMEOUT = Duration.millis(RUN_DEADLINE_MS + 30_000);
 
 /**
  * The dashboard's back end: a second REST API (Lambda proxy, payload 1.0) whose every method has the
@@ -89,9 +100,11 @@ export class ManagementApi extends Construct {
           USER_POOL_ID: props.userPool.userPoolId,
           POWERTOOLS_SERVICE_NAME: props.serviceName,
           POWERTOOLS_LOG_LEVEL: props.logLevel,
+          ...(spec.streaming ? { MODELS: JSON.stringify(props.models) } : {}),
         },
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
+        ...(spec.streaming ? { timeout: STREAMING_TIMEOUT } : {}),
       });
       // Each function holds what its own routes call (lib/function-access.ts): only the members function the pool.
       const access = accessOf(spec.id);
@@ -99,11 +112,26 @@ export class ManagementApi extends Construct {
       if (access.userPool.length > 0) {
         fn.role.addToPrincipalPolicy(new PolicyStatement({ sid: 'UserPool', actions: [...access.userPool], resources: [props.userPool.userPoolArn] }));
       }
+      if (access.models) {
+        const where = { partition: Aws.PARTITION, region: Aws.REGION, account: Aws.ACCOUNT_ID };
+        const models = bedrockResourceArns(props.models, where);
+        if (models.length > 0) fn.role.addToPrincipalPolicy(new PolicyStatement({ sid: 'Models', actions: [...access.models], resources: models }));
+      }
+      const secrets = apiKeySecretArns(props.models);
+      if (access.endpointKeys && secrets.length > 0) {
+        fn.role.addToPrincipalPolicy(new PolicyStatement({ sid: 'EndpointKeys', actions: [...access.endpointKeys], resources: secrets }));
+      }
       Validations.of(fn.function).acknowledge({
         id: 'AwsSolutions-L1',
         reason: 'Built and tested for nodejs22.x like the read API; a newer runtime is a deliberate upgrade with its own test run.',
       });
-      const integration = new LambdaIntegration(fn.function, { proxy: true, allowTestInvoke: false });
+      // A streaming function's answers pass through as it writes them (API Gateway's REST response streaming): every
+      // method of it, as its handler streams whatever it answers (lambda/management-api/response-streaming.ts).
+      const integration = new LambdaIntegration(fn.function, {
+        proxy: true,
+        allowTestInvoke: false,
+        ...(spec.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_TIMEOUT } : {}),
+      });
       for (const route of spec.routes) {
         resourceAt(route.path).addMethod(route.method, integration, {
           authorizer: this.authorizer,

@@ -143,6 +143,7 @@ export class PromptServiceStack extends Stack {
       logLevel: settings.logLevel,
       logRetention: settings.logRetention,
       logRemovalPolicy: settings.removalPolicy,
+      models: settings.models,
     });
     this.addDashboard(this.managementApi.restApi);
 

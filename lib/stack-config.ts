@@ -1,6 +1,8 @@
 import { Aws, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { existsSync, readFileSync } from 'node:fs';
 import { LOG_LEVELS, type LogLevel } from '../lambda/config';
+import { CatalogError, type CatalogModel, DEFAULT_CATALOG, parseCatalog } from '../lambda/models/catalog';
 
 /** What a deployment may choose, read from CDK context (`cdk.json` defaults, `-c name=value` overrides). */
 export interface ServiceSettings {
@@ -31,6 +33,11 @@ export interface ServiceSettings {
    * where the account's limit leaves Lambda less than 10 unreserved (new accounts often have 10 in all).
    */
   readonly reservedConcurrency: boolean;
+  /**
+   * The models runs may call (docs/runs.md "Models"): `-c models=<JSON>` or `-c models=<file>`, a list of catalog
+   * entries; the default catalog without one. The run function's IAM allows exactly their ARNs.
+   */
+  readonly models: readonly CatalogModel[];
 }
 
 /** The context keys, as written in `cdk.json` and after `-c`. */
@@ -47,6 +54,7 @@ export const CONTEXT_KEYS = {
   apiGatewayAccountRole: 'apiGatewayAccountRole',
   deliveryConcurrency: 'deliveryConcurrency',
   reservedConcurrency: 'reservedConcurrency',
+  models: 'models',
 } as const;
 
 export const DEFAULT_SETTINGS = {
@@ -208,6 +216,37 @@ function booleanOf(lookup: ContextLookup, key: string, fallback: boolean): boole
   throw new SettingsError(`Context "${key}" must be true or false, got "${raw}"`);
 }
 
+const MAX_MODELS_SETTING = 3_000;
+
+/** The catalog from `-c models=`: JSON (a list, in cdk.json too) or a file holding it; the default without one. */
+function modelsOf(lookup: ContextLookup): readonly CatalogModel[] {
+  const value = lookup(CONTEXT_KEYS.models);
+  if (value === undefined || value === null || value === '') return DEFAULT_CATALOG;
+  let json: string;
+  if (Array.isArray(value)) json = JSON.stringify(value);
+  else if (typeof value !== 'string') throw new SettingsError('Context "models" must be a list of models, as JSON or a file holding it');
+  else if (value.trim().startsWith('[')) json = value;
+  else if (existsSync(value.trim())) json = readFileSync(value.trim(), 'utf8');
+  else throw new SettingsError(`Context "models" must be a list of models, as JSON or a file holding it; no file ${value.trim()}`);
+  let models: CatalogModel[];
+  try {
+    models = parseCatalog(json);
+  } catch (error) {
+    if (error instanceof CatalogError) throw new SettingsError(`Context "models": ${error.message}`);
+    throw error;
+  }
+  // The run function reads the catalog from its environment, which holds 4 KB in all.
+  if (JSON.stringify(models).length > MAX_MODELS_SETTING) {
+    throw new SettingsError(
+      `Context "models": the catalog must fit ${MAX_MODELS_SETTING} characters of JSON (the run function's environment); leave out names and defaults, or models`,
+    );
+  }
+  const local = models.find((model) => model.provider === 'local');
+  if (local)
+    throw new SettingsError(`Context "models": ${local.modelId} is a local model, which only npm start has (the stand-in): deploy bedrock or openai models`);
+  return models;
+}
+
 /** Every setting checked at synth time, so a bad value stops `cdk synth`/`cdk deploy` with one clear line. */
 export function settingsFromContext(lookup: ContextLookup): ServiceSettings {
   const throttleRateLimit = positiveInteger(lookup, CONTEXT_KEYS.throttleRateLimit, DEFAULT_SETTINGS.throttleRateLimit);
@@ -225,6 +264,7 @@ export function settingsFromContext(lookup: ContextLookup): ServiceSettings {
     apiGatewayAccountRole: booleanOf(lookup, CONTEXT_KEYS.apiGatewayAccountRole, DEFAULT_SETTINGS.apiGatewayAccountRole),
     deliveryConcurrency: deliveryConcurrencyOf(lookup),
     reservedConcurrency: booleanOf(lookup, CONTEXT_KEYS.reservedConcurrency, DEFAULT_SETTINGS.reservedConcurrency),
+    models: modelsOf(lookup),
   };
 }
 

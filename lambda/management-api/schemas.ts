@@ -156,9 +156,20 @@ export const AccountPatchBody = z
     name: Name(200).optional(),
     protectedLabels: z.array(Label).max(20, { error: 'must list at most 20 labels' }).optional(),
     approvals: Approvals.optional(),
+    /** The budget of model tokens per UTC month (docs/runs.md "Budget"); null takes it away. */
+    models: z
+      .strictObject({
+        monthlyTokens: z
+          .number({ error: 'must be a whole number of tokens, or null for no budget' })
+          .int({ error: 'must be a whole number of tokens, or null for no budget' })
+          .min(1, { error: 'must be at least 1, or null for no budget' })
+          .max(1e12, { error: 'must be at most 1,000,000,000,000' })
+          .nullable(),
+      })
+      .optional(),
   })
-  .refine((body) => body.name !== undefined || body.protectedLabels !== undefined || body.approvals !== undefined, {
-    error: 'give name, protectedLabels or approvals',
+  .refine((body) => body.name !== undefined || body.protectedLabels !== undefined || body.approvals !== undefined || body.models !== undefined, {
+    error: 'give name, protectedLabels, approvals or models',
   });
 
 /** Approving or rejecting a change request: an optional comment (an empty body is `{}`). */

@@ -1,6 +1,6 @@
 /**
  * What can go wrong calling a model, one hierarchy whatever the provider: what each means to a run is decided once
- * (docs/runs.md "Faults"): throttling is retried, then 503 MODEL_THROTTLED; a model past the run's deadline is 504
+ * (docs/runs.md "Runs"): throttling is retried, then 503 MODEL_THROTTLED; a model past the run's deadline is 504
  * MODEL_TIMEOUT; anything else the provider says is 502 MODEL_ERROR with its message. A message here is the
  * provider's words, with any key taken out (scrubbed by the provider that made it): it reaches answers and logs.
  */

@@ -1,7 +1,7 @@
 import { ModelCallError, ModelThrottledError, ModelTimeoutError } from './errors';
 
 /**
- * Throttling is tried again (docs/runs.md "Faults"): up to `attempts` calls, each wait a random share of an
+ * Throttling is tried again (docs/runs.md "Runs"): up to `attempts` calls, each wait a random share of an
  * exponentially growing ceiling ("full jitter", so that runs throttled together do not come back together), at least
  * what the provider asked for (`Retry-After`), and never past the run's deadline: a wait that would end after it is
  * not started, and the throttling stands. A call that had already handed on part of its answer is never repeated.

@@ -47,7 +47,7 @@ test('the claims of an access token (no email, token_use access): 401', async ()
   expect(response.status).toBe(401);
 });
 
-test('GET the account: name, plan, protected labels (production by default), no approvals, the caller role', async () => {
+test('GET the account: name, plan, protected labels (production by default), no approvals, no budget of model tokens, the caller role', async () => {
   const response = await api.send('GET', '/api/accounts/acme', { as: viewer });
   expect(response.status).toBe(200);
   expect(response.body).toEqual({
@@ -56,6 +56,7 @@ test('GET the account: name, plan, protected labels (production by default), no 
     plan: 'pro',
     protectedLabels: ['production'],
     approvals: { labels: [], required: 1 },
+    models: { monthlyTokens: null },
     role: 'viewer',
   });
 });

@@ -152,3 +152,60 @@ describe('with Accept: text/event-stream', () => {
     expect(response.body).toMatchObject({ field: 'variables.name' });
   });
 });
+
+describe('the budget of model tokens, set by owners, and counted in usage', () => {
+  const accountId = 'acct_api_owners';
+  let owner: Person;
+  let admin: Person;
+
+  beforeAll(async () => {
+    await harness.fixtures.account(accountId);
+    owner = await harness.person('owner@owners.test', accountId, 'owner');
+    admin = await harness.person('admin@owners.test', accountId, 'admin');
+  });
+
+  const account = async () => (await harness.send('GET', `/api/accounts/${accountId}`, { as: admin })).body as { models: unknown };
+
+  test('an account has none until its owners set one; GET shows it, null for none', async () => {
+    expect((await account()).models).toEqual({ monthlyTokens: null });
+    const set = await harness.send('PATCH', `/api/accounts/${accountId}`, { as: owner, body: { models: { monthlyTokens: 50_000 } } });
+    expect(set.status).toBe(200);
+    expect((await account()).models).toEqual({ monthlyTokens: 50_000 });
+  });
+
+  test('an admin may not set it (403), and it stays', async () => {
+    const before = (await account()).models;
+    expect((await harness.send('PATCH', `/api/accounts/${accountId}`, { as: admin, body: { models: { monthlyTokens: 1 } } })).status).toBe(403);
+    expect((await account()).models).toEqual(before);
+  });
+
+  test('a budget that is not a whole number of tokens is a 400 naming it, and it stays', async () => {
+    const before = (await account()).models;
+    const response = await harness.send('PATCH', `/api/accounts/${accountId}`, { as: owner, body: { models: { monthlyTokens: 1.5 } } });
+    expect(response.body).toMatchObject({ code: 'BAD_REQUEST', field: 'models.monthlyTokens' });
+    expect((await account()).models).toEqual(before);
+  });
+
+  test('a run is held to the budget owners set, and null takes it away', async () => {
+    const body = { source: { prompt: { systemMessage: '', userMessage: 'REPLY: hi', config: config() } }, params: { maxTokens: 100 } };
+    await harness.send('PATCH', `/api/accounts/${accountId}`, { as: owner, body: { models: { monthlyTokens: 50 } } });
+    expect((await harness.send('POST', `/api/accounts/${accountId}/runs`, { as: owner, body })).body).toMatchObject({ code: 'BUDGET_EXCEEDED', limit: 50 });
+    await harness.send('PATCH', `/api/accounts/${accountId}`, { as: owner, body: { models: { monthlyTokens: null } } });
+    expect((await account()).models).toEqual({ monthlyTokens: null });
+    expect((await harness.send('POST', `/api/accounts/${accountId}/runs`, { as: owner, body })).status).toBe(200);
+  });
+
+  test('usage says the month’s model tokens, and each day’s', async () => {
+    const usage = (await harness.send('GET', `/api/accounts/${accountId}/usage`, { as: admin })).body as {
+      modelTokens: number;
+      modelTokensByDay: Record<string, number>;
+    };
+    const { runs: list } = (await harness.send('GET', `/api/accounts/${accountId}/runs`, { as: admin })).body as {
+      runs: { usage: { inputTokens: number; outputTokens: number } }[];
+    };
+    const counted = list.reduce((sum, run) => sum + run.usage.inputTokens + run.usage.outputTokens, 0);
+    expect(counted).toBeGreaterThan(0);
+    expect(usage.modelTokens).toBe(counted);
+    expect(usage.modelTokensByDay).toEqual({ [new Date().toISOString().slice(8, 10)]: counted });
+  });
+});

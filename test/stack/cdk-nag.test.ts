@@ -66,6 +66,7 @@ describe('cdk-nag AwsSolutions checks', () => {
       'AwsSolutions-L1 PromptService-test/Management/ManageMembers/Function',
       'AwsSolutions-L1 PromptService-test/Management/ManagePrompts/Function',
       'AwsSolutions-L1 PromptService-test/Management/ManageWebhooks/Function',
+      'AwsSolutions-L1 PromptService-test/Management/RunPrompts/Function',
       'AwsSolutions-L1 PromptService-test/Mcp/Function',
       'AwsSolutions-L1 PromptService-test/Rollouts/GuardAlarm/Function',
       'AwsSolutions-L1 PromptService-test/Rollouts/RolloutSteps/Function',

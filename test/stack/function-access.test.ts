@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import type { CfnElement } from 'aws-cdk-lib';
+import { Aws, type CfnElement } from 'aws-cdk-lib';
+import { bedrockResourceArns, DEFAULT_CATALOG } from '../../lambda/models/catalog';
 import ts from 'typescript';
 import { adminIndexKeys, keys, prefixes } from '../../lambda/table/schema';
 import type { ManagementRoute } from '../../lambda/management-api/route';
@@ -127,6 +128,8 @@ interface Needs {
   readonly bus: string[];
   readonly deliveryQueue: string[];
   readonly webhookKey: string[];
+  readonly models: string[];
+  readonly endpointKeys: string[];
   readonly queries: string[];
   readonly tablePartitions: string[];
   readonly indexPartitions: string[];
@@ -150,6 +153,8 @@ function needsOf(reach: CodeReach): Needs {
     bus: sorted(actions.filter((action) => action.startsWith('events:'))),
     deliveryQueue: sorted(actions.filter((action) => action.startsWith('sqs:'))),
     webhookKey: sorted(actions.filter((action) => action.startsWith('kms:'))),
+    models: sorted(actions.filter((action) => action.startsWith('bedrock:'))),
+    endpointKeys: sorted(actions.filter((action) => action.startsWith('secretsmanager:'))),
     queries: sorted(reach.queried),
     tablePartitions: sorted(builders.flatMap((name) => TABLE_PARTITIONS[name] ?? [])),
     indexPartitions: sorted(builders.flatMap((name) => INDEX_PARTITIONS[name] ?? [])),
@@ -164,6 +169,8 @@ function grantedBy(access: FunctionAccess): Needs {
     bus: sorted(access.bus ?? []),
     deliveryQueue: sorted(access.deliveryQueue ?? []),
     webhookKey: sorted(access.webhookKey ?? []),
+    models: sorted(access.models ?? []),
+    endpointKeys: sorted(access.endpointKeys ?? []),
     queries: sorted(access.table.filter((grant) => grant.actions.includes('dynamodb:Query')).map((grant) => grant.on)),
     tablePartitions: sorted(on('table').flatMap((grant) => grant.partitions)),
     indexPartitions: sorted(on('index').flatMap((grant) => grant.partitions)),
@@ -240,6 +247,10 @@ describe('the synthesized policies', () => {
   const tableArn = { 'Fn::GetAtt': [logicalId(stack.table.table), 'Arn'] };
   const poolArn = { 'Fn::GetAtt': [logicalId(stack.userPool.pool), 'Arn'] };
   const deadLettersArn = { 'Fn::GetAtt': [logicalId(stack.rollouts.guardDeadLetters), 'Arn'] };
+  /** The run function's models: the default catalog's ARNs, exactly. */
+  const catalogModels = JSON.stringify(
+    stack.resolve(bedrockResourceArns(DEFAULT_CATALOG, { partition: Aws.PARTITION, region: Aws.REGION, account: Aws.ACCOUNT_ID })),
+  );
   const arnOf = (construct: { node: { defaultChild?: unknown } }, attribute = 'Arn') => JSON.stringify({ 'Fn::GetAtt': [logicalId(construct), attribute] });
   /** The events' resources (lib/event-delivery.ts), by the name a statement's `on` gives them. */
   const eventResources = new Map<string, string>([
@@ -292,11 +303,13 @@ describe('the synthesized policies', () => {
               ? 'deadLetterQueue'
               : eventResources.has(resource)
                 ? (eventResources.get(resource) as string)
-                : resource === '"*"'
-                  ? 'anyResource'
-                  : resource.includes('Logs') && (statement.Action as string[]).every((action) => action.startsWith('logs:'))
-                    ? 'ownLogs'
-                    : resource;
+                : resource === catalogModels
+                  ? 'catalogModels'
+                  : resource === '"*"'
+                    ? 'anyResource'
+                    : resource.includes('Logs') && (statement.Action as string[]).every((action) => action.startsWith('logs:'))
+                      ? 'ownLogs'
+                      : resource;
     return {
       sid: statement.Sid,
       on,
@@ -337,6 +350,8 @@ describe('the synthesized policies', () => {
       ...(access.bus ? [{ sid: 'EventBus', on: 'eventBus', actions: sorted(access.bus), partitions: [] }] : []),
       ...(access.deliveryQueue ? [{ sid: 'DeliveryQueue', on: 'deliveryQueue', actions: sorted(access.deliveryQueue), partitions: [] }] : []),
       ...(access.webhookKey ? [{ sid: 'WebhookSecretsKey', on: 'webhookKey', actions: sorted(access.webhookKey), partitions: [] }] : []),
+      // The default catalog's models, and no endpoint key: it names none (test/runs/run-stack.test.ts has one that does).
+      ...(access.models ? [{ sid: 'Models', on: 'catalogModels', actions: sorted(access.models), partitions: [] }] : []),
       ...(EVENT_SOURCE_RIGHTS[id] ?? []),
     ];
     // In any order: CDK adds an event source mapping's rights when the mapping is made.

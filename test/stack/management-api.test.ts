@@ -4,6 +4,7 @@ import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
+import { DEFAULT_CATALOG } from '../../lambda/models/catalog';
 import { ManagementApi } from '../../lib/management-api';
 import { PromptTable } from '../../lib/prompt-table';
 
@@ -21,6 +22,7 @@ function synthesize() {
     logLevel: 'INFO',
     logRetention: RetentionDays.ONE_MONTH,
     logRemovalPolicy: RemovalPolicy.DESTROY,
+    models: DEFAULT_CATALOG,
   });
   return { app, stack, api, userPool, template: Template.fromStack(stack) };
 }

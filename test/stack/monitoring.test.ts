@@ -69,8 +69,8 @@ const graphs = (namespace: string, metricName: string, dimension: string, value:
   });
 
 describe('every function', () => {
-  it("is found in the template: the read API's four, the management API's six, the rollout automation's two and the events' two", () => {
-    expect(functions).toHaveLength(14);
+  it("is found in the template: the read API's four, the management API's seven, the rollout automation's two and the events' two", () => {
+    expect(functions).toHaveLength(15);
   });
 
   it.each(functions.map(([id, fn]) => [id, fn.Properties.Timeout as number]))(

@@ -607,7 +607,7 @@ describe('outputs', () => {
     const named = Object.entries(resources('AWS::Lambda::Function'))
       .filter(([, fn]) => fn.Metadata?.SamResourceId !== undefined)
       .map(([logicalId, fn]) => [`${String(fn.Metadata?.SamResourceId)}Name`, { Ref: logicalId }]);
-    expect(named).toHaveLength(14);
+    expect(named).toHaveLength(15);
     for (const [output, value] of named) expect([output, outputs[output as string]?.Value]).toEqual([output, value]);
   });
 });

@@ -214,6 +214,7 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
       'ManageWebhooksFunction',
       'McpFunction',
       'RolloutStepsFunction',
+      'RunPromptsFunction',
       'WebhookDeliveryFunction',
     ]);
   });

@@ -81,6 +81,14 @@ function actionOf(name: string, file: string): string | undefined {
       return `events:${paginated ?? command}`;
     case '@aws-sdk/client-kms':
       return `kms:${paginated ?? command}`;
+    case '@aws-sdk/client-bedrock-runtime': {
+      // Converse is allowed by InvokeModel, ConverseStream by InvokeModelWithResponseStream (Bedrock's IAM).
+      const action = { Converse: 'InvokeModel', ConverseStream: 'InvokeModelWithResponseStream' }[command ?? ''];
+      if (!action) throw new Error(`no IAM action known for ${name} of ${pkg}`);
+      return `bedrock:${action}`;
+    }
+    case '@aws-sdk/client-secrets-manager':
+      return `secretsmanager:${paginated ?? command}`;
     case '@aws-sdk/client-sqs': {
       // A batch call needs the single call's action: IAM has none of its own for it.
       const action = paginated ?? command ?? '';

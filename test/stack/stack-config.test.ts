@@ -1,4 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
+import { DEFAULT_CATALOG, parseCatalog } from '../../lambda/models/catalog';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -37,6 +38,7 @@ describe('deployment settings from CDK context', () => {
       apiGatewayAccountRole: true,
       deliveryConcurrency: 10,
       reservedConcurrency: false,
+      models: DEFAULT_CATALOG,
     });
   });
 
@@ -54,6 +56,7 @@ describe('deployment settings from CDK context', () => {
         apiGatewayAccountRole: 'false',
         deliveryConcurrency: '25',
         reservedConcurrency: 'true',
+        models: '[{"modelId": "gpt-4o-mini", "provider": "openai", "inputUsdPerMTok": 0.15, "outputUsdPerMTok": 0.6, "baseUrl": "https://api.openai.com/v1"}]',
       }),
     ).toEqual({
       stage: 'dev-alice',
@@ -68,6 +71,9 @@ describe('deployment settings from CDK context', () => {
       apiGatewayAccountRole: false,
       deliveryConcurrency: 25,
       reservedConcurrency: true,
+      models: parseCatalog(
+        '[{"modelId": "gpt-4o-mini", "provider": "openai", "inputUsdPerMTok": 0.15, "outputUsdPerMTok": 0.6, "baseUrl": "https://api.openai.com/v1"}]',
+      ),
     });
   });
 

@@ -95,6 +95,8 @@ export interface AccountSettings {
   plan: string;
   protectedLabels: string[];
   approvals: ApprovalSettings;
+  /** The budget of model tokens per UTC month (docs/runs.md "Budget"): null for none. */
+  models: { monthlyTokens: number | null };
 }
 
 export async function getAccountSettings(table: Table, accountId: string): Promise<AccountSettings> {
@@ -123,6 +125,8 @@ export interface AccountSettingsChange {
   protectedLabels?: string[];
   /** `labels: []` turns approvals off; `required` defaults to 1. */
   approvals?: { labels: string[]; required?: number };
+  /** `monthlyTokens: null` takes the budget away. */
+  models?: { monthlyTokens: number | null };
 }
 
 /** The owners' settings: the name, the protected labels and the approvals (the plan is the operator's). */
@@ -139,14 +143,19 @@ export async function planUpdateAccountSettings(table: Table, accountId: string,
     ...(change.name === undefined ? {} : { name: change.name }),
     ...(change.protectedLabels === undefined ? {} : { protectedLabels: [...new Set(change.protectedLabels)] }),
     ...(approvals === undefined ? {} : { approvals }),
+    ...(change.models === undefined ? {} : { models: { monthlyTokens: change.models.monthlyTokens } }),
   };
   const audit = {
     name: after.name,
     protectedLabels: after.protectedLabels,
     approvals: after.approvals,
-    was: { name: before.name, protectedLabels: before.protectedLabels, approvals: before.approvals },
+    models: after.models,
+    was: { name: before.name, protectedLabels: before.protectedLabels, approvals: before.approvals, models: before.models },
   };
-  if (change.name === undefined && change.protectedLabels === undefined && approvals === undefined) return { writes: [], result: before, after: audit };
+  if (change.name === undefined && change.protectedLabels === undefined && approvals === undefined && change.models === undefined) {
+    return { writes: [], result: before, after: audit };
+  }
+  const budget = change.models?.monthlyTokens;
   return {
     writes: [
       {
@@ -158,8 +167,12 @@ export async function planUpdateAccountSettings(table: Table, accountId: string,
               protectedLabels: change.protectedLabels === undefined ? undefined : after.protectedLabels,
               // Off is no attribute, as on an account that never had approvals.
               approvals: approvals && approvals.labels.length > 0 ? approvals : undefined,
+              // A reservation holds the budget it read with a ConditionCheck (features/budget/model-budget.ts).
+              models: budget === undefined || budget === null ? undefined : { monthlyTokens: budget },
             },
-            ...(approvals && approvals.labels.length === 0 ? { remove: ['approvals'] } : {}),
+            ...(approvals?.labels.length === 0 || budget === null
+              ? { remove: [...(approvals?.labels.length === 0 ? ['approvals'] : []), ...(budget === null ? ['models'] : [])] }
+              : {}),
             // Every change decided on the settings read them under this revision: each is decided again.
             add: { settingsRevision: 1 },
             condition: (e) => `attribute_exists(${e.name('pk')})`,
@@ -180,5 +193,6 @@ function toSettings(item: AccountItem): AccountSettings {
     plan: item.plan,
     protectedLabels: item.protectedLabels ?? [...DEFAULT_PROTECTED_LABELS],
     approvals: item.approvals ? { labels: [...item.approvals.labels], required: item.approvals.required } : { ...NO_APPROVALS, labels: [] },
+    models: { monthlyTokens: item.models?.monthlyTokens ?? null },
   };
 }

@@ -15,7 +15,7 @@ import { ReadItems, resolveSource, sourceKeys } from './sources';
 import { storedRun } from './stored-run';
 
 /**
- * THE run of a prompt on a model (docs/runs.md "Runs"): the management API's `POST .../runs`, the CLI's `prompts
+ * THE run of a prompt on a model (docs/runs.md "Runs"): the management API's `POST /api/accounts/{a}/runs`, the CLI's `prompts
  * run` and the experiments' workers all run prompts through it. In order: the account and the source, read in one
  * BatchGetItem; the model, the parameters and the variables checked (400s name the field); the messages compiled by
  * the one template compiler (client/src/template.ts); the tokens it could use reserved from the account's budget

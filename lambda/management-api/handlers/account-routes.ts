@@ -34,6 +34,7 @@ export const accountRoutes: readonly ManagementRoute[] = [
         ...(change.approvals === undefined
           ? {}
           : { approvals: { labels: change.approvals.labels, ...(change.approvals.required === undefined ? {} : { required: change.approvals.required }) } }),
+        ...(change.models === undefined ? {} : { models: { monthlyTokens: change.models.monthlyTokens } }),
       });
       return { status: 200, body: { ...settings, role: request.member?.role } };
     },

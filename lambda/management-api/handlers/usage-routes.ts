@@ -1,4 +1,5 @@
 import { quotaPeriodAt } from '../../domain/quota-period';
+import { modelTokensOf } from '../../features/budget/model-budget';
 import { listKeyUsage } from '../../features/keys/keys';
 import { badRequest } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
@@ -12,12 +13,18 @@ export const usageRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const month = request.query.month ?? quotaPeriodAt(request.now).month;
       if (!Month.safeParse(month).success) throw badRequest('month: must be YYYY-MM, e.g. 2026-11', 'month');
-      const usage = await listKeyUsage(request.table, request.params.accountId, month);
+      const [usage, modelTokens] = await Promise.all([
+        listKeyUsage(request.table, request.params.accountId, month),
+        modelTokensOf(request.table, request.params.accountId, month),
+      ]);
       return {
         status: 200,
         body: {
           month,
           keys: usage.map(({ key, limit, used, days }) => ({ keyId: key.keyId, name: key.name ?? null, used, limit, days })),
+          // The runs' tokens (docs/runs.md "Budget"): the month's, and each UTC day's.
+          modelTokens: modelTokens.used,
+          modelTokensByDay: modelTokens.days,
         },
       };
     },
