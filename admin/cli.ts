@@ -12,6 +12,11 @@ import { promptRolloutCommands } from './commands/prompt-rollouts';
 import { promptVersionCommands } from './commands/prompt-versions';
 import { promptCommands } from './commands/prompts';
 import { promptFolderCommands } from './commands/prompts-folder';
+import { runCommand } from './commands/prompts-run';
+import { createModels, type Models } from '../lambda/models/models';
+import { loadModelsConfig } from '../lambda/config';
+import { InvalidRunError } from '../lambda/features/runs/errors';
+import { BudgetExceededError } from '../lambda/features/budget/model-budget';
 import { usageCommands } from './commands/usage';
 import { memberCommands } from './commands/members';
 import { webhookCommands } from './commands/webhooks';
@@ -38,6 +43,7 @@ export const COMMANDS: readonly Command[] = [
   ...promptLabelCommands,
   ...promptRolloutCommands,
   ...promptFolderCommands,
+  runCommand,
   ...usageCommands,
   ...memberCommands,
   ...webhookCommands,
@@ -65,6 +71,7 @@ const ANYWHERE_FLAGS = ['--json', '--help', '-h'];
 export interface CliServices {
   readonly directory?: UserDirectory;
   readonly webhooks?: WebhookTools;
+  readonly models?: Models;
 }
 
 export async function runAdmin(argv: readonly string[], env: Environment, io: CliIo, now = () => new Date(), services: CliServices = {}): Promise<number> {
@@ -73,6 +80,7 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
   const rest = argv.filter((arg) => !ANYWHERE_FLAGS.includes(arg));
   let client: ReturnType<typeof createDocumentClient> | undefined;
   let storeConfig: StoreConfig | undefined;
+  let models: Models | undefined;
   try {
     const words = leadingWords(rest);
     const command = findCommand(words);
@@ -137,6 +145,11 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
         // Operator reads: the same client both ways, with the operator tools' own timeouts and retries.
         return new DynamoStore({ reads: client, writes: client }, storeConfig.tableName);
       },
+      models: () => {
+        models ??= services.models ?? createModels(loadModelsConfig(env));
+        return models;
+      },
+      ...(json ? {} : { stream: (text: string) => io.stdout(text) }),
       now,
     };
     const result = await command.run(context, args);
@@ -199,7 +212,7 @@ function parseCommandArgs(command: Command, rest: readonly string[]) {
     const extra = positionals.length > max ? `unexpected argument "${positionals[max]}"` : 'missing argument';
     throw new UsageError(`${command.words.join(' ')}: ${extra}: ${command.words.join(' ')} ${command.synopsis} (see --help)`);
   }
-  return { values: parsed.values as Record<string, string | boolean | undefined>, positionals };
+  return { values: parsed.values as Record<string, string | boolean | readonly string[] | undefined>, positionals };
 }
 
 /**
@@ -294,7 +307,8 @@ export function describeFailure(error: unknown, store: StoreConfig | undefined):
     error instanceof ConfigError ||
     error instanceof InvalidLabelError ||
     error instanceof InvalidRolloutError ||
-    error instanceof InvalidWebhookError
+    error instanceof InvalidWebhookError ||
+    error instanceof InvalidRunError
   ) {
     return { message: oneLine(error.message), exitCode: EXIT.badInput };
   }
@@ -305,7 +319,7 @@ export function describeFailure(error: unknown, store: StoreConfig | undefined):
       ...(error.conflicts.length > 1 ? { conflicts: error.conflicts.map((conflict) => conflict.message) } : {}),
     };
   }
-  if (error instanceof NotFoundError) return { message: oneLine(error.message), exitCode: EXIT.refused };
+  if (error instanceof NotFoundError || error instanceof BudgetExceededError) return { message: oneLine(error.message), exitCode: EXIT.refused };
   if (error instanceof StoreUnavailableError) {
     return { message: `cannot reach the store at ${where}: is it running, and is DYNAMODB_ENDPOINT right?`, exitCode: EXIT.refused };
   }

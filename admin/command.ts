@@ -5,6 +5,7 @@ import type { VersionReader } from './table/version-reader';
 import type { Operations } from '../lambda/operations';
 import { requireAccount } from '../lambda/features/accounts/accounts';
 import type { Table } from '../lambda/table/table';
+import type { Models } from '../lambda/models/models';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */
 export interface Command {
@@ -22,7 +23,8 @@ export interface Command {
 }
 
 export interface CommandArgs {
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  /** A string, a flag, or the strings of an option given more than once (`multiple`). */
+  readonly values: Readonly<Record<string, string | boolean | readonly string[] | undefined>>;
   readonly positionals: readonly string[];
 }
 
@@ -40,6 +42,10 @@ export interface CommandContext {
   table(): Table;
   /** The operations the management API makes too, recorded in the audit log as `cli` with the operator's name. */
   operations(): Operations;
+  /** The models runs may call (lambda/models/): the catalog of MODELS or of the local stand-in, made on first use. */
+  models(): Models;
+  /** Writes output as it comes (a run's output as the model writes it); absent with --json, which prints one answer at the end. */
+  readonly stream?: (text: string) => void;
   now(): Date;
 }
 
