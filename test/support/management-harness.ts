@@ -4,7 +4,9 @@ import type { ApiResult } from '../../lambda/http/http-event';
 import { createManagementHandler, type ManagementDependencies } from '../../lambda/management-api/management-handler';
 import { createStreamingManagementHandler } from '../../lambda/management-api/streaming-handler';
 import type { ManagementRoute } from '../../lambda/management-api/route';
-import type { Models } from '../../lambda/models/models';
+import { createModels, type Models } from '../../lambda/models/models';
+import { localCatalog } from '../../lambda/models/catalog';
+import { type ModelStandIn, startModelStandIn } from '../../local/model-stand-in/server';
 import { text } from 'node:stream/consumers';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { Operations } from '../../lambda/operations';
@@ -105,14 +107,22 @@ export class ManagementHarness {
   }
 
   /**
-   * The run function's models: a test that runs prompts sets them (test/support/runs.ts, on the local stand-in
-   * model). Its answers stream; here each is read to its end.
+   * The run function's models: a test may set them; otherwise the local stand-in model is started for them on the
+   * first run (and stopped with the harness). Its answers stream; here each is read to its end.
    */
   models: Models | undefined;
 
+  /** Started for the run function when a test gave it no models: the local stand-in model, as npm start's. */
+  private standIn: ModelStandIn | undefined;
+
+  private async defaultModels(): Promise<Models> {
+    this.standIn ??= await startModelStandIn();
+    return createModels({ catalog: localCatalog(), region: 'us-east-1', standInEndpoint: this.standIn.url, endpointKeys: new Map() });
+  }
+
   private streamingHandler(deps: ManagementDependencies, routes: readonly ManagementRoute[]): Handler {
     return async (event, context) => {
-      if (!this.models) throw new Error('set harness.models to call the run function');
+      this.models ??= await this.defaultModels();
       const result = await createStreamingManagementHandler({ ...deps, models: this.models }, routes)(event, context);
       return { ...result, body: result.body === undefined || typeof result.body === 'string' ? (result.body ?? '') : await text(result.body) };
     };
@@ -186,7 +196,7 @@ export class ManagementHarness {
     return response;
   }
 
-  stop(): Promise<void> {
-    return this.local.close();
+  async stop(): Promise<void> {
+    await Promise.all([this.local.close(), this.standIn?.close()]);
   }
 }
