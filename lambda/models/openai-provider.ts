@@ -206,6 +206,8 @@ function endpointError(error: unknown, pastDeadline: boolean, secrets: readonly 
   if (error instanceof ModelCallError) return error;
   if (pastDeadline) return new ModelTimeoutError('the model did not finish before the run’s deadline');
   if (error instanceof Error && error.name === 'AbortError') return new ModelTimeoutError('the run was stopped before the model finished');
-  const cause = error instanceof Error && typeof error.cause === 'object' && error.cause !== null ? (error.cause as { code?: unknown }).code : undefined;
-  return new ModelError(providerMessage(`the endpoint could not be reached${typeof cause === 'string' ? ` (${cause})` : ''}`, secrets));
+  // fetch's own failure says why in its cause: ECONNREFUSED, ENOTFOUND, ...
+  const cause: unknown = error instanceof Error ? error.cause : undefined;
+  const code = typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined;
+  return new ModelError(providerMessage(`the endpoint could not be reached${code === undefined ? '' : ` (${code})`}`, secrets));
 }

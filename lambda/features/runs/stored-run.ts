@@ -40,7 +40,7 @@ export function runFromItem(item: Pick<RunItem, 'run'> & Partial<Pick<RunItem, '
   const run: Omit<RunRecord, 'messages'> = JSON.parse(item.run);
   if (item.messages === undefined) return run;
   const messages: SentMessage[] = JSON.parse(item.messages);
-  return { ...withMessagesOrder(run, messages) };
+  return withMessagesOrder(run, messages);
 }
 
 /** The answer's field order: messages after variables, as a run is answered when it ends. */
