@@ -1,6 +1,6 @@
 import { createDocumentClient } from '../../lambda/table/client';
 import { DEFAULT_TABLE_NAME } from '../../local/local-config';
-import { LOCAL_CONCURRENCY } from '../../local/local-stack';
+import { LOCAL_CONCURRENCY } from '../../local/invocation-slots';
 import { Fixtures, prompt, version } from '../support/fixtures';
 import { type StackProcess, StackSet, temporaryFolder } from './support/processes';
 
