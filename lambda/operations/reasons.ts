@@ -1,5 +1,6 @@
 import { urlsRecordedIn } from '../domain/webhook-rules';
 import { BreakGlassNotAllowedError } from '../features/change-requests/approval-gate';
+import { NotTheDeciderError } from '../features/change-requests/change-requests';
 import { ImmutableVersionError, InvalidLabelError, InvalidRolloutError, InvalidWebhookError, VersionNotPublishedError } from '../features/errors';
 import { StaleDraftError } from '../features/prompts/authoring';
 import { ConflictError, NotFoundError, StoreUnavailableError } from '../table/errors';
@@ -24,6 +25,6 @@ export function reasonOf(error: unknown): AuditReason {
   if (error instanceof StoreUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the store could not answer' };
   if (error instanceof LookupTimeoutError) return { code: 'SERVICE_UNAVAILABLE', message: 'DNS did not answer in time' };
   if (error instanceof SealerUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the sealing key did not answer in time' };
-  if (error instanceof BreakGlassNotAllowedError) return { code: 'FORBIDDEN', message };
+  if (error instanceof BreakGlassNotAllowedError || error instanceof NotTheDeciderError) return { code: 'FORBIDDEN', message };
   return { code: 'INTERNAL_ERROR', message: 'unexpected error' };
 }

@@ -9,7 +9,8 @@ import { readEventBody } from '../../lambda/table/outbox';
 import { keys, prefixes } from '../../lambda/table/schema';
 import { Table } from '../../lambda/table/table';
 import type { TransactionWrite } from '../../lambda/table/transaction';
-import { Fixtures, type PromptInput } from './fixtures';
+import type { PromptInput } from './fixture-store';
+import { Fixtures } from './fixtures';
 import { type LocalStore, startLocalStore } from './local-store';
 
 /** An operator through the admin CLI: the actor the fixtures' changes are made as, and the one break-glass is for. */

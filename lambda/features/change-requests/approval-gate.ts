@@ -110,9 +110,12 @@ export async function planLabelMoveOrRequest(table: Table, accountId: string, mo
   const cause = { by: mover.by, reason: moveReason({ note: move.note, restore: move.restore, breakGlass }) };
   if (gate.asks(label)) {
     // Nothing to ask where the label points at `to` already (its item brought in step if it was not): a move planned
-    // from the same reads is discarded, and asked for instead.
-    const stays = to === null ? undefined : await planSetLabel(table, accountId, promptId, label, to, cause);
-    if (stays && !stays.result.changed) return held(gate, stays, (moved) => ({ moved }));
+    // from the same reads is discarded, and asked for instead. A move refused here is a request refused.
+    const stays = to === null ? undefined : await plannedAs(ASKED, () => planSetLabel(table, accountId, promptId, label, to, cause));
+    if (stays && !stays.result.changed) {
+      const { recordedAs: _asked, ...nothingMoved } = stays;
+      return held(gate, nothingMoved, (moved) => ({ moved }));
+    }
     const requested = await plannedAs(ASKED, () => planOpenRequest(table, accountId, move, mover, gate.required));
     return held(gate, requested, (request) => ({ request }));
   }

@@ -128,9 +128,6 @@ export function toChangeRequest(item: ChangeRequestItem, standings: readonly App
   };
 }
 
-/** Whether `actor` asked for the request. */
-export const isRequester = (item: Pick<ChangeRequestItem, 'requester'>, actor: Actor): boolean => actorIdentity(item.requester) === actorIdentity(actor);
-
 /** A standing that was not read counts for nothing: no approval is shown as counting without its giver's role read. */
 const standingAt = (standings: readonly ApprovalStanding[], index: number): ApprovalStanding =>
   standings[index] ?? { counts: false, role: null, why: 'not read' };
@@ -194,8 +191,28 @@ export class RequestNotOpenError extends ConflictError {
   }
 }
 
-async function requireOpen(table: Table, accountId: string, requestId: string): Promise<ChangeRequestItem> {
+/** Four eyes: the requester never approves or rejects their own request, and nobody else withdraws it (403). */
+export class NotTheDeciderError extends Error {
+  override readonly name = 'NotTheDeciderError';
+}
+
+/**
+ * The open request `decider` may take to `decision`: an approval or a rejection by anyone but the requester, a
+ * withdrawal by the requester alone, whichever door it came through (who may move the label is the door's to say).
+ */
+async function requireDecidable(
+  table: Table,
+  accountId: string,
+  requestId: string,
+  decider: Decider,
+  decision: 'approved' | 'rejected' | 'withdrawn',
+): Promise<ChangeRequestItem> {
   const item = await requireRequest(table, accountId, requestId);
+  const own = actorIdentity(item.requester) === decider.who;
+  if (decision === 'withdrawn' && !own) throw new NotTheDeciderError('only the member who asked for a change request may withdraw it');
+  if (decision !== 'withdrawn' && own) {
+    throw new NotTheDeciderError('you asked for this change: another member must approve or reject it (you may withdraw it)');
+  }
   if (item.state !== 'open') throw new RequestNotOpenError(item);
   return item;
 }
@@ -338,10 +355,11 @@ const pointerDelete = (accountId: string, item: ChangeRequestItem): TransactionW
  * stays on `from`). Each approval's standing is kept on the request as it closes.
  *
  * One approval per person: again is 409, unless the approvals that count, theirs among them, are enough (someone
- * demoted, then given their role back, renews theirs, which closes the request). Only open requests.
+ * demoted, then given their role back, renews theirs, which closes the request). Only open requests, and never by the
+ * requester (NotTheDeciderError).
  */
 export async function planApproveRequest(table: Table, accountId: string, requestId: string, approver: Decider): Promise<PlannedChange<RequestDecision>> {
-  const item = await requireOpen(table, accountId, requestId);
+  const item = await requireDecidable(table, accountId, requestId, approver, 'approved');
   const at = table.timestamp();
   const comment = approver.comment ?? null;
   const given: RequestApproval = { who: approver.who, by: approver.by, at, comment };
@@ -448,7 +466,7 @@ async function rolloutOfRequest(table: Table, accountId: string, item: ChangeReq
 }
 
 /**
- * A rejection (by a member who may move the label) or a withdrawal (by the requester): the request closed, nothing
+ * A rejection (by a member who may move the label, not the requester) or a withdrawal (by the requester): the request closed, nothing
  * moved, its approvals' standings kept as they were read at that moment.
  */
 export async function planCloseRequest(
@@ -458,7 +476,7 @@ export async function planCloseRequest(
   state: 'rejected' | 'withdrawn',
   decider: Decider,
 ): Promise<PlannedChange<RequestDecision>> {
-  const item = await requireOpen(table, accountId, requestId);
+  const item = await requireDecidable(table, accountId, requestId, decider, state);
   const standings = (await standingsOf(table, accountId, [item])).get(item) ?? [];
   const approvals = item.approvals.map((approval, index) => ({ ...approval, standing: standingAt(standings, index) }));
   const decision = { by: decider.by, at: table.timestamp(), comment: decider.comment ?? null };

@@ -1,6 +1,6 @@
-import { answerOf, findRequest, isRequester, listRequests, requestDiff } from '../../features/change-requests/change-requests';
+import { answerOf, findRequest, listRequests, requestDiff } from '../../features/change-requests/change-requests';
 import type { ChangeRequestItem } from '../../table/item-types';
-import { badRequest, forbidden, notFound } from '../management-errors';
+import { badRequest, notFound } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
 import { DecisionBody, RequestQuery } from '../schemas';
 import { requireLabelRole } from './label-access';
@@ -19,14 +19,12 @@ async function requestOr404({ table }: Pick<HandlerInput, 'table'>, accountId: s
   return item;
 }
 
-const callerActor = ({ caller }: Pick<HandlerInput, 'caller'>) => ({ type: 'user' as const, userId: caller.userId, email: caller.email });
-
-/** Approving or rejecting: a member who may move the label, other than the one who asked. */
+/**
+ * Approving or rejecting: a member who may move the label. That it is not the one who asked (and that only they
+ * withdraw it) the operations decide, for every door.
+ */
 async function requireDecider(request: Pick<HandlerInput, 'table' | 'member' | 'caller'>, accountId: string, item: ChangeRequestItem): Promise<void> {
   await requireLabelRole(request, { accountId, label: item.label }, 'deciding a change request of it');
-  if (isRequester(item, callerActor(request))) {
-    throw forbidden('you asked for this change: another member must approve or reject it (you may withdraw it)');
-  }
 }
 
 export const requestRoutes: readonly ManagementRoute[] = [
@@ -108,7 +106,6 @@ export const requestRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const { accountId, requestId } = request.params;
       const item = await requestOr404(request, accountId, requestId);
-      if (!isRequester(item, callerActor(request))) throw forbidden('only the member who asked for a change request may withdraw it');
       return { status: 200, body: { request: (await request.ops.changeRequests.withdraw(accountId, item)).request } };
     },
   }),

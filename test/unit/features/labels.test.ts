@@ -3,6 +3,7 @@ import { InvalidLabelError, PromptDeletedError, RolloutActiveError, VersionNotPu
 import { planLabelMoves } from '../../../lambda/features/labels/label-move';
 import { planRemoveLabel, planSetLabel } from '../../../lambda/features/labels/labels';
 import type { LabelHistoryItem, StoredContent } from '../../../lambda/table/item-types';
+import type { TransactionWrite } from '../../../lambda/table/transaction';
 import { prompt, version } from '../../support/fixtures';
 import { featureTable, OPERATOR, person } from '../../support/feature-table';
 
@@ -174,13 +175,14 @@ test('the one label-move builder writes a history entry for each label that move
   expect(moves.revision).toBe(4);
   expect(Object.fromEntries(moves.was)).toEqual({ production: '1.0.0', staging: '1.1.0', old: '1.0.0' });
   expect(moves.adds).toBe(true);
-  const histories = moves.writes.flatMap((write) => ('Put' in write && write.Put.Item.type === 'labelHistory' ? [write.Put.Item as LabelHistoryItem] : []));
+  const isHistory = (write: TransactionWrite) => 'Put' in write && write.Put.Item?.type === 'labelHistory';
+  const histories = moves.writes.flatMap((write) => ('Put' in write && isHistory(write) ? [write.Put.Item as LabelHistoryItem] : []));
   expect(histories.map(({ label, from, to, reason }) => ({ label, from, to, reason }))).toEqual([
     { label: 'production', from: '1.0.0', to: '1.1.0', reason: 'push' },
     { label: 'old', from: '1.0.0', to: null, reason: 'push' },
   ]);
   // Each label's item is written (or deleted) on the condition that it carries no rollout.
-  const itemWrites = moves.writes.filter((write) => !('Put' in write && write.Put.Item.type === 'labelHistory'));
+  const itemWrites = moves.writes.filter((write) => !isHistory(write));
   expect(itemWrites.map((write) => ('Put' in write ? 'put' : 'Delete' in write ? 'delete' : 'other'))).toEqual(['put', 'put', 'delete']);
   for (const write of itemWrites) {
     const action = 'Put' in write ? write.Put : 'Delete' in write ? write.Delete : undefined;
