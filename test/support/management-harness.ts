@@ -4,8 +4,6 @@ import type { ApiResult } from '../../lambda/http/http-event';
 import { createManagementHandler, type ManagementDependencies } from '../../lambda/management-api/management-handler';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { Operations } from '../../lambda/operations';
-import { checkUrl, type Resolve } from '../../lambda/webhook-delivery/destination';
-import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
 import type { Role } from '../../lambda/table/item-types';
 import { Table } from '../../lambda/table/table';
 import { gatewayRouteFor, type LambdaFunction, restEvent } from '../../local/http-gateway';
@@ -18,20 +16,9 @@ import { expectManagementResponseMatches } from './management-openapi';
 import { capturedRequestLines, registerApiKey } from './log-capture';
 import { TEST_SERVICE_NAME } from './api-harness';
 import type { LogRecord } from './key-leak-check';
-import type { WebhookTools } from '../../lambda/webhook-delivery/sealer-from-config';
 import type { Actor } from '../../lambda/domain/actor';
 import { addMember } from '../../lambda/features/members/operations';
-
-/** No test looks a name up in DNS: every name is unknown, so only loopback addresses and `localhost` pass. */
-const noNames: Resolve = async (host) => {
-  throw Object.assign(new Error(`the tests resolve no names (${host})`), { code: 'ENOTFOUND' });
-};
-
-/** Webhook secrets sealed with a key of this run; URLs checked as npm start checks them (loopback http allowed). */
-export const localWebhookTools = (): WebhookTools => ({
-  sealer: new LocalSecretSealer(LocalSecretSealer.generateKey()),
-  checkDestination: (url) => checkUrl(url, 'local', noNames),
-});
+import { localWebhookTools } from './webhook-tools';
 
 export interface Person {
   readonly userId: string;
