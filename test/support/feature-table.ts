@@ -121,6 +121,15 @@ export class FeatureTable {
     return (await listAudit(this.table, accountId, { limit: 100 })).entries;
   }
 
+  /**
+   * The account's last `count` audit entries as [action, outcome, reason code], in sorted order: two entries of one
+   * millisecond from separate changes sort by their random tails, so which came first is not for a test to say.
+   */
+  async lastEntries(accountId: string, count: number): Promise<[string, string, string | undefined][]> {
+    const entries = (await this.audit(accountId)).slice(0, count);
+    return entries.map((entry): [string, string, string | undefined] => [entry.action, entry.outcome, entry.reason?.code]).sort();
+  }
+
   /** One label's history, newest first. */
   async history(accountId: string, promptId: string, label: string): Promise<LabelHistoryEntry[]> {
     return (await listLabelHistory(this.table, accountId, promptId, label)).entries;

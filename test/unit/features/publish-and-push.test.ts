@@ -21,11 +21,11 @@ const content = (text: string): VersionContent => ({ systemMessage: `You say ${t
 const head = (accountId: string, promptId: string) => features.get<PromptHeadItem>(keys.promptHead(accountId, promptId));
 const versionItem = (accountId: string, promptId: string, v: string) => features.get<PromptVersionItem>(keys.promptVersion(accountId, promptId, v));
 
-/** An account with `greet` at 1.0.0 and 2.0.0 published, `production` at 1.0.0, `staging` at 2.0.0; and `other`, untouched. */
-const account = () =>
+/** An account with `greet` at 1.0.0 and 2.0.0 published, `production` at 1.0.0; with `staging` at 2.0.0, and a prompt `other`, when asked. */
+const account = (options: { staging?: boolean; other?: boolean } = {}) =>
   features.account(
-    prompt('greet', [version('1.0.0'), version('2.0.0')], { labels: { production: '1.0.0', staging: '2.0.0' } }),
-    prompt('other', [version('1.0.0')], { labels: { production: '1.0.0' } }),
+    prompt('greet', [version('1.0.0'), version('2.0.0')], { labels: { production: '1.0.0', ...(options.staging ? { staging: '2.0.0' } : {}) } }),
+    ...(options.other ? [prompt('other', [version('1.0.0')], { labels: { production: '1.0.0' } })] : []),
   );
 
 /** A draft of `greet` saved by the editor, and its ETag. */
@@ -119,7 +119,11 @@ test('a push publishes as a draft is published: the same fields on the version, 
 test('a push of a version that exists is refused ("pull, then push again"), and nothing changes', async () => {
   const accountId = await account();
   const before = await features.state(accountId);
-  const release = { promptId: 'greet', publish: { version: '2.0.0', content: content('again'), note: 'again' }, labels: [{ label: 'staging', to: '2.0.0' }] };
+  const release = {
+    promptId: 'greet',
+    publish: { version: '2.0.0', content: content('again'), note: 'again' },
+    labels: [{ label: 'production', to: '2.0.0' }],
+  };
   await expect(features.operations().prompts.release(accountId, release)).rejects.toThrow('exists already: pull, then push again');
   await expect(features.operations().prompts.release(accountId, release)).rejects.toEqual(expect.any(ConflictError));
   expect(await features.state(accountId)).toEqual(before);
@@ -134,7 +138,7 @@ test('a prompt a push has nothing to change for is left untouched: no write, no 
 });
 
 test("a push that moves one label leaves the prompt's other labels, its versions and the other prompts as they were", async () => {
-  const accountId = await account();
+  const accountId = await account({ staging: true, other: true });
   const untouched = (items: Record<string, unknown>[]) =>
     items.filter((item) => {
       const sk = String(item.sk);
@@ -148,7 +152,7 @@ test("a push that moves one label leaves the prompt's other labels, its versions
 });
 
 test('a push removes a label it no longer names, its history saying push', async () => {
-  const accountId = await account();
+  const accountId = await account({ staging: true });
   await features.operations().prompts.release(accountId, { promptId: 'greet', labels: [{ label: 'staging', to: null }] });
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.0.0' });
   expect(await features.labelItem(accountId, 'greet', 'staging')).toBeUndefined();
@@ -180,7 +184,7 @@ test('a push asks for a label under approval in its own transaction, moves the o
 });
 
 test('a push to a label that rolls out is refused naming the rollout, and nothing changes', async () => {
-  const accountId = await account();
+  const accountId = await account({ staging: true });
   await features.operations().rollouts.start(accountId, 'greet', 'staging', { to: '1.0.0', percent: 10 });
   const before = await features.state(accountId);
   const release = { promptId: 'greet', publish: { version: '3.0.0', content: content('3'), note: 'n' }, labels: [{ label: 'staging', to: '3.0.0' }] };
