@@ -9,7 +9,7 @@ import { registerApiKey } from '../../support/log-capture';
 import { MemoryDirectory } from '../../support/memory-directory';
 
 /**
- * API keys and members (docs/management-api.md "Keys", "Roles"; docs/data-model.md; lambda/features/keys/ and
+ * API keys and members (docs/management-api.md "The management API"; docs/data-model.md; lambda/features/keys/ and
  * members/): a key is answered once and stored by its hash; revocation is final; a rotation keeps the old key for its
  * grace; people join with a role, and an account always keeps an owner.
  */

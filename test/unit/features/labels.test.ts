@@ -8,7 +8,7 @@ import { prompt, version } from '../../support/fixtures';
 import { featureTable, OPERATOR, person } from '../../support/feature-table';
 
 /**
- * Labels (docs/management-api.md "Labels", "Label history"; lambda/features/labels/): a label points at one published
+ * Labels (docs/management-api.md "The management API", "Label history"; lambda/features/labels/): a label points at one published
  * version; each move or removal is one transaction with the label's history entry, and a refusal changes nothing.
  */
 const features = featureTable();

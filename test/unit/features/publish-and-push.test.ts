@@ -8,7 +8,7 @@ import { config, prompt, version } from '../../support/fixtures';
 import { featureTable, OPERATOR, person } from '../../support/feature-table';
 
 /**
- * Publishing and pushing (docs/management-api.md "Drafts", docs/prompts-as-code.md; lambda/features/prompts/): a draft
+ * Publishing and pushing (docs/management-api.md "The management API", docs/prompts-as-code.md "The commands"; lambda/features/prompts/): a draft
  * published never changes again, and latest only moves up; one prompt of a push is created, published (as a draft is
  * published: publishing.ts), labelled and described in one transaction, each step with its audit entry, and a label
  * under approval is asked for in that transaction. What a push does not change, it leaves as it was.

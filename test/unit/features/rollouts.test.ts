@@ -11,7 +11,7 @@ import { prompt, version } from '../../support/fixtures';
 import { featureTable, OPERATOR, person } from '../../support/feature-table';
 
 /**
- * Rollouts (docs/rollouts.md "Managing a rollout", "Served counts", "Steps and a guard alarm"; lambda/features/rollouts/):
+ * Rollouts (docs/rollouts.md "Managing a rollout (management API)", "Served counts", "Steps and a guard alarm (deployed)"; lambda/features/rollouts/):
  * a label moved to `to` for a share of subjects, its share changed by hand or by its steps, then completed (the label
  * moves) or aborted (it stays). Each is one transaction with its history entry; each refusal changes nothing.
  */
