@@ -7,19 +7,19 @@ import type { PromptConfig } from '../../domain/prompt';
 import type { Table } from '../../table/table';
 import { ConflictError, NotFoundError } from '../../table/errors';
 import { contentOf } from '../../table/item-builders';
-import { requireNoOpenRequest } from './open-change-requests';
+import { requireNoOpenChangeRequest } from './open-change-requests';
 import type { RolloutStep } from '../../domain/rollout';
 import { readHeldSettings } from '../accounts/accounts';
 import type {
   ChangeRequestItem,
   ChangeRequestState,
   MemberItem,
-  OpenRequestItem,
+  OpenChangeRequestItem,
   PromptHeadItem,
   PromptLabelItem,
   PromptVersionItem,
-  RequestApproval,
-  RequestedRollout,
+  ChangeRequestApproval,
+  ChangeRequestRollout,
   WithKeys,
 } from '../../table/item-types';
 import { planRemoveLabel, planSetLabel } from '../labels/labels';
@@ -32,7 +32,7 @@ import type { Actor } from '../../domain/actor';
 import type { PlannedChange } from '../planned-change';
 import type { RecordedStep } from '../planned-change';
 import { PromptMissingError, PromptDeletedError, VersionNotPublishedError, RolloutActiveError } from '../errors';
-import { requestReason } from '../labels/move-reasons';
+import { changeRequestReason } from '../labels/move-reasons';
 import { planStartRollout, checkRolloutStart } from '../rollouts/start';
 
 /**
@@ -47,12 +47,12 @@ import { planStartRollout, checkRolloutStart } from '../rollouts/start';
  * approver's membership, at a role that may approve, to its transaction.
  */
 
-export const REQUEST_STATES = ['open', 'applied', 'rejected', 'withdrawn', 'stale'] as const satisfies readonly ChangeRequestState[];
+export const CHANGE_REQUEST_STATES = ['open', 'applied', 'rejected', 'withdrawn', 'stale'] as const satisfies readonly ChangeRequestState[];
 
 /** `req_`, the instant it was asked (UTC, digits only: sorts by time), `_` and 8 hex digits. */
-export const REQUEST_ID_PATTERN = /^req_\d{17}_[0-9a-f]{8}$/;
+export const CHANGE_REQUEST_ID_PATTERN = /^req_\d{17}_[0-9a-f]{8}$/;
 
-export const REQUEST_PAGE_SIZE = 50;
+export const CHANGE_REQUEST_PAGE_SIZE = 50;
 
 /** A request as the API answers it. */
 export interface ChangeRequest {
@@ -76,7 +76,7 @@ export interface ChangeRequest {
 }
 
 /** The move a request asks for. */
-export interface RequestedMove {
+export interface AskedMove {
   readonly promptId: string;
   readonly label: string;
   /** `null`: take the label off. */
@@ -84,7 +84,7 @@ export interface RequestedMove {
   readonly note?: string | undefined;
   readonly restore?: boolean | undefined;
   /** Start a rollout to `to` when applied, rather than move the label (docs/rollouts.md). */
-  readonly rollout?: RequestedRollout | undefined;
+  readonly rollout?: ChangeRequestRollout | undefined;
 }
 
 /** Who decides: an identity (one approval each), the name the request shows, and what they said. */
@@ -96,7 +96,7 @@ export interface Decider {
   readonly comment?: string | undefined;
 }
 
-export function newRequestId(at: string): string {
+export function newChangeRequestId(at: string): string {
   return `req_${at.replace(/\D/g, '')}_${randomBytes(4).toString('hex')}`;
 }
 
@@ -129,14 +129,18 @@ export function toChangeRequest(item: ChangeRequestItem, standings: readonly App
 }
 
 /** Whether `actor` asked for the request. */
-export const isRequester = (item: Pick<ChangeRequestItem, 'requester'>, actor: Actor): boolean => actorIdentity(item.requester) === actorIdentity(actor);
+export const isAskedBy = (item: Pick<ChangeRequestItem, 'requester'>, actor: Actor): boolean => actorIdentity(item.requester) === actorIdentity(actor);
 
 /** A standing that was not read counts for nothing: no approval is shown as counting without its giver's role read. */
 const standingAt = (standings: readonly ApprovalStanding[], index: number): ApprovalStanding =>
   standings[index] ?? { counts: false, role: null, why: 'not read' };
 
 /** The roles of these approvers in the account now, by identity (a user id; anything else is no member). */
-async function approverRoles(table: Table, accountId: string, approvals: readonly Pick<RequestApproval, 'who'>[]): Promise<Map<string, MemberItem['role']>> {
+async function approverRoles(
+  table: Table,
+  accountId: string,
+  approvals: readonly Pick<ChangeRequestApproval, 'who'>[],
+): Promise<Map<string, MemberItem['role']>> {
   const who = [...new Set(approvals.map((approval) => approval.who))];
   if (who.length === 0) return new Map();
   const members = await table.batchGet<MemberItem>(who.map((userId) => keys.member(accountId, userId)));
@@ -175,41 +179,41 @@ export async function answerOf(table: Table, accountId: string, item: ChangeRequ
   return toChangeRequest(item, (await standingsOf(table, accountId, [item])).get(item) ?? []);
 }
 
-export async function findRequest(table: Table, accountId: string, requestId: string): Promise<ChangeRequestItem | undefined> {
-  if (!REQUEST_ID_PATTERN.test(requestId)) return undefined;
-  return table.get<ChangeRequestItem>('readRequest', keys.changeRequest(accountId, requestId));
+export async function findChangeRequest(table: Table, accountId: string, requestId: string): Promise<ChangeRequestItem | undefined> {
+  if (!CHANGE_REQUEST_ID_PATTERN.test(requestId)) return undefined;
+  return table.get<ChangeRequestItem>('readChangeRequest', keys.changeRequest(accountId, requestId));
 }
 
-export async function requireRequest(table: Table, accountId: string, requestId: string): Promise<ChangeRequestItem> {
-  const item = await findRequest(table, accountId, requestId);
+export async function requireChangeRequest(table: Table, accountId: string, requestId: string): Promise<ChangeRequestItem> {
+  const item = await findChangeRequest(table, accountId, requestId);
   if (!item) throw new NotFoundError(`account ${accountId} has no change request ${requestId}`);
   return item;
 }
 
 /** Only an open request can be decided. */
-export class RequestNotOpenError extends ConflictError {
-  override readonly name: string = 'RequestNotOpenError';
-  constructor(readonly request: ChangeRequestItem) {
-    super(`change request ${request.requestId} is ${request.state}: only an open request can be decided`);
+export class ChangeRequestNotOpenError extends ConflictError {
+  override readonly name: string = 'ChangeRequestNotOpenError';
+  constructor(readonly changeRequest: ChangeRequestItem) {
+    super(`change request ${changeRequest.requestId} is ${changeRequest.state}: only an open request can be decided`);
   }
 }
 
-async function requireOpen(table: Table, accountId: string, requestId: string): Promise<ChangeRequestItem> {
-  const item = await requireRequest(table, accountId, requestId);
-  if (item.state !== 'open') throw new RequestNotOpenError(item);
+async function requireOpenChangeRequest(table: Table, accountId: string, requestId: string): Promise<ChangeRequestItem> {
+  const item = await requireChangeRequest(table, accountId, requestId);
+  if (item.state !== 'open') throw new ChangeRequestNotOpenError(item);
   return item;
 }
 
 /** The writes that open a request for `move` (the label now at `from`): the request and its label's open pointer, both new. */
-export function openRequestWrites(
+export function openChangeRequestWrites(
   table: Table,
   accountId: string,
-  move: RequestedMove & { readonly from: string | null },
+  move: AskedMove & { readonly from: string | null },
   requester: { readonly actor: Actor; readonly by: string },
   required: number,
 ): { writes: TransactionWrite[]; item: ChangeRequestItem } {
   const requestedAt = table.timestamp();
-  const requestId = newRequestId(requestedAt);
+  const requestId = newChangeRequestId(requestedAt);
   const item: ChangeRequestItem = {
     accountId,
     requestId,
@@ -228,8 +232,8 @@ export function openRequestWrites(
     revision: 1,
     ...(move.rollout ? { rollout: move.rollout } : {}),
   };
-  const pointer: WithKeys<OpenRequestItem> = {
-    ...keys.openRequest(accountId, move.promptId, move.label),
+  const pointer: WithKeys<OpenChangeRequestItem> = {
+    ...keys.openChangeRequest(accountId, move.promptId, move.label),
     type: 'openRequest',
     accountId,
     promptId: move.promptId,
@@ -253,15 +257,15 @@ export function openRequestWrites(
  * where the label points as it is read: if it moves before the request is approved, the approval finds the
  * request stale.
  */
-export async function planOpenRequest(
+export async function planOpenChangeRequest(
   table: Table,
   accountId: string,
-  move: RequestedMove,
+  move: AskedMove,
   requester: { readonly actor: Actor; readonly by: string },
   required: number,
 ): Promise<PlannedChange<ChangeRequest>> {
-  const from = move.rollout ? await rolloutRequestFrom(table, accountId, move, move.rollout) : await moveRequestFrom(table, accountId, move);
-  const { writes, item } = openRequestWrites(table, accountId, { ...move, from }, requester, required);
+  const from = move.rollout ? await rolloutAskedFrom(table, accountId, move, move.rollout) : await moveAskedFrom(table, accountId, move);
+  const { writes, item } = openChangeRequestWrites(table, accountId, { ...move, from }, requester, required);
   return {
     writes,
     result: toChangeRequest(item, []),
@@ -272,12 +276,12 @@ export async function planOpenRequest(
 }
 
 /** Where the label points, for a request to move (or remove) it: checked as the move itself would be. */
-async function moveRequestFrom(table: Table, accountId: string, move: RequestedMove): Promise<string | null> {
+async function moveAskedFrom(table: Table, accountId: string, move: AskedMove): Promise<string | null> {
   const { promptId, label, to } = move;
   const [head, stored, item] = await Promise.all([
-    table.get<PromptHeadItem>('openRequest', keys.promptHead(accountId, promptId)),
-    to === null ? undefined : table.get<PromptVersionItem>('openRequest', keys.promptVersion(accountId, promptId, to)),
-    table.get<PromptLabelItem>('openRequest', keys.promptLabel(accountId, label, promptId)),
+    table.get<PromptHeadItem>('openChangeRequest', keys.promptHead(accountId, promptId)),
+    to === null ? undefined : table.get<PromptVersionItem>('openChangeRequest', keys.promptVersion(accountId, promptId, to)),
+    table.get<PromptLabelItem>('openChangeRequest', keys.promptLabel(accountId, label, promptId)),
   ]);
   if (!head) throw new PromptMissingError(accountId, promptId);
   const from = labelledVersion(head.labels, label) ?? null;
@@ -290,25 +294,25 @@ async function moveRequestFrom(table: Table, accountId: string, move: RequestedM
   }
   // A request it could never apply: the label moves only through its rollout until that ends.
   if (item?.rollout) throw new RolloutActiveError(promptId, label, item.rollout.rolloutId);
-  await requireNoOpenRequest(table, accountId, promptId, label);
+  await requireNoOpenChangeRequest(table, accountId, promptId, label);
   return from;
 }
 
 /** Where the label points, for a request to start a rollout: checked as the start itself would be. */
-async function rolloutRequestFrom(table: Table, accountId: string, move: RequestedMove, rollout: RequestedRollout): Promise<string> {
+async function rolloutAskedFrom(table: Table, accountId: string, move: AskedMove, rollout: ChangeRequestRollout): Promise<string> {
   if (move.to === null) throw new RangeError('a rollout moves a label to a version');
   const point = await checkRolloutStart(table, accountId, { promptId: move.promptId, label: move.label, to: move.to, ...rollout });
   return point.from;
 }
 
 /** What deciding a request did: the request as it now stands, and whether the approval found it stale. */
-export interface RequestDecision {
-  readonly request: ChangeRequest;
+export interface ChangeRequestDecision {
+  readonly changeRequest: ChangeRequest;
   readonly stale: boolean;
 }
 
 /** The request's item changed, if nothing changed it since it was read (and it is still open). */
-function requestUpdate(accountId: string, item: ChangeRequestItem, set: Partial<ChangeRequestItem>): TransactionWrite {
+function changeRequestUpdate(accountId: string, item: ChangeRequestItem, set: Partial<ChangeRequestItem>): TransactionWrite {
   return {
     Update: {
       Key: keys.changeRequest(accountId, item.requestId),
@@ -322,7 +326,7 @@ function requestUpdate(accountId: string, item: ChangeRequestItem, set: Partial<
 
 /** The label's open pointer goes with the request's state: the request is open, so the pointer is its own. */
 const pointerDelete = (accountId: string, item: ChangeRequestItem): TransactionWrite => ({
-  Delete: { Key: keys.openRequest(accountId, item.promptId, item.label) },
+  Delete: { Key: keys.openChangeRequest(accountId, item.promptId, item.label) },
 });
 
 /**
@@ -340,11 +344,16 @@ const pointerDelete = (accountId: string, item: ChangeRequestItem): TransactionW
  * One approval per person: again is 409, unless the approvals that count, theirs among them, are enough (someone
  * demoted, then given their role back, renews theirs, which closes the request). Only open requests.
  */
-export async function planApproveRequest(table: Table, accountId: string, requestId: string, approver: Decider): Promise<PlannedChange<RequestDecision>> {
-  const item = await requireOpen(table, accountId, requestId);
+export async function planApproveChangeRequest(
+  table: Table,
+  accountId: string,
+  requestId: string,
+  approver: Decider,
+): Promise<PlannedChange<ChangeRequestDecision>> {
+  const item = await requireOpenChangeRequest(table, accountId, requestId);
   const at = table.timestamp();
   const comment = approver.comment ?? null;
-  const given: RequestApproval = { who: approver.who, by: approver.by, at, comment };
+  const given: ChangeRequestApproval = { who: approver.who, by: approver.by, at, comment };
   const again = item.approvals.some((approval) => approval.who === approver.who);
   const approvals = again ? item.approvals.map((approval) => (approval.who === approver.who ? given : approval)) : [...item.approvals, given];
   const [held, roles] = await Promise.all([readHeldSettings(table, accountId), approverRoles(table, accountId, approvals)]);
@@ -355,8 +364,8 @@ export async function planApproveRequest(table: Table, accountId: string, reques
   if (counting.length < item.required) {
     if (again) throw new ConflictError(`you have approved change request ${requestId} already: it needs another member's approval`);
     return {
-      writes: [requestUpdate(accountId, item, { approvals })],
-      result: { request: toChangeRequest({ ...item, approvals }, standings), stale: false },
+      writes: [changeRequestUpdate(accountId, item, { approvals })],
+      result: { changeRequest: toChangeRequest({ ...item, approvals }, standings), stale: false },
       after: { approvals: approvals.length, counting: counting.length, required: item.required, state: 'open', from: item.from, to: item.to },
     };
   }
@@ -370,14 +379,14 @@ export async function planApproveRequest(table: Table, accountId: string, reques
     ),
   );
   const decision = { by: approver.by, at, comment };
-  const change = item.rollout ? await rolloutOfRequest(table, accountId, item, approver) : await moveOfRequest(table, accountId, item, approver);
+  const change = item.rollout ? await rolloutOfChangeRequest(table, accountId, item, approver) : await moveOfChangeRequest(table, accountId, item, approver);
   if (change.now !== item.from) {
     // The approval that finds it stale is its decision, not one more approval: those before it are kept as they stood.
     const before = item.approvals.map((approval, index) => ({ ...approval, standing: standingAt(standings, index) }));
     const stale = { ...item, approvals: before, state: 'stale' as const, decision };
     return {
-      writes: [requestUpdate(accountId, item, { approvals: before, state: 'stale', decision }), pointerDelete(accountId, item), ...stillApproving],
-      result: { request: toChangeRequest(stale, standings), stale: true },
+      writes: [changeRequestUpdate(accountId, item, { approvals: before, state: 'stale', decision }), pointerDelete(accountId, item), ...stillApproving],
+      result: { changeRequest: toChangeRequest(stale, standings), stale: true },
       recordedAs: { action: 'request.stale' },
       after: { state: 'stale', from: item.from, to: item.to, now: change.now },
       accountHolds: held.holds,
@@ -388,11 +397,11 @@ export async function planApproveRequest(table: Table, accountId: string, reques
   return {
     writes: [
       ...change.writes,
-      requestUpdate(accountId, item, { approvals: kept, state: 'applied', decision }),
+      changeRequestUpdate(accountId, item, { approvals: kept, state: 'applied', decision }),
       pointerDelete(accountId, item),
       ...stillApproving,
     ],
-    result: { request: toChangeRequest(applied, standings), stale: false },
+    result: { changeRequest: toChangeRequest(applied, standings), stale: false },
     after: { approvals: approvals.length, counting: counting.length, required: item.required, state: 'applied', from, to },
     alsoRecords: [{ action: 'request.apply', target, after: { state: 'applied', from, to } }, change.step],
     visible: true,
@@ -408,9 +417,9 @@ interface AppliedChange {
 }
 
 /** The move (or removal) the request asks for, its history entry naming the request. */
-async function moveOfRequest(table: Table, accountId: string, item: ChangeRequestItem, approver: Decider): Promise<AppliedChange> {
+async function moveOfChangeRequest(table: Table, accountId: string, item: ChangeRequestItem, approver: Decider): Promise<AppliedChange> {
   const { promptId, label, from, to, requestId } = item;
-  const cause = { by: approver.by, reason: requestReason(requestId) };
+  const cause = { by: approver.by, reason: changeRequestReason(requestId) };
   const move = to === null ? await planRemoveLabel(table, accountId, promptId, label, cause) : await planSetLabel(table, accountId, promptId, label, to, cause);
   return {
     now: move.result.previousVersion ?? null,
@@ -428,9 +437,9 @@ async function moveOfRequest(table: Table, accountId: string, item: ChangeReques
 }
 
 /** The rollout the request carries, started by the approval that applies it (if the label still points at `from`). */
-async function rolloutOfRequest(table: Table, accountId: string, item: ChangeRequestItem, approver: Decider): Promise<AppliedChange> {
+async function rolloutOfChangeRequest(table: Table, accountId: string, item: ChangeRequestItem, approver: Decider): Promise<AppliedChange> {
   const { promptId, label, to, requestId, rollout } = item;
-  const head = await table.get<PromptHeadItem>('approveRequest', keys.promptHead(accountId, promptId));
+  const head = await table.get<PromptHeadItem>('approveChangeRequest', keys.promptHead(accountId, promptId));
   const now = labelledVersion(head?.labels, label) ?? null;
   if (now !== item.from || to === null || !rollout) return { now, writes: [], step: { action: 'rollout.start', target: { promptId, label } } };
   const start = { promptId, label, to, ...rollout, ...(item.note === null ? {} : { note: item.note }) };
@@ -451,27 +460,27 @@ async function rolloutOfRequest(table: Table, accountId: string, item: ChangeReq
  * A rejection (by a member who may move the label) or a withdrawal (by the requester): the request closed, nothing
  * moved, its approvals' standings kept as they were read at that moment.
  */
-export async function planCloseRequest(
+export async function planCloseChangeRequest(
   table: Table,
   accountId: string,
   requestId: string,
   state: 'rejected' | 'withdrawn',
   decider: Decider,
-): Promise<PlannedChange<RequestDecision>> {
-  const item = await requireOpen(table, accountId, requestId);
+): Promise<PlannedChange<ChangeRequestDecision>> {
+  const item = await requireOpenChangeRequest(table, accountId, requestId);
   const standings = (await standingsOf(table, accountId, [item])).get(item) ?? [];
   const approvals = item.approvals.map((approval, index) => ({ ...approval, standing: standingAt(standings, index) }));
   const decision = { by: decider.by, at: table.timestamp(), comment: decider.comment ?? null };
   return {
-    writes: [requestUpdate(accountId, item, { approvals, state, decision }), pointerDelete(accountId, item)],
-    result: { request: toChangeRequest({ ...item, approvals, state, decision }, standings), stale: false },
+    writes: [changeRequestUpdate(accountId, item, { approvals, state, decision }), pointerDelete(accountId, item)],
+    result: { changeRequest: toChangeRequest({ ...item, approvals, state, decision }, standings), stale: false },
     after: { state, from: item.from, to: item.to },
   };
 }
 
 /** Every open request's pointer of the account (one Query): by prompt and label, where each would move it. */
-export function listOpenRequestPointers(table: Table, accountId: string): Promise<OpenRequestItem[]> {
-  return table.queryPartition<OpenRequestItem>('listOpenRequests', accountId, prefixes.openRequests, { ConsistentRead: true });
+export function listOpenChangeRequestPointers(table: Table, accountId: string): Promise<OpenChangeRequestItem[]> {
+  return table.queryPartition<OpenChangeRequestItem>('listOpenChangeRequests', accountId, prefixes.openChangeRequests, { ConsistentRead: true });
 }
 
 /**
@@ -479,24 +488,24 @@ export function listOpenRequestPointers(table: Table, accountId: string): Promis
  * BatchGetItem, however old the account). Otherwise 50 a page, `before` the cursor (`next`) of the page before,
  * narrowed to one state when asked (a page then looks through at most 2,000 requests, and says where to go on).
  */
-export async function listRequests(
+export async function listChangeRequests(
   table: Table,
   accountId: string,
   options: { state?: ChangeRequestState; before?: string; limit?: number } = {},
 ): Promise<{ requests: ChangeRequest[]; next?: string }> {
   if (options.state === 'open' && options.before === undefined) {
-    const pointers = await listOpenRequestPointers(table, accountId);
+    const pointers = await listOpenChangeRequestPointers(table, accountId);
     const items = await table.batchGet<ChangeRequestItem>(pointers.map((pointer) => keys.changeRequest(accountId, pointer.requestId)));
     const open = items.filter((item) => item.state === 'open').sort(newestFirst);
     const standings = await standingsOf(table, accountId, open);
     return { requests: open.map((item) => toChangeRequest(item, standings.get(item) ?? [])) };
   }
-  const limit = options.limit ?? REQUEST_PAGE_SIZE;
+  const limit = options.limit ?? CHANGE_REQUEST_PAGE_SIZE;
   const before = options.before;
-  if (before !== undefined && !REQUEST_ID_PATTERN.test(before)) throw new RangeError('not a change request cursor');
+  if (before !== undefined && !CHANGE_REQUEST_ID_PATTERN.test(before)) throw new RangeError('not a change request cursor');
   const upper = before === undefined ? `${prefixes.changeRequests}~` : belowKey(keys.changeRequest(accountId, before).sk);
   const filter = options.state === undefined ? undefined : buildCondition((e) => `${e.name('state')} = ${e.value(options.state)}`);
-  const { items: requests, nextKey } = await newestFirstPage<WithKeys<ChangeRequestItem>>(table, 'listRequests', {
+  const { items: page, nextKey } = await newestFirstPage<WithKeys<ChangeRequestItem>>(table, 'listChangeRequests', {
     accountId,
     lower: prefixes.changeRequests,
     upper,
@@ -504,8 +513,8 @@ export async function listRequests(
     ...(filter ? { filter: { ...filter, FilterExpression: filter.ConditionExpression } } : {}),
   });
   const next = nextKey?.slice(prefixes.changeRequests.length);
-  const standings = await standingsOf(table, accountId, requests);
-  return { requests: requests.map((item) => toChangeRequest(item, standings.get(item) ?? [])), ...(next ? { next } : {}) };
+  const standings = await standingsOf(table, accountId, page);
+  return { requests: page.map((item) => toChangeRequest(item, standings.get(item) ?? [])), ...(next ? { next } : {}) };
 }
 
 const newestFirst = (a: ChangeRequestItem, b: ChangeRequestItem): number => (a.requestId < b.requestId ? 1 : a.requestId > b.requestId ? -1 : 0);
@@ -519,7 +528,7 @@ export interface RequestSide {
 }
 
 /** What a reviewer compares: both versions' content, and the placeholders the move adds and takes away. */
-export interface RequestDiff {
+export interface ChangeRequestDiff {
   readonly fromVersion: RequestSide | null;
   readonly toVersion: RequestSide | null;
   readonly placeholders: { readonly added: string[]; readonly removed: string[] };
@@ -528,10 +537,14 @@ export interface RequestDiff {
 /** The placeholders of a version's messages, by the one template parser (client/src/template.ts) the clients and the dashboard use. */
 const placeholdersOf = (side: RequestSide | null): string[] => (side ? variablesOf(parseTemplate(side.systemMessage), parseTemplate(side.userMessage)) : []);
 
-export async function requestDiff(table: Table, accountId: string, item: Pick<ChangeRequestItem, 'promptId' | 'from' | 'to'>): Promise<RequestDiff> {
+export async function changeRequestDiff(
+  table: Table,
+  accountId: string,
+  item: Pick<ChangeRequestItem, 'promptId' | 'from' | 'to'>,
+): Promise<ChangeRequestDiff> {
   const side = async (version: string | null): Promise<RequestSide | null> => {
     if (version === null) return null;
-    const stored = await table.get<PromptVersionItem>('requestDiff', keys.promptVersion(accountId, item.promptId, version));
+    const stored = await table.get<PromptVersionItem>('changeRequestDiff', keys.promptVersion(accountId, item.promptId, version));
     if (!stored) return null;
     const { systemMessage, userMessage, config } = contentOf(fromStoredContent(stored));
     return { version, systemMessage, userMessage, config };

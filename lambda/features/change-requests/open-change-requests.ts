@@ -1,5 +1,5 @@
 import { ConflictError } from '../../table/errors';
-import type { OpenRequestItem } from '../../table/item-types';
+import type { OpenChangeRequestItem } from '../../table/item-types';
 import { keys } from '../../table/schema';
 import type { Table } from '../../table/table';
 
@@ -9,9 +9,9 @@ import type { Table } from '../../table/table';
  */
 
 /** A label with an open request takes no second one (nor a rollout): decide or withdraw the first. */
-export class OpenRequestExistsError extends ConflictError {
-  override readonly name: string = 'OpenRequestExistsError';
-  constructor(readonly open: OpenRequestItem) {
+export class OpenChangeRequestExistsError extends ConflictError {
+  override readonly name: string = 'OpenChangeRequestExistsError';
+  constructor(readonly open: OpenChangeRequestItem) {
     super(
       `label ${open.label} of prompt ${open.promptId} has an open change request, ${open.requestId} (to ${open.to ?? 'no version: removed'}): approve, reject or withdraw it first`,
     );
@@ -19,12 +19,12 @@ export class OpenRequestExistsError extends ConflictError {
 }
 
 /** The label's open request, when there is one. */
-export function findOpenRequest(table: Table, accountId: string, promptId: string, label: string): Promise<OpenRequestItem | undefined> {
-  return table.get<OpenRequestItem>('openRequest', keys.openRequest(accountId, promptId, label));
+export function findOpenChangeRequest(table: Table, accountId: string, promptId: string, label: string): Promise<OpenChangeRequestItem | undefined> {
+  return table.get<OpenChangeRequestItem>('openChangeRequest', keys.openChangeRequest(accountId, promptId, label));
 }
 
 /** Refuses a second open request of a label, naming the first. */
-export async function requireNoOpenRequest(table: Table, accountId: string, promptId: string, label: string): Promise<void> {
-  const open = await findOpenRequest(table, accountId, promptId, label);
-  if (open) throw new OpenRequestExistsError(open);
+export async function requireNoOpenChangeRequest(table: Table, accountId: string, promptId: string, label: string): Promise<void> {
+  const open = await findOpenChangeRequest(table, accountId, promptId, label);
+  if (open) throw new OpenChangeRequestExistsError(open);
 }
