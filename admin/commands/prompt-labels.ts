@@ -1,4 +1,4 @@
-import type { ChangeRequest } from '../../lambda/features/change-requests/change-requests';
+import type { ChangeRequest } from '../../lambda/features/change-requests/answers';
 import { NotFoundError } from '../../lambda/table/errors';
 import { isHistoryCursor, listLabelHistory } from '../../lambda/table/label-history';
 import type { LabelMoveOutcome } from '../../lambda/features/change-requests/approval-gate';

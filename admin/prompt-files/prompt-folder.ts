@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Table } from '../../lambda/table/table';
 import { listPromptSummaries } from '../../lambda/features/prompts/deletion';
 import { listPrompts, readVersion } from '../../lambda/features/prompts/authoring';
-import { listOpenChangeRequestPointers } from '../../lambda/features/change-requests/change-requests';
+import { listOpenChangeRequestPointers } from '../../lambda/features/change-requests/open-change-requests';
 import type { OpenChangeRequest, ServedPrompt } from './folder-plan';
 import { formatPromptFile, PROMPT_FILE_SUFFIX, type PromptFile, PromptFileError, parsePromptFile, promptIdOfFile, sortedLabels } from './prompt-file';
 

@@ -9,7 +9,8 @@ import { moveReason } from '../labels/move-reasons';
 import { type PlannedChange, plannedAs } from '../planned-change';
 import { type Rollout, type RolloutStart, changeRequestRollout } from '../rollouts/rollouts';
 import { planStartRollout } from '../rollouts/start';
-import { type ChangeRequest, planOpenChangeRequest, type AskedMove } from './change-requests';
+import type { ChangeRequest } from './answers';
+import { type AskedMove, planOpenChangeRequest } from './opening';
 
 /**
  * Does this label move only through a change request? The one place that says so

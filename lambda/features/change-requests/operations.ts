@@ -1,7 +1,8 @@
 import { actorIdentity } from '../../domain/actor';
 import type { OperationContext } from '../../operations/context';
 import type { ChangeRequestItem } from '../../table/item-types';
-import { type Decider, planApproveChangeRequest, planCloseChangeRequest, type ChangeRequestDecision } from './change-requests';
+import { planApproveChangeRequest } from './approving';
+import { type ChangeRequestDecision, type Decider, planCloseChangeRequest } from './decisions';
 
 /** Which change request a decision is about, as its audit entry names it. */
 type Decided = Pick<ChangeRequestItem, 'requestId' | 'promptId' | 'label'>;

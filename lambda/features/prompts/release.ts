@@ -9,7 +9,7 @@ import type { Table } from '../../table/table';
 import type { TransactionWrite } from '../../table/transaction';
 import { buildUpdate } from '../../table/update-expression';
 import { readApprovalGate } from '../change-requests/approval-gate';
-import { openChangeRequestWrites } from '../change-requests/change-requests';
+import { openChangeRequestWrites } from '../change-requests/opening';
 import { requireNoOpenChangeRequest } from '../change-requests/open-change-requests';
 import { InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from '../errors';
 import { labelMovesOnHead, labelsUnchanged, planLabelMoves } from '../labels/label-move';

@@ -1,4 +1,6 @@
-import { answerOf, findChangeRequest, isAskedBy, listChangeRequests, changeRequestDiff } from '../../features/change-requests/change-requests';
+import { answerOf, isAskedBy } from '../../features/change-requests/answers';
+import { findChangeRequest, listChangeRequests } from '../../features/change-requests/change-requests';
+import { changeRequestDiff } from '../../features/change-requests/review-diff';
 import type { ChangeRequestItem } from '../../table/item-types';
 import { badRequest, forbidden, notFound } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
