@@ -8,7 +8,7 @@ import { MAX_SCOPE_ENTRIES, SCOPE_ENTRY_PATTERN } from '../domain/prompt-scope';
 import { ROLES } from '../domain/roles';
 import { isValidPercent, MAX_ROLLOUT_STEPS, MAX_STEP_MINUTES, PERCENT_RULE, ROLLOUT_ID_PATTERN } from '../domain/rollout';
 import { ALARM_NAME_RULE, isAlarmName } from '../domain/rollout-rules';
-import { REQUEST_ID_PATTERN, REQUEST_STATES } from '../features/change-requests/change-requests';
+import { CHANGE_REQUEST_ID_PATTERN, CHANGE_REQUEST_STATES } from '../domain/change-request';
 import { VERSION_PATTERN } from '../domain/version';
 import { EVENT_TYPES } from '../domain/events';
 import { ALL_EVENTS, eventsProblem, MAX_WEBHOOK_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH, SUBSCRIBABLE_EVENT_TYPES } from '../domain/webhook-rules';
@@ -35,7 +35,7 @@ export const UserId = z.string().regex(/^[A-Za-z0-9_.:@+-]{1,128}$/, { error: 'm
 export const Month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'must be YYYY-MM, e.g. 2026-11' });
 export const Role = z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` });
 export const WebhookId = z.string().regex(WEBHOOK_ID_PATTERN, { error: 'must be a webhook id: wh_ and 16 hex digits' });
-export const RequestId = z.string().regex(REQUEST_ID_PATTERN, { error: 'must be a change request id, as the requests list shows it (req_...)' });
+export const RequestId = z.string().regex(CHANGE_REQUEST_ID_PATTERN, { error: 'must be a change request id, as the requests list shows it (req_...)' });
 
 const Name = (max: number) =>
   z
@@ -166,7 +166,7 @@ export const DecisionBody = z.strictObject({ comment: Note.optional() });
 
 /** The requests list's query: one state, and the cursor of the page before. */
 export const RequestQuery = z.object({
-  state: z.enum(REQUEST_STATES, { error: `must be one of ${REQUEST_STATES.join(', ')}` }).optional(),
+  state: z.enum(CHANGE_REQUEST_STATES, { error: `must be one of ${CHANGE_REQUEST_STATES.join(', ')}` }).optional(),
   before: RequestId.optional(),
 });
 

@@ -1,6 +1,6 @@
 import { urlsRecordedIn } from '../domain/webhook-rules';
 import { BreakGlassNotAllowedError } from '../features/change-requests/approval-gate';
-import { NotTheDeciderError } from '../features/change-requests/change-requests';
+import { NotTheDeciderError } from '../features/change-requests/decisions';
 import { ImmutableVersionError, InvalidLabelError, InvalidRolloutError, InvalidWebhookError, VersionNotPublishedError } from '../features/errors';
 import { StaleDraftError } from '../features/prompts/authoring';
 import { ConflictError, NotFoundError, StoreUnavailableError } from '../table/errors';

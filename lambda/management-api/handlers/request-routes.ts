@@ -1,4 +1,6 @@
-import { answerOf, findRequest, listRequests, requestDiff } from '../../features/change-requests/change-requests';
+import { answerOf } from '../../features/change-requests/answers';
+import { findChangeRequest, listChangeRequests } from '../../features/change-requests/change-requests';
+import { changeRequestDiff } from '../../features/change-requests/review-diff';
 import type { ChangeRequestItem } from '../../table/item-types';
 import { badRequest, notFound } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
@@ -14,7 +16,7 @@ import { requireLabelRole } from './label-access';
 
 /** The request, or 404 (an ApiError: a decision aimed at no request is recorded as refused). */
 async function requestOr404({ table }: Pick<HandlerInput, 'table'>, accountId: string, requestId: string): Promise<ChangeRequestItem> {
-  const item = await findRequest(table, accountId, requestId);
+  const item = await findChangeRequest(table, accountId, requestId);
   if (!item) throw notFound(`account ${accountId} has no change request ${requestId}`);
   return item;
 }
@@ -40,7 +42,7 @@ export const requestRoutes: readonly ManagementRoute[] = [
         throw badRequest(`${field ?? 'query'}: ${issue?.message ?? 'not understood'}`, field);
       }
       const { state, before } = parsed.data;
-      const page = await listRequests(request.table, request.params.accountId, {
+      const page = await listChangeRequests(request.table, request.params.accountId, {
         ...(state === undefined ? {} : { state }),
         ...(before === undefined ? {} : { before }),
       });
@@ -54,7 +56,7 @@ export const requestRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const { accountId, requestId } = request.params;
       const item = await requestOr404(request, accountId, requestId);
-      const [answer, diff] = await Promise.all([answerOf(request.table, accountId, item), requestDiff(request.table, accountId, item)]);
+      const [answer, diff] = await Promise.all([answerOf(request.table, accountId, item), changeRequestDiff(request.table, accountId, item)]);
       return { status: 200, body: { request: answer, ...diff } };
     },
   }),
@@ -72,7 +74,7 @@ export const requestRoutes: readonly ManagementRoute[] = [
       const decided = await request.ops.changeRequests.approve(accountId, item, request.body.comment);
       if (decided.stale) {
         // Written as stale (request.stale in the audit log), and nothing moved: the label is no longer where it was asked from.
-        const now = decided.request.from === null ? 'was set' : `moved from ${decided.request.from}`;
+        const now = decided.changeRequest.from === null ? 'was set' : `moved from ${decided.changeRequest.from}`;
         return {
           status: 409,
           body: {
@@ -81,7 +83,7 @@ export const requestRoutes: readonly ManagementRoute[] = [
           },
         };
       }
-      return { status: 200, body: { request: decided.request } };
+      return { status: 200, body: { request: decided.changeRequest } };
     },
   }),
   defineRoute({
@@ -95,7 +97,7 @@ export const requestRoutes: readonly ManagementRoute[] = [
       const { accountId, requestId } = request.params;
       const item = await requestOr404(request, accountId, requestId);
       await requireDecider(request, accountId, item);
-      return { status: 200, body: { request: (await request.ops.changeRequests.reject(accountId, item, request.body.comment)).request } };
+      return { status: 200, body: { request: (await request.ops.changeRequests.reject(accountId, item, request.body.comment)).changeRequest } };
     },
   }),
   defineRoute({
@@ -106,7 +108,7 @@ export const requestRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const { accountId, requestId } = request.params;
       const item = await requestOr404(request, accountId, requestId);
-      return { status: 200, body: { request: (await request.ops.changeRequests.withdraw(accountId, item)).request } };
+      return { status: 200, body: { request: (await request.ops.changeRequests.withdraw(accountId, item)).changeRequest } };
     },
   }),
 ];

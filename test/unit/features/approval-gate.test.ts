@@ -1,4 +1,4 @@
-import { BreakGlassNotAllowedError, planLabelMoveOrRequest, readApprovalGate } from '../../../lambda/features/change-requests/approval-gate';
+import { BreakGlassNotAllowedError, planLabelMoveOrChangeRequest, readApprovalGate } from '../../../lambda/features/change-requests/approval-gate';
 import { ExpressionNames } from '../../../lambda/table/update-expression';
 import { prompt, version } from '../../support/fixtures';
 import { featureTable, OPERATOR, person } from '../../support/feature-table';
@@ -25,7 +25,7 @@ test('a move of a label under approval is asked for: a request opens, and the la
   const accountId = await underApproval();
   const outcome = await features.operations(admin).labels.set(accountId, 'greet', 'production', '1.1.0', { note: 'ship it' });
   expect(outcome).toEqual({
-    request: expect.objectContaining({ promptId: 'greet', label: 'production', from: '1.0.0', to: '1.1.0', note: 'ship it', state: 'open' }),
+    changeRequest: expect.objectContaining({ promptId: 'greet', label: 'production', from: '1.0.0', to: '1.1.0', note: 'ship it', state: 'open' }),
   });
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.0.0' });
   expect((await features.labelItem(accountId, 'greet', 'production'))?.labelled.version).toBe('1.0.0');
@@ -37,7 +37,7 @@ test('a move of a label under approval is asked for: a request opens, and the la
 test('a removal of a label under approval is asked for too, as a request to no version', async () => {
   const accountId = await underApproval();
   const outcome = await features.operations(admin).labels.remove(accountId, 'greet', 'production');
-  expect(outcome).toEqual({ request: expect.objectContaining({ from: '1.0.0', to: null, state: 'open' }) });
+  expect(outcome).toEqual({ changeRequest: expect.objectContaining({ from: '1.0.0', to: null, state: 'open' }) });
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.0.0' });
 });
 
@@ -51,7 +51,7 @@ test('a label the account does not put under approval moves at once, in the same
 test('a request needs the approvals the account asks for at the moment it is opened', async () => {
   const accountId = await underApproval(2);
   const outcome = await features.operations(admin).labels.set(accountId, 'greet', 'production', '1.1.0');
-  expect(outcome).toEqual({ request: expect.objectContaining({ required: 2 }) });
+  expect(outcome).toEqual({ changeRequest: expect.objectContaining({ required: 2 }) });
 });
 
 test('a move to where a label under approval already points asks nothing and moves nothing', async () => {
@@ -109,7 +109,7 @@ test("approvals turned on between a move's read and its write make it decided ag
   const table = features.racedTable();
   table.beforeNextTransaction(() => features.approvals(accountId, ['production']));
   const outcome = await features.operations(admin, { table }).labels.set(accountId, 'greet', 'production', '1.1.0');
-  expect(outcome).toEqual({ request: expect.objectContaining({ from: '1.0.0', to: '1.1.0', state: 'open' }) });
+  expect(outcome).toEqual({ changeRequest: expect.objectContaining({ from: '1.0.0', to: '1.1.0', state: 'open' }) });
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.0.0' });
   expect(await features.history(accountId, 'greet', 'production')).toHaveLength(1);
 });
@@ -129,14 +129,14 @@ test('a no-op move of a label under approval holds where it found the label: mov
   // The operator moves the label away between the no-op's read and its write.
   table.beforeNextTransaction(() => features.operations(OPERATOR).labels.set(accountId, 'greet', 'production', '1.1.0', { breakGlass: true }));
   const outcome = await features.operations(admin, { table }).labels.set(accountId, 'greet', 'production', '1.0.0');
-  expect(outcome).toEqual({ request: expect.objectContaining({ from: '1.1.0', to: '1.0.0', state: 'open' }) });
+  expect(outcome).toEqual({ changeRequest: expect.objectContaining({ from: '1.1.0', to: '1.0.0', state: 'open' }) });
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.1.0' });
 });
 
 test('a rollout start on a label under approval is asked for: the request carries the rollout, and nothing rolls out', async () => {
   const accountId = await underApproval();
   const outcome = await features.operations(admin).rollouts.start(accountId, 'greet', 'production', { to: '1.1.0', percent: 10 });
-  expect(outcome).toEqual({ request: expect.objectContaining({ from: '1.0.0', to: '1.1.0', rollout: { percent: 10, steps: [], guardAlarm: null } }) });
+  expect(outcome).toEqual({ changeRequest: expect.objectContaining({ from: '1.0.0', to: '1.1.0', rollout: { percent: 10, steps: [], guardAlarm: null } }) });
   expect((await features.labelItem(accountId, 'greet', 'production'))?.rollout).toBeUndefined();
   expect((await features.state(accountId)).filter((item) => String(item.sk).startsWith('ROLLOUT#'))).toEqual([]);
 });
@@ -148,7 +148,7 @@ test('the gate says which labels ask and which break the glass, and the plan it 
   expect(gate.required).toBe(2);
   const asking = await readApprovalGate(features.table, accountId, { actor: admin, by: admin.email });
   expect([asking.asks('production'), asking.breaks('production')]).toEqual([true, false]);
-  const planned = await planLabelMoveOrRequest(
+  const planned = await planLabelMoveOrChangeRequest(
     features.table,
     accountId,
     { promptId: 'greet', label: 'staging', to: '1.1.0' },

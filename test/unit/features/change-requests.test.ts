@@ -1,14 +1,9 @@
 import type { Actor } from '../../../lambda/domain/actor';
-import {
-  answerOf,
-  type ChangeRequest,
-  listRequests,
-  REQUEST_ID_PATTERN,
-  RequestNotOpenError,
-  requestDiff,
-  requireRequest,
-} from '../../../lambda/features/change-requests/change-requests';
-import { OpenRequestExistsError } from '../../../lambda/features/change-requests/open-change-requests';
+import { CHANGE_REQUEST_ID_PATTERN } from '../../../lambda/domain/change-request';
+import { answerOf, type ChangeRequest } from '../../../lambda/features/change-requests/answers';
+import { ChangeRequestNotOpenError, listChangeRequests, requireChangeRequest } from '../../../lambda/features/change-requests/change-requests';
+import { OpenChangeRequestExistsError } from '../../../lambda/features/change-requests/open-change-requests';
+import { changeRequestDiff } from '../../../lambda/features/change-requests/review-diff';
 import { RolloutActiveError, VersionNotPublishedError } from '../../../lambda/features/errors';
 import { NotFoundError } from '../../../lambda/table/errors';
 import { keys } from '../../../lambda/table/schema';
@@ -49,20 +44,20 @@ async function account(required = 1): Promise<string> {
 async function ask(accountId: string, to: string | null = '1.1.0', label = 'production', as: Actor = asker): Promise<ChangeRequest> {
   const ops = features.operations(as);
   const outcome = to === null ? await ops.labels.remove(accountId, 'greet', label) : await ops.labels.set(accountId, 'greet', label, to, { note: 'please' });
-  if (!('request' in outcome)) throw new Error(`${label} moved rather than being asked for`);
-  return outcome.request;
+  if (!('changeRequest' in outcome)) throw new Error(`${label} moved rather than being asked for`);
+  return outcome.changeRequest;
 }
 
-const approve = (accountId: string, request: ChangeRequest, as: Actor, comment?: string) =>
-  features.operations(as).changeRequests.approve(accountId, request, comment);
+const approve = (accountId: string, changeRequest: ChangeRequest, as: Actor, comment?: string) =>
+  features.operations(as).changeRequests.approve(accountId, changeRequest, comment);
 
-const stored = (accountId: string, request: ChangeRequest) => requireRequest(features.table, accountId, request.requestId);
+const stored = (accountId: string, changeRequest: ChangeRequest) => requireChangeRequest(features.table, accountId, changeRequest.requestId);
 
 test('an open request says what is asked, by whom and how many approvals it needs; a pointer names it under its label', async () => {
   const accountId = await account(2);
-  const request = await ask(accountId);
-  expect(request).toEqual({
-    requestId: expect.stringMatching(REQUEST_ID_PATTERN),
+  const changeRequest = await ask(accountId);
+  expect(changeRequest).toEqual({
+    requestId: expect.stringMatching(CHANGE_REQUEST_ID_PATTERN),
     promptId: 'greet',
     label: 'production',
     from: '1.0.0',
@@ -76,17 +71,17 @@ test('an open request says what is asked, by whom and how many approvals it need
     state: 'open',
     decision: null,
   });
-  expect(await features.get(keys.openRequest(accountId, 'greet', 'production'))).toEqual(
-    expect.objectContaining({ requestId: request.requestId, to: '1.1.0' }),
+  expect(await features.get(keys.openChangeRequest(accountId, 'greet', 'production'))).toEqual(
+    expect.objectContaining({ requestId: changeRequest.requestId, to: '1.1.0' }),
   );
-  expect((await listRequests(features.table, accountId, { state: 'open' })).requests.map((open) => open.requestId)).toEqual([request.requestId]);
+  expect((await listChangeRequests(features.table, accountId, { state: 'open' })).requests.map((open) => open.requestId)).toEqual([changeRequest.requestId]);
 });
 
 test('a label has one open request at a time: a second is refused naming the first, and nothing changes', async () => {
   const accountId = await account();
   const first = await ask(accountId);
   const before = await features.state(accountId);
-  await expect(ask(accountId, null, 'production', alice)).rejects.toEqual(expect.any(OpenRequestExistsError));
+  await expect(ask(accountId, null, 'production', alice)).rejects.toEqual(expect.any(OpenChangeRequestExistsError));
   await expect(ask(accountId, '1.1.0', 'production', alice)).rejects.toThrow(first.requestId);
   expect(await features.state(accountId)).toEqual(before);
   expect(await features.lastEntries(accountId, 2)).toEqual([
@@ -109,10 +104,10 @@ test('a request is checked as the move would be: a draft, or the removal of a la
 
 test('the approval that brings the required count moves the label in its own transaction, the history naming the request', async () => {
   const accountId = await account();
-  const request = await ask(accountId);
-  const decided = await approve(accountId, request, alice, 'looks right');
+  const changeRequest = await ask(accountId);
+  const decided = await approve(accountId, changeRequest, alice, 'looks right');
   expect(decided.stale).toBe(false);
-  expect(decided.request).toEqual(
+  expect(decided.changeRequest).toEqual(
     expect.objectContaining({
       state: 'applied',
       approvals: [{ by: 'alice@example.com', at: expect.any(String), comment: 'looks right', counts: true, role: 'admin', why: null }],
@@ -121,8 +116,8 @@ test('the approval that brings the required count moves the label in its own tra
   );
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.1.0' });
   const [moved] = await features.history(accountId, 'greet', 'production');
-  expect(moved).toEqual(expect.objectContaining({ from: '1.0.0', to: '1.1.0', by: 'alice@example.com', reason: `request ${request.requestId}` }));
-  expect(await features.get(keys.openRequest(accountId, 'greet', 'production'))).toBeUndefined();
+  expect(moved).toEqual(expect.objectContaining({ from: '1.0.0', to: '1.1.0', by: 'alice@example.com', reason: `request ${changeRequest.requestId}` }));
+  expect(await features.get(keys.openChangeRequest(accountId, 'greet', 'production'))).toBeUndefined();
   expect((await features.audit(accountId)).slice(0, 3).map((entry) => entry.action)).toEqual(
     expect.arrayContaining(['request.approve', 'request.apply', 'label.set']),
   );
@@ -131,21 +126,23 @@ test('the approval that brings the required count moves the label in its own tra
 
 test('below the required count an approval is recorded, the request stays open and the label stays; the next one applies it', async () => {
   const accountId = await account(2);
-  const request = await ask(accountId);
-  const first = await approve(accountId, request, alice);
-  expect(first.request).toEqual(expect.objectContaining({ state: 'open', approvals: [expect.objectContaining({ by: 'alice@example.com', counts: true })] }));
+  const changeRequest = await ask(accountId);
+  const first = await approve(accountId, changeRequest, alice);
+  expect(first.changeRequest).toEqual(
+    expect.objectContaining({ state: 'open', approvals: [expect.objectContaining({ by: 'alice@example.com', counts: true })] }),
+  );
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.0.0' });
-  const second = await approve(accountId, request, bob);
-  expect(second.request.state).toBe('applied');
+  const second = await approve(accountId, changeRequest, bob);
+  expect(second.changeRequest.state).toBe('applied');
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.1.0' });
 });
 
 test('one approval per person: approving again is refused (409), and nothing changes', async () => {
   const accountId = await account(2);
-  const request = await ask(accountId);
-  await approve(accountId, request, alice);
+  const changeRequest = await ask(accountId);
+  await approve(accountId, changeRequest, alice);
   const before = await features.state(accountId);
-  await expect(approve(accountId, request, alice)).rejects.toThrow('approved change request');
+  await expect(approve(accountId, changeRequest, alice)).rejects.toThrow('approved change request');
   expect(await features.state(accountId)).toEqual(before);
   const [refusal] = await features.audit(accountId);
   expect(refusal).toEqual(expect.objectContaining({ action: 'request.approve', outcome: 'refused', reason: expect.objectContaining({ code: 'CONFLICT' }) }));
@@ -153,10 +150,10 @@ test('one approval per person: approving again is refused (409), and nothing cha
 
 test('the requester can neither approve nor reject their own request (403), and nothing changes', async () => {
   const accountId = await account();
-  const request = await ask(accountId);
+  const changeRequest = await ask(accountId);
   const before = await features.state(accountId);
-  await expect(approve(accountId, request, asker)).rejects.toThrow('another member must approve or reject it');
-  await expect(features.operations(asker).changeRequests.reject(accountId, request)).rejects.toThrow('another member must approve or reject it');
+  await expect(approve(accountId, changeRequest, asker)).rejects.toThrow('another member must approve or reject it');
+  await expect(features.operations(asker).changeRequests.reject(accountId, changeRequest)).rejects.toThrow('another member must approve or reject it');
   expect(await features.state(accountId)).toEqual(before);
   expect(await features.lastEntries(accountId, 2)).toEqual([
     ['request.approve', 'refused', 'FORBIDDEN'],
@@ -166,11 +163,11 @@ test('the requester can neither approve nor reject their own request (403), and 
 
 test('an approval from a member demoted since stays on the request, not counting, and the request stays open', async () => {
   const accountId = await account(2);
-  const request = await ask(accountId);
-  await approve(accountId, request, alice);
+  const changeRequest = await ask(accountId);
+  await approve(accountId, changeRequest, alice);
   await features.operations().members.setRole(accountId, alice.userId, 'editor');
-  const decided = await approve(accountId, request, bob);
-  expect(decided.request).toEqual(
+  const decided = await approve(accountId, changeRequest, bob);
+  expect(decided.changeRequest).toEqual(
     expect.objectContaining({
       state: 'open',
       approvals: [
@@ -187,69 +184,71 @@ test('an approval from a member demoted since stays on the request, not counting
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.0.0' });
   // Given the role back while the request is open, alice's approving again counts, and applies it.
   await features.operations().members.setRole(accountId, alice.userId, 'admin');
-  expect((await approve(accountId, request, alice)).request.state).toBe('applied');
+  expect((await approve(accountId, changeRequest, alice)).changeRequest.state).toBe('applied');
 });
 
 test('an approval from a member removed since does not count', async () => {
   const accountId = await account(2);
-  const request = await ask(accountId);
-  await approve(accountId, request, alice);
+  const changeRequest = await ask(accountId);
+  await approve(accountId, changeRequest, alice);
   await features.operations().members.remove(accountId, alice.userId);
-  const decided = await approve(accountId, request, bob);
-  expect(decided.request.state).toBe('open');
-  expect(decided.request.approvals[0]).toEqual(expect.objectContaining({ counts: false, role: null, why: 'not a member of the account' }));
+  const decided = await approve(accountId, changeRequest, bob);
+  expect(decided.changeRequest.state).toBe('open');
+  expect(decided.changeRequest.approvals[0]).toEqual(expect.objectContaining({ counts: false, role: null, why: 'not a member of the account' }));
 });
 
 test("a demotion landing between the applying approval's read and its write refuses it: planned again, that approval no longer counts", async () => {
   const accountId = await account(2);
-  const request = await ask(accountId);
-  await approve(accountId, request, alice);
+  const changeRequest = await ask(accountId);
+  await approve(accountId, changeRequest, alice);
   const table = features.racedTable();
   table.beforeNextTransaction(() => features.operations().members.setRole(accountId, alice.userId, 'viewer'));
-  const decided = await features.operations(bob, { table }).changeRequests.approve(accountId, request);
-  expect(decided.request.state).toBe('open');
-  expect(decided.request.approvals.map(({ counts }) => counts)).toEqual([false, true]);
+  const decided = await features.operations(bob, { table }).changeRequests.approve(accountId, changeRequest);
+  expect(decided.changeRequest.state).toBe('open');
+  expect(decided.changeRequest.approvals.map(({ counts }) => counts)).toEqual([false, true]);
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.0.0' });
 });
 
 test('the requester withdraws their request: closed, nothing moved; nobody else may withdraw it (403)', async () => {
   const accountId = await account();
-  const request = await ask(accountId);
+  const changeRequest = await ask(accountId);
   const before = await features.state(accountId);
-  await expect(features.operations(alice).changeRequests.withdraw(accountId, request)).rejects.toThrow('only the member who asked');
+  await expect(features.operations(alice).changeRequests.withdraw(accountId, changeRequest)).rejects.toThrow('only the member who asked');
   expect(await features.state(accountId)).toEqual(before);
-  const withdrawn = await features.operations(asker).changeRequests.withdraw(accountId, request);
-  expect(withdrawn.request).toEqual(
+  const withdrawn = await features.operations(asker).changeRequests.withdraw(accountId, changeRequest);
+  expect(withdrawn.changeRequest).toEqual(
     expect.objectContaining({ state: 'withdrawn', decision: { by: 'asker@example.com', at: expect.any(String), comment: null } }),
   );
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.0.0' });
-  expect(await features.get(keys.openRequest(accountId, 'greet', 'production'))).toBeUndefined();
+  expect(await features.get(keys.openChangeRequest(accountId, 'greet', 'production'))).toBeUndefined();
 });
 
 test('a rejection closes the request with its comment and moves nothing; a closed request is decided no more (409)', async () => {
   const accountId = await account();
-  const request = await ask(accountId);
-  const rejected = await features.operations(alice).changeRequests.reject(accountId, request, 'not today');
-  expect(rejected.request).toEqual(
+  const changeRequest = await ask(accountId);
+  const rejected = await features.operations(alice).changeRequests.reject(accountId, changeRequest, 'not today');
+  expect(rejected.changeRequest).toEqual(
     expect.objectContaining({ state: 'rejected', decision: expect.objectContaining({ by: 'alice@example.com', comment: 'not today' }) }),
   );
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.0.0' });
   const before = await features.state(accountId);
-  await expect(approve(accountId, request, bob)).rejects.toEqual(expect.any(RequestNotOpenError));
-  await expect(features.operations(asker).changeRequests.withdraw(accountId, request)).rejects.toEqual(expect.any(RequestNotOpenError));
+  await expect(approve(accountId, changeRequest, bob)).rejects.toEqual(expect.any(ChangeRequestNotOpenError));
+  await expect(features.operations(asker).changeRequests.withdraw(accountId, changeRequest)).rejects.toEqual(expect.any(ChangeRequestNotOpenError));
   expect(await features.state(accountId)).toEqual(before);
 });
 
 test('a request whose label moved meanwhile turns stale at its approval: nothing moves, and the entry says request.stale', async () => {
   const accountId = await account();
-  const request = await ask(accountId);
+  const changeRequest = await ask(accountId);
   await features.operations(OPERATOR).labels.remove(accountId, 'greet', 'production', { breakGlass: true });
   const before = (await features.state(accountId)).filter((item) => !String(item.sk).startsWith('REQUEST#') && !String(item.sk).startsWith('OPENREQ#'));
-  const stale = await approve(accountId, request, alice);
+  const stale = await approve(accountId, changeRequest, alice);
   expect(stale.stale).toBe(true);
-  expect(stale.request).toEqual(expect.objectContaining({ state: 'stale', from: '1.0.0', decision: expect.objectContaining({ by: 'alice@example.com' }) }));
+  expect(stale.changeRequest).toEqual(
+    expect.objectContaining({ state: 'stale', from: '1.0.0', decision: expect.objectContaining({ by: 'alice@example.com' }) }),
+  );
   expect(await features.labels(accountId, 'greet')).toEqual({});
-  expect(await features.get(keys.openRequest(accountId, 'greet', 'production'))).toBeUndefined();
+  expect(await features.get(keys.openChangeRequest(accountId, 'greet', 'production'))).toBeUndefined();
   const [entry] = await features.audit(accountId);
   expect(entry).toEqual(expect.objectContaining({ action: 'request.stale', outcome: 'succeeded', after: expect.objectContaining({ now: null }) }));
   // Nothing but the request and its event changed: no label, no history entry.
@@ -259,19 +258,19 @@ test('a request whose label moved meanwhile turns stale at its approval: nothing
 
 test('a label moved away and back before the approval points where it was asked from: the approval applies the request', async () => {
   const accountId = await account();
-  const request = await ask(accountId);
+  const changeRequest = await ask(accountId);
   await features.operations(OPERATOR).labels.set(accountId, 'greet', 'production', '1.1.0', { breakGlass: true });
   await features.operations(OPERATOR).labels.set(accountId, 'greet', 'production', '1.0.0', { breakGlass: true });
-  const decided = await approve(accountId, request, alice);
-  expect(decided).toEqual({ stale: false, request: expect.objectContaining({ state: 'applied' }) });
+  const decided = await approve(accountId, changeRequest, alice);
+  expect(decided).toEqual({ stale: false, changeRequest: expect.objectContaining({ state: 'applied' }) });
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.1.0' });
 });
 
 test('a request that carries a rollout starts it when applied, by the approver, the label staying where it points', async () => {
   const accountId = await account();
   const asked = await features.operations(asker).rollouts.start(accountId, 'greet', 'production', { to: '1.1.0', percent: 20 });
-  if (!('request' in asked)) throw new Error('the rollout started without its request');
-  await approve(accountId, asked.request, alice);
+  if (!('changeRequest' in asked)) throw new Error('the rollout started without its request');
+  await approve(accountId, asked.changeRequest, alice);
   const rollout = await features.operations().rollouts.read(accountId, 'greet', 'production');
   expect(rollout).toEqual(expect.objectContaining({ from: '1.0.0', to: '1.1.0', percent: 20, startedBy: 'alice@example.com', state: 'active' }));
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.0.0' });
@@ -281,20 +280,20 @@ test('a request that carries a rollout starts it when applied, by the approver, 
 
 test('a closed request keeps each approval as it stood when it closed', async () => {
   const accountId = await account();
-  const request = await ask(accountId);
-  await approve(accountId, request, alice);
+  const changeRequest = await ask(accountId);
+  await approve(accountId, changeRequest, alice);
   await features.operations().members.setRole(accountId, alice.userId, 'viewer');
-  const answer = await answerOf(features.table, accountId, await stored(accountId, request));
+  const answer = await answerOf(features.table, accountId, await stored(accountId, changeRequest));
   expect(answer.approvals).toEqual([expect.objectContaining({ by: 'alice@example.com', counts: true, role: 'admin', why: null })]);
 });
 
 test("a reviewer's diff shows both versions and the placeholders the move adds and takes away", async () => {
   const accountId = await account();
-  const request = await ask(accountId);
-  const diff = await requestDiff(features.table, accountId, request);
+  const changeRequest = await ask(accountId);
+  const diff = await changeRequestDiff(features.table, accountId, changeRequest);
   expect(diff.fromVersion).toEqual(expect.objectContaining({ version: '1.0.0', userMessage: 'Hello ${name} from ${city}' }));
   expect(diff.toVersion).toEqual(expect.objectContaining({ version: '1.1.0', userMessage: 'Hello ${name}, it is ${day}' }));
   expect(diff.placeholders).toEqual({ added: ['day'], removed: ['city'] });
-  const removal = await requestDiff(features.table, accountId, { promptId: 'greet', from: '1.0.0', to: null });
+  const removal = await changeRequestDiff(features.table, accountId, { promptId: 'greet', from: '1.0.0', to: null });
   expect(removal).toEqual(expect.objectContaining({ toVersion: null, placeholders: { added: [], removed: ['name', 'city'] } }));
 });

@@ -85,7 +85,7 @@ test('a push creates the prompt, publishes its version and labels it in one chan
     publish: { version: '1.0.0', content: content('fresh'), note: 'first push' },
     labels: [{ label: 'production', to: '1.0.0' }],
   };
-  expect(await features.operations().prompts.release(accountId, release)).toEqual({ steps: 3, requests: [] });
+  expect(await features.operations().prompts.release(accountId, release)).toEqual({ steps: 3, changeRequests: [] });
   expect(await head(accountId, 'fresh')).toEqual(
     expect.objectContaining({ promptName: 'Fresh', labels: { production: '1.0.0' }, latest: expect.objectContaining({ version: '1.0.0' }) }),
   );
@@ -132,7 +132,7 @@ test('a push of a version that exists is refused ("pull, then push again"), and 
 test('a prompt a push has nothing to change for is left untouched: no write, no audit entry', async () => {
   const accountId = await account();
   const before = await features.state(accountId);
-  expect(await features.operations().prompts.release(accountId, { promptId: 'greet', labels: [] })).toEqual({ steps: 0, requests: [] });
+  expect(await features.operations().prompts.release(accountId, { promptId: 'greet', labels: [] })).toEqual({ steps: 0, changeRequests: [] });
   expect(await features.state(accountId)).toEqual(before);
   expect(await features.audit(accountId)).toEqual([]);
 });
@@ -164,7 +164,7 @@ test('a push asks for a label under approval in its own transaction, moves the o
   await features.approvals(accountId, ['production']);
   const headBefore = await head(accountId, 'greet');
   const asked = await features.operations().prompts.release(accountId, { promptId: 'greet', labels: [{ label: 'production', to: '2.0.0' }] }, { note: 'ship' });
-  expect(asked).toEqual({ steps: 1, requests: [{ label: 'production', requestId: expect.stringMatching(/^req_/) }] });
+  expect(asked).toEqual({ steps: 1, changeRequests: [{ label: 'production', requestId: expect.stringMatching(/^req_/) }] });
   expect(await head(accountId, 'greet')).toEqual(headBefore);
   expect((await features.audit(accountId))[0]).toEqual(
     expect.objectContaining({ action: 'request.open', after: expect.objectContaining({ from: '1.0.0', to: '2.0.0' }) }),
@@ -179,7 +179,7 @@ test('a push asks for a label under approval in its own transaction, moves the o
       { label: 'staging', to: '1.0.0' },
     ],
   });
-  expect(both.requests.map(({ label }) => label)).toEqual(['production']);
+  expect(both.changeRequests.map(({ label }) => label)).toEqual(['production']);
   expect(await features.labels(other, 'greet')).toEqual({ production: '1.0.0', staging: '1.0.0' });
 });
 

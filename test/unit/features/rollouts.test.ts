@@ -1,6 +1,6 @@
 import { hashApiKey } from '../../../lambda/domain/api-key';
 import { UnapprovedRolloutError } from '../../../lambda/features/change-requests/approval-gate';
-import { OpenRequestExistsError } from '../../../lambda/features/change-requests/open-change-requests';
+import { OpenChangeRequestExistsError } from '../../../lambda/features/change-requests/open-change-requests';
 import { InvalidRolloutError, RolloutActiveError } from '../../../lambda/features/errors';
 import { NoRolloutError, OtherRolloutError, type Rollout } from '../../../lambda/features/rollouts/rollouts';
 import { ConflictError, NotFoundError } from '../../../lambda/table/errors';
@@ -89,7 +89,7 @@ test('a label with an open change request takes no rollout', async () => {
   await features.operations(admin).labels.set(accountId, 'greet', 'production', '1.1.0');
   await features.approvals(accountId, []);
   const before = await features.state(accountId);
-  await expect(start(accountId)).rejects.toEqual(expect.any(OpenRequestExistsError));
+  await expect(start(accountId)).rejects.toEqual(expect.any(OpenChangeRequestExistsError));
   expect(await features.state(accountId)).toEqual(before);
 });
 
@@ -212,8 +212,8 @@ test('on a label under approval, a rollout a change request started completes wi
   await features.member(accountId, approver, 'admin');
   await features.approvals(accountId, ['production']);
   const asked = await features.operations(admin).rollouts.start(accountId, 'greet', 'production', { to: '1.1.0', percent: 10 });
-  if (!('request' in asked)) throw new Error('the rollout started without its request');
-  await features.operations(approver).changeRequests.approve(accountId, asked.request);
+  if (!('changeRequest' in asked)) throw new Error('the rollout started without its request');
+  await features.operations(approver).changeRequests.approve(accountId, asked.changeRequest);
   expect((await features.operations(admin).rollouts.complete(accountId, 'greet', 'production')).state).toBe('completed');
   expect(await features.labels(accountId, 'greet')).toEqual({ production: '1.1.0' });
 });
