@@ -1,4 +1,3 @@
-import { type Actor, actorIdentity } from '../../domain/actor';
 import { type ApprovalStanding, approvalStanding } from '../../domain/approval-standing';
 import type { ChangeRequestState } from '../../domain/change-request';
 import type { RolloutStep } from '../../domain/rollout';
@@ -60,9 +59,6 @@ export function toChangeRequest(item: ChangeRequestItem, standings: readonly App
       : {}),
   };
 }
-
-/** Whether `actor` asked for the request. */
-export const isAskedBy = (item: Pick<ChangeRequestItem, 'requester'>, actor: Actor): boolean => actorIdentity(item.requester) === actorIdentity(actor);
 
 /** A standing that was not read counts for nothing: no approval is shown as counting without its giver's role read. */
 export const standingAt = (standings: readonly ApprovalStanding[], index: number): ApprovalStanding =>
