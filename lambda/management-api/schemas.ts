@@ -8,7 +8,7 @@ import { MAX_SCOPE_ENTRIES, SCOPE_ENTRY_PATTERN } from '../domain/prompt-scope';
 import { ROLES } from '../domain/roles';
 import { isValidPercent, MAX_ROLLOUT_STEPS, MAX_STEP_MINUTES, PERCENT_RULE, ROLLOUT_ID_PATTERN } from '../domain/rollout';
 import { ALARM_NAME_RULE, isAlarmName } from '../domain/rollout-rules';
-import { REQUEST_ID_PATTERN, REQUEST_STATES } from '../table/change-requests';
+import { CHANGE_REQUEST_ID_PATTERN as REQUEST_ID_PATTERN, CHANGE_REQUEST_STATES as REQUEST_STATES } from '../domain/change-request';
 import { VERSION_PATTERN } from '../domain/version';
 import { EVENT_TYPES } from '../domain/events';
 import { ALL_EVENTS, eventsProblem, MAX_WEBHOOK_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH, SUBSCRIBABLE_EVENT_TYPES } from '../domain/webhook-rules';

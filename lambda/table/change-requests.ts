@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseTemplate, variablesOf } from '../../client/src/template';
 import { type ApprovalStanding, approvalStanding, rolesThatApprove } from '../domain/approval-standing';
+import { CHANGE_REQUEST_ID_PATTERN } from '../domain/change-request';
 import { labelledVersion } from '../domain/label';
 import type { PromptConfig } from '../domain/prompt';
 import type { Table } from './table';
@@ -43,11 +44,6 @@ import { buildCondition, buildUpdate } from './update-expression';
  * give them (lambda/domain/approval-standing.ts): the approval that would close the request holds each counted
  * approver's membership, at a role that may approve, to its transaction.
  */
-
-export const REQUEST_STATES = ['open', 'applied', 'rejected', 'withdrawn', 'stale'] as const satisfies readonly ChangeRequestState[];
-
-/** `req_`, the instant it was asked (UTC, digits only: sorts by time), `_` and 8 hex digits. */
-export const REQUEST_ID_PATTERN = /^req_\d{17}_[0-9a-f]{8}$/;
 
 export const REQUEST_PAGE_SIZE = 50;
 
@@ -185,7 +181,7 @@ export async function answerOf(table: Table, accountId: string, item: ChangeRequ
 }
 
 export async function findRequest(table: Table, accountId: string, requestId: string): Promise<ChangeRequestItem | undefined> {
-  if (!REQUEST_ID_PATTERN.test(requestId)) return undefined;
+  if (!CHANGE_REQUEST_ID_PATTERN.test(requestId)) return undefined;
   return table.get<ChangeRequestItem>('readRequest', keys.changeRequest(accountId, requestId));
 }
 
@@ -502,7 +498,7 @@ export async function listRequests(
   }
   const limit = options.limit ?? REQUEST_PAGE_SIZE;
   const before = options.before;
-  if (before !== undefined && !REQUEST_ID_PATTERN.test(before)) throw new RangeError('not a change request cursor');
+  if (before !== undefined && !CHANGE_REQUEST_ID_PATTERN.test(before)) throw new RangeError('not a change request cursor');
   const upper = before === undefined ? `${prefixes.changeRequests}~` : belowKey(keys.changeRequest(accountId, before).sk);
   const filter = options.state === undefined ? undefined : buildCondition((e) => `${e.name('state')} = ${e.value(options.state)}`);
   const { items: requests, nextKey } = await newestFirstPage<WithKeys<ChangeRequestItem>>(table, 'listRequests', {

@@ -1,3 +1,4 @@
+import type { ChangeRequestState } from '../domain/change-request';
 import type { PromptConfig, PromptContent } from '../domain/prompt';
 import type { Role } from '../domain/roles';
 
@@ -258,7 +259,8 @@ export interface LabelHistoryRollout {
   served?: { from: number; to: number };
 }
 
-export type ChangeRequestState = 'open' | 'applied' | 'rejected' | 'withdrawn' | 'stale';
+/** A change request's states: domain/change-request.ts, which the management API's contracts use too. */
+export type { ChangeRequestState };
 
 /** One approval of a change request: who (a person's email), when, and what they said. */
 export interface RequestApproval {
