@@ -1,13 +1,12 @@
 import { decodeCursor, listAudit } from '../../table/audit-log';
 import { badRequest } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
-import { AuditQuery } from '../schemas';
+import * as contracts from './audit-contracts';
+import { AuditQuery } from './audit-contracts';
 
 /** The audit log is read here and nowhere written: entries are never changed or deleted through the API. */
 export const auditRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/audit',
+  defineRoute(contracts.readAudit, {
     access: 'read the account',
     async handle(request) {
       const parsed = AuditQuery.safeParse(request.query);

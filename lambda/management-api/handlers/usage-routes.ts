@@ -2,12 +2,11 @@ import { quotaPeriodAt } from '../../domain/quota-period';
 import { listKeyUsage } from '../../table/keys';
 import { badRequest } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
-import { Month } from '../schemas';
+import * as contracts from './usage-contracts';
+import { Month } from './usage-contracts';
 
 export const usageRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/usage',
+  defineRoute(contracts.readUsage, {
     access: 'read the account',
     async handle(request) {
       const month = request.query.month ?? quotaPeriodAt(request.now).month;

@@ -2,7 +2,8 @@ import { answerOf, findRequest, isRequester, listRequests, requestDiff } from '.
 import type { ChangeRequestItem } from '../../table/item-types';
 import { badRequest, forbidden, notFound } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
-import { DecisionBody, RequestQuery } from '../schemas';
+import * as contracts from './change-request-contracts';
+import { ChangeRequestQuery } from './change-request-contracts';
 import { requireLabelRole } from './label-access';
 
 /**
@@ -13,7 +14,7 @@ import { requireLabelRole } from './label-access';
  */
 
 /** The request, or 404 (an ApiError: a decision aimed at no request is recorded as refused). */
-async function requestOr404({ table }: Pick<HandlerInput, 'table'>, accountId: string, requestId: string): Promise<ChangeRequestItem> {
+async function changeRequestOr404({ table }: Pick<HandlerInput, 'table'>, accountId: string, requestId: string): Promise<ChangeRequestItem> {
   const item = await findRequest(table, accountId, requestId);
   if (!item) throw notFound(`account ${accountId} has no change request ${requestId}`);
   return item;
@@ -29,13 +30,11 @@ async function requireDecider(request: Pick<HandlerInput, 'table' | 'member' | '
   }
 }
 
-export const requestRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/requests',
+export const changeRequestRoutes: readonly ManagementRoute[] = [
+  defineRoute(contracts.listChangeRequests, {
     access: 'read the account',
     async handle(request) {
-      const parsed = RequestQuery.safeParse(request.query);
+      const parsed = ChangeRequestQuery.safeParse(request.query);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         const field = issue?.path.length ? String(issue.path[0]) : undefined;
@@ -49,27 +48,21 @@ export const requestRoutes: readonly ManagementRoute[] = [
       return { status: 200, body: page };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/requests/{requestId}',
+  defineRoute(contracts.readChangeRequest, {
     access: 'read the account',
     async handle(request) {
       const { accountId, requestId } = request.params;
-      const item = await requestOr404(request, accountId, requestId);
+      const item = await changeRequestOr404(request, accountId, requestId);
       const [answer, diff] = await Promise.all([answerOf(request.table, accountId, item), requestDiff(request.table, accountId, item)]);
       return { status: 200, body: { request: answer, ...diff } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/requests/{requestId}/approve',
+  defineRoute(contracts.approveChangeRequest, {
     access: 'move labels',
     action: 'request.approve',
-    body: DecisionBody,
-    bodyOptional: true,
     async handle(request) {
       const { accountId, requestId } = request.params;
-      const item = await requestOr404(request, accountId, requestId);
+      const item = await changeRequestOr404(request, accountId, requestId);
       await requireDecider(request, accountId, item);
       const decided = await request.ops.approveRequest(accountId, item, request.body.comment);
       if (decided.stale) {
@@ -86,28 +79,22 @@ export const requestRoutes: readonly ManagementRoute[] = [
       return { status: 200, body: { request: decided.request } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/requests/{requestId}/reject',
+  defineRoute(contracts.rejectChangeRequest, {
     access: 'move labels',
     action: 'request.reject',
-    body: DecisionBody,
-    bodyOptional: true,
     async handle(request) {
       const { accountId, requestId } = request.params;
-      const item = await requestOr404(request, accountId, requestId);
+      const item = await changeRequestOr404(request, accountId, requestId);
       await requireDecider(request, accountId, item);
       return { status: 200, body: { request: (await request.ops.rejectRequest(accountId, item, request.body.comment)).request } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/requests/{requestId}/withdraw',
+  defineRoute(contracts.withdrawChangeRequest, {
     access: 'read the account',
     action: 'request.withdraw',
     async handle(request) {
       const { accountId, requestId } = request.params;
-      const item = await requestOr404(request, accountId, requestId);
+      const item = await changeRequestOr404(request, accountId, requestId);
       if (!isRequester(item, callerActor(request))) throw forbidden('only the member who asked for a change request may withdraw it');
       return { status: 200, body: { request: (await request.ops.withdrawRequest(accountId, item)).request } };
     },
