@@ -2,9 +2,8 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../lambda/config';
 import { createDocumentClient } from '../lambda/table/client';
 import { AccountImporter } from './table/account-importer';
-import { ConflictError, InvalidLabelError, InvalidRolloutError, InvalidWebhookError, NotFoundError } from '../lambda/table/errors';
-import { DynamoStore } from '../lambda/table/read-path/dynamo-store';
-import { StoreUnavailableError } from '../lambda/table/read-path/api-store';
+import { ConflictError, NotFoundError, StoreUnavailableError } from '../lambda/table/errors';
+import { DynamoStore } from '../lambda/read-api/store/dynamo-store';
 import { type Command, type CommandContext, UsageError } from './command';
 import { accountCommands } from './commands/accounts';
 import { keyCommands } from './commands/keys';
@@ -16,8 +15,8 @@ import { promptFolderCommands } from './commands/prompts-folder';
 import { usageCommands } from './commands/usage';
 import { memberCommands } from './commands/members';
 import { webhookCommands } from './commands/webhooks';
-import { AccountOperations, type WebhookTools } from '../lambda/operations/account-operations';
-import { webhookToolsFromConfig } from '../lambda/webhooks/sealer-from-config';
+import { Operations } from '../lambda/operations';
+import { webhookToolsFromConfig, type WebhookTools } from '../lambda/webhook-delivery/sealer-from-config';
 import { Table } from '../lambda/table/table';
 import { directoryFor } from '../lambda/users/directory-from-config';
 import type { UserDirectory } from '../lambda/users/user-directory';
@@ -27,6 +26,7 @@ import { InputError } from './input-reader';
 import { PromptFileError } from './prompt-files/prompt-file';
 import { SeedError } from './seed-file';
 import { VersionReader } from './table/version-reader';
+import { InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../lambda/features/errors';
 
 /** How the help and hints name the CLI: npx passes every argument on, where `npm run admin` needs a `--` first. */
 export const PROGRAM = 'prompts-admin';
@@ -113,7 +113,7 @@ export async function runAdmin(argv: readonly string[], env: Environment, io: Cl
       },
       operations: () => {
         const store = connect();
-        return new AccountOperations({
+        return new Operations({
           table: new Table(store.client, store.tableName, now),
           actor: actor(),
           // The change stands; until the account's next change, warm functions may serve what they hold.

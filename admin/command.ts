@@ -1,9 +1,9 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { AccountImporter } from './table/account-importer';
-import type { PromptStore } from '../lambda/table/read-path/api-store';
+import type { PromptStore } from '../lambda/read-api/store/api-store';
 import type { VersionReader } from './table/version-reader';
-import type { AccountOperations } from '../lambda/operations/account-operations';
-import { requireAccount } from '../lambda/table/accounts';
+import type { Operations } from '../lambda/operations';
+import { requireAccount } from '../lambda/features/accounts/accounts';
 import type { Table } from '../lambda/table/table';
 
 /** One admin command: its words (`keys create`), its help, its options, and what it does. */
@@ -39,7 +39,7 @@ export interface CommandContext {
   /** The table as the shared operations use it (lambda/table/). */
   table(): Table;
   /** The operations the management API makes too, recorded in the audit log as `cli` with the operator's name. */
-  operations(): AccountOperations;
+  operations(): Operations;
   now(): Date;
 }
 
@@ -47,7 +47,7 @@ export interface CommandContext {
  * The operations, for a change to an account: the CLI's check at the door, as membership is the management API's.
  * An account that does not exist is refused (exit 1) before anything is written, its audit log included.
  */
-export async function operationsOn(context: CommandContext, accountId: string): Promise<AccountOperations> {
+export async function operationsOn(context: CommandContext, accountId: string): Promise<Operations> {
   await requireAccount(context.table(), accountId);
   return context.operations();
 }

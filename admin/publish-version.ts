@@ -1,10 +1,11 @@
-import type { AccountOperations } from '../lambda/operations/account-operations';
+import type { Operations } from '../lambda/operations';
 import type { Table } from '../lambda/table/table';
-import { ConflictError, deletedPromptMessage, ImmutableVersionError, NotFoundError } from '../lambda/table/errors';
+import { ConflictError, NotFoundError } from '../lambda/table/errors';
 import type { PromptHeadItem } from '../lambda/table/item-types';
-import { readVersion, StaleDraftError, type StoredVersionContent, type VersionContent } from '../lambda/table/prompt-authoring';
+import { readVersion, StaleDraftError, type StoredVersionContent, type VersionContent } from '../lambda/features/prompts/authoring';
 import { keys } from '../lambda/table/schema';
 import { sameContent } from './table/import-plan';
+import { ImmutableVersionError, deletedPromptMessage } from '../lambda/features/errors';
 
 /**
  * How the CLI publishes (`prompts publish`, `prompts rollback`, `prompts push`): as steps of the operations the
@@ -36,9 +37,9 @@ const RACED = Symbol('raced');
  * (saved over first when other content is given). A version already published with this content is left as it
  * is; with other content it is refused, published versions never change. A new prompt is created first (it
  * needs a name); a deleted one is refused, naming the way back. Publishes racing each other all land: latest
- * only ever moves up (lambda/table/prompt-heads.ts).
+ * only ever moves up (lambda/features/prompts/authoring.ts latestBelow).
  */
-export async function publishVersion(ops: AccountOperations, table: Table, accountId: string, request: PublishRequest): Promise<PublishOutcome> {
+export async function publishVersion(ops: Operations, table: Table, accountId: string, request: PublishRequest): Promise<PublishOutcome> {
   for (let attempt = 1; ; attempt += 1) {
     const outcome = await publishOnce(ops, table, accountId, request, attempt === ATTEMPTS);
     if (outcome !== RACED) return outcome;
@@ -50,24 +51,24 @@ export async function publishVersion(ops: AccountOperations, table: Table, accou
  * differently, so a failed publish takes the draft back and leaves the prompt as it was.
  */
 export async function publishNewVersion(
-  ops: AccountOperations,
+  ops: Operations,
   accountId: string,
   promptId: string,
   version: string,
   content: VersionContent,
   note: string,
 ): Promise<void> {
-  const draft = await ops.createDraft(accountId, promptId, version, content);
+  const draft = await ops.prompts.createDraft(accountId, promptId, version, content);
   try {
-    await ops.publish(accountId, promptId, version, draft.etag, note);
+    await ops.prompts.publish(accountId, promptId, version, draft.etag, note);
   } catch (error) {
-    await ops.deleteDraft(accountId, promptId, version, draft.etag).catch(() => undefined);
+    await ops.prompts.deleteDraft(accountId, promptId, version, draft.etag).catch(() => undefined);
     throw error;
   }
 }
 
 async function publishOnce(
-  ops: AccountOperations,
+  ops: Operations,
   table: Table,
   accountId: string,
   request: PublishRequest,
@@ -78,7 +79,7 @@ async function publishOnce(
   if (head?.deleted === true) throw new ConflictError(deletedPromptMessage(accountId, promptId));
   const stored = head ? await storedVersion(table, accountId, promptId, version) : undefined;
   const rename = async () => {
-    if (head && promptName !== undefined && promptName !== head.promptName) await ops.updatePromptDetails(accountId, promptId, { promptName });
+    if (head && promptName !== undefined && promptName !== head.promptName) await ops.prompts.updateDetails(accountId, promptId, { promptName });
   };
   if (stored?.published) {
     if (content && !same(stored, content, version)) {
@@ -96,14 +97,14 @@ async function publishOnce(
     throw new ConflictError(`prompt ${promptId} of account ${accountId} does not exist, and a name is needed to create it (--name)`);
   }
   try {
-    if (!head) await ops.createPrompt(accountId, { promptId, promptName: promptName as string });
+    if (!head) await ops.prompts.create(accountId, { promptId, promptName: promptName as string });
     if (!stored) {
       await publishNewVersion(ops, accountId, promptId, version, content as VersionContent, note);
     } else {
       // A stored draft: saved over with the content given if it differs, then published.
       const changed = content !== undefined && !same(stored, content, version);
-      const etag = changed ? (await ops.replaceDraft(accountId, promptId, version, content, stored.etag)).etag : stored.etag;
-      await ops.publish(accountId, promptId, version, etag, note);
+      const etag = changed ? (await ops.prompts.replaceDraft(accountId, promptId, version, content, stored.etag)).etag : stored.etag;
+      await ops.prompts.publish(accountId, promptId, version, etag, note);
     }
   } catch (error) {
     // The prompt exists already, the version is a draft or published already, the draft was saved since: read again.

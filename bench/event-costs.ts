@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { AccountOperations } from '../lambda/operations/account-operations';
+import { Operations } from '../lambda/operations';
 import type { EventItem } from '../lambda/table/item-types';
 import { prefixes } from '../lambda/table/schema';
 import { Table } from '../lambda/table/table';
@@ -29,19 +29,19 @@ const transactionalUnits = (bytes: number): number => 2 * Math.ceil(bytes / 1024
  */
 export async function measureEventCosts(client: DynamoDBDocumentClient, tableName: string, accountId: string): Promise<EventCost[]> {
   const table = new Table(client, tableName, () => new Date());
-  const operations = new AccountOperations({ table, actor: { type: 'cli', operator: 'bench' } });
+  const operations = new Operations({ table, actor: { type: 'cli', operator: 'bench' } });
   const changes: [string, () => Promise<unknown>][] = [
     [
       'move a label (note of 60 characters)',
-      () => operations.setLabel(accountId, 'p-0003', 'production', '1.0.0', { note: 'Ship the shorter subject line: opens went up 4% in the test.' }),
+      () => operations.labels.set(accountId, 'p-0003', 'production', '1.0.0', { note: 'Ship the shorter subject line: opens went up 4% in the test.' }),
     ],
-    ['remove a label', () => operations.removeLabel(accountId, 'p-0003', 'production')],
-    ['start a rollout', () => operations.startRollout(accountId, 'p-0004', 'production', { to: '1.0.0', percent: 10 })],
-    ['change its share', () => operations.changeRollout(accountId, 'p-0004', 'production', { percent: 50 })],
-    ['complete it (the label moves too)', () => operations.completeRollout(accountId, 'p-0004', 'production')],
-    ['create a key', () => operations.createKey(accountId, { name: 'bench events' })],
-    ['delete a prompt', () => operations.deletePrompt(accountId, 'p-0005')],
-    ['restore it', () => operations.restorePrompt(accountId, 'p-0005')],
+    ['remove a label', () => operations.labels.remove(accountId, 'p-0003', 'production')],
+    ['start a rollout', () => operations.rollouts.start(accountId, 'p-0004', 'production', { to: '1.0.0', percent: 10 })],
+    ['change its share', () => operations.rollouts.change(accountId, 'p-0004', 'production', { percent: 50 })],
+    ['complete it (the label moves too)', () => operations.rollouts.complete(accountId, 'p-0004', 'production')],
+    ['create a key', () => operations.keys.create(accountId, { name: 'bench events' })],
+    ['delete a prompt', () => operations.prompts.delete(accountId, 'p-0005')],
+    ['restore it', () => operations.prompts.restore(accountId, 'p-0005')],
   ];
   const costs: EventCost[] = [];
   for (const [change, make] of changes) {

@@ -11,8 +11,7 @@ import { AccountImporter } from '../admin/table/account-importer';
 import type { AccountImport } from '../admin/table/import-plan';
 import { createDocumentClient } from '../lambda/table/client';
 import { Table } from '../lambda/table/table';
-import { setLabel } from '../lambda/table/labels';
-import { AccountOperations } from '../lambda/operations/account-operations';
+import { Operations } from '../lambda/operations';
 import { type EventCost, measureEventCosts } from './event-costs';
 import { ensureTable } from '../admin/table/ensure-table';
 import { keys } from '../lambda/table/schema';
@@ -30,6 +29,7 @@ import { type PerRequest, type Probe, perRequestMeter } from './per-request';
 import { type ServiceLogTally, tallyServiceLogLines } from './service-log-lines';
 import { API_MEMORY_MB } from '../lib/api-function';
 import { costPerMillion, LAMBDA_PLATFORM_BYTES, LAMBDA_PLATFORM_LINES } from './costs';
+import { setLabel } from '../lambda/features/labels/operations';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -183,7 +183,7 @@ async function measurePass(latencyMs: number, logLines: () => ServiceLogTally, p
   ]);
   const seedSeconds = (performance.now() - seeded) / 1000;
   // One label rolling out (docs/rollouts.md): a quarter of subjects get 1.0.0, the rest the label's 1.1.0.
-  await new AccountOperations({ table: new Table(client, TABLE, () => new Date()), actor: { type: 'cli', operator: 'bench' } }).startRollout(
+  await new Operations({ table: new Table(client, TABLE, () => new Date()), actor: { type: 'cli', operator: 'bench' } }).rollouts.start(
     'bench-small',
     'p-0002',
     'production',

@@ -15,7 +15,7 @@ import { type LocalStore, openLocalStore } from '../local/local-stack';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const USAGE = `Usage: npm run invoke -- <${FUNCTION_NAMES.join('|')}> <event.json>   (sample events in events/)`;
+const USAGE = `Usage: npm run invoke -- <${FUNCTION_NAMES.join('|')}> <event.json>   (sample events in sample-events/)`;
 
 class InvokeError extends Error {}
 

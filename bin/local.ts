@@ -14,7 +14,7 @@ import { loadLocalConfig } from '../local/local-config';
 import { type PlaygroundServer, startPlaygroundServer } from '../local/playground-server';
 import { ensureDashboardBuilt } from '../local/dashboard-build';
 import { LOCAL_STEPS_INTERVAL_MS, startRolloutSteps } from '../local/rollout-steps-timer';
-import { automationDependencies } from '../lambda/rollouts/runtime';
+import { automationDependencies } from '../lambda/rollout-automation/runtime';
 import { startLocalEvents } from '../local/local-events';
 import { LOCAL_EVENTS_INTERVAL_MS } from '../local/event-poller';
 

@@ -96,7 +96,7 @@ export function loadUserPoolConfig(env: Environment = process.env): UserPoolConf
 }
 
 /**
- * Where webhook deliveries may go (lambda/webhooks/destination.ts): `deployed`, https to public addresses only;
+ * Where webhook deliveries may go (lambda/webhook-delivery/destination.ts): `deployed`, https to public addresses only;
  * `local` (npm start, tests), loopback http too. Deployed unless said otherwise: the safe side.
  */
 export const WEBHOOK_DESTINATION_MODES = ['deployed', 'local'] as const;
@@ -140,7 +140,7 @@ export function loadManagementConfig(env: Environment = process.env): Management
 }
 
 /**
- * What the rollout automation's functions read at cold start (lambda/rollouts/): the store and how they log. No
+ * What the rollout automation's functions read at cold start (lambda/rollout-automation/): the store and how they log. No
  * user pool and no upgrade URL: they add nobody and answer no caller.
  */
 export interface AutomationConfig extends StoreConfig {
@@ -156,7 +156,7 @@ export function loadAutomationConfig(env: Environment = process.env): Automation
 }
 
 /**
- * What the event dispatcher reads at cold start (lambda/events/): the store (the account's webhooks), the stack's
+ * What the event dispatcher reads at cold start (lambda/event-dispatch/): the store (the account's webhooks), the stack's
  * EventBridge bus and the delivery queue.
  */
 export interface DispatcherConfig extends AutomationConfig {
@@ -173,7 +173,7 @@ export function loadDispatcherConfig(env: Environment = process.env): Dispatcher
 }
 
 /**
- * What the webhook delivery function reads at cold start (lambda/webhooks/): the store, the delivery queue (whose
+ * What the webhook delivery function reads at cold start (lambda/webhook-delivery/): the store, the delivery queue (whose
  * messages it hides until their next attempt), and the webhooks' settings: the key that opens their secrets
  * (WEBHOOK_KEY_ID, required) and where they may point.
  */

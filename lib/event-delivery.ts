@@ -7,8 +7,8 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { EVENT_ITEM_TYPE } from '../lambda/events/stream-records';
-import { triesToOutlast } from '../lambda/webhooks/delivery-job';
+import { EVENT_ITEM_TYPE } from '../lambda/event-dispatch/stream-records';
+import { triesToOutlast } from '../lambda/webhook-delivery/delivery-job';
 import { ApiFunction } from './api-function';
 import { accessOf, type FunctionAccess } from './function-access';
 import { acknowledgeGuardRule } from './policy-checks';
@@ -21,12 +21,12 @@ import type { PromptTable } from './prompt-table';
 export const EVENT_DELIVERY_FUNCTIONS = [
   {
     id: 'EventDispatcher',
-    entry: 'lambda/events/dispatch-function.ts',
+    entry: 'lambda/event-dispatch/dispatch-function.ts',
     description: 'Events: publishes new event items on the bus and queues their webhook deliveries',
   },
   {
     id: 'WebhookDelivery',
-    entry: 'lambda/webhooks/delivery-function.ts',
+    entry: 'lambda/webhook-delivery/delivery-function.ts',
     description: 'Webhooks: delivers queued events to webhooks, signed, retried on a schedule',
   },
 ] as const;

@@ -33,7 +33,7 @@ export type TableAction =
 
 /**
  * A transaction's actions, each of which IAM checks on its own: the item writes, and the ConditionCheck of an item a
- * change holds without writing it (lambda/table/change.ts: the account's settings a change was decided on).
+ * change holds without writing it (lambda/operations/commit.ts: the account's settings a change was decided on).
  */
 const TRANSACTION_ACTIONS: readonly TableAction[] = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
 

@@ -11,17 +11,17 @@ import type { PromptTable } from './prompt-table';
 
 /**
  * The deployed automation of rollouts (docs/rollouts.md "Steps and a guard alarm (deployed)"): its two functions, by construct id
- * (`sam local invoke <id>Function`), with their entry files under lambda/rollouts/.
+ * (`sam local invoke <id>Function`), with their entry files under lambda/rollout-automation/.
  */
 export const ROLLOUT_AUTOMATION_FUNCTIONS = [
   {
     id: 'RolloutSteps',
-    entry: 'lambda/rollouts/rollout-steps-function.ts',
+    entry: 'lambda/rollout-automation/rollout-steps-function.ts',
     description: 'Rollouts: applies the due steps of every account, every minute',
   },
   {
     id: 'GuardAlarm',
-    entry: 'lambda/rollouts/guard-alarm-function.ts',
+    entry: 'lambda/rollout-automation/guard-alarm-function.ts',
     description: 'Rollouts: aborts those a CloudWatch alarm guards when it goes to ALARM',
   },
 ] as const;

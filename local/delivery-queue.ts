@@ -1,5 +1,5 @@
-import { type DeliveryJob, type JobQueue, processingRetryDelay } from '../lambda/webhooks/delivery-job';
-import type { Disposition } from '../lambda/webhooks/delivery-run';
+import { type DeliveryJob, type JobQueue, processingRetryDelay } from '../lambda/webhook-delivery/delivery-job';
+import type { Disposition } from '../lambda/webhook-delivery/delivery-run';
 
 export interface InProcessQueueOptions {
   /**

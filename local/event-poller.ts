@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EVENT_ID_PATTERN, type EventBody } from '../lambda/domain/events';
-import { type DispatchDependencies, dispatchEvents } from '../lambda/events/dispatcher';
-import { listAccounts } from '../lambda/table/accounts';
+import { type DispatchDependencies, dispatchEvents } from '../lambda/event-dispatch/dispatcher';
+import { listAccounts } from '../lambda/features/accounts/accounts';
 import { eventsAfter, readEventBody } from '../lambda/table/outbox';
 import { type Repeating, repeatWithoutOverlap } from './rollout-steps-timer';
 

@@ -3,16 +3,15 @@ import { join } from 'node:path';
 import { importSeed } from '../admin/import-seed';
 import { type Seed, SeedError } from '../admin/seed-file';
 import { createDocumentClient } from '../lambda/table/client';
-import { AccountOperations } from '../lambda/operations/account-operations';
-import { findMember } from '../lambda/table/members';
+import { Operations } from '../lambda/operations';
+import { findMember } from '../lambda/features/members/members';
 import type { ManagementDependencies } from '../lambda/management-api/management-handler';
 import { managementDependencies } from '../lambda/management-api/runtime';
 import { AccountImporter } from '../admin/table/account-importer';
-import { ConflictError } from '../lambda/table/errors';
+import { ConflictError, StoreUnavailableError } from '../lambda/table/errors';
 import type { ImportSummary } from '../admin/table/import-plan';
 import { ensureTable } from '../admin/table/ensure-table';
 import { isStoreUnavailable } from '../lambda/table/calls';
-import { StoreUnavailableError } from '../lambda/table/read-path/api-store';
 import type { RequestObserver } from '../lambda/read-api/middleware/request-telemetry';
 import { type DashboardServer, startDashboardServer } from './dashboard-server';
 import { startEmbeddedStore } from './embedded-store';
@@ -23,7 +22,7 @@ import { createHttpGateway } from './http-gateway';
 import { createManagementGateway } from './management-gateway';
 import { createLocalFunctions, gatewayRoutes } from './lambda-functions';
 import { listenOnLoopback } from './listen';
-import { WEBHOOK_KEY_FILE_NAME } from '../lambda/webhooks/sealer-from-config';
+import { WEBHOOK_KEY_FILE_NAME } from '../lambda/webhook-delivery/sealer-from-config';
 import { configuredPorts, type LocalConfig } from './local-config';
 
 export interface SeedReport {
@@ -218,8 +217,8 @@ async function ensureDemoMembership(deps: ManagementDependencies, accountId: str
 
 async function addDemoMember({ table, directory }: ManagementDependencies, accountId: string, user: DemoUser): Promise<void> {
   if (await findMember(table, accountId, user.userId)) return;
-  const operations = new AccountOperations({ table, directory, actor: { type: 'cli', operator: 'npm start (demo user)' } });
-  await operations.addMember(accountId, { email: user.email, role: 'owner' }).catch((error: unknown) => {
+  const operations = new Operations({ table, directory, actor: { type: 'cli', operator: 'npm start (demo user)' } });
+  await operations.members.add(accountId, { email: user.email, role: 'owner' }).catch((error: unknown) => {
     // Another stack on the same store added it meanwhile.
     if (!(error instanceof ConflictError)) throw error;
   });

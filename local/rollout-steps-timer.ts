@@ -1,4 +1,4 @@
-import { type AutomationDependencies, applyDueSteps } from '../lambda/rollouts/automation';
+import { type AutomationDependencies, applyDueSteps } from '../lambda/rollout-automation/automation';
 
 /**
  * `npm start`'s stand-in for the deployed scheduled function (lib/rollout-automation.ts): the same applyDueSteps, on a

@@ -1,5 +1,5 @@
 import { generateAccountId } from '../../lambda/domain/account-id';
-import { listAccounts } from '../../lambda/table/accounts';
+import { listAccounts } from '../../lambda/features/accounts/accounts';
 import { type Command, requiredOption, stringOption, table, UsageError } from '../command';
 import { accountOption, planOption } from '../option-values';
 
@@ -19,7 +19,7 @@ const create: Command = {
     if (name === '' || name.length > 256) throw new UsageError('--name must be 1 to 256 characters');
     const plan = planOption(args);
     const accountId = stringOption(args, 'id') === undefined ? generateAccountId() : accountOption(args, 'id');
-    const account = await context.operations().createAccount({ accountId, name, plan });
+    const account = await context.operations().accounts.create({ accountId, name, plan });
     return { json: account, text: `Created account ${account.accountId} (${account.name}, plan ${account.plan})` };
   },
 };
@@ -37,7 +37,7 @@ const setPlan: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const plan = planOption(args);
-    await context.operations().setAccountPlan(accountId, plan);
+    await context.operations().accounts.setPlan(accountId, plan);
     return { json: { accountId, plan }, text: `Account ${accountId} is now on plan ${plan}` };
   },
 };

@@ -1,5 +1,5 @@
 import type { AdminApiKey } from '../../lambda/table/item-builders';
-import { listApiKeys } from '../../lambda/table/keys';
+import { listApiKeys } from '../../lambda/features/keys/keys';
 import { isPlan, monthlyLimitFor } from '../../lambda/domain/plans';
 import { type Command, operationsOn, stringOption, table, UsageError } from '../command';
 import { DEFAULT_GRACE, describeScope, expiresOption, graceOption, keyState, scopeOption } from '../key-settings';
@@ -41,7 +41,7 @@ const create: Command = {
     const scope = scopeOption(args, { clearable: false }) ?? undefined;
     const expiresAt = expiresOption(args, context.now(), { clearable: false }) ?? undefined;
     // The operation makes the key, keeps its hash, and hands the key back once.
-    const { key, apiKey } = await (await operationsOn(context, accountId)).createKey(accountId, {
+    const { key, apiKey } = await (await operationsOn(context, accountId)).keys.create(accountId, {
       name,
       ...(monthlyLimit === undefined ? {} : { monthlyLimit }),
       ...(scope === undefined ? {} : { scope: [...scope] }),
@@ -138,7 +138,7 @@ const set: Command = {
     if (scope === undefined && expiresAt === undefined && enabled === undefined) {
       throw new UsageError('nothing to change: give --scope, --expires, --disable or --enable');
     }
-    const key = await (await operationsOn(context, accountId)).updateKey(accountId, keyId, {
+    const key = await (await operationsOn(context, accountId)).keys.update(accountId, keyId, {
       ...(scope === undefined ? {} : { scope }),
       ...(expiresAt === undefined ? {} : { expiresAt }),
       ...(enabled === undefined ? {} : { enabled }),
@@ -167,7 +167,7 @@ const rotate: Command = {
     const accountId = accountOption(args);
     const keyId = keyIdOption(args);
     const graceMs = graceOption(args);
-    const { created, retired, apiKey } = await (await operationsOn(context, accountId)).rotateKey(accountId, keyId, graceMs);
+    const { created, retired, apiKey } = await (await operationsOn(context, accountId)).keys.rotate(accountId, keyId, graceMs);
     const until = retired.status === 'revoked' ? 'revoked now' : `works until ${new Date(retired.expiresAt ?? 0).toISOString()}`;
     return {
       json: { ...created, apiKey, retired: { ...retired, state: keyState(retired, context.now()) } },
@@ -196,7 +196,7 @@ const revoke: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const keyId = keyIdOption(args);
-    const { key, alreadyRevoked } = await (await operationsOn(context, accountId)).revokeKey(accountId, keyId);
+    const { key, alreadyRevoked } = await (await operationsOn(context, accountId)).keys.revoke(accountId, keyId);
     return {
       json: { ...key, alreadyRevoked },
       text: alreadyRevoked ? `Key ${keyId} was already revoked` : `Revoked key ${keyId} of account ${accountId}`,

@@ -1,5 +1,5 @@
 import { isRole, ROLES, type Role } from '../../lambda/domain/roles';
-import { listMembers, requireMember } from '../../lambda/table/members';
+import { listMembers, requireMember } from '../../lambda/features/members/members';
 import { type Command, requiredOption, table, UsageError } from '../command';
 import { accountOption } from '../option-values';
 
@@ -40,7 +40,7 @@ const add: Command = {
     const accountId = accountOption(args);
     const email = emailOption(args);
     const role = roleOption(args);
-    const { member, temporaryPassword } = await context.operations().addMember(accountId, { email, role });
+    const { member, temporaryPassword } = await context.operations().members.add(accountId, { email, role });
     return {
       json: { ...member, ...(temporaryPassword ? { temporaryPassword } : {}) },
       text: [
@@ -90,7 +90,7 @@ const setRole: Command = {
     const userId = userOption(args);
     const role = roleOption(args);
     const before = await requireMember(context.table(), accountId, userId);
-    const member = await context.operations().setMemberRole(accountId, userId, role, before);
+    const member = await context.operations().members.setRole(accountId, userId, role, before);
     return { json: member, text: `${member.email} is now ${member.role} of account ${accountId} (was ${before.role}).` };
   },
 };
@@ -106,7 +106,7 @@ const remove: Command = {
     const accountId = accountOption(args);
     const userId = userOption(args);
     const before = await requireMember(context.table(), accountId, userId);
-    const member = await context.operations().removeMember(accountId, userId, before);
+    const member = await context.operations().members.remove(accountId, userId, before);
     return { json: member, text: `Removed ${member.email} from account ${accountId}.` };
   },
 };

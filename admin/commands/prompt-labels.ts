@@ -1,10 +1,10 @@
-import type { ChangeRequest } from '../../lambda/table/change-requests';
+import type { ChangeRequest } from '../../lambda/features/change-requests/change-requests';
 import { NotFoundError } from '../../lambda/table/errors';
 import { isHistoryCursor, listLabelHistory } from '../../lambda/table/label-history';
-import type { LabelMove } from '../../lambda/table/label-moves';
-import { listLabels } from '../../lambda/table/labels';
-import { requireHead } from '../../lambda/table/prompt-authoring';
-import { requireAccount } from '../../lambda/table/accounts';
+import type { LabelMoveOutcome } from '../../lambda/features/change-requests/approval-gate';
+import { listLabels } from '../../lambda/features/labels/labels';
+import { requireHead } from '../../lambda/features/prompts/authoring';
+import { requireAccount } from '../../lambda/features/accounts/accounts';
 import { type Command, operationsOn, stringOption, table, UsageError } from '../command';
 import { accountOption, labelOption, promptIdOption, versionOption } from '../option-values';
 
@@ -74,7 +74,7 @@ const label: Command = {
     const note = noteOption(args);
     const breakGlass = args.values['break-glass'] === true;
     const options = { ...(note === undefined ? {} : { note }), ...(breakGlass ? { breakGlass } : {}) };
-    const outcome = await (await operationsOn(context, accountId)).setLabel(accountId, promptId, name, version, options);
+    const outcome = await (await operationsOn(context, accountId)).labels.set(accountId, promptId, name, version, options);
     if ('request' in outcome) return { json: { accountId, request: outcome.request }, text: askedText(outcome.request, accountId) };
     const change = outcome.moved;
     const glass = outcome.breakGlass ? ' (break-glass: no change request)' : '';
@@ -106,9 +106,9 @@ const unlabel: Command = {
     const name = labelOption(args);
     const breakGlass = args.values['break-glass'] === true;
     const ops = await operationsOn(context, accountId);
-    let outcome: LabelMove;
+    let outcome: LabelMoveOutcome;
     try {
-      outcome = await ops.removeLabel(accountId, promptId, name, breakGlass ? { breakGlass } : {});
+      outcome = await ops.labels.remove(accountId, promptId, name, breakGlass ? { breakGlass } : {});
     } catch (error) {
       // The operation refuses a label the prompt does not carry (the API answers 404, and the attempt is in the
       // audit log as refused, as the API's is); the CLI's unlabel then changes nothing, as it always has. A prompt

@@ -1,6 +1,6 @@
 import { isValidPercent, PERCENT_RULE, ROLLOUT_ID_PATTERN, type RolloutStep } from '../../lambda/domain/rollout';
 import { ALARM_NAME_RULE, isAlarmName, STEPS_RULE } from '../../lambda/domain/rollout-rules';
-import type { Rollout } from '../../lambda/table/rollouts';
+import type { Rollout } from '../../lambda/features/rollouts/rollouts';
 import { type Command, type CommandArgs, operationsOn, requiredOption, stringOption, UsageError } from '../command';
 import { accountOption, labelOption, promptIdOption, versionOption } from '../option-values';
 
@@ -148,7 +148,7 @@ const rollout: Command = {
         ...(steps === undefined ? {} : { steps }),
         ...(guardAlarm === undefined ? {} : { guardAlarm }),
       };
-      const started = await (await operationsOn(context, accountId)).startRollout(accountId, promptId, label, input);
+      const started = await (await operationsOn(context, accountId)).rollouts.start(accountId, promptId, label, input);
       if ('request' in started) {
         const { request } = started;
         return {
@@ -160,21 +160,21 @@ const rollout: Command = {
     }
     const ops = await operationsOn(context, accountId);
     if (action === 'show') {
-      const shown = await ops.readRollout(accountId, promptId, label);
+      const shown = await ops.rollouts.read(accountId, promptId, label);
       return { json: { accountId, rollout: shown }, text: describe(shown) };
     }
     if (action === 'set') {
       const percent = percentOption(args);
       const steps = stepsOption(args);
-      const changed = await ops.changeRollout(accountId, promptId, label, { percent, ...(steps === undefined ? {} : { steps }), ...rolloutOption(args) });
+      const changed = await ops.rollouts.change(accountId, promptId, label, { percent, ...(steps === undefined ? {} : { steps }), ...rolloutOption(args) });
       return { json: { accountId, rollout: changed }, text: `Changed ${describe(changed).replace(/^Rollout/, 'rollout')}` };
     }
     if (action === 'complete') {
-      const completed = await ops.completeRollout(accountId, promptId, label, rolloutOption(args));
+      const completed = await ops.rollouts.complete(accountId, promptId, label, rolloutOption(args));
       return { json: { accountId, rollout: completed }, text: `${describe(completed)}\nLabel ${label} now points at ${completed.to}` };
     }
     const reason = textOption(args, 'reason');
-    const aborted = await ops.abortRollout(accountId, promptId, label, { ...(reason === undefined ? {} : { reason }), ...rolloutOption(args) });
+    const aborted = await ops.rollouts.abort(accountId, promptId, label, { ...(reason === undefined ? {} : { reason }), ...rolloutOption(args) });
     return { json: { accountId, rollout: aborted }, text: `${describe(aborted)}\nLabel ${label} stays on ${aborted.from}` };
   },
 };

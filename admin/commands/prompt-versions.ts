@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError } from '../../lambda/table/errors';
-import { type AdminPromptSummary, listPromptSummaries } from '../../lambda/table/prompts';
+import { type AdminPromptSummary, listPromptSummaries } from '../../lambda/features/prompts/deletion';
 import { labelledVersion } from '../../lambda/domain/label';
 import { toConfigBody } from '../../lambda/domain/prompt';
 import { type Command, type CommandContext, operationsOn, stringOption, UsageError } from '../command';

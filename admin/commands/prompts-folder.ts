@@ -1,5 +1,5 @@
 import { appendFile } from 'node:fs/promises';
-import { requireAccount } from '../../lambda/table/accounts';
+import { requireAccount } from '../../lambda/features/accounts/accounts';
 import { type Command, type CommandArgs, type CommandContext, requiredOption, stringOption, UsageError } from '../command';
 import { accountOption } from '../option-values';
 import { badFilesReport, checkReport, driftReport } from '../prompt-files/drift-report';

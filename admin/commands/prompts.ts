@@ -9,7 +9,7 @@ import { CONTENT_FIELDS, readContent } from '../prompt-content';
 import { seedCounts, type SeedSources } from '../seed-file';
 import { exportCommand } from './prompts-export';
 import { publishVersion } from '../publish-version';
-import { listPromptSummaries } from '../../lambda/table/prompts';
+import { listPromptSummaries } from '../../lambda/features/prompts/deletion';
 
 /** The release note of a version published without --note (the management API asks people for one). */
 export const CLI_PUBLISH_NOTE = 'Published with the admin CLI';
@@ -185,7 +185,7 @@ const deleteCommand: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const promptId = promptIdOption(args);
-    const { alreadyDeleted } = await (await operationsOn(context, accountId)).deletePrompt(accountId, promptId);
+    const { alreadyDeleted } = await (await operationsOn(context, accountId)).prompts.delete(accountId, promptId);
     return {
       json: { accountId, promptId, deleted: true, alreadyDeleted },
       text: alreadyDeleted ? `Prompt ${promptId} was already deleted` : `Deleted prompt ${promptId} of account ${accountId}`,
@@ -203,7 +203,7 @@ const restore: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const promptId = promptIdOption(args);
-    const { alreadyVisible } = await (await operationsOn(context, accountId)).restorePrompt(accountId, promptId);
+    const { alreadyVisible } = await (await operationsOn(context, accountId)).prompts.restore(accountId, promptId);
     return {
       json: { accountId, promptId, deleted: false, alreadyVisible },
       text: alreadyVisible ? `Prompt ${promptId} was not deleted` : `Restored prompt ${promptId} of account ${accountId}`,

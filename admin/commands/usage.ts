@@ -1,5 +1,5 @@
 import type { AdminApiKey } from '../../lambda/table/item-builders';
-import { keyUsage, listApiKeys } from '../../lambda/table/keys';
+import { keyUsage, listApiKeys } from '../../lambda/features/keys/keys';
 import { isPlan, monthlyLimitFor } from '../../lambda/domain/plans';
 import { quotaPeriodAt } from '../../lambda/domain/quota-period';
 import { type Command, type CommandContext, stringOption, table } from '../command';

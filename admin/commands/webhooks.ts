@@ -1,7 +1,7 @@
 import type { WebhookItem } from '../../lambda/table/item-types';
-import { listWebhooks } from '../../lambda/table/webhooks';
 import { type Command, operationsOn, requiredOption, stringOption, table, UsageError } from '../command';
 import { accountOption } from '../option-values';
+import { listWebhooks } from '../../lambda/table/webhooks';
 
 /** Webhooks from the CLI (docs/events.md "Webhooks"): the operations the management API uses, audited as `cli`. */
 
@@ -41,7 +41,7 @@ const create: Command = {
       .filter((type) => type !== '');
     if (events.length === 0) throw new UsageError('--events must name at least one event type, or be *');
     const description = stringOption(args, 'description');
-    const { webhook, secret } = await (await operationsOn(context, accountId)).createWebhook(accountId, {
+    const { webhook, secret } = await (await operationsOn(context, accountId)).webhooks.create(accountId, {
       url,
       events,
       ...(description === undefined ? {} : { description }),
@@ -92,7 +92,7 @@ const remove: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const webhookId = webhookOption(args);
-    const webhook = await (await operationsOn(context, accountId)).deleteWebhook(accountId, webhookId);
+    const webhook = await (await operationsOn(context, accountId)).webhooks.delete(accountId, webhookId);
     return { json: shown(webhook), text: `Deleted webhook ${webhookId} (${webhook.url}) of account ${accountId}.` };
   },
 };
@@ -107,7 +107,7 @@ const test: Command = {
   async run(context, args) {
     const accountId = accountOption(args);
     const webhookId = webhookOption(args);
-    const { eventId } = await (await operationsOn(context, accountId)).testWebhook(accountId, webhookId);
+    const { eventId } = await (await operationsOn(context, accountId)).webhooks.test(accountId, webhookId);
     return { json: { eventId }, text: `Queued ${eventId} (webhook.test) for webhook ${webhookId}: its delivery carries it as webhook-id.` };
   },
 };

@@ -1,9 +1,9 @@
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Table } from '../../lambda/table/table';
-import { listPromptSummaries } from '../../lambda/table/prompts';
-import { listPrompts, readVersion } from '../../lambda/table/prompt-authoring';
-import { listOpenRequestPointers } from '../../lambda/table/change-requests';
+import { listPromptSummaries } from '../../lambda/features/prompts/deletion';
+import { listPrompts, readVersion } from '../../lambda/features/prompts/authoring';
+import { listOpenRequestPointers } from '../../lambda/features/change-requests/change-requests';
 import type { OpenRequest, ServedPrompt } from './folder-plan';
 import { formatPromptFile, PROMPT_FILE_SUFFIX, type PromptFile, PromptFileError, parsePromptFile, promptIdOfFile, sortedLabels } from './prompt-file';
 

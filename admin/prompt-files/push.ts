@@ -1,11 +1,11 @@
-import type { AccountOperations } from '../../lambda/operations/account-operations';
+import type { Operations } from '../../lambda/operations';
 import type { PromptFile } from './prompt-file';
 import type { PromptPlan } from './folder-plan';
 
 /**
  * A push, prompt by prompt, through the operations the management API makes (each step audited as the
  * operator's): each prompt's creation, published version, labels and details are one transaction
- * (AccountOperations.releasePrompt), so a prompt is as its file says, or as it was. A label the account puts
+ * (Operations.releasePrompt), so a prompt is as its file says, or as it was. A label the account puts
  * under approval is not moved: the same transaction opens a change request for it (`awaiting`).
  */
 
@@ -24,7 +24,7 @@ export type PushOutcome =
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-export async function pushPrompt(ops: AccountOperations, accountId: string, plan: PromptPlan, file: PromptFile, note: string): Promise<PushOutcome> {
+export async function pushPrompt(ops: Operations, accountId: string, plan: PromptPlan, file: PromptFile, note: string): Promise<PushOutcome> {
   const { promptId } = plan;
   const release = {
     promptId,
@@ -37,7 +37,7 @@ export async function pushPrompt(ops: AccountOperations, accountId: string, plan
   };
   let awaiting: readonly { label: string; requestId: string }[];
   try {
-    awaiting = (await ops.releasePrompt(accountId, release, { note })).requests;
+    awaiting = (await ops.prompts.release(accountId, release, { note })).requests;
   } catch (error) {
     return { promptId, outcome: 'unchanged', reason: reasonOf(error) };
   }

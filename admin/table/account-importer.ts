@@ -2,10 +2,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountImport, ImportMode, ImportSummary } from './import-plan';
 import * as imports from './imports';
 import { Table } from '../../lambda/table/table';
-import type { Actor } from '../../lambda/table/item-types';
 import { recordRefusal } from '../../lambda/table/audit-log';
-import { commitChange } from '../../lambda/table/change';
-import { actorName, reasonOf } from '../../lambda/operations/account-operations';
+import { Operations } from '../../lambda/operations';
+import { reasonOf } from '../../lambda/operations/reasons';
+import { type Actor, actorName } from '../../lambda/domain/actor';
 
 const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...summary });
 
@@ -13,7 +13,7 @@ const summaryOf = (summary: ImportSummary): Record<string, unknown> => ({ ...sum
  * The operators' one bulk path: an import of accounts, keys, prompts, versions and labels, checked whole before
  * anything is written (imports.ts, import-plan.ts), for the CLI's `prompts import`, the local stack's seed and the
  * benchmark. Every other change the CLI makes goes through the operations the management API makes
- * (lambda/operations/); the CLI reads through the table modules (lambda/table/), as the API's read-only routes do.
+ * (lambda/operations/); the CLI reads through the features' reads (lambda/features/), as the API's read-only routes do.
  */
 export class AccountImporter {
   protected readonly table: Table;
@@ -46,10 +46,8 @@ export class AccountImporter {
       await Promise.all(accountIds.map((accountId) => recordRefusal(this.table, attempt(accountId), reasonOf(error), 'failed').catch(() => undefined)));
       throw error;
     }
-    const done = summary;
-    for (const accountId of accountIds) {
-      await commitChange(this.table, attempt(accountId), async () => ({ writes: [], result: done, after: summaryOf(done) }), { reasonOf });
-    }
+    const operations = new Operations({ table: this.table, actor });
+    for (const accountId of accountIds) await operations.accounts.recordImport(accountId, summaryOf(summary));
     return summary;
   }
 }

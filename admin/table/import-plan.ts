@@ -5,9 +5,10 @@ import type { PromptContent } from '../../lambda/domain/prompt';
 import { canonicalJson } from '../../lambda/domain/canonical-json';
 import { compareVersions } from '../../lambda/domain/version';
 import type { Plan } from '../../lambda/domain/plans';
-import { type Conflict, deletedPromptMessage } from '../../lambda/table/errors';
-import type { HeadWrite } from '../../lambda/table/prompt-heads';
+import type { Conflict } from '../../lambda/table/errors';
+import type { HeadWrite } from './prompt-heads';
 import { type AdminAccount, type AdminApiKey, accountItem, apiKeyItem, contentOf, versionItem, withFreshDayCounters } from '../../lambda/table/item-builders';
+import { deletedPromptMessage } from '../../lambda/features/errors';
 
 /**
  * What an import asks for, and what it takes to get there from what is stored: a pure function,

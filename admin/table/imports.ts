@@ -1,14 +1,16 @@
 import { keys } from '../../lambda/table/schema';
 import { batchPut, inBatches } from '../../lambda/table/batch-io';
-import { ConflictError, ImmutableVersionError } from '../../lambda/table/errors';
+import { ConflictError } from '../../lambda/table/errors';
 import { type AccountImport, type ImportMode, type ImportSummary, type LabelWrite, planImport, promptRef } from './import-plan';
 import { keyHashOf } from '../../lambda/table/item-builders';
-import { upsertApiKey } from '../../lambda/table/keys';
-import { writeHead } from '../../lambda/table/prompt-heads';
-import { setLabel, syncLabelCopies } from '../../lambda/table/labels';
+import { upsertApiKey } from '../../lambda/features/keys/keys';
+import { writeHead } from './prompt-heads';
+import { syncLabelCopies } from '../../lambda/features/labels/labels';
 import { bumpPromptsRevision, catchUpKeys, copyPlanToKeys } from '../../lambda/table/propagation';
 import { loadState } from './state';
 import type { Table } from '../../lambda/table/table';
+import { ImmutableVersionError } from '../../lambda/features/errors';
+import { setLabel } from '../../lambda/features/labels/operations';
 
 /**
  * Accounts, keys, prompts and versions, as a seed file or the CLI's import gives them. Everything is

@@ -1,7 +1,7 @@
 /**
  * Events (docs/events.md): every change that happened, announced once it committed, to the stack's EventBridge
  * bus and to the account's webhooks. One list of types, one body, shared by the outbox that writes them
- * (lambda/table/outbox.ts), the dispatcher and the deliveries (lambda/events/, lambda/webhooks/), the
+ * (lambda/table/outbox.ts), the dispatcher and the deliveries (lambda/event-dispatch/, lambda/webhook-delivery/), the
  * management API's schemas and the dashboard.
  */
 

@@ -3,7 +3,7 @@ import { EVENT_TYPES } from './events';
 /**
  * What a webhook's settings may be (docs/events.md "Webhooks"), for both doors: the management API's schemas
  * (lambda/management-api/handlers/webhook-contracts.ts) and the operations that the CLI calls too. Where a URL may point is the
- * destination policy's (lambda/webhooks/destination.ts), which needs DNS.
+ * destination policy's (lambda/webhook-delivery/destination.ts), which needs DNS.
  */
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -58,3 +58,8 @@ export function urlsRecordedIn(text: string): string {
 /** Why a description is not one, or undefined. */
 export const descriptionProblem = (description: string): string | undefined =>
   description.length > MAX_WEBHOOK_DESCRIPTION_LENGTH ? `must be at most ${MAX_WEBHOOK_DESCRIPTION_LENGTH} characters` : undefined;
+
+/** Whether the webhook wants events of this type: it names it, or it takes every one (`*`). */
+export function wantsEvent(webhook: { readonly events: readonly string[]; readonly enabled: boolean }, type: string): boolean {
+  return webhook.enabled && (webhook.events.includes('*') || webhook.events.includes(type));
+}

@@ -1,9 +1,9 @@
 import type { MiddlewareObj } from '@middy/core';
-import { StoreUnavailableError } from '../table/read-path/api-store';
 import { ApiError, internalError, serviceUnavailable } from './api-error';
 import type { ApiEvent, ApiResult } from './http-event';
 import { jsonResponse } from './responses';
-import type { HttpContext } from './api-context';
+import { StoreUnavailableError } from '../table/errors';
+import type { HttpContext } from './http-context';
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;

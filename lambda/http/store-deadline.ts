@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { ApiEvent, ApiResult } from './http-event';
-import type { HttpContext } from './api-context';
+import type { HttpContext } from './http-context';
 
 /**
  * Every request is answered within 5 s of its arrival at the gateway, whatever the store does

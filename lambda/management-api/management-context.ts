@@ -1,11 +1,11 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { HttpContext } from '../http/api-context';
 import type { ApiEvent, ApiResult } from '../http/http-event';
-import type { AccountOperations } from '../operations/account-operations';
+import type { Operations } from '../operations';
 import type { Table } from '../table/table';
-import type { Member } from '../table/members';
+import type { Member } from '../features/members/members';
 import type { SentBody } from './middleware/body';
 import type { BoundHandler, Caller, ManagementRoute } from './route';
+import type { HttpContext } from '../http/http-context';
 
 /** What the management chain's middleware (middleware/) learns about a request, in the order it learns it. */
 export interface ManagementContext extends HttpContext {
@@ -15,11 +15,11 @@ export interface ManagementContext extends HttpContext {
   route?: ManagementRoute;
   /** The table bound to the request's store deadline, and the operations acting as the caller. */
   table?: Table;
-  ops?: AccountOperations;
+  ops?: Operations;
   /** The path's account, once the caller is known to be a member of it. */
   accountId?: string;
   /**
-   * A change committed but its revision was not copied to the account's keys (table/change.ts): it stands, and
+   * A change committed but its revision was not copied to the account's keys (operations/commit.ts): it stands, and
    * the read API may serve the account's earlier prompts until a later change copies again. Its error's name.
    */
   keysCopyFailure?: string;

@@ -1,9 +1,9 @@
 import type * as z from 'zod/mini';
 import { ApiError, serviceUnavailable } from '../http/api-error';
 import { MAX_CONTENT_BYTES } from '../domain/content-rules';
-import { reasonOf } from '../operations/account-operations';
-import { InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../table/errors';
-import { StaleDraftError } from '../table/prompt-authoring';
+import { reasonOf } from '../operations/reasons';
+import { StaleDraftError } from '../features/prompts/authoring';
+import { InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../features/errors';
 
 /** The management API's errors: the read API's format, `{"error", "code"}`, with the field named where one is wrong. */
 

@@ -4,7 +4,6 @@ import { errorHandler } from '../http/error-handler';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import { emptyResponse, jsonResponse } from '../http/responses';
 import { storeDeadline } from '../http/store-deadline';
-import type { WebhookTools } from '../operations/account-operations';
 import type { Table } from '../table/table';
 import type { Telemetry } from '../telemetry';
 import type { UserDirectory } from '../users/user-directory';
@@ -22,6 +21,7 @@ import { roleCheck } from './middleware/role';
 import { routeLookup } from './middleware/route-lookup';
 import { nameTable } from './name-table';
 import type { ManagementRoute } from './route';
+import type { WebhookTools } from '../webhook-delivery/sealer-from-config';
 
 export interface ManagementDependencies {
   /** The table with the functions' clients; each request binds it to its own deadline. */

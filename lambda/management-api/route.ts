@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { type Capability, roleFor } from '../domain/roles';
-import type { AccountOperations } from '../operations/account-operations';
+import type { Operations } from '../operations';
 import type { Table } from '../table/table';
-import type { Member } from '../table/members';
+import type { Member } from '../features/members/members';
 import type { UserDirectory } from '../users/user-directory';
 import type { AnswerStatus, ErrorAnswer, HttpMethod, PathParameterName, PathParameters, RefusalStatus, RouteContract, Sent } from './contract';
 
@@ -34,7 +34,7 @@ export interface HandlerInput {
   /** For routes under an account: the caller's membership, read on this request. */
   readonly member: Member | undefined;
   readonly table: Table;
-  readonly ops: AccountOperations;
+  readonly ops: Operations;
   readonly directory: UserDirectory;
   readonly now: Date;
 }

@@ -3,7 +3,7 @@ import { createStoreClients } from '../table/client';
 import { Table } from '../table/table';
 import { createTelemetry, storeCallRecorder } from '../telemetry';
 import { directoryFor } from '../users/directory-from-config';
-import { webhookToolsFromConfig } from '../webhooks/sealer-from-config';
+import { webhookToolsFromConfig } from '../webhook-delivery/sealer-from-config';
 import { createManagementHandler, type ManagementDependencies } from './management-handler';
 import { routesOf } from './routes';
 

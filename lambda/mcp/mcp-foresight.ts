@@ -5,6 +5,7 @@ import { atLabelOf } from '../read-api/handlers/get-prompt-handler';
 import type { ForesightInput, RouteForesight } from '../read-api/handlers/route-handler';
 import { labelFrom, labelOf } from '../read-api/label-query';
 import { choose, type ServedPrompt } from '../read-api/served-rollouts';
+import { messageOf } from './mcp-message';
 import { compilePrompt, promptPage } from './mcp-prompts';
 import { GetPromptArguments, ListPromptsArguments } from './mcp-tools';
 
@@ -14,7 +15,7 @@ import { GetPromptArguments, ListPromptsArguments } from './mcp-tools';
  * `prompts/get` and `prompts/list` at the endpoint's label, and the tools at theirs.
  */
 export const foreseeMcp: RouteForesight<'mcp'> = (input) => {
-  const read = input.route.message;
+  const read = messageOf(input.request);
   if (read?.kind !== 'message' || !isJSONRPCRequest(read.message)) return [];
   const params: Record<string, unknown> = read.message.params ?? {};
   const endpointLabel = labelOf(input.request);

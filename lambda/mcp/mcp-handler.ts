@@ -4,9 +4,9 @@ import type { RouteHandler } from '../read-api/handlers/route-handler';
 import { labelOf } from '../read-api/label-query';
 import { ALLOWED_REQUEST_HEADERS, type CorsRules, EXPOSED_HEADERS } from '../read-api/middleware/cors';
 import { MCP_ALLOWED_METHODS } from '../read-api/routes';
-import type { PromptStore } from '../table/read-path/api-store';
+import type { PromptStore } from '../read-api/store/api-store';
 import { invalidParams, JsonRpcError, jsonRpcErrorAnswer } from './json-rpc';
-import { mcpMessageReader } from './mcp-message';
+import { mcpMessageReader, messageOf } from './mcp-message';
 import { foreseeMcp } from './mcp-foresight';
 import { answerMessage } from './mcp-server';
 
@@ -26,9 +26,9 @@ export const MCP_CORS: CorsRules = {
  */
 export const mcpEndpoint =
   (store: PromptStore): RouteHandler<'mcp'> =>
-  async ({ route, request, reader, rollouts }) => {
+  async ({ request, reader, rollouts }) => {
     const defaults = { label: labelOf(request) };
-    const read = route.message;
+    const read = messageOf(request);
     if (read === undefined) throw new Error('the MCP route reached its handler without its message');
     switch (read.kind) {
       case 'unparsable':

@@ -11,8 +11,8 @@ import {
   PingRequestSchema,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ApiContext } from '../http/api-context';
-import { type ApiEvent, type ApiResult, bodyTextOf } from '../http/http-event';
+import type { ApiContext } from '../read-api/api-context';
+import { type ApiEvent, type ApiResult, bodyTextOf, type HttpRequest } from '../http/http-event';
 
 /**
  * A POST /mcp body, read as far as deciding how its key is checked needs, and no further: it is read
@@ -85,15 +85,25 @@ function paramsProblem(report: string | undefined): string {
 }
 
 /**
- * Reads the body into the route (`{name: 'mcp', message}`) and says whether the request reads prompts,
- * which decides whether its key check counts a unit (middleware/quota.ts). It never refuses anything:
- * whatever is wrong with the body is answered once the key has been checked.
+ * What each request's body was read as, kept beside the request until it is answered: the read API's routes name
+ * the MCP route and nothing of MCP, so its message stays here.
+ */
+const readMessages = new WeakMap<HttpRequest, McpMessage>();
+
+/** The message the request's body held, as mcpMessageReader read it before the key check; undefined before. */
+export const messageOf = (request: HttpRequest): McpMessage | undefined => readMessages.get(request);
+
+/**
+ * Reads the body (messageOf) and says whether the request reads prompts, which decides whether its key check counts
+ * a unit (middleware/quota.ts). It never refuses anything: whatever is wrong with the body is answered once the key
+ * has been checked.
  */
 export const mcpMessageReader = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
   before: (request) => {
-    if (request.context.route?.name !== 'mcp') return;
+    const { route, httpRequest } = request.context;
+    if (route?.name !== 'mcp' || !httpRequest) return;
     const message = readMcpMessage(bodyTextOf(request.event));
-    request.context.route = { name: 'mcp', message };
+    readMessages.set(httpRequest, message);
     request.context.readsPrompts = readsPrompts(message);
   },
 });

@@ -12,7 +12,7 @@ import { ApiError } from '../http/api-error';
 import type { ApiResult, HttpRequest } from '../http/http-event';
 import { readPrompt } from '../read-api/handlers/get-prompt-handler';
 import { readPromptList } from '../read-api/handlers/list-prompts-handler';
-import type { PromptReader, PromptStore } from '../table/read-path/api-store';
+import type { PromptReader, PromptStore } from '../read-api/store/api-store';
 import { type RolloutAnswer, rolloutField } from '../read-api/served-rollouts';
 import { invalidParams, JsonRpcError } from './json-rpc';
 import { getPromptResult, promptPage } from './mcp-prompts';

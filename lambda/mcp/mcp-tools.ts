@@ -3,7 +3,7 @@ import * as z from 'zod/v4';
 import { TemplateVariablesError } from '../../client/src/errors';
 import { type Prompt, toPromptBody } from '../domain/prompt';
 import { ApiError, badRequest } from '../http/api-error';
-import type { PromptReader, PromptStore } from '../table/read-path/api-store';
+import type { PromptReader, PromptStore } from '../read-api/store/api-store';
 import { readPrompt } from '../read-api/handlers/get-prompt-handler';
 import { readPromptList } from '../read-api/handlers/list-prompts-handler';
 import { labelFrom } from '../read-api/label-query';

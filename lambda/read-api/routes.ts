@@ -1,6 +1,5 @@
 import { type ErrorCode, methodNotAllowed, routeNotFound } from '../http/api-error';
 import { SHARED_GATEWAY_ANSWERS } from '../http/gateway-answers';
-import type { McpMessage } from '../mcp/mcp-message';
 import { EXPOSED_HEADERS } from './middleware/cors';
 
 /**
@@ -13,8 +12,8 @@ import { EXPOSED_HEADERS } from './middleware/cors';
 export type Route =
   | { readonly name: 'listPrompts' }
   | { readonly name: 'getPrompt'; readonly promptId: string }
-  /** The MCP endpoint (lambda/mcp/), a function of its own; its message is read once the key is known to be there. */
-  | { readonly name: 'mcp'; readonly message?: McpMessage };
+  /** The MCP endpoint (lambda/mcp/), a function of its own, which reads its message itself. */
+  | { readonly name: 'mcp' };
 export type RouteName = Route['name'];
 
 const PROMPT_PATH = /^\/prompts\/([^/]*)$/;

@@ -1,7 +1,7 @@
 import { loadConfig } from '../config';
 import { createStoreClients } from '../table/client';
-import { CachedPromptStore } from '../table/read-path/cached-prompt-store';
-import { DynamoStore } from '../table/read-path/dynamo-store';
+import { CachedPromptStore } from './store/cached-prompt-store';
+import { DynamoStore } from './store/dynamo-store';
 import type { ApiDependencies } from './handlers/api-handler';
 import { createTelemetry, storeCallRecorder } from '../telemetry';
 

@@ -3,8 +3,8 @@ import { MAX_SUBJECT_LENGTH, type RolloutShare, type RolloutSide, ROLLOUT_HEADER
 import { sideFor } from '../domain/rollout-bucket';
 import { badRequest } from '../http/api-error';
 import type { ApiResult, HttpRequest } from '../http/http-event';
-import type { AtLabel, ServedChange, ServedCount } from '../table/read-path/api-store';
-import { HeldAnswers } from '../table/read-path/cached-prompt-store';
+import type { AtLabel, ServedChange, ServedCount } from './store/api-store';
+import { HeldAnswers } from './store/cached-prompt-store';
 
 /**
  * Reads at a rolling-out label (docs/rollouts.md "Serving"): which side each request gets, what its answer says of

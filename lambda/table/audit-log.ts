@@ -71,7 +71,7 @@ function newEntry(table: Table, attempt: AuditAttempt, outcome: AuditOutcome, ex
 }
 
 /**
- * The entry of a change, as one write of the change's own transaction (change.ts): it exists exactly when
+ * The entry of a change, as one write of the change's own transaction (operations/commit.ts): it exists exactly when
  * the change happened. Its key is new, so it is also the proof that the transaction committed.
  */
 export function auditEntryWrite(

@@ -1,11 +1,11 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailableError } from './read-path/api-store';
 import { prefixes } from './schema';
 import type { BuiltProjection } from './update-expression';
+import { StoreUnavailableError } from './errors';
 
 /**
- * How both stores call DynamoDB: the API (read-path/dynamo-store.ts) with its request's deadline, the operator
+ * How both stores call DynamoDB: the read API (lambda/read-api/store/) with its request's deadline, the operator
  * tools (admin/table/) without one. What a failure means is decided here, once, for both. Each call takes a
  * `callName`, the caller's name for it (`findLatestPrompt`, `revokeApiKey`): it only opens the message of the
  * error the call may end with, so a failure says which call it was.

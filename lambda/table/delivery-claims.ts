@@ -1,9 +1,9 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DeliveryClaimItem, WithKeys } from './item-types';
-import { StoreUnavailableError } from './read-path/api-store';
 import { keys } from './schema';
 import type { Table } from './table';
 import { buildCondition } from './update-expression';
+import { StoreUnavailableError } from './errors';
 
 /**
  * The claims of delivery attempts (docs/events.md "Delivery"): before an attempt's POST, the run about to make it

@@ -1,10 +1,11 @@
+import type { Actor } from '../domain/actor';
 import type { ChangeRequestState } from '../domain/change-request';
 import type { PromptConfig, PromptContent } from '../domain/prompt';
 import type { Role } from '../domain/roles';
 
 /**
  * What the table holds: one interface per item, as docs/data-model.md lists them. schema.ts
- * builds their keys; the API reads them (read-path/dynamo-store.ts) and the operator tools write them (admin/table/).
+ * builds their keys; the read API reads them (lambda/read-api/store/) and the operator tools write them (admin/table/).
  * Each interface is the item's own attributes: its keys and its `type` tag are WithKeys below.
  */
 
@@ -61,15 +62,6 @@ export interface MemberItem {
   addedAt: string;
   addedBy: string;
 }
-
-/**
- * Who made a change: a signed-in user, an operator through the CLI, or the deployed automation of rollouts
- * (a due step applied, a guard alarm's abort: docs/rollouts.md "Steps and a guard alarm (deployed)").
- */
-export type Actor = { type: 'user'; userId: string; email: string } | { type: 'cli'; operator: string } | { type: 'system'; name: SystemActorName };
-
-/** The deployed functions that change rollouts on their own. */
-export type SystemActorName = 'rollout-steps' | 'guard-alarm';
 
 /**
  * `succeeded`: written in the change's own transaction; `refused`: nothing changed; `failed`: a step outside
@@ -226,6 +218,11 @@ export interface RolloutItem {
   updatedAt: string;
   /** What the person who started it said of it. */
   note?: string;
+  /**
+   * The change request whose approval started it, when one did: on a label the account puts under approval, only such
+   * a rollout completes (lambda/features/change-requests/approval-gate.ts).
+   */
+  requestId?: string;
   /** Raised by every change to the rollout: each is conditional on the one it read. */
   revision: number;
 }
@@ -361,7 +358,7 @@ export interface EventItem {
 
 /** One sealed signing secret of a webhook; after a rotation the previous one stays valid until `expiresAt`. */
 export interface WebhookSecret {
-  /** The secret (`whsec_…`) sealed by the stack's key (lambda/webhooks/secret-sealer.ts): never stored in plaintext. */
+  /** The secret (`whsec_…`) sealed by the stack's key (lambda/webhook-delivery/secret-sealer.ts): never stored in plaintext. */
   sealed: string;
   createdAt: string;
   /** Absent for the current secret; the retired one's end, 24 hours after the rotation. */

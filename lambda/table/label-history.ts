@@ -14,38 +14,14 @@ import type { TransactionWrite } from './transaction';
 
 /** Who moved a label and how: what its history entry says beside the versions. */
 export interface MoveCause {
-  /** A person's email, or `cli:<operator>` (account-operations.ts actorName). */
+  /** A person's email, or `cli:<operator>` (domain/actor.ts actorName). */
   readonly by: string;
   /**
    * The mover's note, or the way it moved: `push`, `restore`, `request <id>`, `import`, `break-glass` (the operator
-   * moved a label under approval without a request); null for a move without a note.
+   * moved a label under approval without a request); null for a move without a note (features/labels/move-reasons.ts).
    */
   readonly reason: string | null;
 }
-
-/**
- * What a move's history says when the mover gave a note, asked for a restore (of a past version, from the
- * history), or broke the glass (the operator's move of a label under approval: lambda/table/approval-gate.ts).
- */
-export function moveReason(options: {
-  readonly note?: string | undefined;
-  readonly restore?: boolean | undefined;
-  readonly breakGlass?: boolean | undefined;
-}): string | null {
-  const way = options.breakGlass === true ? BREAK_GLASS_REASON : options.restore === true ? 'restore' : undefined;
-  if (way !== undefined) return options.note === undefined ? way : `${way}: ${options.note}`;
-  return options.note ?? null;
-}
-
-/** What the operator's move of a label under approval, made without its request, says. */
-export const BREAK_GLASS_REASON = 'break-glass';
-
-/** What a move made by `prompts push` says. */
-export const PUSH_REASON = 'push';
-
-export const requestReason = (requestId: string): string => `request ${requestId}`;
-
-export const rolloutReason = (rolloutId: string): string => `rollout ${rolloutId}`;
 
 export interface LabelHistoryEntry {
   readonly at: string;

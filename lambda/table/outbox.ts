@@ -7,7 +7,7 @@ import type { TransactionWrite } from './transaction';
 
 /**
  * The outbox (docs/events.md "Never lost, never phantom"): an event is an item in its account's partition
- * (`EVENT#<eventId>`), put in the same transaction as the change it announces (change.ts), so it exists exactly
+ * (`EVENT#<eventId>`), put in the same transaction as the change it announces (operations/commit.ts), so it exists exactly
  * when the change does. The dispatcher reads them back: deployed from the table's stream, locally with
  * eventsAfter. Everything DynamoDB knows of event items is here.
  */

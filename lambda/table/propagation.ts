@@ -33,7 +33,7 @@ export async function copyPlanToKeys(table: Table, accountId: string, plan: stri
 }
 
 /**
- * The account's prompt revision raised, as one write of a change's transaction (change.ts): the change and
+ * The account's prompt revision raised, as one write of a change's transaction (operations/commit.ts): the change and
  * the new revision commit together. copyRevisionToKeys then gives it to the account's keys.
  */
 export function raiseRevisionWrite(accountId: string, holds?: (e: ExpressionNames) => string): TransactionWrite {
@@ -42,7 +42,7 @@ export function raiseRevisionWrite(accountId: string, holds?: (e: ExpressionName
       Key: keys.account(accountId),
       ...buildUpdate({
         add: { promptsRevision: 1 },
-        // What the change read of the account, held to it (change.ts `accountHolds`): the item takes one action.
+        // What the change read of the account, held to it (operations/commit.ts `accountHolds`): the item takes one action.
         condition: (e) => [`attribute_exists(${e.name('pk')})`, ...(holds ? [holds(e)] : [])].join(' AND '),
       }),
     },

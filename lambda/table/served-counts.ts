@@ -16,7 +16,7 @@ import { buildUpdate, type ExpressionNames } from './update-expression';
  *
  * Freezing them exactly takes three things, because reads keep counting while an end is planned:
  * - the read path counts a side only on the condition that the key still carries the prompt revision the side was
- *   decided under (lambda/table/read-path/dynamo-store.ts), and the ending transaction raises every key's revision
+ *   decided under (lambda/read-api/store/dynamo-usage-store.ts), and the ending transaction raises every key's revision
  *   itself: no count decided before the end lands after it, and no answer after it carries the rollout;
  * - the ending transaction holds each key's counters to what the end read (its condition), so a count that landed
  *   between the read and the commit makes the end read again;
@@ -171,7 +171,16 @@ export interface FrozenServedCounts {
  * The end's fence of a rollout's counts (see the top of this file): the account's keys (the admin index's, and those
  * registered since), held, then read; the counts summed; the writes of the ending transaction that freeze them.
  */
-export async function freezeServedCounts(table: Table, accountId: string, rolloutId: string, holds: ServedCountHolds): Promise<FrozenServedCounts> {
+export async function freezeServedCounts(
+  table: Table,
+  accountId: string,
+  rolloutId: string,
+  holds: ServedCountHolds,
+  options: {
+    /** What else the end read of the account item, held by the same write (one action per item in a transaction). */
+    readonly accountHolds?: (e: ExpressionNames) => string;
+  } = {},
+): Promise<FrozenServedCounts> {
   const [account, indexed] = await Promise.all([
     table.get<AccountItem>('freezeServedCounts', keys.account(accountId)),
     indexedKeysOf(table, 'freezeServedCounts', accountId),
@@ -198,7 +207,12 @@ export async function freezeServedCounts(table: Table, accountId: string, rollou
         ...buildUpdate({
           set: { promptsRevision: revision },
           condition: (e) =>
-            `attribute_exists(${e.name('pk')}) AND ${unchanged(e, 'promptsRevision', read)} AND ${unchanged(e, 'keyRegistrations', registrations)}`,
+            [
+              `attribute_exists(${e.name('pk')})`,
+              unchanged(e, 'promptsRevision', read),
+              unchanged(e, 'keyRegistrations', registrations),
+              ...(options.accountHolds ? [options.accountHolds(e)] : []),
+            ].join(' AND '),
         }),
       },
     },

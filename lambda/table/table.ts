@@ -33,7 +33,7 @@ export interface TableCallOptions {
 /**
  * The one table as people's changes and the reads around them use it (the management API, the admin CLI,
  * prompts as code): strongly consistent reads, conditional writes, transactions (transaction.ts), and the same
- * calls as the read API's (calls.ts). The read API has a way in of its own (read-path/). Made with the operator
+ * calls as the read API's (calls.ts). The read API has a way in of its own (lambda/read-api/store/). Made with the operator
  * tools' client (createDocumentClient) by the CLI, and with the request's deadline by the management API. Each
  * method's `callName` names its store call in the errors it may end with (calls.ts).
  */

@@ -3,7 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isStoreUnavailable } from './calls';
-import { StoreUnavailableError } from './read-path/api-store';
+import { StoreUnavailableError } from './errors';
 
 /**
  * One change, one DynamoDB transaction (TransactWriteItems): every item it writes, each with its own

@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 it("uses the running stack's store at the endpoint the stack recorded, not the default port", async () => {
-  const result = await runInvoke(['getPrompt', 'events/get-prompt.json'], { DATA_DIR: dataDir });
+  const result = await runInvoke(['getPrompt', 'sample-events/get-prompt.json'], { DATA_DIR: dataDir });
 
   expect(result.stderr).toContain(`DATA_DIR is held by the running local stack: using its store at ${stack.storeUrl}\n`);
   expect(result.code).toBe(0);
@@ -29,8 +29,8 @@ it("uses the running stack's store at the endpoint the stack recorded, not the d
 }, 60_000);
 
 it('counts the invoked request in the running stack, like a request over HTTP', async () => {
-  const before = await runInvoke(['getPrompt', 'events/get-prompt.json'], { DATA_DIR: dataDir });
-  const after = await runInvoke(['getPrompt', 'events/get-prompt.json'], { DATA_DIR: dataDir });
+  const before = await runInvoke(['getPrompt', 'sample-events/get-prompt.json'], { DATA_DIR: dataDir });
+  const after = await runInvoke(['getPrompt', 'sample-events/get-prompt.json'], { DATA_DIR: dataDir });
 
   const remaining = (result: { stdout: string }) => Number((JSON.parse(result.stdout) as { headers: Record<string, string> }).headers['X-RateLimit-Remaining']);
   expect(remaining(before)).toBeGreaterThan(0);

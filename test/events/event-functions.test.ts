@@ -5,18 +5,18 @@ import * as path from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { EventBody } from '../../lambda/domain/events';
-import { createDispatchHandler } from '../../lambda/events/dispatch-handler';
-import { dispatchEvents } from '../../lambda/events/dispatcher';
+import { createDispatchHandler } from '../../lambda/event-dispatch/dispatch-handler';
+import { dispatchEvents } from '../../lambda/event-dispatch/dispatcher';
 import type { WebhookItem, WithKeys } from '../../lambda/table/item-types';
 import { keys } from '../../lambda/table/schema';
 import { Table } from '../../lambda/table/table';
 import { listDeliveries } from '../../lambda/table/deliveries';
 import { createTelemetry } from '../../lambda/telemetry';
-import { createDeliveryHandler } from '../../lambda/webhooks/delivery-handler';
-import { ATTEMPT_TIMEOUT_MS, type DeliveryJob, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../lambda/webhooks/delivery-job';
-import { deliveryDependencies } from '../../lambda/webhooks/delivery-runtime';
-import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
-import { generateSecret } from '../../lambda/webhooks/signature';
+import { createDeliveryHandler } from '../../lambda/webhook-delivery/delivery-handler';
+import { ATTEMPT_TIMEOUT_MS, type DeliveryJob, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../lambda/webhook-delivery/delivery-job';
+import { deliveryDependencies } from '../../lambda/webhook-delivery/delivery-runtime';
+import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
+import { generateSecret } from '../../lambda/webhook-delivery/signature';
 import { METRIC } from '../../lambda/metric-names';
 import { DELIVERY_MAX_RECEIVES, DELIVERY_VISIBILITY_TIMEOUT } from '../../lib/event-delivery';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy';
@@ -26,13 +26,13 @@ import { SimulatedQueue } from '../support/simulated-sqs';
 import { type Received, type Receiver, signaturesMadeWith, startReceiver } from '../webhooks/receiver';
 
 /**
- * The two deployed functions of events (lib/event-delivery.ts) on the events/ files `sam local invoke -e` passes
+ * The two deployed functions of events (lib/event-delivery.ts) on the sample-events/ files `sam local invoke -e` passes
  * them, against the embedded store and a receiver on 127.0.0.1. The bus and the queue are EventBridge and SQS
  * deployed; here they are recorders of what the dispatcher hands them, and the delivery function's retry delay
  * (ChangeMessageVisibility) is recorded too.
  */
 
-const EVENTS_DIR = path.join(__dirname, '../../events');
+const EVENTS_DIR = path.join(__dirname, '../../sample-events');
 const readSample = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(EVENTS_DIR, name), 'utf8'));
 const readSqsSample = (name: string): SQSEvent => readSample(name) as SQSEvent;
 const context = { awsRequestId: 'event-functions-test', functionName: 'test', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
@@ -115,7 +115,7 @@ function recorders() {
   };
 }
 
-describe('the dispatcher function on events/ stream samples', () => {
+describe('the dispatcher function on sample-events/ stream samples', () => {
   beforeAll(async () => {
     await putWebhook(SAMPLE_WEBHOOK, { events: ['prompt.label.moved'] });
     await putWebhook('wh_00000000000000aa', { events: ['key.created'] });
@@ -204,11 +204,11 @@ function sampleEvent(): EventBody {
 
 /**
  * The delivery function as deployed (delivery-runtime.ts builds it from the environment, as a cold start does), on
- * events/webhook-delivery.json's record, against the store (through a proxy that can make it fail) and SQS as the
+ * sample-events/webhook-delivery.json's record, against the store (through a proxy that can make it fail) and SQS as the
  * queue keeps messages (test/support/simulated-sqs.ts: delays, visibility, receive counts, the redrive policy), on
  * a clock the tests move. The receiver says which requests it got: each attempt is its POST.
  */
-describe('the delivery function on events/webhook-delivery.json, through the delivery queue', () => {
+describe('the delivery function on sample-events/webhook-delivery.json, through the delivery queue', () => {
   const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'event-functions-key-'));
   const keyFile = path.join(keyDir, 'webhook-sealing.key');
   const key = LocalSecretSealer.generateKey();

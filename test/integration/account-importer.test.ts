@@ -1,16 +1,16 @@
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { AccountImporter } from '../../admin/table/account-importer';
 import { publishVersion } from '../../admin/publish-version';
-import { AccountOperations } from '../../lambda/operations/account-operations';
-import { findAccount, listAccounts } from '../../lambda/table/accounts';
+import { Operations } from '../../lambda/operations';
+import { findAccount, listAccounts } from '../../lambda/features/accounts/accounts';
 import { Table } from '../../lambda/table/table';
 import { listAudit } from '../../lambda/table/audit-log';
 import { ensureTable, TableSchemaError } from '../../admin/table/ensure-table';
 import { ConflictError, NotFoundError } from '../../lambda/table/errors';
 import type { AccountImport, ImportSummary, PromptImport } from '../../admin/table/import-plan';
-import { keyUsage, listApiKeys } from '../../lambda/table/keys';
-import { listPromptSummaries } from '../../lambda/table/prompts';
-import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
+import { keyUsage, listApiKeys } from '../../lambda/features/keys/keys';
+import { listPromptSummaries } from '../../lambda/features/prompts/deletion';
+import { DynamoStore } from '../../lambda/read-api/store/dynamo-store';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
@@ -24,7 +24,7 @@ import { noDeadline, readerOf } from '../support/readers';
 let local: LocalStore;
 let admin: AccountImporter;
 let table: Table;
-let ops: AccountOperations;
+let ops: Operations;
 let api: DynamoStore;
 const ACTOR = { type: 'cli', operator: 'account-importer-test' } as const;
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
   const now = () => new Date('2026-11-15T12:00:00Z');
   admin = new AccountImporter(local.client, local.tableName, now);
   table = new Table(local.client, local.tableName, now);
-  ops = new AccountOperations({ table, actor: ACTOR });
+  ops = new Operations({ table, actor: ACTOR });
   api = new DynamoStore(local.clients, local.tableName);
 });
 
@@ -112,15 +112,15 @@ describe('importAccounts', () => {
   });
 });
 
-describe('accounts (AccountOperations, as the CLI calls them)', () => {
+describe('accounts (Operations, as the CLI calls them)', () => {
   it('are created once, listed, and change plan, each change audited as the operator', async () => {
-    await ops.createAccount({ accountId: 'acme', name: 'Acme', plan: 'free' });
-    await expect(ops.createAccount({ accountId: 'acme', name: 'Other', plan: 'pro' })).rejects.toThrow(ConflictError);
+    await ops.accounts.create({ accountId: 'acme', name: 'Acme', plan: 'free' });
+    await expect(ops.accounts.create({ accountId: 'acme', name: 'Other', plan: 'pro' })).rejects.toThrow(ConflictError);
 
-    await ops.setAccountPlan('acme', 'pro');
+    await ops.accounts.setPlan('acme', 'pro');
 
     expect(await listAccounts(table)).toContainEqual({ accountId: 'acme', name: 'Acme', plan: 'pro', createdAt: '2026-11-15T12:00:00.000Z' });
-    await expect(ops.setAccountPlan('nobody', 'pro')).rejects.toThrow(NotFoundError);
+    await expect(ops.accounts.setPlan('nobody', 'pro')).rejects.toThrow(NotFoundError);
     expect((await listAudit(table, 'nobody')).entries).toEqual([]);
     const { entries } = await listAudit(table, 'acme');
     expect(entries).toEqual(
@@ -145,20 +145,20 @@ describe('accounts (AccountOperations, as the CLI calls them)', () => {
   });
 });
 
-describe('API keys (AccountOperations, as the CLI calls them)', () => {
+describe('API keys (Operations, as the CLI calls them)', () => {
   let apiKey: string;
   let keyId: string;
 
   beforeAll(async () => {
-    await ops.createAccount({ accountId: 'keyed', name: 'Keyed', plan: 'free' });
+    await ops.accounts.create({ accountId: 'keyed', name: 'Keyed', plan: 'free' });
     ({
       apiKey,
       key: { keyId },
-    } = await ops.createKey('keyed', { name: 'Keyed key', monthlyLimit: 10 }));
+    } = await ops.keys.create('keyed', { name: 'Keyed key', monthlyLimit: 10 }));
   });
 
   it('need an existing account', async () => {
-    await expect(ops.createKey('nobody', { name: 'x' })).rejects.toThrow(NotFoundError);
+    await expect(ops.keys.create('nobody', { name: 'x' })).rejects.toThrow(NotFoundError);
   });
 
   it('are listed by id through the admin index, without the key or its hash', async () => {
@@ -186,13 +186,13 @@ describe('API keys (AccountOperations, as the CLI calls them)', () => {
   });
 
   it('are revoked by id, once', async () => {
-    expect((await ops.revokeKey('keyed', keyId)).alreadyRevoked).toBe(false);
-    expect((await ops.revokeKey('keyed', keyId)).alreadyRevoked).toBe(true);
+    expect((await ops.keys.revoke('keyed', keyId)).alreadyRevoked).toBe(false);
+    expect((await ops.keys.revoke('keyed', keyId)).alreadyRevoked).toBe(true);
     expect(await api.admit({ keyHash: hashApiKey(apiKey), month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline)).toEqual({
       admitted: false,
       reason: 'invalid-key',
     });
-    await expect(ops.revokeKey('other', keyId)).rejects.toThrow(NotFoundError);
+    await expect(ops.keys.revoke('other', keyId)).rejects.toThrow(NotFoundError);
   });
 });
 
@@ -211,7 +211,7 @@ describe('publishing and deleting', () => {
 
   it('lists drafts and deleted prompts to the operator', async () => {
     await admin.importAccounts([{ accountId: 'pub', keys: [], prompts: [{ promptId: 'q', promptName: 'Q', versions: [version('0.1.0')] }] }]);
-    expect((await ops.deletePrompt('pub', 'q')).alreadyDeleted).toBe(false);
+    expect((await ops.prompts.delete('pub', 'q')).alreadyDeleted).toBe(false);
 
     expect(await listPromptSummaries(table, 'pub')).toEqual([
       {
@@ -258,7 +258,7 @@ describe('deleted prompts', () => {
     await admin.importAccounts([
       { accountId: 'gone', name: 'Gone', plan: 'free', keys: [], prompts: [{ promptId: 'greet', promptName: 'Greet', versions: [version('1.0.0')] }] },
     ]);
-    await ops.deletePrompt('gone', 'greet');
+    await ops.prompts.delete('gone', 'greet');
   });
 
   it('refuse an import that publishes to them, unless it restores them', async () => {
@@ -268,16 +268,16 @@ describe('deleted prompts', () => {
   });
 
   it('come back with restore, with every version they had published', async () => {
-    expect(await ops.restorePrompt('gone', 'greet')).toEqual({ alreadyVisible: false });
-    expect(await ops.restorePrompt('gone', 'greet')).toEqual({ alreadyVisible: true });
+    expect(await ops.prompts.restore('gone', 'greet')).toEqual({ alreadyVisible: false });
+    expect(await ops.prompts.restore('gone', 'greet')).toEqual({ alreadyVisible: true });
     expect(await api.findLatestPrompt(readerOf('gone'), 'greet')).toMatchObject({ prompt: { version: '1.0.0' } });
-    await expect(ops.restorePrompt('gone', 'never-was')).rejects.toThrow(NotFoundError);
+    await expect(ops.prompts.restore('gone', 'never-was')).rejects.toThrow(NotFoundError);
   });
 
   it('change the prompt revision that every key of the account carries', async () => {
-    const keyHash = hashApiKey((await ops.createKey('gone', { name: 'gone' })).apiKey);
+    const keyHash = hashApiKey((await ops.keys.create('gone', { name: 'gone' })).apiKey);
     const before = await api.admit({ keyHash: keyHash, month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
-    await ops.deletePrompt('gone', 'greet');
+    await ops.prompts.delete('gone', 'greet');
     const after = await api.admit({ keyHash: keyHash, month: '2026-11', day: '15', at: new Date('2026-11-15T12:00:00Z') }, noDeadline);
     expect(before.admitted && after.admitted).toBe(true);
     if (before.admitted && after.admitted) expect(after.key.promptsRevision).toBeGreaterThan(before.key.promptsRevision);
@@ -299,8 +299,8 @@ describe('the start-up seed (create-missing)', () => {
   it('leaves what an operator did since: a published draft, a revoked key, a deleted prompt', async () => {
     await admin.importAccounts([seedAccount()], { mode: 'create-missing' });
     await publishVersion(ops, table, 'seeded', { promptId: 'w', version: '1.2.0', note: 'published by an operator' });
-    await ops.revokeKey('seeded', 'key_seeded');
-    await ops.deletePrompt('seeded', 'x');
+    await ops.keys.revoke('seeded', 'key_seeded');
+    await ops.prompts.delete('seeded', 'x');
 
     const again = await admin.importAccounts([seedAccount()], { mode: 'create-missing' });
 

@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { apiKeyItem } from '../../lambda/table/item-builders';
-import { newKeyRecord } from '../../lambda/table/keys';
+import { newKeyRecord } from '../../lambda/features/keys/keys';
 import { catchUpKeys } from '../../lambda/table/propagation';
 import { Table } from '../../lambda/table/table';
-import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/table/read-path/cached-prompt-store';
+import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/read-api/store/cached-prompt-store';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import { ApiHarness } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';

@@ -1,15 +1,15 @@
 import { AccountImporter } from '../../admin/table/account-importer';
 import { publishVersion, type PublishRequest } from '../../admin/publish-version';
-import { AccountOperations } from '../../lambda/operations/account-operations';
+import { Operations } from '../../lambda/operations';
 import { Table } from '../../lambda/table/table';
 import { listAudit } from '../../lambda/table/audit-log';
-import { ConflictError, ImmutableVersionError, NotFoundError } from '../../lambda/table/errors';
-import { listPromptSummaries } from '../../lambda/table/prompts';
-import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
-import { StoreUnavailableError } from '../../lambda/table/read-path/api-store';
+import { ConflictError, NotFoundError, StoreUnavailableError } from '../../lambda/table/errors';
+import { listPromptSummaries } from '../../lambda/features/prompts/deletion';
+import { DynamoStore } from '../../lambda/read-api/store/dynamo-store';
 import { version } from '../support/fixtures';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import { readerOf } from '../support/readers';
+import { ImmutableVersionError } from '../../lambda/features/errors';
 
 /**
  * How the CLI publishes (admin/publish-version.ts: `prompts publish`, `prompts rollback`, `prompts push`): as the
@@ -18,7 +18,7 @@ import { readerOf } from '../support/readers';
 
 let local: LocalStore;
 let table: Table;
-let ops: AccountOperations;
+let ops: Operations;
 let api: DynamoStore;
 const ACTOR = { type: 'cli', operator: 'publisher' } as const;
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   // A clock that moves a millisecond each time it is read: audit entries sort in the order they were written.
   let tick = 0;
   table = new Table(local.client, local.tableName, () => new Date(Date.UTC(2026, 10, 15, 12) + tick++));
-  ops = new AccountOperations({ table, actor: ACTOR });
+  ops = new Operations({ table, actor: ACTOR });
   api = new DynamoStore(local.clients, local.tableName);
 });
 
@@ -113,12 +113,10 @@ describe('a version from its content', () => {
   });
 
   it('whose publish fails is taken back: no draft is left, and the failure is in the log', async () => {
-    class FailingPublish extends AccountOperations {
-      override publish(): never {
-        throw new StoreUnavailableError('the store stopped answering');
-      }
-    }
-    const failing = new FailingPublish({ table, actor: ACTOR });
+    const failing = new Operations({ table, actor: ACTOR });
+    jest.spyOn(failing.prompts, 'publish').mockImplementation(() => {
+      throw new StoreUnavailableError('the store stopped answering');
+    });
     await expect(publish('fresh', { promptId: 'q', version: '0.3.0', content: content('q3') }, failing)).rejects.toThrow(StoreUnavailableError);
     expect(await versionsOf('fresh', 'q')).toEqual([
       { version: '0.1.0', published: true },
@@ -164,7 +162,7 @@ describe('publishing under concurrency', () => {
 describe('a deleted prompt', () => {
   beforeAll(async () => {
     await account('gone', [{ promptId: 'greet', promptName: 'Greet', versions: [version('1.0.0')] }]);
-    await ops.deletePrompt('gone', 'greet');
+    await ops.prompts.delete('gone', 'greet');
   });
 
   it('refuses a publish, naming the way back, before anything is written', async () => {

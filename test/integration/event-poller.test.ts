@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { EventBody } from '../../lambda/domain/events';
 import { eventWrite } from '../../lambda/table/outbox';
 import { Table } from '../../lambda/table/table';
-import type { DeliveryJob } from '../../lambda/webhooks/delivery-job';
+import type { DeliveryJob } from '../../lambda/webhook-delivery/delivery-job';
 import { cursorAt, EVENTS_CURSOR_FILE, SETTLE_MS, startEventPoller } from '../../local/event-poller';
 import { FixtureStore } from '../support/fixture-store';
 import { type LocalStore, startLocalStore } from '../support/local-store';

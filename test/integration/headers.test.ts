@@ -1,7 +1,7 @@
-import type { ApiStore } from '../../lambda/table/read-path/api-store';
-import { StoreUnavailableError } from '../../lambda/table/read-path/api-store';
+import type { ApiStore } from '../../lambda/read-api/store/api-store';
 import { ApiHarness, type ApiResponse } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';
+import { StoreUnavailableError } from '../../lambda/table/errors';
 
 /** docs/behaviour-rules.md, "Headers". */
 const api = new ApiHarness();

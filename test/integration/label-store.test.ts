@@ -1,9 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { FixtureStore } from '../support/fixture-store';
-import { InvalidLabelError, PromptDeletedError, PromptMissingError, VersionNotPublishedError } from '../../lambda/table/errors';
 import type { PromptImport } from '../../admin/table/import-plan';
 import { importSeed } from '../../admin/import-seed';
-import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
+import { DynamoStore } from '../../lambda/read-api/store/dynamo-store';
 import type { PromptHeadItem, PromptLabelItem } from '../../lambda/table/item-types';
 import { keys } from '../../lambda/table/schema';
 import { version } from '../support/fixtures';
@@ -12,6 +11,7 @@ import { noDeadline, readerOf } from '../support/readers';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PromptMissingError, PromptDeletedError, VersionNotPublishedError, InvalidLabelError } from '../../lambda/features/errors';
 
 /** lambda/table/labels.ts and label imports, against a real DynamoDB-compatible store (dynalite). */
 

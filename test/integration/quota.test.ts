@@ -1,7 +1,7 @@
 import { hashApiKey } from '../../lambda/domain/api-key';
-import { StoreUnavailableError } from '../../lambda/table/read-path/api-store';
 import { ApiHarness, type ErrorBody, UPGRADE_URL } from '../support/api-harness';
 import { prompt, version } from '../support/fixtures';
+import { StoreUnavailableError } from '../../lambda/table/errors';
 
 /** docs/behaviour-rules.md, "What counts against the quota" and "Plans and limits", against a real store. */
 const api = new ApiHarness();

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { AccountOperations } from '../../lambda/operations/account-operations';
-import { createGuardAlarmHandler } from '../../lambda/rollouts/guard-alarm-handler';
-import { createRolloutStepsHandler } from '../../lambda/rollouts/rollout-steps-handler';
-import type { AutomationDependencies } from '../../lambda/rollouts/automation';
+import { Operations } from '../../lambda/operations';
+import { createGuardAlarmHandler } from '../../lambda/rollout-automation/guard-alarm-handler';
+import { createRolloutStepsHandler } from '../../lambda/rollout-automation/rollout-steps-handler';
+import type { AutomationDependencies } from '../../lambda/rollout-automation/automation';
 import { listAudit } from '../../lambda/table/audit-log';
-import { findRollout, type Rollout } from '../../lambda/table/rollouts';
+import { findRollout, type Rollout } from '../../lambda/features/rollouts/rollouts';
 import { keys } from '../../lambda/table/schema';
 import type { PromptLabelItem } from '../../lambda/table/item-types';
 import { Table } from '../../lambda/table/table';
@@ -19,10 +19,10 @@ import { createStoreClients, type StoreClients } from '../../lambda/table/client
 
 /**
  * The rollout automation's two handlers (docs/rollouts.md "Steps and a guard alarm (deployed)"), invoked with exactly the files of
- * events/ that `sam local invoke -e` would pass, against a real store; each effect is read back from the store.
+ * sample-events/ that `sam local invoke -e` would pass, against a real store; each effect is read back from the store.
  */
 
-const EVENTS_DIR = path.join(__dirname, '../../events');
+const EVENTS_DIR = path.join(__dirname, '../../sample-events');
 const eventFile = (name: string): unknown => JSON.parse(readFileSync(path.join(EVENTS_DIR, name), 'utf8'));
 const GUARD_EVENT = eventFile('guard-alarm.json') as { detail: { alarmName: string }; resources: string[] };
 const ALARM = GUARD_EVENT.detail.alarmName;
@@ -34,14 +34,14 @@ let local: LocalStore;
 let now: Date;
 let table: Table;
 let deps: AutomationDependencies;
-let person: AccountOperations;
+let person: Operations;
 let fixtures: FixtureStore;
 
 beforeAll(async () => {
   local = await startLocalStore('rollout-automation-test');
   table = new Table(local.clients.reads, local.tableName, () => now, { writeClient: local.clients.writes });
   deps = { table, logger: createTelemetry({ serviceName: 'rollout-automation-test', logLevel: 'INFO' }).logger };
-  person = new AccountOperations({ table, actor: { type: 'cli', operator: 'release-manager' } });
+  person = new Operations({ table, actor: { type: 'cli', operator: 'release-manager' } });
   const promptsOf = (...ids: string[]) =>
     ids.map((promptId) => ({ promptId, promptName: promptId, versions: [version('1.0.0'), version('2.0.0')], labels: { production: '1.0.0' } }));
   fixtures = new FixtureStore(local.client, local.tableName);
@@ -61,7 +61,7 @@ afterAll(async () => local.close());
 
 async function startRollout(accountId: string, promptId: string, options: { steps?: { percent: number; afterMinutes: number }[]; guardAlarm?: string }) {
   now = STARTED;
-  const started = await person.startRollout(accountId, promptId, 'production', { to: '2.0.0', percent: 10, ...options });
+  const started = await person.rollouts.start(accountId, promptId, 'production', { to: '2.0.0', percent: 10, ...options });
   if (!('rollout' in started)) throw new Error('the rollout went to a change request');
   return started.rollout;
 }
@@ -69,7 +69,7 @@ async function startRollout(accountId: string, promptId: string, options: { step
 const rolloutOf = (accountId: string, promptId: string) => findRollout(table, accountId, promptId, 'production');
 const auditCount = async (accountId: string) => (await listAudit(table, accountId)).entries.length;
 
-describe('the steps function, on events/rollout-steps.json', () => {
+describe('the steps function, on sample-events/rollout-steps.json', () => {
   const handler = () => createRolloutStepsHandler(deps);
 
   beforeAll(async () => {
@@ -130,7 +130,7 @@ describe('the guard alarm function', () => {
     now = minutesAfterStart(10);
   });
 
-  it('changes nothing on events/guard-alarm-ok.json, the alarm going back to OK', async () => {
+  it('changes nothing on sample-events/guard-alarm-ok.json, the alarm going back to OK', async () => {
     const entries = await auditCount('acme');
     const summary = await handler()(eventFile('guard-alarm-ok.json'), lambdaContext());
 
@@ -150,7 +150,7 @@ describe('the guard alarm function', () => {
     expect(await auditCount('acme')).toBe(entries);
   });
 
-  it('on events/guard-alarm.json, aborts every rollout that alarm guards, in every account, by its name or its ARN', async () => {
+  it('on sample-events/guard-alarm.json, aborts every rollout that alarm guards, in every account, by its name or its ARN', async () => {
     const summary = await handler()(eventFile('guard-alarm.json'), lambdaContext());
 
     expect(summary).toEqual({ alarmName: ALARM, aborted: 3, skipped: 0, failed: 0 });
@@ -253,7 +253,7 @@ describe('a rollout a person ended, and replaced by another on its label, while 
     let replacement: Rollout | undefined;
     afterListing = async () => {
       const runAt = now;
-      await person.abortRollout('acme', promptId, 'production', { reason: 'by hand' });
+      await person.rollouts.abort('acme', promptId, 'production', { reason: 'by hand' });
       replacement = await startRollout('acme', promptId, next);
       now = runAt;
     };

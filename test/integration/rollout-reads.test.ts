@@ -3,8 +3,7 @@ import { hashApiKey } from '../../lambda/domain/api-key';
 import type { Prompt } from '../../lambda/domain/prompt';
 import { MAX_SUBJECT_LENGTH } from '../../lambda/domain/rollout';
 import { bucketOf } from '../../lambda/domain/rollout-bucket';
-import type { ApiStore } from '../../lambda/table/read-path/api-store';
-import { StoreUnavailableError } from '../../lambda/table/read-path/api-store';
+import type { ApiStore } from '../../lambda/read-api/store/api-store';
 import { ApiHarness, type ErrorBody } from '../support/api-harness';
 import { restApiEvent } from '../support/events';
 import { prompt, version } from '../support/fixtures';
@@ -12,10 +11,11 @@ import { type LabelRollout, labelRollout } from '../support/rollouts';
 import { Table } from '../../lambda/table/table';
 import { listLabelHistory } from '../../lambda/table/label-history';
 import { listAudit } from '../../lambda/table/audit-log';
-import type { Rollout } from '../../lambda/table/rollouts';
+import type { Rollout } from '../../lambda/features/rollouts/rollouts';
 import { MAX_FENCED_KEYS } from '../../lambda/table/served-counts';
 import { keys as schemaKeys } from '../../lambda/table/schema';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { StoreUnavailableError } from '../../lambda/table/errors';
 
 /**
  * docs/rollouts.md "Serving" and "Served counts", against the real handlers and the embedded store: a read at a

@@ -1,5 +1,5 @@
-import { AccountOperations } from '../../lambda/operations/account-operations';
-import { findRollout } from '../../lambda/table/rollouts';
+import { Operations } from '../../lambda/operations';
+import { findRollout } from '../../lambda/features/rollouts/rollouts';
 import { Table } from '../../lambda/table/table';
 import { createTelemetry } from '../../lambda/telemetry';
 import { repeatWithoutOverlap, startRolloutSteps } from '../../local/rollout-steps-timer';
@@ -99,7 +99,7 @@ describe('startRolloutSteps', () => {
         prompts: [{ promptId: 'greet', promptName: 'Greet', versions: [version('1.0.0'), version('2.0.0')], labels: { production: '1.0.0' } }],
       },
     ]);
-    await new AccountOperations({ table, actor: { type: 'cli', operator: 'release-manager' } }).startRollout('acme', 'greet', 'production', {
+    await new Operations({ table, actor: { type: 'cli', operator: 'release-manager' } }).rollouts.start('acme', 'greet', 'production', {
       to: '2.0.0',
       percent: 10,
       steps: [{ percent: 40, afterMinutes: 1 }],

@@ -1,13 +1,13 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailableError } from '../../lambda/table/read-path/api-store';
 import type { ApiKeyItem } from '../../lambda/table/item-types';
 import { keys } from '../../lambda/table/schema';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { ApiHarness } from '../support/api-harness';
 import { startFaultProxy } from '../support/fault-proxy';
 import { createStoreClients } from '../../lambda/table/client';
-import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
+import { DynamoStore } from '../../lambda/read-api/store/dynamo-store';
 import { prompt, version } from '../support/fixtures';
+import { StoreUnavailableError } from '../../lambda/table/errors';
 
 /** docs/data-model.md: each key counts its requests per UTC day, on the one write that admits them. */
 const api = new ApiHarness();

@@ -3,7 +3,7 @@ import * as keyContracts from '../../lambda/management-api/handlers/key-contract
 import { keyBody } from '../../lambda/management-api/handlers/key-routes';
 import { defineRoute, type RouteDeclaration } from '../../lambda/management-api/route';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
-import { listKeyUsage } from '../../lambda/table/keys';
+import { listKeyUsage } from '../../lambda/features/keys/keys';
 import { contractMismatches } from '../support/management-contracts';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   await api.start();
   await api.fixtures.account('acme', 'pro');
   viewer = await api.person('viewer@acme.test', 'acme', 'viewer');
-  await api.operations().createKey('acme', { name: 'Web app' });
+  await api.operations().keys.create('acme', { name: 'Web app' });
 });
 afterAll(() => api.stop());
 

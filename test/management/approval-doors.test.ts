@@ -1,8 +1,8 @@
-import { AccountOperations } from '../../lambda/operations/account-operations';
+import { Operations } from '../../lambda/operations';
 import { listAudit } from '../../lambda/table/audit-log';
-import { listRequests } from '../../lambda/table/change-requests';
+import { listRequests } from '../../lambda/features/change-requests/change-requests';
 import { listLabelHistory } from '../../lambda/table/label-history';
-import { findRollout } from '../../lambda/table/rollouts';
+import { findRollout } from '../../lambda/features/rollouts/rollouts';
 import { keys } from '../../lambda/table/schema';
 import { Table } from '../../lambda/table/table';
 import type { TransactionWrite } from '../../lambda/table/transaction';
@@ -172,7 +172,7 @@ async function servedWith<T>(table: Table, run: () => Promise<T>): Promise<T> {
 describe('approvals turned on between a door reading them and its change: the change is decided again, and asks', () => {
   /** Production of `account` put under approval by its owner, as another request would. */
   const turnOn = (account: string) =>
-    api.operations({ type: 'user', userId: owner.userId, email: owner.email }).updateSettings(account, { approvals: { labels: ['production'] } });
+    api.operations({ type: 'user', userId: owner.userId, email: owner.email }).accounts.updateSettings(account, { approvals: { labels: ['production'] } });
 
   /** Read back: the label where it was, its history as imported, no move audited, and one request opened. */
   async function nothingMovedAndAsked(account: string): Promise<void> {
@@ -231,8 +231,8 @@ describe('approvals turned on between a door reading them and its change: the ch
 
   test('a push (one prompt of `prompts push`): the label awaits its request, nothing moved', async () => {
     const table = racing('door-push', 'label.set');
-    const ops = new AccountOperations({ table, actor: { type: 'cli', operator: 'ci-bot' } });
-    const released = await ops.releasePrompt('door-push', { promptId: 'welcome', labels: [{ label: 'production', to: '1.1.0' }] }, { note: 'From main' });
+    const ops = new Operations({ table, actor: { type: 'cli', operator: 'ci-bot' } });
+    const released = await ops.prompts.release('door-push', { promptId: 'welcome', labels: [{ label: 'production', to: '1.1.0' }] }, { note: 'From main' });
     expect(table.fired).toBe(true);
     expect(released.requests).toEqual([{ label: 'production', requestId: expect.stringMatching(/^req_/) }]);
     await nothingMovedAndAsked('door-push');
@@ -381,7 +381,7 @@ describe("the operator's CLI: a label under approval is asked for, unless --brea
     expect(await labelsOf('cli-glass-off')).toMatchObject({ production: '1.0.0' });
     expect(await openRequestsOf('cli-glass-off')).toEqual([]);
     await expect(
-      new AccountOperations({ table: api.table, actor: { type: 'user', userId: owner.userId, email: owner.email } }).setLabel(
+      new Operations({ table: api.table, actor: { type: 'user', userId: owner.userId, email: owner.email } }).labels.set(
         ACCOUNT,
         'cli-glass-off',
         'production',

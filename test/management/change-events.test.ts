@@ -129,11 +129,11 @@ test('push: one prompt created, published and labelled is three events in that o
 test('rollout automation: a due step applied by the system actor is rollout.changed with the share before and after', async () => {
   const { accountId } = await account();
   const operator = api.operations({ type: 'cli', operator: OPERATOR });
-  const started = await operator.startRollout(accountId, 'welcome', 'production', { to: '1.1.0', percent: 10, steps: [{ percent: 50, afterMinutes: 1 }] });
+  const started = await operator.rollouts.start(accountId, 'welcome', 'production', { to: '1.1.0', percent: 10, steps: [{ percent: 50, afterMinutes: 1 }] });
   if (!('rollout' in started)) throw new Error('no rollout');
   const system = api.operations({ type: 'system', name: 'rollout-steps' });
   const { rolloutId } = started.rollout;
-  const applied = await system.applyDueStep(accountId, { promptId: 'welcome', label: 'production', rolloutId }, new Date(Date.now() + 120_000));
+  const applied = await system.rollouts.applyDueStep(accountId, { promptId: 'welcome', label: 'production', rolloutId }, new Date(Date.now() + 120_000));
   expect(applied.applied).toBe(true);
   const events = shapes(await eventsOf(accountId));
   expect(events).toEqual([
@@ -153,10 +153,10 @@ test('rollout automation: a due step applied by the system actor is rollout.chan
 test("a rollout's completion announces rollout.completed and the label's move, its reason the rollout", async () => {
   const { accountId } = await account();
   const operator = api.operations({ type: 'cli', operator: OPERATOR });
-  const started = await operator.startRollout(accountId, 'welcome', 'production', { to: '1.1.0', percent: 10 });
+  const started = await operator.rollouts.start(accountId, 'welcome', 'production', { to: '1.1.0', percent: 10 });
   if (!('rollout' in started)) throw new Error('no rollout');
   const { rolloutId } = started.rollout;
-  await operator.completeRollout(accountId, 'welcome', 'production');
+  await operator.rollouts.complete(accountId, 'welcome', 'production');
   const events = shapes(await eventsOf(accountId)).slice(1);
   expect(events).toEqual([
     {
@@ -201,7 +201,7 @@ test('key.created names the key by id and name and never holds it; a rotation an
 test('a change request applied announces the approval, the application and the move, the move naming the request', async () => {
   const { accountId, owner } = await account();
   const reviewer = await api.person(`reviewer@${accountId}.test`, accountId, 'admin');
-  await api.operations().updateSettings(accountId, { approvals: { labels: ['production'] } });
+  await api.operations().accounts.updateSettings(accountId, { approvals: { labels: ['production'] } });
   const opened = await api.send('PUT', `/api/accounts/${accountId}/prompts/welcome/labels/production`, { as: owner, body: { version: '1.1.0' } });
   expect(opened.status).toBe(202);
   const { requestId } = (opened.body as { request: { requestId: string } }).request;

@@ -1,10 +1,9 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
-import type { AccountOperations } from '../../lambda/operations/account-operations';
+import type { Operations } from '../../lambda/operations';
 import { Table } from '../../lambda/table/table';
 import { createStoreClients, type StoreClients } from '../../lambda/table/client';
-import { deletePrompt } from '../../lambda/table/prompts';
-import { listRequests } from '../../lambda/table/change-requests';
+import { listRequests } from '../../lambda/features/change-requests/change-requests';
 import type { EventType } from '../../lambda/domain/events';
 import { readEventBody } from '../../lambda/table/outbox';
 import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from '../../lambda/table/schema';
@@ -15,10 +14,11 @@ import { config, prompt, version } from '../support/fixtures';
 import type { PromptInput } from '../support/fixture-store';
 import { capturedRequestLines } from '../support/log-capture';
 import { ManagementHarness, type Person, type SendOptions } from '../support/management-harness';
+import { deletePrompt } from '../../lambda/features/prompts/operations';
 
 /**
  * Issue 36: an outage from each write position of each change a person makes through the management API.
- * Every change is one transaction with its audit entry (lambda/table/change.ts), then the account's prompt
+ * Every change is one transaction with its audit entry (lambda/operations/commit.ts), then the account's prompt
  * revision is copied to its keys. Whatever the store does from the k-th write on (throttles every write, or
  * applies the k-th and loses its answer, then throttles the rest), everything read back afterwards shows the
  * change WHOLE (as a clean run makes it, answered as a clean run is) or ABSENT (the account as it was, at most
@@ -62,7 +62,7 @@ interface Setup {
   /** Read through the API (a read: nothing the proxy counts), for the change's If-Match. */
   etagOf(promptId: string, versionNumber: string): Promise<void>;
   /** The shared operations as the member `name` (set up with `person`), straight to the store. */
-  as(name: string): AccountOperations;
+  as(name: string): Operations;
 }
 
 let accounts = 0;
@@ -602,7 +602,7 @@ const CHANGES: readonly Change[] = [
       await setup.prompts(labelled({ production: '1.0.0' }));
       await setup.person('asker', 'admin');
       await underApproval(setup, 1);
-      await setup.as('asker').startRollout(setup.accountId, 'welcome', 'production', { to: '1.1.0', percent: 10 });
+      await setup.as('asker').rollouts.start(setup.accountId, 'welcome', 'production', { to: '1.1.0', percent: 10 });
     },
     send: async (send, account) => send('POST', `/requests/${await openRequestOf(account)}/approve`, { as: account.people.owner }),
   },
@@ -682,7 +682,7 @@ const CHANGES: readonly Change[] = [
 
 /** Production under approval (`required` approvals), set by the owner. */
 async function underApproval(setup: Setup, required: number): Promise<void> {
-  await setup.as('owner').updateSettings(setup.accountId, { approvals: { labels: ['production'], required } });
+  await setup.as('owner').accounts.updateSettings(setup.accountId, { approvals: { labels: ['production'], required } });
 }
 
 /** A request to move production from 1.0.0 to 1.1.0, opened by an admin (`asker`) of an account that needs `required` approvals. */
@@ -690,13 +690,13 @@ async function requested(setup: Setup, required: number): Promise<void> {
   await setup.prompts(labelled({ production: '1.0.0' }));
   await setup.person('asker', 'admin');
   await underApproval(setup, required);
-  await setup.as('asker').setLabel(setup.accountId, 'welcome', 'production', '1.1.0', { note: 'ship it' });
+  await setup.as('asker').labels.set(setup.accountId, 'welcome', 'production', '1.1.0', { note: 'ship it' });
 }
 
 /** Production rolling out from 1.0.0 to 1.1.0 for 10%, started by the owner. */
 async function rollingOut(setup: Setup): Promise<void> {
   await setup.prompts(labelled({ production: '1.0.0' }));
-  await setup.as('owner').startRollout(setup.accountId, 'welcome', 'production', { to: '1.1.0', percent: 10 });
+  await setup.as('owner').rollouts.start(setup.accountId, 'welcome', 'production', { to: '1.1.0', percent: 10 });
 }
 
 /** The account's one open request (read straight from the store: nothing the proxy sees). */

@@ -1,7 +1,7 @@
-import { AccountOperations } from '../../lambda/operations/account-operations';
+import { Operations } from '../../lambda/operations';
 import { Table } from '../../lambda/table/table';
 import { listAudit } from '../../lambda/table/audit-log';
-import { listRequests, requireRequest } from '../../lambda/table/change-requests';
+import { listRequests, requireRequest } from '../../lambda/features/change-requests/change-requests';
 import type { TransactionWrite } from '../../lambda/table/transaction';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
@@ -462,13 +462,13 @@ describe('deciding', () => {
       override async transact(operation: string, writes: readonly TransactionWrite[], options?: { proof?: Record<string, string> }): Promise<void> {
         if (operation === 'request.approve' && !raced) {
           raced = true;
-          await api.operations({ type: 'cli', operator: 'racer' }).setLabel('acme', 'race', 'production', '1.2.0', { breakGlass: true });
+          await api.operations({ type: 'cli', operator: 'racer' }).labels.set('acme', 'race', 'production', '1.2.0', { breakGlass: true });
         }
         return super.transact(operation, writes, options);
       }
     })(api.local.client, api.local.tableName, () => new Date());
-    const ops = new AccountOperations({ table: racing, actor: { type: 'user', userId: approver.userId, email: approver.email } });
-    const decided = await ops.approveRequest('acme', await requireRequest(api.table, 'acme', request.requestId));
+    const ops = new Operations({ table: racing, actor: { type: 'user', userId: approver.userId, email: approver.email } });
+    const decided = await ops.changeRequests.approve('acme', await requireRequest(api.table, 'acme', request.requestId));
     expect(raced).toBe(true);
     expect(decided.stale).toBe(true);
     expect(await requestOf(request.requestId)).toMatchObject({ state: 'stale', approvals: [] });
@@ -607,13 +607,13 @@ describe('approvals count while their givers may still give them', () => {
       override async transact(operation: string, writes: readonly TransactionWrite[], options?: { proof?: Record<string, string> }): Promise<void> {
         if (operation === 'request.approve' && !raced) {
           raced = true;
-          await api.operations({ type: 'user', userId: chief.userId, email: chief.email }).setMemberRole('counted', demoted.userId, 'viewer');
+          await api.operations({ type: 'user', userId: chief.userId, email: chief.email }).members.setRole('counted', demoted.userId, 'viewer');
         }
         return super.transact(operation, writes, options);
       }
     })(api.local.client, api.local.tableName, () => new Date());
-    const ops = new AccountOperations({ table: racing, actor: { type: 'user', userId: second.userId, email: second.email } });
-    const decided = await ops.approveRequest('counted', await requireRequest(api.table, 'counted', request.requestId));
+    const ops = new Operations({ table: racing, actor: { type: 'user', userId: second.userId, email: second.email } });
+    const decided = await ops.changeRequests.approve('counted', await requireRequest(api.table, 'counted', request.requestId));
     expect(raced).toBe(true);
     expect(decided).toMatchObject({
       stale: false,

@@ -42,7 +42,7 @@ beforeAll(async () => {
     ...['welcome', 'aborted', 'refused', 'held', 'replaced'].map((id) => prompt(id, versions, { labels: { production: '1.0.0' } })),
   );
   await api.fixtures.prompts('cli-gated', prompt('welcome', versions, { labels: { production: '1.0.0' } }));
-  await api.operations().updateSettings('cli-gated', { approvals: { labels: ['production'] } });
+  await api.operations().accounts.updateSettings('cli-gated', { approvals: { labels: ['production'] } });
 });
 afterAll(() => api.stop());
 

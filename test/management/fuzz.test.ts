@@ -14,9 +14,10 @@ import {
   tableState,
 } from '../support/management-fuzz';
 import { registerApiKey } from '../support/log-capture';
-import { listApiKeys } from '../../lambda/table/keys';
-import { addMember, findMember, setMemberRole } from '../../lambda/table/members';
-import { restorePrompt } from '../../lambda/table/prompts';
+import { listApiKeys } from '../../lambda/features/keys/keys';
+import { findMember } from '../../lambda/features/members/members';
+import { restorePrompt } from '../../lambda/features/prompts/operations';
+import { addMember, setMemberRole } from '../../lambda/features/members/operations';
 
 /**
  * Every route of the management API, fuzzed in-process (test/support/management-fuzz.ts): whatever the
@@ -47,15 +48,15 @@ beforeAll(async () => {
   for (const role of ['owner', 'admin', 'editor', 'viewer'] as const) people[role] = await api.person(`${role}@acme.test`, 'acme', role);
   people.outsider = await api.person('outsider@globex.test', 'globex', 'owner');
   const ops = api.operations();
-  await ops.setLabel('acme', 'welcome', 'staging', '1.0.0');
-  await ops.setLabel('acme', 'welcome', 'production', '1.1.0');
-  await ops.setLabel('acme', 'constructor', 'constructor', '1.0.0');
-  await ops.setLabel('globex', 'welcome', 'production', '1.0.0');
+  await ops.labels.set('acme', 'welcome', 'staging', '1.0.0');
+  await ops.labels.set('acme', 'welcome', 'production', '1.1.0');
+  await ops.labels.set('acme', 'constructor', 'constructor', '1.0.0');
+  await ops.labels.set('globex', 'welcome', 'production', '1.0.0');
   await newFixtureKey();
 });
 
 async function newFixtureKey(): Promise<void> {
-  const { key, apiKey } = await api.operations().createKey('acme', { name: 'fixture', monthlyLimit: 100 });
+  const { key, apiKey } = await api.operations().keys.create('acme', { name: 'fixture', monthlyLimit: 100 });
   registerApiKey(apiKey);
   secrets.push(apiKey);
   keyId = key.keyId;

@@ -1,5 +1,5 @@
 import { hashApiKey } from '../../lambda/domain/api-key';
-import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
+import { DynamoStore } from '../../lambda/read-api/store/dynamo-store';
 import { capturedLogRecords } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
 

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { planSetLabel } from '../../lambda/table/labels';
+import { planSetLabel } from '../../lambda/features/labels/labels';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
@@ -148,7 +148,7 @@ describe('paging', () => {
   const MOVES = 56;
   beforeAll(async () => {
     const ops = api.operations({ type: 'cli', operator: OPERATOR });
-    for (let move = 0; move < MOVES; move += 1) await ops.setLabel('acme', 'paged', 'canary', move % 2 === 0 ? '1.0.0' : '1.1.0', { note: `move ${move}` });
+    for (let move = 0; move < MOVES; move += 1) await ops.labels.set('acme', 'paged', 'canary', move % 2 === 0 ? '1.0.0' : '1.1.0', { note: `move ${move}` });
   }, 60_000);
 
   test('50 a page, newest first; `next` goes on where the page ended; the last page has none', async () => {

@@ -142,7 +142,7 @@ describe('the audit log', () => {
     await api.fixtures.account('busy', 'free');
     const busyOwner = await api.person('owner@busy.test', 'busy', 'owner');
     const ops = api.operations({ type: 'cli', operator: 'seed' });
-    for (let i = 0; i < 60; i += 1) await ops.createPrompt('busy', { promptId: `p${String(i).padStart(2, '0')}`, promptName: `P${i}` });
+    for (let i = 0; i < 60; i += 1) await ops.prompts.create('busy', { promptId: `p${String(i).padStart(2, '0')}`, promptName: `P${i}` });
     const first = await api.send('GET', '/api/accounts/busy/audit', { as: busyOwner });
     const page1 = first.body as { entries: { target: { promptId: string } }[]; next: string };
     expect(page1.entries).toHaveLength(50);

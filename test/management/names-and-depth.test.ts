@@ -71,7 +71,7 @@ describe('label names', () => {
   });
 
   test('the CLI too: prompts show --label constructor of a prompt without it says there is no such label', async () => {
-    await api.operations().setLabel('acme', 'welcome', 'canary', '1.0.0');
+    await api.operations().labels.set('acme', 'welcome', 'canary', '1.0.0');
     const show = (label: string) => api.cli('ops', 'prompts', 'show', '--account', 'acme', '--prompt', 'welcome', '--label', label);
     const absent = await show('constructor');
     expect(absent.code).toBe(1);
@@ -208,7 +208,7 @@ describe('audit cursors', () => {
 
   test('a cursor from a page still reads the next page', async () => {
     const ops = api.operations({ type: 'cli', operator: 'seed' });
-    for (let index = 0; index < 55; index += 1) await ops.createPrompt('acme', { promptId: `many-${index}`, promptName: `Many ${index}` });
+    for (let index = 0; index < 55; index += 1) await ops.prompts.create('acme', { promptId: `many-${index}`, promptName: `Many ${index}` });
     const first = (await api.send('GET', `${A}/audit`, { as: viewer })).body as { next: string };
     const second = await api.send('GET', `${A}/audit?before=${first.next}`, { as: viewer });
     expect(second.status).toBe(200);

@@ -2,7 +2,7 @@ import { formatPromptFile, parsePromptFile, type PromptFile } from '../../admin/
 import { planFolder } from '../../admin/prompt-files/folder-plan';
 import { readServedPrompts } from '../../admin/prompt-files/prompt-folder';
 import { pushPrompt } from '../../admin/prompt-files/push';
-import { AccountOperations } from '../../lambda/operations/account-operations';
+import { Operations } from '../../lambda/operations';
 import { Table } from '../../lambda/table/table';
 import { listAudit } from '../../lambda/table/audit-log';
 import { createStoreClients, type StoreClients } from '../../lambda/table/client';
@@ -65,7 +65,7 @@ test.each(['throttle', 'drop-answer'] as const)(
       writes += 1;
       return writes === 1 ? fault : 'throttle';
     };
-    const ops = new AccountOperations({ table, actor: { type: 'cli', operator: 'test' } });
+    const ops = new Operations({ table, actor: { type: 'cli', operator: 'test' } });
     const outcome = await pushPrompt(ops, ACCOUNT, plan ?? { promptId: '', create: false, labels: [], pending: [] }, file, 'note');
     proxy.rule = () => 'pass';
     const after = await greeting();
@@ -90,7 +90,7 @@ test('a push after a failed one finishes the job: the folder and the account the
   const file = await changedFile('1.3.0');
   const [plan] = planFolder([file], await readServedPrompts(harness.table, ACCOUNT)).changes;
   expect(plan?.publish?.version).toBe('1.3.0');
-  const ops = new AccountOperations({ table: harness.table, actor: { type: 'cli', operator: 'test' } });
+  const ops = new Operations({ table: harness.table, actor: { type: 'cli', operator: 'test' } });
   expect(await pushPrompt(ops, ACCOUNT, plan ?? { promptId: '', create: false, labels: [], pending: [] }, file, 'note')).toMatchObject({ outcome: 'changed' });
   expect(planFolder([file], await readServedPrompts(harness.table, ACCOUNT)).unchanged).toEqual(['greeting']);
 });
@@ -98,7 +98,7 @@ test('a push after a failed one finishes the job: the folder and the account the
 test('each step of one prompt keeps its own audit entry, all written with the change', async () => {
   const file = await changedFile('1.4.0');
   const [plan] = planFolder([file], await readServedPrompts(harness.table, ACCOUNT)).changes;
-  const ops = new AccountOperations({ table: harness.table, actor: { type: 'cli', operator: 'test' } });
+  const ops = new Operations({ table: harness.table, actor: { type: 'cli', operator: 'test' } });
   await pushPrompt(ops, ACCOUNT, plan ?? { promptId: '', create: false, labels: [], pending: [] }, file, 'note');
   const { entries } = await listAudit(harness.table, ACCOUNT, { limit: 3 });
   expect(entries.map((entry) => [entry.action, entry.outcome]).sort()).toEqual([

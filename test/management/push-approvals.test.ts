@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listAudit } from '../../lambda/table/audit-log';
 import { keys } from '../../lambda/table/schema';
-import { listRequests } from '../../lambda/table/change-requests';
+import { listRequests } from '../../lambda/features/change-requests/change-requests';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
 

@@ -35,7 +35,7 @@ beforeAll(async () => {
   await api.fixtures.prompts('acme', prompt('welcome', [version('1.0.0'), version('1.1.0', { published: false })]));
   for (const role of ROLES) people[role] = await api.person(`${role}@acme.test`, 'acme', role);
   ownerId = people.owner.userId;
-  const { key } = await api.operations().createKey('acme', { name: 'fixture' });
+  const { key } = await api.operations().keys.create('acme', { name: 'fixture' });
   keyId = key.keyId;
 });
 afterAll(() => api.stop());

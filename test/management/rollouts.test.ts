@@ -2,11 +2,12 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { ROLLOUT_ID_PATTERN } from '../../lambda/domain/rollout';
 import { listAudit } from '../../lambda/table/audit-log';
-import { commitUnaudited } from '../../lambda/table/change';
-import { listActiveRollouts, planStartRollout } from '../../lambda/table/rollouts';
+import { commitUnaudited } from '../../lambda/operations/commit';
+import { listActiveRollouts } from '../../lambda/features/rollouts/rollouts';
 import { keys, servedAttribute } from '../../lambda/table/schema';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
+import { planStartRollout } from '../../lambda/features/rollouts/start';
 
 /**
  * Issue 39, rollouts (docs/rollouts.md "Managing a rollout (management API)"): a label moved to a new version for a share of
@@ -80,7 +81,7 @@ beforeAll(async () => {
   const versions = [version('1.0.0'), version('1.1.0'), version('1.2.0'), version('1.3.0', { published: false })];
   const labels = { production: '1.0.0', staging: '1.0.0' };
   await api.fixtures.prompts('acme', ...PROMPTS.map((id) => prompt(id, versions, { labels })));
-  await api.fixtures.prompts('gated', ...['approved', 'stale', 'plain', 'refused'].map((id) => prompt(id, versions, { labels })));
+  await api.fixtures.prompts('gated', ...['approved', 'stale', 'plain', 'refused', 'unasked'].map((id) => prompt(id, versions, { labels })));
   owner = await api.person('owner@acme.test', 'acme', 'owner');
   admin = await api.person('admin@acme.test', 'acme', 'admin');
   editor = await api.person('editor@acme.test', 'acme', 'editor');
@@ -492,7 +493,7 @@ describe('while a label rolls out, it moves only through its rollout', () => {
     const rollout = await started('pushed');
     const push = api.operations({ type: 'cli', operator: 'ci' });
     await expect(
-      push.releasePrompt('acme', { promptId: 'pushed', labels: [{ label: 'production', to: '1.2.0' }], details: { description: 'pushed' } }),
+      push.prompts.release('acme', { promptId: 'pushed', labels: [{ label: 'production', to: '1.2.0' }], details: { description: 'pushed' } }),
     ).rejects.toThrow(rollout.rolloutId);
     expect(await labelsOf('pushed')).toEqual({ production: '1.0.0', staging: '1.0.0' });
     expect(await labelItem('pushed')).toEqual({ version: '1.0.0', rollout: { rolloutId: rollout.rolloutId, percent: 10, to: '1.1.0' } });
@@ -568,7 +569,7 @@ describe('a label under approval', () => {
   test('the label moved before the approval: the request is stale (409) and no rollout starts', async () => {
     const asked = await start('stale', { to: '1.1.0', percent: 20 }, { account: 'gated' });
     const request = (asked.body as { request: Request }).request;
-    await api.operations().setLabel('gated', 'stale', 'production', '1.2.0', { breakGlass: true });
+    await api.operations().labels.set('gated', 'stale', 'production', '1.2.0', { breakGlass: true });
     const approved = await api.send('POST', `${G}/requests/${request.requestId}/approve`, { as: owner });
     expect(approved.status).toBe(409);
     expect((await api.send('GET', rolloutPath('stale', 'production', 'gated'), { as: owner })).status).toBe(404);
@@ -595,6 +596,35 @@ describe('a label under approval', () => {
     expect(await labelItem('plain', 'production', 'gated')).toEqual({ version: '1.0.0', rollout: { rolloutId: rollout.rolloutId, percent: 5, to: '1.2.0' } });
     expect((await api.send('GET', `${G}/requests/${request.requestId}`, { as: owner })).body).toMatchObject({ request: { state: 'open' } });
   });
+  test('completing a rollout no change request started, on a label put under approval since, is refused (409: abort it, start again) and moves nothing', async () => {
+    const response = await start('unasked', { to: '1.1.0', percent: 10 }, { label: 'staging', account: 'gated' });
+    expect(response.status).toBe(201);
+    const rollout = (response.body as { rollout: Rollout }).rollout;
+    const approvals = (labels: string[]) => api.send('PATCH', G, { as: owner, body: { approvals: { labels } } });
+    expect((await approvals(['production', 'staging'])).status).toBe(200);
+    try {
+      const state = async () => ({
+        labels: await labelsOf('unasked', 'gated'),
+        item: await labelItem('unasked', 'staging', 'gated'),
+        history: await historyOf('unasked', 'staging', 'gated'),
+        rollout: (await api.send('GET', rolloutPath('unasked', 'staging', 'gated'), { as: owner })).body,
+      });
+      const before = await state();
+      const completed = await api.send('POST', `${rolloutPath('unasked', 'staging', 'gated')}/complete`, { as: admin });
+      expect(completed.status).toBe(409);
+      expect((completed.body as { error: string }).error).toBe(
+        `label staging of prompt unasked is under approval, and rollout ${rollout.rolloutId} was not started through a change request: abort it, then start it again (which asks for one)`,
+      );
+      expect(await state()).toEqual(before);
+      expect(before.labels).toMatchObject({ staging: '1.0.0' });
+      expect((await audited('unasked', ['rollout.complete'], 'gated')).at(-1)).toMatchObject({ outcome: 'refused', reason: { code: 'CONFLICT' } });
+      // The way out needs no approval; starting again asks, as every start of the label does.
+      expect((await api.send('POST', `${rolloutPath('unasked', 'staging', 'gated')}/abort`, { as: admin })).status).toBe(200);
+      expect((await start('unasked', { to: '1.1.0', percent: 10 }, { label: 'staging', account: 'gated' })).status).toBe(202);
+    } finally {
+      expect((await approvals(['production'])).status).toBe(200);
+    }
+  });
 });
 
 describe('steps due', () => {
@@ -611,16 +641,16 @@ describe('steps due', () => {
     const steps = api.operations({ type: 'system', name: 'rollout-steps' });
     const startedAt = Date.parse(rollout.startedAt);
     const due = { promptId: 'due', label: 'production', rolloutId: rollout.rolloutId };
-    expect(await steps.applyDueStep('acme', due, new Date(startedAt + 4 * 60_000))).toMatchObject({ applied: false });
-    const applied = await steps.applyDueStep('acme', due, new Date(startedAt + 11 * 60_000));
+    expect(await steps.rollouts.applyDueStep('acme', due, new Date(startedAt + 4 * 60_000))).toMatchObject({ applied: false });
+    const applied = await steps.rollouts.applyDueStep('acme', due, new Date(startedAt + 11 * 60_000));
     expect(applied).toMatchObject({ applied: true, rollout: { percent: 25, steps: [{ percent: 50, afterMinutes: 60 }] } });
     expect((await labelItem('due')).rollout?.percent).toBe(25);
     expect((await historyOf('due'))[0]).toMatchObject({ by: 'system:rollout-steps', rollout: { event: 'changed', percent: 25 } });
     expect((await audited('due', ['rollout.change'])).at(-1)).toMatchObject({ outcome: 'succeeded', actor: { type: 'system', name: 'rollout-steps' } });
     const byAutomation = await listAudit(api.table, 'acme', { filter: { actor: 'rollout-steps' } });
     expect(byAutomation.entries.map(({ action, target }) => ({ action, promptId: target.promptId }))).toEqual([{ action: 'rollout.change', promptId: 'due' }]);
-    expect(await steps.applyDueStep('acme', due, new Date(startedAt + 12 * 60_000))).toMatchObject({ applied: false });
-    expect(await steps.applyDueStep('acme', { promptId: 'start', label: 'canary', rolloutId: rollout.rolloutId }, new Date())).toMatchObject({
+    expect(await steps.rollouts.applyDueStep('acme', due, new Date(startedAt + 12 * 60_000))).toMatchObject({ applied: false });
+    expect(await steps.rollouts.applyDueStep('acme', { promptId: 'start', label: 'canary', rolloutId: rollout.rolloutId }, new Date())).toMatchObject({
       applied: false,
     });
   });

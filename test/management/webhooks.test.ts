@@ -2,15 +2,16 @@ import { EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { WebhookDestinationMode } from '../../lambda/config';
-import type { WebhookTools } from '../../lambda/operations/account-operations';
 import { recordDelivery } from '../../lambda/table/deliveries';
 import type { WebhookItem } from '../../lambda/table/item-types';
-import { findWebhook, MAX_WEBHOOKS_PER_ACCOUNT } from '../../lambda/table/webhooks';
-import { boundedResolve, checkUrl, type Resolve } from '../../lambda/webhooks/destination';
-import { KmsSecretSealer } from '../../lambda/webhooks/kms-secret-sealer';
-import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
+import { MAX_WEBHOOKS_PER_ACCOUNT } from '../../lambda/features/webhooks/webhooks';
+import { boundedResolve, checkUrl, type Resolve } from '../../lambda/webhook-delivery/destination';
+import { KmsSecretSealer } from '../../lambda/webhook-delivery/kms-secret-sealer';
+import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
 import { capturedLogRecords } from '../support/log-capture';
 import { ManagementHarness, type Person } from '../support/management-harness';
+import type { WebhookTools } from '../../lambda/webhook-delivery/sealer-from-config';
+import { findWebhook } from '../../lambda/table/webhooks';
 
 /** docs/events.md "Webhooks": admins manage them; a secret is answered once and stored sealed only. */
 const api = new ManagementHarness();

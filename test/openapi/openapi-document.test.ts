@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
-import { type PromptLookup, StoreUnavailableError } from '../../lambda/table/read-path/api-store';
+import { DynamoStore } from '../../lambda/read-api/store/dynamo-store';
+import type { PromptLookup } from '../../lambda/read-api/store/api-store';
 import type { ApiDependencies } from '../../lambda/read-api/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/read-api/handlers';
 import type { ApiResult } from '../../lambda/http/http-event';
@@ -21,6 +21,7 @@ import {
   resolveReference,
   type HeaderObject,
 } from '../support/openapi';
+import { StoreUnavailableError } from '../../lambda/table/errors';
 
 const ROOT = join(__dirname, '..', '..');
 const document = loadOpenApiDocument();

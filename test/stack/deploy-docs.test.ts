@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { DELIVERY_MAX_RECEIVES, DISPATCH_PARALLELIZATION } from '../../lib/event-delivery';
 import { AUTOMATION_RESERVED_CONCURRENCY } from '../../lib/rollout-automation';
 import { CONTEXT_KEYS, DEFAULT_SETTINGS } from '../../lib/stack-config';
-import { triesToOutlast } from '../../lambda/webhooks/delivery-job';
+import { triesToOutlast } from '../../lambda/webhook-delivery/delivery-job';
 import { synthesizeService } from './synth';
 
 /**

@@ -1,7 +1,7 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { TTL_ATTRIBUTE } from '../../lambda/table/schema';
-import { ATTEMPT_LEASE_SECONDS, processingRetryDelay, RETRY_DELAYS_SECONDS } from '../../lambda/webhooks/delivery-job';
-import { SQS_MAX_HIDE_SECONDS } from '../../lambda/webhooks/sqs-delivery-queue';
+import { ATTEMPT_LEASE_SECONDS, processingRetryDelay, RETRY_DELAYS_SECONDS } from '../../lambda/webhook-delivery/delivery-job';
+import { SQS_MAX_HIDE_SECONDS } from '../../lambda/webhook-delivery/sqs-delivery-queue';
 import {
   DELIVERY_BATCH_SIZE,
   DELIVERY_MAX_RECEIVES,

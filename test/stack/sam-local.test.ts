@@ -12,8 +12,8 @@ import { DISPATCH_FILTER, EVENT_DELIVERY_FUNCTIONS } from '../../lib/event-deliv
 import { ROLLOUT_AUTOMATION_FUNCTIONS } from '../../lib/rollout-automation';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../lambda/table/schema';
-import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
-import { generateSecret } from '../../lambda/webhooks/signature';
+import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
+import { generateSecret } from '../../lambda/webhook-delivery/signature';
 import { type Receiver, startReceiver } from '../webhooks/receiver';
 import { FixtureStore } from '../support/fixture-store';
 import { prompt, version } from '../support/fixtures';
@@ -21,7 +21,7 @@ import { type LocalStore, startLocalStore } from '../support/local-store';
 import { synthesizeService, TEST_UPGRADE_URL } from './synth';
 
 const run = promisify(execFile);
-const EVENTS_DIR = path.join(__dirname, '../../events');
+const EVENTS_DIR = path.join(__dirname, '../../sample-events');
 const STACK_NAME = 'PromptService-test';
 /** Every function of the stack: the read API's, the management API's, the rollout automation's and the events'. */
 const ALL_FUNCTION_IDS = [
@@ -252,7 +252,7 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
     ['rollout-steps.json', 'RolloutStepsFunction'],
     ['guard-alarm.json', 'GuardAlarmFunction'],
     ['guard-alarm-ok.json', 'GuardAlarmFunction'],
-  ])('sends an event like events/%s to %s by its EventBridge rule', (file, samId) => {
+  ])('sends an event like sample-events/%s to %s by its EventBridge rule', (file, samId) => {
     expect(samIdBehindRule(readEventBridgeEvent(file))).toBe(samId);
   });
 
@@ -260,7 +260,7 @@ describe('the synthesized template, as `sam local start-api -t cdk.out/<Stack>.t
     ['event-stream-insert.json', 'EventDispatcherFunction'],
     ['event-stream-ignored.json', 'EventDispatcherFunction'],
     ['webhook-delivery.json', 'WebhookDeliveryFunction'],
-  ])('sends the records of events/%s to %s by its event source mapping', (file, samId) => {
+  ])('sends the records of sample-events/%s to %s by its event source mapping', (file, samId) => {
     for (const record of readRecordsEvent(file).Records) expect(samIdBehindMapping(record)).toBe(samId);
   });
 
@@ -349,7 +349,7 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
       );
   }
 
-  it('GetPromptFunction answers events/get-prompt.json, a REST API proxy event for GET /prompts/{promptId}', async () => {
+  it('GetPromptFunction answers sample-events/get-prompt.json, a REST API proxy event for GET /prompts/{promptId}', async () => {
     const event = readEvent('get-prompt.json');
     expect(event).toMatchObject({ httpMethod: 'GET', resource: '/prompts/{promptId}' });
     expect(samIdBehindMethod(event.httpMethod, event.resource)).toBe('GetPromptFunction');
@@ -363,7 +363,7 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
     expect(result.headers).toMatchObject({ 'X-RateLimit-Limit': '5000', 'Access-Control-Allow-Origin': '*' });
   }, 30_000);
 
-  it('ListPromptsFunction answers events/list-prompts.json, a REST API proxy event for GET /prompts', async () => {
+  it('ListPromptsFunction answers sample-events/list-prompts.json, a REST API proxy event for GET /prompts', async () => {
     const event = readEvent('list-prompts.json');
     expect(event).toMatchObject({ httpMethod: 'GET', resource: '/prompts', path: '/prompts' });
     expect(samIdBehindMethod(event.httpMethod, event.resource)).toBe('ListPromptsFunction');
@@ -373,7 +373,7 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
     expect(Array.isArray(JSON.parse(result.body ?? ''))).toBe(true);
   }, 30_000);
 
-  it('GetPromptFunction answers events/get-prompt-version.json with the pinned version', async () => {
+  it('GetPromptFunction answers sample-events/get-prompt-version.json with the pinned version', async () => {
     const event = readEvent('get-prompt-version.json');
     const pinned = event.queryStringParameters?.version;
     expect(pinned).toBeDefined();
@@ -388,7 +388,7 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
     ['preflight.json', 204],
     ['method-not-allowed.json', 405],
   ])(
-    'FallbackFunction answers events/%s with %i',
+    'FallbackFunction answers sample-events/%s with %i',
     async (file, status) => {
       const event = readEvent(file);
       expect(samIdBehindMethod('ANY', event.resource)).toBe('FallbackFunction');
@@ -398,7 +398,7 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
     30_000,
   );
 
-  it('McpFunction answers events/mcp.json, a prompts/get over POST /mcp, with the prompt compiled and one unit counted', async () => {
+  it('McpFunction answers sample-events/mcp.json, a prompts/get over POST /mcp, with the prompt compiled and one unit counted', async () => {
     const event = readEvent('mcp.json');
     expect(event).toMatchObject({ httpMethod: 'POST', resource: '/mcp' });
     expect(samIdBehindMethod('ANY', event.resource)).toBe('McpFunction');
@@ -440,7 +440,7 @@ describe('the bundles, run with plain node from a folder with no node_modules', 
   }, 30_000);
 });
 
-describe('the management bundles, run with plain node on their events/ files, as `sam local invoke` would', () => {
+describe('the management bundles, run with plain node on their sample-events/ files, as `sam local invoke` would', () => {
   let store: LocalStore;
   const claimsOf = (event: APIGatewayProxyEvent) => (event.requestContext.authorizer as { claims: { sub: string; email: string } }).claims;
 
@@ -493,7 +493,7 @@ describe('the management bundles, run with plain node on their events/ files, as
   }, 30_000);
 });
 
-describe('the rollout automation bundles, run with plain node on their events/ files, as `sam local invoke` would', () => {
+describe('the rollout automation bundles, run with plain node on their sample-events/ files, as `sam local invoke` would', () => {
   let store: LocalStore;
   const env = () => ({ TABLE_NAME: store.tableName, DYNAMODB_ENDPOINT: store.endpoint });
 
@@ -504,13 +504,13 @@ describe('the rollout automation bundles, run with plain node on their events/ f
 
   // What each does to rollouts is tested from source on the same files (test/integration/rollout-automation.test.ts):
   // here, that the bundles load, read their configuration, reach the store and answer.
-  it('RolloutStepsFunction runs on events/rollout-steps.json, an EventBridge Scheduled Event, and finds no due step in an empty table', async () => {
+  it('RolloutStepsFunction runs on sample-events/rollout-steps.json, an EventBridge Scheduled Event, and finds no due step in an empty table', async () => {
     const event = readEventBridgeEvent('rollout-steps.json');
     expect(samIdBehindRule(event)).toBe('RolloutStepsFunction');
     expect(await invokeBundle('RolloutStepsFunction', event, env())).toEqual({ applied: 0, skipped: 0, failed: 0 });
   }, 30_000);
 
-  it('GuardAlarmFunction runs on events/guard-alarm.json, an alarm going to ALARM, and aborts nothing where nothing is guarded', async () => {
+  it('GuardAlarmFunction runs on sample-events/guard-alarm.json, an alarm going to ALARM, and aborts nothing where nothing is guarded', async () => {
     const event = readEventBridgeEvent('guard-alarm.json');
     expect(event.detail).toMatchObject({ state: { value: 'ALARM' } });
     expect(await invokeBundle('GuardAlarmFunction', event, env())).toEqual({
@@ -521,7 +521,7 @@ describe('the rollout automation bundles, run with plain node on their events/ f
     });
   }, 30_000);
 
-  it('GuardAlarmFunction ignores events/guard-alarm-ok.json, the same alarm going back to OK, without reading the store', async () => {
+  it('GuardAlarmFunction ignores sample-events/guard-alarm-ok.json, the same alarm going back to OK, without reading the store', async () => {
     const event = readEventBridgeEvent('guard-alarm-ok.json');
     expect(event.detail).toMatchObject({ state: { value: 'OK' } });
     const result = await invokeBundle<{ ignored?: string }>('GuardAlarmFunction', event, { TABLE_NAME: 'unused', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' });
@@ -529,7 +529,7 @@ describe('the rollout automation bundles, run with plain node on their events/ f
   }, 30_000);
 });
 
-describe('the events bundles, run with plain node on their events/ files, as `sam local invoke` would', () => {
+describe('the events bundles, run with plain node on their sample-events/ files, as `sam local invoke` would', () => {
   let store: LocalStore;
   let receiver: Receiver;
   const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prompt-service-webhook-key-'));
@@ -549,7 +549,7 @@ describe('the events bundles, run with plain node on their events/ files, as `sa
 
   // What each does is tested from source on the same files (test/events/event-functions.test.ts): here, that the
   // bundles load, read their configuration, reach the store and answer.
-  it('EventDispatcherFunction ignores events/event-stream-ignored.json without reaching the bus or the queue', async () => {
+  it('EventDispatcherFunction ignores sample-events/event-stream-ignored.json without reaching the bus or the queue', async () => {
     const result = await invokeBundle('EventDispatcherFunction', readRecordsEvent('event-stream-ignored.json'), {
       TABLE_NAME: store.tableName,
       DYNAMODB_ENDPOINT: store.endpoint,
@@ -559,7 +559,7 @@ describe('the events bundles, run with plain node on their events/ files, as `sa
     expect(result).toEqual({ published: 0, queued: 0, ignored: 2 });
   }, 30_000);
 
-  it('WebhookDeliveryFunction delivers events/webhook-delivery.json to a loopback receiver, the secret sealed by a local key file', async () => {
+  it('WebhookDeliveryFunction delivers sample-events/webhook-delivery.json to a loopback receiver, the secret sealed by a local key file', async () => {
     const event = readRecordsEvent('webhook-delivery.json') as unknown as { Records: { body: string }[] };
     const job = JSON.parse(event.Records[0]?.body ?? '{}') as { accountId: string; webhookId: string; event: { id: string } };
     const now = new Date().toISOString();
@@ -597,13 +597,13 @@ describe('the events bundles, run with plain node on their events/ files, as `sa
 
 describe('docs/sam-local.md', () => {
   const doc = fs.readFileSync(path.join(__dirname, '../../docs/sam-local.md'), 'utf8');
-  /** The rows of its table: `| \`Function\` | [\`events/file.json\`](...) | ... |`. */
-  const rows = [...doc.matchAll(/^\| `(\w+Function)` \| \[`events\/([\w.-]+\.json)`\]/gm)].map((match) => ({
+  /** The rows of its table: `| \`Function\` | [\`sample-events/file.json\`](...) | ... |`. */
+  const rows = [...doc.matchAll(/^\| `(\w+Function)` \| \[`sample-events\/([\w.-]+\.json)`\]/gm)].map((match) => ({
     samId: match[1] as string,
     file: match[2] as string,
   }));
 
-  it('names every function of the stack and every file of events/, once each', () => {
+  it('names every function of the stack and every file of sample-events/, once each', () => {
     expect([...new Set(rows.map((row) => row.samId))].sort()).toEqual(ALL_FUNCTION_IDS.map(samFunctionId).sort());
     expect(rows.map((row) => row.file).sort()).toEqual(
       fs

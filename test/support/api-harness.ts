@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
-import type { ApiStore } from '../../lambda/table/read-path/api-store';
-import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/table/read-path/cached-prompt-store';
-import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
+import type { ApiStore } from '../../lambda/read-api/store/api-store';
+import { CachedPromptStore, DEFAULT_PROMPT_CACHE } from '../../lambda/read-api/store/cached-prompt-store';
+import { DynamoStore } from '../../lambda/read-api/store/dynamo-store';
 import type { ApiDependencies } from '../../lambda/read-api/handlers/api-handler';
 import { createFallbackHandler, createGetPromptHandler, createListPromptsHandler } from '../../lambda/read-api/handlers';
 import { createMcpHandler } from '../../lambda/mcp/mcp-handler';

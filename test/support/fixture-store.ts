@@ -1,17 +1,19 @@
-import * as accounts from '../../lambda/table/accounts';
-import { requireAccount, type NewAccount } from '../../lambda/table/accounts';
+import * as accounts from '../../lambda/features/accounts/accounts';
+import { requireAccount, type NewAccount } from '../../lambda/features/accounts/accounts';
 import { AccountImporter } from '../../admin/table/account-importer';
 import type { PromptImport } from '../../admin/table/import-plan';
-import type { VersionContent } from '../../lambda/table/prompt-authoring';
+import type { VersionContent } from '../../lambda/features/prompts/authoring';
 import { accountItem, apiKeyItem, withFreshDayCounters } from '../../lambda/table/item-builders';
-import * as apiKeys from '../../lambda/table/keys';
-import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/table/keys';
-import * as labels from '../../lambda/table/labels';
-import * as prompts from '../../lambda/table/prompts';
+import * as apiKeys from '../../lambda/features/keys/operations';
+import { type NewApiKey, newKeyRecord, revokeApiKey, upsertApiKey, usage } from '../../lambda/features/keys/keys';
+import * as labels from '../../lambda/features/labels/operations';
+import { listLabels } from '../../lambda/features/labels/labels';
+import * as prompts from '../../lambda/features/prompts/operations';
+import { listPromptSummaries } from '../../lambda/features/prompts/deletion';
 import { catchUpKeys } from '../../lambda/table/propagation';
-import { addMember } from '../../lambda/table/members';
 import type { MemberItem } from '../../lambda/table/item-types';
 import { keys } from '../../lambda/table/schema';
+import { addMember } from '../../lambda/features/members/operations';
 
 /** A table module's arguments after the table. */
 type Tail<T extends readonly unknown[]> = T extends readonly [unknown, ...infer Rest] ? Rest : never;
@@ -102,7 +104,7 @@ export class FixtureStore extends AccountImporter {
   }
 
   listPromptSummaries(accountId: string) {
-    return prompts.listPromptSummaries(this.table, accountId);
+    return listPromptSummaries(this.table, accountId);
   }
 
   setLabel(...args: Tail<Parameters<typeof labels.setLabel>>) {
@@ -114,7 +116,7 @@ export class FixtureStore extends AccountImporter {
   }
 
   listLabels(accountId: string, promptId: string) {
-    return labels.listLabels(this.table, accountId, promptId);
+    return listLabels(this.table, accountId, promptId);
   }
 
   revokeApiKey(keyHash: string): Promise<void> {

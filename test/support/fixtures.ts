@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../../lambda/domain/plans';
 import type { PromptVersionInput } from '../../admin/table/import-plan';
-import type { NewApiKey } from '../../lambda/table/keys';
+import type { NewApiKey } from '../../lambda/features/keys/keys';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import type { PromptConfig } from '../../lambda/domain/prompt';
 import { FixtureStore, type PromptInput } from './fixture-store';

@@ -4,12 +4,11 @@ import type { ApiResult } from '../../lambda/http/http-event';
 import { createManagementHandler, type ManagementDependencies } from '../../lambda/management-api/management-handler';
 import type { ManagementRoute } from '../../lambda/management-api/route';
 import { MANAGEMENT_FUNCTIONS, type ManagementFunction } from '../../lambda/management-api/routes';
-import { AccountOperations, type WebhookTools } from '../../lambda/operations/account-operations';
-import { checkUrl, type Resolve } from '../../lambda/webhooks/destination';
-import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
-import type { Actor, Role } from '../../lambda/table/item-types';
+import { Operations } from '../../lambda/operations';
+import { checkUrl, type Resolve } from '../../lambda/webhook-delivery/destination';
+import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
+import type { Role } from '../../lambda/table/item-types';
 import { Table } from '../../lambda/table/table';
-import { addMember } from '../../lambda/table/members';
 import { gatewayRouteFor, type LambdaFunction, restEvent } from '../../local/http-gateway';
 import { type ApiResponse, testTelemetry, toApiResponse } from './api-harness';
 import { lambdaContext } from './events';
@@ -21,6 +20,9 @@ import { expectManagementResponseMatches } from './management-openapi';
 import { capturedRequestLines, registerApiKey } from './log-capture';
 import { TEST_SERVICE_NAME } from './api-harness';
 import type { LogRecord } from './key-leak-check';
+import type { WebhookTools } from '../../lambda/webhook-delivery/sealer-from-config';
+import type { Actor } from '../../lambda/domain/actor';
+import { addMember } from '../../lambda/features/members/operations';
 
 /** No test looks a name up in DNS: every name is unknown, so only loopback addresses and `localhost` pass. */
 const noNames: Resolve = async (host) => {
@@ -111,8 +113,8 @@ export class ManagementHarness {
     return new Table(this.local.client, this.local.tableName, () => new Date());
   }
 
-  operations(actor: Actor = { type: 'cli', operator: 'test' }): AccountOperations {
-    return new AccountOperations({ table: this.table, actor, directory: this.directory, ...(this.deps.webhooks ? { webhooks: this.deps.webhooks } : {}) });
+  operations(actor: Actor = { type: 'cli', operator: 'test' }): Operations {
+    return new Operations({ table: this.table, actor, directory: this.directory, ...(this.deps.webhooks ? { webhooks: this.deps.webhooks } : {}) });
   }
 
   /** The admin CLI in-process against the harness's store and directory, as `operator` (PROMPTS_ADMIN_ACTOR). */

@@ -1,4 +1,4 @@
-import type { PromptReader } from '../../lambda/table/read-path/api-store';
+import type { PromptReader } from '../../lambda/read-api/store/api-store';
 
 /** A deadline that never passes: for tests that call the store directly, outside a request. */
 export const noDeadline: AbortSignal = new AbortController().signal;

@@ -1,8 +1,8 @@
-import { AccountOperations } from '../../lambda/operations/account-operations';
-import type { Actor } from '../../lambda/table/item-types';
-import type { Rollout } from '../../lambda/table/rollouts';
+import { Operations } from '../../lambda/operations';
+import type { Rollout } from '../../lambda/features/rollouts/rollouts';
 import { Table } from '../../lambda/table/table';
 import type { LocalStore } from './local-store';
+import type { Actor } from '../../lambda/domain/actor';
 
 /** Who the read path's tests run their rollouts as: an operator, as the admin CLI's `prompts rollout` does. */
 export const ROLLOUT_OPERATOR: Actor = { type: 'cli', operator: 'rollout-tests' };
@@ -19,7 +19,7 @@ export interface LabelRollout {
 }
 
 /**
- * A label's rollout as people run it (lambda/operations/account-operations.ts), so that what the read path is tested
+ * A label's rollout as people run it (ops.rollouts: lambda/features/rollouts/operations.ts), so that what the read path is tested
  * against is what the service writes: the rollout item, the label item's copy, the history and audit entries, and
  * the account's prompt revision copied to its keys, each change in its one transaction. The label must not be under
  * approval: starting it there opens a change request instead, which these tests have no use for.
@@ -28,16 +28,16 @@ export function labelRollout(
   store: Pick<LocalStore, 'client' | 'tableName'>,
   { accountId, promptId, label }: { accountId: string; promptId: string; label: string },
 ): LabelRollout {
-  const operations = new AccountOperations({ table: new Table(store.client, store.tableName, () => new Date()), actor: ROLLOUT_OPERATOR });
+  const operations = new Operations({ table: new Table(store.client, store.tableName, () => new Date()), actor: ROLLOUT_OPERATOR });
   return {
     async start(input) {
-      const started = await operations.startRollout(accountId, promptId, label, input);
+      const started = await operations.rollouts.start(accountId, promptId, label, input);
       if (!('rollout' in started)) throw new Error(`labelRollout: ${label} is under approval; starting opened ${started.request.requestId}`);
       return started.rollout;
     },
-    change: (percent) => operations.changeRollout(accountId, promptId, label, { percent }),
-    complete: () => operations.completeRollout(accountId, promptId, label),
-    abort: (reason) => operations.abortRollout(accountId, promptId, label, reason === undefined ? {} : { reason }),
-    read: () => operations.readRollout(accountId, promptId, label),
+    change: (percent) => operations.rollouts.change(accountId, promptId, label, { percent }),
+    complete: () => operations.rollouts.complete(accountId, promptId, label),
+    abort: (reason) => operations.rollouts.abort(accountId, promptId, label, reason === undefined ? {} : { reason }),
+    read: () => operations.rollouts.read(accountId, promptId, label),
   };
 }

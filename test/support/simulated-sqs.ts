@@ -22,7 +22,7 @@ interface Message {
 export interface SimulatedQueueOptions {
   readonly visibilityTimeoutSeconds: number;
   readonly maxReceiveCount: number;
-  /** A record as Lambda hands one over (events/webhook-delivery.json's): its fields other than body, id and counts. */
+  /** A record as Lambda hands one over (sample-events/webhook-delivery.json's): its fields other than body, id and counts. */
   readonly template: SQSRecord;
 }
 

@@ -3,7 +3,7 @@ import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, Upda
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createStoreClients } from '../../lambda/table/client';
-import { DynamoStore } from '../../lambda/table/read-path/dynamo-store';
+import { DynamoStore } from '../../lambda/read-api/store/dynamo-store';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import { createGetPromptHandler, createListPromptsHandler } from '../../lambda/read-api/handlers';
 import { type ErrorBody, TEST_SERVICE_NAME, testTelemetry, toApiResponse } from '../support/api-harness';

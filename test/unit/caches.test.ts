@@ -1,6 +1,6 @@
-import { LruCache } from '../../lambda/table/read-path/lru-cache';
-import { CachedPromptStore } from '../../lambda/table/read-path/cached-prompt-store';
-import type { PromptLookup, PromptReader, PromptStore } from '../../lambda/table/read-path/api-store';
+import { LruCache } from '../../lambda/read-api/store/lru-cache';
+import { CachedPromptStore } from '../../lambda/read-api/store/cached-prompt-store';
+import type { PromptLookup, PromptReader, PromptStore } from '../../lambda/read-api/store/api-store';
 import type { Prompt } from '../../lambda/domain/prompt';
 
 describe('LruCache', () => {

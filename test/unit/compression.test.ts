@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { Request } from '@middy/core';
 import type { ApiEvent, ApiResult } from '../../lambda/http/http-event';
-import type { ApiContext } from '../../lambda/http/api-context';
+import type { ApiContext } from '../../lambda/read-api/api-context';
 import { acceptsGzip, compression, gzipEtag } from '../../lambda/read-api/middleware/compression';
 import { apiEvent, lambdaContext } from '../support/events';
 

@@ -1,6 +1,6 @@
 import { EVENT_ID_PATTERN, EVENT_TYPES, type EventType } from '../../lambda/domain/events';
 import { MAX_DESCRIPTION_LENGTH, MAX_PROMPT_NAME_LENGTH, MAX_TAGS } from '../../lambda/domain/prompt-details';
-import { announcementOf, EVENT_OF_ACTION } from '../../lambda/table/change-events';
+import { announcementOf, EVENT_OF_ACTION } from '../../lambda/operations/announcements';
 import type { EventItem, WithKeys } from '../../lambda/table/item-types';
 import { EVENT_KEPT_SECONDS, eventTails, eventWrite, MalformedEventError, type NewEvent, readEventBody } from '../../lambda/table/outbox';
 import { prefixes } from '../../lambda/table/schema';

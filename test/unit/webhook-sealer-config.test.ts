@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadWebhookConfig } from '../../lambda/config';
-import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
-import { localKeyFromFile, sealerFromConfig } from '../../lambda/webhooks/sealer-from-config';
+import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
+import { localKeyFromFile, sealerFromConfig } from '../../lambda/webhook-delivery/sealer-from-config';
 
-/** How the management functions seal webhook secrets, from their configuration (lambda/webhooks/sealer-from-config.ts). */
+/** How the management functions seal webhook secrets, from their configuration (lambda/webhook-delivery/sealer-from-config.ts). */
 const folder = mkdtempSync(join(tmpdir(), 'webhook-key-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 

@@ -4,12 +4,18 @@ import { listDeliveries } from '../../lambda/table/deliveries';
 import type { WebhookItem, WithKeys } from '../../lambda/table/item-types';
 import { keys } from '../../lambda/table/schema';
 import { Table } from '../../lambda/table/table';
-import { type AttemptDependencies, attemptDelivery as runAttempt, CUT_OFF_ERROR, nextDelay, UnrecordedAttemptError } from '../../lambda/webhooks/attempt';
-import type { DeliveryJob } from '../../lambda/webhooks/delivery-job';
-import { checkUrl, type Resolve } from '../../lambda/webhooks/destination';
-import { LocalSecretSealer } from '../../lambda/webhooks/secret-sealer';
-import type { SignedPost, Send } from '../../lambda/webhooks/sender';
-import { generateSecret } from '../../lambda/webhooks/signature';
+import {
+  type AttemptDependencies,
+  attemptDelivery as runAttempt,
+  CUT_OFF_ERROR,
+  nextDelay,
+  UnrecordedAttemptError,
+} from '../../lambda/webhook-delivery/attempt';
+import type { DeliveryJob } from '../../lambda/webhook-delivery/delivery-job';
+import { checkUrl, type Resolve } from '../../lambda/webhook-delivery/destination';
+import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
+import type { SignedPost, Send } from '../../lambda/webhook-delivery/sender';
+import { generateSecret } from '../../lambda/webhook-delivery/signature';
 import { capturedLogRecords } from '../support/log-capture';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import { closedPort, type Receiver, signaturesMadeWith, startReceiver } from './receiver';

@@ -7,7 +7,7 @@ import {
   type ResolvedAddress,
   resolveDestination,
   whyRefused,
-} from '../../lambda/webhooks/destination';
+} from '../../lambda/webhook-delivery/destination';
 
 /** DNS in these tests: a table of answers, and every name asked for, so a test can say none was. */
 function stubResolver(answers: Record<string, readonly string[]>): Resolve & { asked: string[] } {

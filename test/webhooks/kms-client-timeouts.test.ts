@@ -1,6 +1,6 @@
 import * as net from 'node:net';
-import { createKmsClient, KMS_REQUEST_TIMEOUT_MS, KmsSecretSealer } from '../../lambda/webhooks/kms-secret-sealer';
-import { SealerUnavailableError } from '../../lambda/webhooks/secret-sealer';
+import { createKmsClient, KMS_REQUEST_TIMEOUT_MS, KmsSecretSealer } from '../../lambda/webhook-delivery/kms-secret-sealer';
+import { SealerUnavailableError } from '../../lambda/webhook-delivery/secret-sealer';
 
 /**
  * The deployed sealer's own KMS client against a KMS that accepts the connection and never answers (a server on

@@ -1,7 +1,7 @@
 import { DecryptCommand, EncryptCommand, IncorrectKeyException, InvalidCiphertextException, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
-import { ENCRYPTION_CONTEXT, KmsSecretSealer } from '../../lambda/webhooks/kms-secret-sealer';
-import { SealedSecretError, SealerUnavailableError } from '../../lambda/webhooks/secret-sealer';
+import { ENCRYPTION_CONTEXT, KmsSecretSealer } from '../../lambda/webhook-delivery/kms-secret-sealer';
+import { SealedSecretError, SealerUnavailableError } from '../../lambda/webhook-delivery/secret-sealer';
 
 /** The sealer's calls to KMS over a mocked SDK: the shapes of Encrypt and Decrypt as the key policy will see them. */
 const kms = mockClient(KMSClient);

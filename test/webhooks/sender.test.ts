@@ -4,10 +4,10 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { ATTEMPT_TIMEOUT_MS } from '../../lambda/webhooks/delivery-job';
-import type { Destination } from '../../lambda/webhooks/destination';
-import { type SignedPost, sendOnce, USER_AGENT } from '../../lambda/webhooks/sender';
-import { generateSecret, sign, verify } from '../../lambda/webhooks/signature';
+import { ATTEMPT_TIMEOUT_MS } from '../../lambda/webhook-delivery/delivery-job';
+import type { Destination } from '../../lambda/webhook-delivery/destination';
+import { type SignedPost, sendOnce, USER_AGENT } from '../../lambda/webhook-delivery/sender';
+import { generateSecret, sign, verify } from '../../lambda/webhook-delivery/signature';
 import { closedPort, type Receiver, startReceiver } from './receiver';
 
 /** Every destination here is 127.0.0.1: the name in the URL is only what the request says it is for. */

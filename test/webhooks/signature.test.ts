@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { generateSecret, SignatureError, sign, TIMESTAMP_TOLERANCE_SECONDS, verify } from '../../lambda/webhooks/signature';
+import { generateSecret, SignatureError, sign, TIMESTAMP_TOLERANCE_SECONDS, verify } from '../../lambda/webhook-delivery/signature';
 
 /**
  * The reference vector of the Standard Webhooks specification's own libraries: standard-webhooks/standard-webhooks,

@@ -1,9 +1,9 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { DeliveryJob } from '../../lambda/webhooks/delivery-job';
-import { SQS_MAX_DELAY_SECONDS, SQS_MAX_HIDE_SECONDS, SqsDeliveryQueue } from '../../lambda/webhooks/sqs-delivery-queue';
+import type { DeliveryJob } from '../../lambda/webhook-delivery/delivery-job';
+import { SQS_MAX_DELAY_SECONDS, SQS_MAX_HIDE_SECONDS, SqsDeliveryQueue } from '../../lambda/webhook-delivery/sqs-delivery-queue';
 
-/** The deployed delivery queue's calls (lambda/webhooks/sqs-delivery-queue.ts), as SQS receives them. */
+/** The deployed delivery queue's calls (lambda/webhook-delivery/sqs-delivery-queue.ts), as SQS receives them. */
 
 const sqs = mockClient(SQSClient);
 const queue = new SqsDeliveryQueue(new SQSClient({ region: 'us-east-1' }), 'https://sqs.us-east-1.amazonaws.com/123456789012/delivery');

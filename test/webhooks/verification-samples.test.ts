@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { USER_AGENT } from '../../lambda/webhooks/sender';
-import { generateSecret, sign } from '../../lambda/webhooks/signature';
+import { USER_AGENT } from '../../lambda/webhook-delivery/sender';
+import { generateSecret, sign } from '../../lambda/webhook-delivery/signature';
 
 /**
  * docs/events.md "Verifying a delivery" shows receivers how to check a delivery in TypeScript and Python: those

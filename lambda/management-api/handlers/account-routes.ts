@@ -1,5 +1,5 @@
-import { getAccountSettings } from '../../table/accounts';
-import { membershipsOf } from '../../table/members';
+import { getAccountSettings } from '../../features/accounts/accounts';
+import { membershipsOf } from '../../features/members/members';
 import { defineRoute, type ManagementRoute } from '../route';
 import * as contracts from './account-contracts';
 
@@ -21,7 +21,7 @@ export const accountRoutes: readonly ManagementRoute[] = [
     action: 'account.update',
     async handle(request) {
       const change = request.body;
-      const settings = await request.ops.updateSettings(request.params.accountId, {
+      const settings = await request.ops.accounts.updateSettings(request.params.accountId, {
         ...(change.name === undefined ? {} : { name: change.name }),
         ...(change.protectedLabels === undefined ? {} : { protectedLabels: change.protectedLabels }),
         ...(change.approvals === undefined

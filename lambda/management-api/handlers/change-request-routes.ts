@@ -1,4 +1,4 @@
-import { answerOf, findRequest, isRequester, listRequests, requestDiff } from '../../table/change-requests';
+import { answerOf, findRequest, isRequester, listRequests, requestDiff } from '../../features/change-requests/change-requests';
 import type { ChangeRequestItem } from '../../table/item-types';
 import { badRequest, forbidden, notFound } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
@@ -64,7 +64,7 @@ export const changeRequestRoutes: readonly ManagementRoute[] = [
       const { accountId, requestId } = request.params;
       const item = await changeRequestOr404(request, accountId, requestId);
       await requireDecider(request, accountId, item);
-      const decided = await request.ops.approveRequest(accountId, item, request.body.comment);
+      const decided = await request.ops.changeRequests.approve(accountId, item, request.body.comment);
       if (decided.stale) {
         // Written as stale (request.stale in the audit log), and nothing moved: the label is no longer where it was asked from.
         const now = decided.request.from === null ? 'was set' : `moved from ${decided.request.from}`;
@@ -86,7 +86,7 @@ export const changeRequestRoutes: readonly ManagementRoute[] = [
       const { accountId, requestId } = request.params;
       const item = await changeRequestOr404(request, accountId, requestId);
       await requireDecider(request, accountId, item);
-      return { status: 200, body: { request: (await request.ops.rejectRequest(accountId, item, request.body.comment)).request } };
+      return { status: 200, body: { request: (await request.ops.changeRequests.reject(accountId, item, request.body.comment)).request } };
     },
   }),
   defineRoute(contracts.withdrawChangeRequest, {
@@ -96,7 +96,7 @@ export const changeRequestRoutes: readonly ManagementRoute[] = [
       const { accountId, requestId } = request.params;
       const item = await changeRequestOr404(request, accountId, requestId);
       if (!isRequester(item, callerActor(request))) throw forbidden('only the member who asked for a change request may withdraw it');
-      return { status: 200, body: { request: (await request.ops.withdrawRequest(accountId, item)).request } };
+      return { status: 200, body: { request: (await request.ops.changeRequests.withdraw(accountId, item)).request } };
     },
   }),
 ];

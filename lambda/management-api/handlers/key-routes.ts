@@ -1,11 +1,11 @@
 import { quotaPeriodAt } from '../../domain/quota-period';
 import { keyState } from '../../domain/api-key';
 import { parseInstant } from '../../domain/content-rules';
-import { getAccountSettings } from '../../table/accounts';
+import { getAccountSettings } from '../../features/accounts/accounts';
 import type { Table } from '../../table/table';
 import { type AdminApiKey, limitInForce } from '../../table/item-builders';
-import type { ApiKeyChange } from '../../table/keys';
-import { listKeyUsage } from '../../table/keys';
+import type { ApiKeyChange } from '../../features/keys/keys';
+import { listKeyUsage } from '../../features/keys/keys';
 import { badRequest } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
 import * as contracts from './key-contracts';
@@ -65,7 +65,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const input = request.body;
       await requireWithinPlan(request.table, request.params.accountId, input.monthlyLimit);
-      const { key, apiKey } = await request.ops.createKey(request.params.accountId, {
+      const { key, apiKey } = await request.ops.keys.create(request.params.accountId, {
         name: input.name,
         ...(input.monthlyLimit === undefined ? {} : { monthlyLimit: input.monthlyLimit }),
         ...(input.scope === undefined ? {} : { scope: input.scope }),
@@ -88,7 +88,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
         ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt === null ? null : instantOf(input.expiresAt) }),
         ...(input.disabled === undefined ? {} : { enabled: !input.disabled }),
       };
-      const key = await request.ops.updateKey(request.params.accountId, request.params.keyId, change);
+      const key = await request.ops.keys.update(request.params.accountId, request.params.keyId, change);
       return { status: 200, body: keyBody(key, request.now) };
     },
   }),
@@ -97,7 +97,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
     action: 'key.rotate',
     async handle(request) {
       const { graceSeconds } = request.body;
-      const { created, retired, apiKey } = await request.ops.rotateKey(request.params.accountId, request.params.keyId, graceSeconds * 1000);
+      const { created, retired, apiKey } = await request.ops.keys.rotate(request.params.accountId, request.params.keyId, graceSeconds * 1000);
       return { status: 201, body: { key: keyBody(created, request.now), apiKey, retired: keyBody(retired, request.now) } };
     },
   }),
@@ -105,7 +105,7 @@ export const keyRoutes: readonly ManagementRoute[] = [
     access: 'manage keys',
     action: 'key.revoke',
     async handle(request) {
-      const { key } = await request.ops.revokeKey(request.params.accountId, request.params.keyId);
+      const { key } = await request.ops.keys.revoke(request.params.accountId, request.params.keyId);
       return { status: 200, body: keyBody(key, request.now) };
     },
   }),

@@ -1,6 +1,6 @@
 import { may, mayManageMember } from '../../domain/roles';
 import type { Table } from '../../table/table';
-import { findMember, listMembers, type Member } from '../../table/members';
+import { findMember, listMembers, type Member } from '../../features/members/members';
 import { forbidden, notFound } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
 import * as contracts from './member-contracts';
@@ -31,7 +31,7 @@ export const memberRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const input = request.body;
       requireMayManage(request.member, undefined, input.role);
-      const { member, temporaryPassword } = await request.ops.addMember(request.params.accountId, input);
+      const { member, temporaryPassword } = await request.ops.members.add(request.params.accountId, input);
       // The temporary password (only where the pool emails no invitation) is shown this once, to whoever added the person.
       return { status: 201, body: { member, ...(temporaryPassword ? { temporaryPassword } : {}) } };
     },
@@ -43,7 +43,7 @@ export const memberRoutes: readonly ManagementRoute[] = [
       const { role } = request.body;
       const target = await requireTarget(request.table, request.params);
       requireMayManage(request.member, target.role, role);
-      const member = await request.ops.setMemberRole(request.params.accountId, target.userId, role, target);
+      const member = await request.ops.members.setRole(request.params.accountId, target.userId, role, target);
       return { status: 200, body: member };
     },
   }),
@@ -58,7 +58,7 @@ export const memberRoutes: readonly ManagementRoute[] = [
           throw forbidden(`a ${request.member?.role ?? 'viewer'} may leave the account, but only admins remove other members`);
         requireMayManage(request.member, target.role, undefined);
       }
-      await request.ops.removeMember(request.params.accountId, target.userId, target);
+      await request.ops.members.remove(request.params.accountId, target.userId, target);
       return { status: 204 };
     },
   }),

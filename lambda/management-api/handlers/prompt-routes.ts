@@ -1,6 +1,6 @@
 import { contentBytes, MAX_CONTENT_BYTES } from '../../domain/content-rules';
 import { isHistoryCursor, listLabelHistory } from '../../table/label-history';
-import { getPromptDetail, listPrompts, readVersion, requireHead, type StoredVersionContent } from '../../table/prompt-authoring';
+import { getPromptDetail, listPrompts, readVersion, requireHead, type StoredVersionContent } from '../../features/prompts/authoring';
 import { badRequest, payloadTooLarge, preconditionRequired } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
 import * as contracts from './prompt-contracts';
@@ -34,7 +34,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     action: 'prompt.create',
     bodyTarget: ['promptId'],
     async handle(request) {
-      return { status: 201, body: await request.ops.createPrompt(request.params.accountId, request.body) };
+      return { status: 201, body: await request.ops.prompts.create(request.params.accountId, request.body) };
     },
   }),
   defineRoute(contracts.readPrompt, {
@@ -48,7 +48,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     action: 'prompt.update',
     async handle(request) {
       const { accountId, promptId } = request.params;
-      const details = await request.ops.updatePromptDetails(accountId, promptId, request.body);
+      const details = await request.ops.prompts.updateDetails(accountId, promptId, request.body);
       return { status: 200, body: { promptId, ...details } };
     },
   }),
@@ -70,12 +70,12 @@ export const promptRoutes: readonly ManagementRoute[] = [
       const ifNoneMatch = request.headers['if-none-match'];
       if (ifNoneMatch !== undefined) {
         if (ifNoneMatch.trim() !== '*') throw badRequest('If-None-Match: only * (create a new draft) is understood here', 'If-None-Match');
-        return versionReply(201, await request.ops.createDraft(accountId, promptId, version, content));
+        return versionReply(201, await request.ops.prompts.createDraft(accountId, promptId, version, content));
       }
       if (request.headers['if-match'] === undefined) {
         throw preconditionRequired('send If-None-Match: * to create a draft, or If-Match with its ETag to replace one');
       }
-      return versionReply(200, await request.ops.replaceDraft(accountId, promptId, version, content, ifMatchOf(request.headers)));
+      return versionReply(200, await request.ops.prompts.replaceDraft(accountId, promptId, version, content, ifMatchOf(request.headers)));
     },
   }),
   defineRoute(contracts.deleteDraft, {
@@ -84,7 +84,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const ifMatch = ifMatchOf(request.headers);
       const { accountId, promptId, version } = request.params;
-      await request.ops.deleteDraft(accountId, promptId, version, ifMatch);
+      await request.ops.prompts.deleteDraft(accountId, promptId, version, ifMatch);
       return { status: 204 };
     },
   }),
@@ -95,7 +95,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
       const { note } = request.body;
       const ifMatch = ifMatchOf(request.headers);
       const { accountId, promptId, version } = request.params;
-      const published = await request.ops.publish(accountId, promptId, version, ifMatch, note);
+      const published = await request.ops.prompts.publish(accountId, promptId, version, ifMatch, note);
       return { status: 200, body: published };
     },
   }),
@@ -108,7 +108,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
       const { accountId, promptId, label } = request.params;
       const options = { ...(note === undefined ? {} : { note }), ...(restore === undefined ? {} : { restore }) };
       // The operation decides whether the label moves or is asked for (a label under approval: 202).
-      const outcome = await request.ops.setLabel(accountId, promptId, label, version, options);
+      const outcome = await request.ops.labels.set(accountId, promptId, label, version, options);
       if ('request' in outcome) return { status: 202, body: { request: outcome.request } };
       return { status: 200, body: { label, version, previous: outcome.moved.previousVersion ?? null } };
     },
@@ -131,7 +131,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       await requireLabelRole(request, request.params);
       const { accountId, promptId, label } = request.params;
-      const outcome = await request.ops.removeLabel(accountId, promptId, label);
+      const outcome = await request.ops.labels.remove(accountId, promptId, label);
       return 'request' in outcome ? { status: 202, body: { request: outcome.request } } : { status: 204 };
     },
   }),
@@ -140,7 +140,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     action: 'prompt.delete',
     async handle(request) {
       const { accountId, promptId } = request.params;
-      await request.ops.deletePrompt(accountId, promptId);
+      await request.ops.prompts.delete(accountId, promptId);
       return { status: 200, body: { promptId, deleted: true } };
     },
   }),
@@ -149,7 +149,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     action: 'prompt.restore',
     async handle(request) {
       const { accountId, promptId } = request.params;
-      await request.ops.restorePrompt(accountId, promptId);
+      await request.ops.prompts.restore(accountId, promptId);
       return { status: 200, body: { promptId, deleted: false } };
     },
   }),

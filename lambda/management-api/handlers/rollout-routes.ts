@@ -15,7 +15,7 @@ export const rolloutRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       await requireLabelRole(request, request.params, 'rolling it out');
       const { accountId, promptId, label } = request.params;
-      const started = await request.ops.startRollout(accountId, promptId, label, request.body);
+      const started = await request.ops.rollouts.start(accountId, promptId, label, request.body);
       // A label under approval is asked for: the request carries the rollout, and its approval starts it.
       return 'request' in started ? { status: 202, body: { request: started.request } } : { status: 201, body: { rollout: started.rollout } };
     },
@@ -24,7 +24,7 @@ export const rolloutRoutes: readonly ManagementRoute[] = [
     access: 'read the account',
     async handle(request) {
       const { accountId, promptId, label } = request.params;
-      return { status: 200, body: { rollout: await request.ops.readRollout(accountId, promptId, label) } };
+      return { status: 200, body: { rollout: await request.ops.rollouts.read(accountId, promptId, label) } };
     },
   }),
   defineRoute(contracts.changeRollout, {
@@ -33,7 +33,7 @@ export const rolloutRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       await requireLabelRole(request, request.params, 'changing its rollout');
       const { accountId, promptId, label } = request.params;
-      return { status: 200, body: { rollout: await request.ops.changeRollout(accountId, promptId, label, request.body) } };
+      return { status: 200, body: { rollout: await request.ops.rollouts.change(accountId, promptId, label, request.body) } };
     },
   }),
   defineRoute(contracts.completeRollout, {
@@ -42,7 +42,7 @@ export const rolloutRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       await requireLabelRole(request, request.params, 'completing its rollout');
       const { accountId, promptId, label } = request.params;
-      return { status: 200, body: { rollout: await request.ops.completeRollout(accountId, promptId, label, request.body) } };
+      return { status: 200, body: { rollout: await request.ops.rollouts.complete(accountId, promptId, label, request.body) } };
     },
   }),
   defineRoute(contracts.abortRollout, {
@@ -51,7 +51,7 @@ export const rolloutRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       await requireLabelRole(request, request.params, 'aborting its rollout');
       const { accountId, promptId, label } = request.params;
-      return { status: 200, body: { rollout: await request.ops.abortRollout(accountId, promptId, label, request.body) } };
+      return { status: 200, body: { rollout: await request.ops.rollouts.abort(accountId, promptId, label, request.body) } };
     },
   }),
 ];

@@ -1,5 +1,5 @@
 import { quotaPeriodAt } from '../../domain/quota-period';
-import { listKeyUsage } from '../../table/keys';
+import { listKeyUsage } from '../../features/keys/keys';
 import { badRequest } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
 import * as contracts from './usage-contracts';

@@ -1,8 +1,9 @@
 import type { WebhookItem } from '../../table/item-types';
 import { listDeliveries } from '../../table/deliveries';
-import type { WebhookChange } from '../../table/webhooks';
-import { listWebhooks, requireWebhook } from '../../table/webhooks';
+import type { WebhookChange } from '../../features/webhooks/webhooks';
+import { requireWebhook } from '../../features/webhooks/webhooks';
 import { defineRoute, type ManagementRoute } from '../route';
+import { listWebhooks } from '../../table/webhooks';
 import * as contracts from './webhook-contracts';
 
 /**
@@ -44,7 +45,7 @@ export const webhookRoutes: readonly ManagementRoute[] = [
     urlFields: ['url'],
     async handle(request) {
       const { url, events, description } = request.body;
-      const { webhook, secret } = await request.ops.createWebhook(request.params.accountId, { url, events, description: description ?? null });
+      const { webhook, secret } = await request.ops.webhooks.create(request.params.accountId, { url, events, description: description ?? null });
       // The only answer that ever holds this secret.
       return { status: 201, body: { webhook: webhookBody(webhook, request.now), secret } };
     },
@@ -68,7 +69,7 @@ export const webhookRoutes: readonly ManagementRoute[] = [
         ...(enabled === undefined ? {} : { enabled }),
         ...(description === undefined ? {} : { description: description || null }),
       };
-      const webhook = await request.ops.updateWebhook(request.params.accountId, request.params.webhookId, change);
+      const webhook = await request.ops.webhooks.update(request.params.accountId, request.params.webhookId, change);
       return { status: 200, body: webhookBody(webhook, request.now) };
     },
   }),
@@ -76,7 +77,7 @@ export const webhookRoutes: readonly ManagementRoute[] = [
     access: 'manage webhooks',
     action: 'webhook.delete',
     async handle(request) {
-      await request.ops.deleteWebhook(request.params.accountId, request.params.webhookId);
+      await request.ops.webhooks.delete(request.params.accountId, request.params.webhookId);
       return { status: 204 };
     },
   }),
@@ -84,7 +85,7 @@ export const webhookRoutes: readonly ManagementRoute[] = [
     access: 'manage webhooks',
     action: 'webhook.rotate',
     async handle(request) {
-      const { webhook, secret } = await request.ops.rotateWebhookSecret(request.params.accountId, request.params.webhookId);
+      const { webhook, secret } = await request.ops.webhooks.rotateSecret(request.params.accountId, request.params.webhookId);
       return { status: 200, body: { webhook: webhookBody(webhook, request.now), secret } };
     },
   }),
@@ -92,7 +93,7 @@ export const webhookRoutes: readonly ManagementRoute[] = [
     access: 'manage webhooks',
     action: 'webhook.test',
     async handle(request) {
-      const { eventId } = await request.ops.testWebhook(request.params.accountId, request.params.webhookId);
+      const { eventId } = await request.ops.webhooks.test(request.params.accountId, request.params.webhookId);
       return { status: 202, body: { eventId } };
     },
   }),

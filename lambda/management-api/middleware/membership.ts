@@ -1,4 +1,4 @@
-import { findMember } from '../../table/members';
+import { findMember } from '../../features/members/members';
 import type { ManagementMiddleware } from '../management-context';
 import { notFound } from '../management-errors';
 import { AccountId } from './path-parameters';

@@ -1,8 +1,9 @@
 import { deadlineAfter, REFUND_BUDGET_MS } from '../../http/store-deadline';
-import { AccountOperations, type WebhookTools } from '../../operations/account-operations';
+import { Operations } from '../../operations';
 import type { Table } from '../../table/table';
 import type { UserDirectory } from '../../users/user-directory';
 import type { ManagementMiddleware } from '../management-context';
+import type { WebhookTools } from '../../webhook-delivery/sealer-from-config';
 
 /**
  * The request's way to the store: the table bound to its store deadline, and the shared operations acting
@@ -16,7 +17,7 @@ export const operations = (table: Table, directory: UserDirectory, webhooks?: We
     if (!caller) throw new Error('the caller must be known before the store is used');
     const bound = table.withDeadline(deadline);
     context.table = bound;
-    context.ops = new AccountOperations({
+    context.ops = new Operations({
       table: bound,
       auditTable: table.withDeadline(deadlineAfter(context.arrivedAt ?? Date.now(), REFUND_BUDGET_MS)),
       actor: { type: 'user', userId: caller.userId, email: caller.email },

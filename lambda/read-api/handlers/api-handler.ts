@@ -1,11 +1,11 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
-import { LruCache } from '../../table/read-path/lru-cache';
-import { type PromptStore, type ServedChange, StoreUnavailableError, type UsageStore } from '../../table/read-path/api-store';
-import type { RememberedPrompts } from '../../table/read-path/cached-prompt-store';
+import { LruCache } from '../store/lru-cache';
+import type { PromptStore, ServedChange, UsageStore } from '../store/api-store';
+import type { RememberedPrompts } from '../store/cached-prompt-store';
 import type { ApiEvent, ApiResult } from '../../http/http-event';
 import type { RouteName } from '../routes';
-import type { ApiContext, Principal } from '../../http/api-context';
+import type { ApiContext, Principal } from '../api-context';
 import { authenticate } from '../middleware/authenticate';
 import { compression } from '../middleware/compression';
 import { type CorsRules, cors } from '../middleware/cors';
@@ -17,6 +17,7 @@ import { STORE_BUDGET_MS, storeDeadline } from '../../http/store-deadline';
 import type { Telemetry } from '../../telemetry';
 import { RolloutAnswer, requireSides, servedRolloutsOf, withRolloutHeaders } from '../served-rollouts';
 import type { RouteForesight, RouteForesights, RouteHandler, RouteHandlers } from './route-handler';
+import { StoreUnavailableError } from '../../table/errors';
 
 const KEY_ACCOUNTS_CACHED = 10_000;
 

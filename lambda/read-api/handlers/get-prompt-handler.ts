@@ -1,4 +1,4 @@
-import type { AtLabel, PromptLookup, PromptReader, PromptStore } from '../../table/read-path/api-store';
+import type { AtLabel, PromptLookup, PromptReader, PromptStore } from '../store/api-store';
 import { isValidPromptId, type Prompt, toPromptBody } from '../../domain/prompt';
 import { isInScope } from '../../domain/prompt-scope';
 import { isValidVersion } from '../../domain/version';

@@ -1,4 +1,4 @@
-import type { AtLabel, PromptReader, PromptStore } from '../../table/read-path/api-store';
+import type { AtLabel, PromptReader, PromptStore } from '../store/api-store';
 import { type Prompt, type PromptWithVersions, toPromptBody } from '../../domain/prompt';
 import { isInScope } from '../../domain/prompt-scope';
 import { badRequest } from '../../http/api-error';

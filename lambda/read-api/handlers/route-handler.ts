@@ -1,7 +1,7 @@
 import type { HttpRequest, ApiResult } from '../../http/http-event';
 import type { Route, RouteName } from '../routes';
-import type { PromptReader } from '../../table/read-path/api-store';
-import type { RememberedPrompts } from '../../table/read-path/cached-prompt-store';
+import type { PromptReader } from '../store/api-store';
+import type { RememberedPrompts } from '../store/cached-prompt-store';
 import type { RequestSides, RolloutAnswer, ServedPrompt } from '../served-rollouts';
 
 /** What a handler gets once the middleware has routed, authenticated and counted the request. */

@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../domain/api-key';
 import { invalidApiKey, invalidAuthorizationFormat, missingAuthorization } from '../../http/api-error';
 import type { ApiEvent, ApiResult } from '../../http/http-event';
-import type { ApiContext } from '../../http/api-context';
+import type { ApiContext } from '../api-context';
 
 /** The scheme is case-insensitive (RFC 9110); whatever follows it is the key, well formed or not. */
 const BEARER = /^Bearer(?:[ \t]+(.*))?$/i;

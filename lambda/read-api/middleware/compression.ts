@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import type { MiddlewareObj } from '@middy/core';
 import { ifNoneMatchMatches } from '../etag';
 import type { ApiEvent, ApiResult } from '../../http/http-event';
-import type { ApiContext } from '../../http/api-context';
+import type { ApiContext } from '../api-context';
 
 /** Below this a body gains too little to be worth the CPU. */
 const MIN_BYTES = 8 * 1024;

@@ -1,12 +1,12 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { LruCache } from '../../table/read-path/lru-cache';
-import type { Admission, ServedChange, ServedCount, UsageStore } from '../../table/read-path/api-store';
+import type { LruCache } from '../store/lru-cache';
+import type { Admission, ServedChange, ServedCount, UsageStore } from '../store/api-store';
 import { servedRolloutsOf } from '../served-rollouts';
 import { sameScope } from '../../domain/prompt-scope';
 import { type QuotaPeriod, quotaPeriodAt, secondsUntil } from '../../domain/quota-period';
 import { invalidApiKey, usageLimitExceeded } from '../../http/api-error';
 import type { ApiEvent, ApiResult } from '../../http/http-event';
-import type { ApiContext, Principal, UsageState } from '../../http/api-context';
+import type { ApiContext, Principal, UsageState } from '../api-context';
 import { deadlineAfter, REFUND_BUDGET_MS } from '../../http/store-deadline';
 
 /** What a key check says of the caller beyond the count: a later check may say otherwise (a delete, a new scope). */

@@ -6,7 +6,7 @@ import type { ApiEvent, ApiResult } from '../../http/http-event';
 import { httpMethodOf } from '../../http/http-event';
 import { METRIC, REQUEST_DIMENSIONS } from '../../metric-names';
 import { recordColdStart, type Telemetry, takeMetrics, writeRequestLine } from '../../telemetry';
-import type { ApiContext } from '../../http/api-context';
+import type { ApiContext } from '../api-context';
 
 /**
  * What the request's log line says, as data. The line carries these, Powertools' own fields and the
