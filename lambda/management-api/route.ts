@@ -10,8 +10,9 @@ import type { AnswerStatus, ErrorAnswer, HttpMethod, PathParameterName, PathPara
  * A management route, declared once (handlers/*-routes.ts): its contract (contract.ts: method, path, body and
  * answers, declared in handlers/*-contracts.ts), who may call it (what it lets a member do, whose least role
  * lambda/domain/roles.ts gives, and the dashboard explains), what the audit log calls it, and its handler, which
- * the contract types: `request.body` is what the body's schema reads, `request.params` has the names of the path's
- * `{...}`, and what it returns is a body the contract gives its status (a type error otherwise).
+ * the contract types: `request.body` and `request.query` are what the body's and the query's schemas read,
+ * `request.params` has the names of the path's `{...}`, and what it returns is a body the contract gives its status
+ * (a type error otherwise).
  */
 
 /** Any signed-in person, or members of the path's account whose role may do this (domain/roles.ts CAPABILITIES). */
@@ -28,6 +29,7 @@ export interface HandlerInput {
   readonly caller: Caller;
   /** Path parameters, validated (names as data): `accountId`, `promptId`, `version`, `label`, `keyId`, `userId`, `requestId`. */
   readonly params: Readonly<Record<string, string>>;
+  /** The query string's parameters as sent (names as data); a route's handler gets them as its contract's query reads them. */
   readonly query: Readonly<Record<string, string>>;
   /** Header names in lower case. */
   readonly headers: Readonly<Record<string, string>>;
@@ -40,12 +42,14 @@ export interface HandlerInput {
 }
 
 /**
- * What a route's handler gets: the path's parameters by name, the body as the contract's schema read it, and,
- * under an account, the caller's membership (middleware/membership.ts answers 404 to anyone else).
+ * What a route's handler gets: the path's parameters by name, the body and the query as the contract's schemas read
+ * them (a route that declares no query reads none), and, under an account, the caller's membership
+ * (middleware/membership.ts answers 404 to anyone else).
  */
-export interface RouteRequest<Path extends string, Body> extends Omit<HandlerInput, 'params' | 'member'> {
+export interface RouteRequest<Path extends string, Body, Query = QueryRead> extends Omit<HandlerInput, 'params' | 'query' | 'member'> {
   readonly params: PathParameters<Path>;
   readonly body: Body;
+  readonly query: Query;
   readonly member: string extends Path ? Member | undefined : 'accountId' extends PathParameterName<Path> ? Member : undefined;
 }
 
@@ -73,6 +77,10 @@ export type ReplyOf<Contract extends RouteContract> =
 
 type BodyOf<Contract extends RouteContract> = Contract['body'] extends z.core.$ZodType ? z.output<Contract['body']> : undefined;
 
+/** What a handler reads of the query: what the contract's query schema reads, or nothing for a route that declares none. */
+type QueryRead = Readonly<Record<string, never>>;
+type QueryOf<Contract extends RouteContract> = Contract['query'] extends z.core.$ZodType ? z.output<Contract['query']> : QueryRead;
+
 /** A route as its handler file declares it, beside its contract: who may call it, what the audit log calls it, and its handler. */
 export interface RouteDeclaration<Contract extends RouteContract> {
   readonly access: Access;
@@ -85,7 +93,7 @@ export interface RouteDeclaration<Contract extends RouteContract> {
    * (domain/webhook-rules.ts recordedUrl), as a receiver's URL may carry its token in the path or query.
    */
   readonly urlFields?: readonly (keyof BodyOf<Contract> & string)[];
-  handle(request: RouteRequest<Contract['path'], BodyOf<Contract>>): Promise<ReplyOf<Contract>>;
+  handle(request: RouteRequest<Contract['path'], BodyOf<Contract>, QueryOf<Contract>>): Promise<ReplyOf<Contract>>;
 }
 
 export type BoundHandler = (input: HandlerInput) => Promise<Reply>;
@@ -101,8 +109,11 @@ export interface ManagementRoute {
   readonly bodyTarget?: readonly string[];
   readonly urlFields?: readonly string[];
   readonly bodyOptional?: boolean;
-  /** The handler with `json` as the route's schema reads it (nothing read for a route that takes no body), or why it does not fit. */
-  bindBody(json: unknown): { readonly handle: BoundHandler } | { readonly invalid: z.core.$ZodError };
+  /**
+   * The handler with the body's `json` and the `query` as the route's schemas read them (nothing read for a route
+   * that declares neither), or why one does not fit: the body's problem first.
+   */
+  bind(json: unknown, query: Readonly<Record<string, string>>): { readonly handle: BoundHandler } | { readonly invalid: z.core.$ZodError };
 }
 
 /** Whether `params` has every parameter `path` names (the gateway gives each; a hand-made event may not). */
@@ -116,21 +127,21 @@ interface AnyDeclaration {
   readonly action?: string;
   readonly bodyTarget?: readonly string[];
   readonly urlFields?: readonly string[];
-  handle(request: RouteRequest<string, unknown>): Promise<Reply>;
+  handle(request: RouteRequest<string, unknown, unknown>): Promise<Reply>;
 }
 
 /** A route: its contract (what it takes and answers) and its declaration (who may call it and how it is handled). */
 export function defineRoute<const Contract extends RouteContract>(contract: Contract, route: RouteDeclaration<Contract>): ManagementRoute;
 export function defineRoute(contract: RouteContract, route: AnyDeclaration): ManagementRoute {
-  const { method, path, body: schema } = contract;
-  const bind =
-    (body: unknown): BoundHandler =>
+  const { method, path, body: schema, query: querySchema } = contract;
+  const bindTo =
+    (body: unknown, query: unknown): BoundHandler =>
     async (input) => {
       const { params, member } = input;
       if (!hasPathParameters(path, params)) throw new Error(`${method} ${path}: a path parameter is missing`);
       // The chain reads the caller's membership before any handler of a route under an account (middleware/membership.ts).
       if (path.includes('{accountId}') && member === undefined) throw new Error(`${method} ${path}: the caller's membership was not read`);
-      return route.handle({ ...input, params, member, body });
+      return route.handle({ ...input, params, member, body, query });
     };
   return {
     contract,
@@ -142,10 +153,12 @@ export function defineRoute(contract: RouteContract, route: AnyDeclaration): Man
     ...(route.bodyTarget === undefined ? {} : { bodyTarget: route.bodyTarget }),
     ...(route.urlFields === undefined ? {} : { urlFields: route.urlFields }),
     ...(contract.bodyOptional === undefined ? {} : { bodyOptional: contract.bodyOptional }),
-    bindBody(json) {
-      if (schema === undefined) return { handle: bind(undefined) };
-      const parsed = z.safeParse(schema, json);
-      return parsed.success ? { handle: bind(parsed.data) } : { invalid: parsed.error };
+    bind(json, sentQuery) {
+      const body = schema === undefined ? undefined : z.safeParse(schema, json);
+      if (body?.success === false) return { invalid: body.error };
+      const query = querySchema === undefined ? undefined : z.safeParse(querySchema, sentQuery);
+      if (query?.success === false) return { invalid: query.error };
+      return { handle: bindTo(body?.data, query === undefined ? {} : query.data) };
     },
   };
 }

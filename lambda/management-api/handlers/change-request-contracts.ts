@@ -14,7 +14,7 @@ export const ChangeRequestId = z
 export const DecisionBody = named('Decision', z.strictObject({ comment: z.optional(Note) }));
 
 /** The requests list's query: one state, and the cursor of the page before. */
-export const ChangeRequestQuery = z.object({
+const ChangeRequestQuery = z.object({
   state: z.optional(
     described(
       '`open`, `applied`, `rejected`, `withdrawn` or `stale`; all when absent',

@@ -3,7 +3,7 @@ import { contract, described, named } from '../contract';
 
 /** Requests counted per key: the month and each UTC day. */
 
-export const Month = z.string().check(z.regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'must be YYYY-MM, e.g. 2026-11' }));
+const Month = z.string().check(z.regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'must be YYYY-MM, e.g. 2026-11' }));
 
 const Usage = named(
   'Usage',
