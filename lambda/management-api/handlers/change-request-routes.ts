@@ -1,4 +1,6 @@
-import { answerOf, findRequest, isRequester, listRequests, requestDiff } from '../../features/change-requests/change-requests';
+import { answerOf, isAskedBy } from '../../features/change-requests/answers';
+import { findChangeRequest, listChangeRequests } from '../../features/change-requests/change-requests';
+import { changeRequestDiff } from '../../features/change-requests/review-diff';
 import type { ChangeRequestItem } from '../../table/item-types';
 import { forbidden, notFound } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
@@ -14,7 +16,7 @@ import { requireLabelRole } from './label-access';
 
 /** The request, or 404 (an ApiError: a decision aimed at no request is recorded as refused). */
 async function changeRequestOr404({ table }: Pick<HandlerInput, 'table'>, accountId: string, requestId: string): Promise<ChangeRequestItem> {
-  const item = await findRequest(table, accountId, requestId);
+  const item = await findChangeRequest(table, accountId, requestId);
   if (!item) throw notFound(`account ${accountId} has no change request ${requestId}`);
   return item;
 }
@@ -24,7 +26,7 @@ const callerActor = ({ caller }: Pick<HandlerInput, 'caller'>) => ({ type: 'user
 /** Approving or rejecting: a member who may move the label, other than the one who asked. */
 async function requireDecider(request: Pick<HandlerInput, 'table' | 'member' | 'caller'>, accountId: string, item: ChangeRequestItem): Promise<void> {
   await requireLabelRole(request, { accountId, label: item.label }, 'deciding a change request of it');
-  if (isRequester(item, callerActor(request))) {
+  if (isAskedBy(item, callerActor(request))) {
     throw forbidden('you asked for this change: another member must approve or reject it (you may withdraw it)');
   }
 }
@@ -34,7 +36,7 @@ export const changeRequestRoutes: readonly ManagementRoute[] = [
     access: 'read the account',
     async handle(request) {
       const { state, before } = request.query;
-      const page = await listRequests(request.table, request.params.accountId, {
+      const page = await listChangeRequests(request.table, request.params.accountId, {
         ...(state === undefined ? {} : { state }),
         ...(before === undefined ? {} : { before }),
       });
@@ -46,7 +48,7 @@ export const changeRequestRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const { accountId, requestId } = request.params;
       const item = await changeRequestOr404(request, accountId, requestId);
-      const [answer, diff] = await Promise.all([answerOf(request.table, accountId, item), requestDiff(request.table, accountId, item)]);
+      const [answer, diff] = await Promise.all([answerOf(request.table, accountId, item), changeRequestDiff(request.table, accountId, item)]);
       return { status: 200, body: { request: answer, ...diff } };
     },
   }),
@@ -60,7 +62,7 @@ export const changeRequestRoutes: readonly ManagementRoute[] = [
       const decided = await request.ops.changeRequests.approve(accountId, item, request.body.comment);
       if (decided.stale) {
         // Written as stale (request.stale in the audit log), and nothing moved: the label is no longer where it was asked from.
-        const now = decided.request.from === null ? 'was set' : `moved from ${decided.request.from}`;
+        const now = decided.changeRequest.from === null ? 'was set' : `moved from ${decided.changeRequest.from}`;
         return {
           status: 409,
           body: {
@@ -69,7 +71,7 @@ export const changeRequestRoutes: readonly ManagementRoute[] = [
           },
         };
       }
-      return { status: 200, body: { request: decided.request } };
+      return { status: 200, body: { request: decided.changeRequest } };
     },
   }),
   defineRoute(contracts.rejectChangeRequest, {
@@ -79,7 +81,7 @@ export const changeRequestRoutes: readonly ManagementRoute[] = [
       const { accountId, requestId } = request.params;
       const item = await changeRequestOr404(request, accountId, requestId);
       await requireDecider(request, accountId, item);
-      return { status: 200, body: { request: (await request.ops.changeRequests.reject(accountId, item, request.body.comment)).request } };
+      return { status: 200, body: { request: (await request.ops.changeRequests.reject(accountId, item, request.body.comment)).changeRequest } };
     },
   }),
   defineRoute(contracts.withdrawChangeRequest, {
@@ -88,8 +90,8 @@ export const changeRequestRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const { accountId, requestId } = request.params;
       const item = await changeRequestOr404(request, accountId, requestId);
-      if (!isRequester(item, callerActor(request))) throw forbidden('only the member who asked for a change request may withdraw it');
-      return { status: 200, body: { request: (await request.ops.changeRequests.withdraw(accountId, item)).request } };
+      if (!isAskedBy(item, callerActor(request))) throw forbidden('only the member who asked for a change request may withdraw it');
+      return { status: 200, body: { request: (await request.ops.changeRequests.withdraw(accountId, item)).changeRequest } };
     },
   }),
 ];

@@ -109,7 +109,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
       const options = { ...(note === undefined ? {} : { note }), ...(restore === undefined ? {} : { restore }) };
       // The operation decides whether the label moves or is asked for (a label under approval: 202).
       const outcome = await request.ops.labels.set(accountId, promptId, label, version, options);
-      if ('request' in outcome) return { status: 202, body: { request: outcome.request } };
+      if ('changeRequest' in outcome) return { status: 202, body: { request: outcome.changeRequest } };
       return { status: 200, body: { label, version, previous: outcome.moved.previousVersion ?? null } };
     },
   }),
@@ -132,7 +132,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
       await requireLabelRole(request, request.params);
       const { accountId, promptId, label } = request.params;
       const outcome = await request.ops.labels.remove(accountId, promptId, label);
-      return 'request' in outcome ? { status: 202, body: { request: outcome.request } } : { status: 204 };
+      return 'changeRequest' in outcome ? { status: 202, body: { request: outcome.changeRequest } } : { status: 204 };
     },
   }),
   defineRoute(contracts.deletePrompt, {

@@ -17,7 +17,7 @@ export const rolloutRoutes: readonly ManagementRoute[] = [
       const { accountId, promptId, label } = request.params;
       const started = await request.ops.rollouts.start(accountId, promptId, label, request.body);
       // A label under approval is asked for: the request carries the rollout, and its approval starts it.
-      return 'request' in started ? { status: 202, body: { request: started.request } } : { status: 201, body: { rollout: started.rollout } };
+      return 'changeRequest' in started ? { status: 202, body: { request: started.changeRequest } } : { status: 201, body: { rollout: started.rollout } };
     },
   }),
   defineRoute(contracts.readRollout, {
