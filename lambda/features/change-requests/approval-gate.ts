@@ -114,8 +114,8 @@ export async function planLabelMoveOrChangeRequest(table: Table, accountId: stri
     // from the same reads is discarded, and asked for instead.
     const stays = to === null ? undefined : await planSetLabel(table, accountId, promptId, label, to, cause);
     if (stays && !stays.result.changed) return held(gate, stays, (moved) => ({ moved }));
-    const requested = await plannedAs(ASKED, () => planOpenChangeRequest(table, accountId, move, mover, gate.required));
-    return held(gate, requested, (changeRequest) => ({ changeRequest }));
+    const opened = await plannedAs(ASKED, () => planOpenChangeRequest(table, accountId, move, mover, gate.required));
+    return held(gate, opened, (changeRequest) => ({ changeRequest }));
   }
   const planned =
     to === null ? await planRemoveLabel(table, accountId, promptId, label, cause) : await planSetLabel(table, accountId, promptId, label, to, cause);
@@ -136,8 +136,8 @@ export async function planRolloutStartOrChangeRequest(
   const { promptId, label, to, note } = start;
   if (gate.asks(label)) {
     const move = { promptId, label, to, rollout: changeRequestRollout(start), ...(note === undefined ? {} : { note }) };
-    const requested = await plannedAs(ASKED, () => planOpenChangeRequest(table, accountId, move, mover, gate.required));
-    return held(gate, requested, (changeRequest) => ({ changeRequest }));
+    const opened = await plannedAs(ASKED, () => planOpenChangeRequest(table, accountId, move, mover, gate.required));
+    return held(gate, opened, (changeRequest) => ({ changeRequest }));
   }
   return held(gate, await planStartRollout(table, accountId, start, { by: mover.by }), (rollout) => ({ rollout }));
 }
