@@ -1,4 +1,3 @@
-import { en } from 'zod/locales';
 import * as z from 'zod/mini';
 
 /**
@@ -9,9 +8,6 @@ import * as z from 'zod/mini';
  * the dashboard's client parses what it receives with it (dashboard/src/api/). So the contracts are written
  * with zod/mini, and this module and the contracts import only zod and lambda/domain: the dashboard bundles them.
  */
-
-// zod/mini leaves messages in English to the caller: the API's 400s word a field's default problems as zod does.
-z.config(en());
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -4,6 +4,7 @@ import type { Operations } from '../operations';
 import type { Table } from '../table/table';
 import type { Member } from '../features/members/members';
 import type { UserDirectory } from '../users/user-directory';
+import './english';
 import type { AnswerStatus, ErrorAnswer, HttpMethod, PathParameterName, PathParameters, RefusalStatus, RouteContract, Sent } from './contract';
 
 /**
