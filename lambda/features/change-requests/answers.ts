@@ -1,5 +1,4 @@
-import type { Actor } from '../../domain/actor';
-import { actorIdentity } from '../../domain/actor';
+import { type Actor, actorIdentity } from '../../domain/actor';
 import { type ApprovalStanding, approvalStanding } from '../../domain/approval-standing';
 import type { ChangeRequestState } from '../../domain/change-request';
 import type { RolloutStep } from '../../domain/rollout';

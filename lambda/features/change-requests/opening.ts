@@ -25,7 +25,7 @@ import { requireNoOpenChangeRequest } from './open-change-requests';
  * written new in one transaction, after the checks the move (or the rollout's start) itself would make.
  */
 
-/** The move a request asks for. */
+/** A move as someone asks for it: made at once, or, on a label under approval, what the change request opened for it asks. */
 export interface AskedMove {
   readonly promptId: string;
   readonly label: string;
