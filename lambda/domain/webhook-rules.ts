@@ -2,7 +2,7 @@ import { EVENT_TYPES } from './events';
 
 /**
  * What a webhook's settings may be (docs/events.md "Webhooks"), for both doors: the management API's schemas
- * (lambda/management-api/schemas.ts) and the operations that the CLI calls too. Where a URL may point is the
+ * (lambda/management-api/handlers/webhook-contracts.ts) and the operations that the CLI calls too. Where a URL may point is the
  * destination policy's (lambda/webhook-delivery/destination.ts), which needs DNS.
  */
 

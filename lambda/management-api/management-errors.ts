@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { ApiError, serviceUnavailable } from '../http/api-error';
 import { MAX_CONTENT_BYTES } from '../domain/content-rules';
 import { reasonOf } from '../operations/reasons';
@@ -28,7 +28,7 @@ export const payloadTooLarge = (bytes: number): ApiError =>
   new ApiError(413, 'PAYLOAD_TOO_LARGE', `the version's content is ${Math.ceil(bytes / 1024)} KB, at most ${MAX_CONTENT_BYTES / 1024} KB fit one version`);
 
 /** The first problem zod found, with the field it is in: `config.temperature: must be from 0 to 2`. */
-export function invalidBody(error: z.ZodError, prefix?: string): ApiError {
+export function invalidBody(error: z.core.$ZodError, prefix?: string): ApiError {
   const issue = error.issues[0];
   const path = [prefix, ...(issue?.path ?? []).map(String)].filter((part) => part !== undefined && part !== '').join('.');
   const message = issue?.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : (issue?.message ?? 'is not valid');

@@ -1,7 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import type { Prompt } from '../../lambda/domain/prompt';
-import { bucketOf, MAX_SUBJECT_LENGTH } from '../../lambda/domain/rollout';
+import { MAX_SUBJECT_LENGTH } from '../../lambda/domain/rollout';
+import { bucketOf } from '../../lambda/domain/rollout-bucket';
 import type { ApiStore } from '../../lambda/read-api/store/api-store';
 import { ApiHarness, type ErrorBody } from '../support/api-harness';
 import { restApiEvent } from '../support/events';

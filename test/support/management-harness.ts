@@ -2,7 +2,8 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { runAdmin } from '../../admin/cli';
 import type { ApiResult } from '../../lambda/http/http-event';
 import { createManagementHandler, type ManagementDependencies } from '../../lambda/management-api/management-handler';
-import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
+import type { ManagementRoute } from '../../lambda/management-api/route';
+import { MANAGEMENT_FUNCTIONS, type ManagementFunction } from '../../lambda/management-api/routes';
 import { Operations } from '../../lambda/operations';
 import type { Role } from '../../lambda/table/item-types';
 import { Table } from '../../lambda/table/table';
@@ -12,6 +13,7 @@ import { lambdaContext } from './events';
 import { Fixtures } from './fixtures';
 import { type LocalStore, startLocalStore } from './local-store';
 import { MemoryDirectory } from './memory-directory';
+import { expectAnswerKeepsContract } from './management-contracts';
 import { expectManagementResponseMatches } from './management-openapi';
 import { capturedRequestLines, registerApiKey } from './log-capture';
 import { TEST_SERVICE_NAME } from './api-harness';
@@ -62,7 +64,7 @@ export class ManagementHarness {
   local!: LocalStore;
   fixtures!: Fixtures;
   deps!: ManagementDependencies;
-  private functions: { name: string; routes: { method: string; path: string }[]; handler: Handler }[] = [];
+  private functions: { name: string; routes: readonly ManagementRoute[]; handler: Handler }[] = [];
   private logsFrom = 0;
 
   async start(): Promise<this> {
@@ -79,10 +81,11 @@ export class ManagementHarness {
     return this;
   }
 
-  useDependencies(deps: ManagementDependencies): void {
-    this.functions = MANAGEMENT_FUNCTIONS.map((fn) => ({
+  /** The functions built on `deps`; `functions` other than the route table's only where a test needs a route of its own. */
+  useDependencies(deps: ManagementDependencies, functions: readonly ManagementFunction[] = MANAGEMENT_FUNCTIONS): void {
+    this.functions = functions.map((fn) => ({
       name: fn.id,
-      routes: [...fn.routes],
+      routes: fn.routes,
       handler: createManagementHandler(deps, fn.routes),
     }));
   }
@@ -148,6 +151,10 @@ export class ManagementHarness {
     if (claims) (event.requestContext as { authorizer?: unknown }).authorizer = { claims };
     const handler = match.route.function.handler as unknown as Handler;
     const response = toApiResponse(await handler(event, lambdaContext()));
+    // Every answer is what its route's contract allows, and what openapi-management.yaml says.
+    const route = this.functions.flatMap((fn) => fn.routes).find((candidate) => candidate.method === method && candidate.path === match.resource);
+    if (!route) throw new Error(`no route ${method} ${match.resource}`);
+    expectAnswerKeepsContract(route, response.status, response.body);
     expectManagementResponseMatches({ method, resource: match.resource, status: response.status, headers: response.headers, body: response.body });
     // A key handed out (its one 201) joins the keys the run's logs are grepped for.
     const apiKey = (response.body as { apiKey?: unknown } | undefined)?.apiKey;

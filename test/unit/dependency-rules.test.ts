@@ -201,6 +201,21 @@ describe('the checker fails on an import that breaks a row', () => {
     ]);
   });
 
+  test('a contract importing a feature or a route, and the dashboard importing a route rather than its contract', () => {
+    expect(
+      check('lambda/management-api/handlers/planted-contracts.ts', "import { keyBody } from './key-routes';\nimport { Version } from '../fields';"),
+    ).toEqual(['lambda/management-api/handlers/planted-contracts.ts -> lambda/management-api/handlers/key-routes.ts']);
+    expect(check('lambda/management-api/fields.ts', "import type { Rollout } from '../features/rollouts/rollouts';")).toEqual([
+      'lambda/management-api/fields.ts -> lambda/features/rollouts/rollouts.ts',
+    ]);
+    expect(
+      check(
+        'dashboard/src/planted.ts',
+        "import * as keys from '../../lambda/management-api/handlers/key-contracts';\nimport type { Reply } from '../../lambda/management-api/route';",
+      ),
+    ).toEqual(['dashboard/src/planted.ts -> lambda/management-api/route.ts']);
+  });
+
   test('an import no rule can read', () => {
     expect(check('lambda/table/planted.ts', 'const module = await import(where);')).toEqual([
       'lambda/table/planted.ts -> where (not a string: no rule can check it)',
@@ -225,6 +240,9 @@ test('the files the planted imports lead to are there', () => {
     'lambda/read-api/api-context.ts',
     'lambda/mcp/mcp-message.ts',
     'lambda/features/webhooks/operations.ts',
+    'lambda/management-api/handlers/key-routes.ts',
+    'lambda/management-api/handlers/key-contracts.ts',
+    'lambda/features/rollouts/rollouts.ts',
   ];
   expect(planted.filter((path) => !existsInRepository(path))).toEqual([]);
 });

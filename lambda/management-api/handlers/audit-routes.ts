@@ -1,22 +1,14 @@
 import { decodeCursor, listAudit } from '../../table/audit-log';
 import { badRequest } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
-import { AuditQuery } from '../schemas';
+import * as contracts from './audit-contracts';
 
 /** The audit log is read here and nowhere written: entries are never changed or deleted through the API. */
 export const auditRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/audit',
+  defineRoute(contracts.readAudit, {
     access: 'read the account',
     async handle(request) {
-      const parsed = AuditQuery.safeParse(request.query);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const field = issue?.path.length ? String(issue.path[0]) : undefined;
-        throw badRequest(`${field ?? 'query'}: ${issue?.message ?? 'not understood'}`, field);
-      }
-      const { before, actor, prompt, action, outcome, from, to } = parsed.data;
+      const { before, actor, prompt, action, outcome, from, to } = request.query;
       if (before !== undefined && decodeCursor(before) === undefined) {
         throw badRequest('before: must be a cursor from a previous page of the audit log', 'before');
       }

@@ -8,7 +8,7 @@ import type { ApiKeyChange } from '../../features/keys/keys';
 import { listKeyUsage } from '../../features/keys/keys';
 import { badRequest } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
-import { KeyCreateBody, KeyPatchBody, RotateBody } from '../schemas';
+import * as contracts from './key-contracts';
 
 /** A key as people see it: never the key itself, which is not stored anywhere. */
 export function keyBody(key: AdminApiKey, now: Date, extra: { limit?: number; usedThisMonth?: number } = {}) {
@@ -48,9 +48,7 @@ function instantOf(text: string): number {
 }
 
 export const keyRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/keys',
+  defineRoute(contracts.listKeys, {
     access: 'read the account',
     async handle(request) {
       const usage = await listKeyUsage(request.table, request.params.accountId, quotaPeriodAt(request.now).month);
@@ -60,13 +58,10 @@ export const keyRoutes: readonly ManagementRoute[] = [
       };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/keys',
+  defineRoute(contracts.createKey, {
     access: 'manage keys',
     action: 'key.create',
     bodyTarget: ['name'],
-    body: KeyCreateBody,
     async handle(request) {
       const input = request.body;
       await requireWithinPlan(request.table, request.params.accountId, input.monthlyLimit);
@@ -80,12 +75,9 @@ export const keyRoutes: readonly ManagementRoute[] = [
       return { status: 201, body: { key: keyBody(key, request.now), apiKey } };
     },
   }),
-  defineRoute({
-    method: 'PATCH',
-    path: '/api/accounts/{accountId}/keys/{keyId}',
+  defineRoute(contracts.updateKey, {
     access: 'manage keys',
     action: 'key.update',
-    body: KeyPatchBody,
     async handle(request) {
       const input = request.body;
       await requireWithinPlan(request.table, request.params.accountId, input.monthlyLimit);
@@ -100,21 +92,16 @@ export const keyRoutes: readonly ManagementRoute[] = [
       return { status: 200, body: keyBody(key, request.now) };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/keys/{keyId}/rotate',
+  defineRoute(contracts.rotateKey, {
     access: 'manage keys',
     action: 'key.rotate',
-    body: RotateBody,
     async handle(request) {
       const { graceSeconds } = request.body;
       const { created, retired, apiKey } = await request.ops.keys.rotate(request.params.accountId, request.params.keyId, graceSeconds * 1000);
       return { status: 201, body: { key: keyBody(created, request.now), apiKey, retired: keyBody(retired, request.now) } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/keys/{keyId}/revoke',
+  defineRoute(contracts.revokeKey, {
     access: 'manage keys',
     action: 'key.revoke',
     async handle(request) {

@@ -3,8 +3,8 @@ import { listDeliveries } from '../../table/deliveries';
 import type { WebhookChange } from '../../features/webhooks/webhooks';
 import { requireWebhook } from '../../features/webhooks/webhooks';
 import { defineRoute, type ManagementRoute } from '../route';
-import { WebhookCreateBody, WebhookPatchBody } from '../schemas';
 import { listWebhooks } from '../../table/webhooks';
+import * as contracts from './webhook-contracts';
 
 /**
  * Webhooks (docs/events.md "Webhooks"), admins' and owners' alone: a webhook's URL and events say much of what
@@ -30,26 +30,19 @@ export function webhookBody(webhook: WebhookItem, now: Date) {
   };
 }
 
-const W = '/api/accounts/{accountId}/webhooks';
-
 export const webhookRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: W,
+  defineRoute(contracts.listWebhooks, {
     access: 'manage webhooks',
     async handle(request) {
       const webhooks = await listWebhooks(request.table, request.params.accountId);
       return { status: 200, body: { webhooks: webhooks.map((webhook) => webhookBody(webhook, request.now)) } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: W,
+  defineRoute(contracts.createWebhook, {
     access: 'manage webhooks',
     action: 'webhook.create',
     bodyTarget: ['url'],
     urlFields: ['url'],
-    body: WebhookCreateBody,
     async handle(request) {
       const { url, events, description } = request.body;
       const { webhook, secret } = await request.ops.webhooks.create(request.params.accountId, { url, events, description: description ?? null });
@@ -57,22 +50,17 @@ export const webhookRoutes: readonly ManagementRoute[] = [
       return { status: 201, body: { webhook: webhookBody(webhook, request.now), secret } };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: `${W}/{webhookId}`,
+  defineRoute(contracts.readWebhook, {
     access: 'manage webhooks',
     async handle(request) {
       const webhook = await requireWebhook(request.table, request.params.accountId, request.params.webhookId);
       return { status: 200, body: webhookBody(webhook, request.now) };
     },
   }),
-  defineRoute({
-    method: 'PATCH',
-    path: `${W}/{webhookId}`,
+  defineRoute(contracts.updateWebhook, {
     access: 'manage webhooks',
     action: 'webhook.update',
     urlFields: ['url'],
-    body: WebhookPatchBody,
     async handle(request) {
       const { url, events, enabled, description } = request.body;
       const change: WebhookChange = {
@@ -85,9 +73,7 @@ export const webhookRoutes: readonly ManagementRoute[] = [
       return { status: 200, body: webhookBody(webhook, request.now) };
     },
   }),
-  defineRoute({
-    method: 'DELETE',
-    path: `${W}/{webhookId}`,
+  defineRoute(contracts.deleteWebhook, {
     access: 'manage webhooks',
     action: 'webhook.delete',
     async handle(request) {
@@ -95,9 +81,7 @@ export const webhookRoutes: readonly ManagementRoute[] = [
       return { status: 204 };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: `${W}/{webhookId}/rotate`,
+  defineRoute(contracts.rotateWebhookSecret, {
     access: 'manage webhooks',
     action: 'webhook.rotate',
     async handle(request) {
@@ -105,9 +89,7 @@ export const webhookRoutes: readonly ManagementRoute[] = [
       return { status: 200, body: { webhook: webhookBody(webhook, request.now), secret } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: `${W}/{webhookId}/test`,
+  defineRoute(contracts.testWebhook, {
     access: 'manage webhooks',
     action: 'webhook.test',
     async handle(request) {
@@ -115,9 +97,7 @@ export const webhookRoutes: readonly ManagementRoute[] = [
       return { status: 202, body: { eventId } };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: `${W}/{webhookId}/deliveries`,
+  defineRoute(contracts.listDeliveries, {
     access: 'manage webhooks',
     async handle(request) {
       const { accountId, webhookId } = request.params;

@@ -2,9 +2,9 @@ import { answerOf } from '../../features/change-requests/answers';
 import { findChangeRequest, listChangeRequests } from '../../features/change-requests/change-requests';
 import { changeRequestDiff } from '../../features/change-requests/review-diff';
 import type { ChangeRequestItem } from '../../table/item-types';
-import { badRequest, notFound } from '../management-errors';
+import { notFound } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
-import { DecisionBody, RequestQuery } from '../schemas';
+import * as contracts from './change-request-contracts';
 import { requireLabelRole } from './label-access';
 
 /**
@@ -15,7 +15,7 @@ import { requireLabelRole } from './label-access';
  */
 
 /** The request, or 404 (an ApiError: a decision aimed at no request is recorded as refused). */
-async function requestOr404({ table }: Pick<HandlerInput, 'table'>, accountId: string, requestId: string): Promise<ChangeRequestItem> {
+async function changeRequestOr404({ table }: Pick<HandlerInput, 'table'>, accountId: string, requestId: string): Promise<ChangeRequestItem> {
   const item = await findChangeRequest(table, accountId, requestId);
   if (!item) throw notFound(`account ${accountId} has no change request ${requestId}`);
   return item;
@@ -29,19 +29,11 @@ async function requireDecider(request: Pick<HandlerInput, 'table' | 'member' | '
   await requireLabelRole(request, { accountId, label: item.label }, 'deciding a change request of it');
 }
 
-export const requestRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/requests',
+export const changeRequestRoutes: readonly ManagementRoute[] = [
+  defineRoute(contracts.listChangeRequests, {
     access: 'read the account',
     async handle(request) {
-      const parsed = RequestQuery.safeParse(request.query);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const field = issue?.path.length ? String(issue.path[0]) : undefined;
-        throw badRequest(`${field ?? 'query'}: ${issue?.message ?? 'not understood'}`, field);
-      }
-      const { state, before } = parsed.data;
+      const { state, before } = request.query;
       const page = await listChangeRequests(request.table, request.params.accountId, {
         ...(state === undefined ? {} : { state }),
         ...(before === undefined ? {} : { before }),
@@ -49,27 +41,21 @@ export const requestRoutes: readonly ManagementRoute[] = [
       return { status: 200, body: page };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/requests/{requestId}',
+  defineRoute(contracts.readChangeRequest, {
     access: 'read the account',
     async handle(request) {
       const { accountId, requestId } = request.params;
-      const item = await requestOr404(request, accountId, requestId);
+      const item = await changeRequestOr404(request, accountId, requestId);
       const [answer, diff] = await Promise.all([answerOf(request.table, accountId, item), changeRequestDiff(request.table, accountId, item)]);
       return { status: 200, body: { request: answer, ...diff } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/requests/{requestId}/approve',
+  defineRoute(contracts.approveChangeRequest, {
     access: 'move labels',
     action: 'request.approve',
-    body: DecisionBody,
-    bodyOptional: true,
     async handle(request) {
       const { accountId, requestId } = request.params;
-      const item = await requestOr404(request, accountId, requestId);
+      const item = await changeRequestOr404(request, accountId, requestId);
       await requireDecider(request, accountId, item);
       const decided = await request.ops.changeRequests.approve(accountId, item, request.body.comment);
       if (decided.stale) {
@@ -86,28 +72,22 @@ export const requestRoutes: readonly ManagementRoute[] = [
       return { status: 200, body: { request: decided.changeRequest } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/requests/{requestId}/reject',
+  defineRoute(contracts.rejectChangeRequest, {
     access: 'move labels',
     action: 'request.reject',
-    body: DecisionBody,
-    bodyOptional: true,
     async handle(request) {
       const { accountId, requestId } = request.params;
-      const item = await requestOr404(request, accountId, requestId);
+      const item = await changeRequestOr404(request, accountId, requestId);
       await requireDecider(request, accountId, item);
       return { status: 200, body: { request: (await request.ops.changeRequests.reject(accountId, item, request.body.comment)).changeRequest } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/requests/{requestId}/withdraw',
+  defineRoute(contracts.withdrawChangeRequest, {
     access: 'read the account',
     action: 'request.withdraw',
     async handle(request) {
       const { accountId, requestId } = request.params;
-      const item = await requestOr404(request, accountId, requestId);
+      const item = await changeRequestOr404(request, accountId, requestId);
       return { status: 200, body: { request: (await request.ops.changeRequests.withdraw(accountId, item)).changeRequest } };
     },
   }),
