@@ -6,6 +6,9 @@ import { EVENT_TYPES } from './events';
  * destination policy's (lambda/webhook-delivery/destination.ts), which needs DNS.
  */
 
+/** A webhook's id: `wh_` and 16 hex digits. */
+export const WEBHOOK_ID_PATTERN = /^wh_[0-9a-f]{16}$/;
+
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500;
 

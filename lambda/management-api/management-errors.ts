@@ -3,7 +3,7 @@ import { ApiError, serviceUnavailable } from '../http/api-error';
 import { MAX_CONTENT_BYTES } from '../domain/content-rules';
 import { reasonOf } from '../operations/reasons';
 import { StaleDraftError } from '../features/prompts/authoring';
-import { InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../features/errors';
+import { InvalidCursorError, InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../features/errors';
 
 /** The management API's errors: the read API's format, `{"error", "code"}`, with the field named where one is wrong. */
 
@@ -44,7 +44,9 @@ export function toManagementError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
   if (error instanceof StaleDraftError) return preconditionFailed(error.message, error.current);
   if (error instanceof InvalidLabelError) return badRequest(error.message, 'label');
-  if (error instanceof InvalidRolloutError || error instanceof InvalidWebhookError) return badRequest(error.message, error.field);
+  if (error instanceof InvalidRolloutError || error instanceof InvalidWebhookError || error instanceof InvalidCursorError) {
+    return badRequest(error.message, error.field);
+  }
   const { code, message } = reasonOf(error);
   if (code === 'NOT_FOUND') return notFound(message);
   if (code === 'CONFLICT') return conflict(message);

@@ -1,6 +1,6 @@
 import { quotaPeriodAt } from '../../lambda/domain/quota-period';
 import * as keyContracts from '../../lambda/management-api/handlers/key-contracts';
-import { keyBody } from '../../lambda/management-api/handlers/key-routes';
+import { keyAnswer } from '../../lambda/features/keys/answers';
 import { defineRoute, type RouteDeclaration } from '../../lambda/management-api/route';
 import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
 import { listKeyUsage } from '../../lambda/features/keys/keys';
@@ -46,7 +46,7 @@ test('the keys list as it is served keeps its contract', async () => {
 test('a key answered with a field its contract does not name (the stored status beside the state) fails the test', async () => {
   serveKeysWith(async (request) => {
     const usage = await listKeyUsage(request.table, request.params.accountId, quotaPeriodAt(request.now).month);
-    return { status: 200, body: { keys: usage.map(({ key }) => ({ ...keyBody(key, request.now), status: key.status })) } };
+    return { status: 200, body: { keys: usage.map(({ key }) => ({ ...keyAnswer(key, request.now), status: key.status })) } };
   });
   await expect(api.send('GET', KEYS, { as: viewer })).rejects.toThrow(/breaks the route's contract:\n200 body\.keys\.0: Unrecognized key: "status"/);
 });

@@ -16,6 +16,8 @@ interface Rule {
   /** When given, an import must lead into one of these. */
   readonly only: readonly string[];
   readonly forbidden: readonly string[];
+  /** What an import may lead to though `forbidden` names it. */
+  readonly allowed: readonly string[];
   /** Files the row does not hold, though `files` names them. */
   readonly except: readonly string[];
 }
@@ -38,11 +40,12 @@ function rulesOf(markdown: string): Rule[] {
     .filter((line) => line.startsWith('|'))
     .map((line) => line.split('|').slice(1, -1));
   const [header, divider, ...body] = rows;
-  if (header?.length !== 5 || !divider?.every((cell) => /^\s*-+\s*$/.test(cell))) throw new Error(`${LAYOUT} "Dependencies": not the five-column table`);
-  return body.map(([files = '', only = '', forbidden = '', except = '']) => ({
+  if (header?.length !== 6 || !divider?.every((cell) => /^\s*-+\s*$/.test(cell))) throw new Error(`${LAYOUT} "Dependencies": not the six-column table`);
+  return body.map(([files = '', only = '', forbidden = '', allowed = '', except = '']) => ({
     files: namesIn(files),
     only: namesIn(only),
     forbidden: namesIn(forbidden),
+    allowed: namesIn(allowed),
     except: namesIn(except),
   }));
 }
@@ -107,7 +110,9 @@ function violations(rules: readonly Rule[], sources: readonly Source[], exists: 
     return [
       ...unchecked.map((expression) => `${source.path} -> ${expression} (not a string: no rule can check it)`),
       ...targets
-        .filter((target) => holding.some((rule) => namedBy(rule.forbidden, target) || (rule.only.length > 0 && !namedBy(rule.only, target))))
+        .filter((target) =>
+          holding.some((rule) => (namedBy(rule.forbidden, target) && !namedBy(rule.allowed, target)) || (rule.only.length > 0 && !namedBy(rule.only, target))),
+        )
         .map((target) => `${source.path} -> ${target}`),
     ];
   });
@@ -126,17 +131,23 @@ const rules = rulesOf(readFileSync(join(ROOT, LAYOUT), 'utf8'));
 const topFolders = [...new Set(rules.flatMap((rule) => rule.files).map((name) => name.split('/')[0] ?? ''))];
 const sources: Source[] = topFolders.flatMap(sourcesUnder).map((path) => ({ path, text: readFileSync(join(ROOT, path), 'utf8') }));
 
-test('docs/layout.md states the rules: storage, the shared HTTP layer, the read API, delivery and the commit functions each have a row', () => {
+test('docs/layout.md states the rules: storage, the shared HTTP layer, the read API, MCP, the management API, delivery and the commit functions each have a row', () => {
   const rowOf = (name: string) => rules.find((rule) => rule.files.includes(name));
   expect(rowOf('lambda/table/')?.only).toEqual(['lambda/table/', 'lambda/domain/']);
   expect(rowOf('lambda/http/')?.forbidden).toEqual(expect.arrayContaining(['lambda/read-api/', 'lambda/management-api/', 'lambda/mcp/']));
   expect(rowOf('lambda/read-api/')?.forbidden).toContain('lambda/mcp/');
+  expect(rowOf('lambda/mcp/')?.forbidden).toContain('lambda/table/');
+  expect(rowOf('lambda/management-api/')).toMatchObject({
+    forbidden: ['lambda/table/'],
+    allowed: ['lambda/table/table.ts', 'lambda/table/client.ts'],
+    except: [],
+  });
   expect(rowOf('lambda/webhook-delivery/')?.forbidden).toEqual(expect.arrayContaining(['lambda/operations/', 'lambda/features/*/operations.ts']));
   expect(rowOf('lambda/')).toMatchObject({ forbidden: ['lambda/operations/commit.ts'], except: ['lambda/operations/', 'lambda/features/*/operations.ts'] });
 });
 
 test('every folder and file the table names exists', () => {
-  const named = [...new Set(rules.flatMap((rule) => [...rule.files, ...rule.only, ...rule.forbidden, ...rule.except]))];
+  const named = [...new Set(rules.flatMap((rule) => [...rule.files, ...rule.only, ...rule.forbidden, ...rule.allowed, ...rule.except]))];
   const missing = named.filter((name) => {
     if (name.endsWith('/')) return !existsSync(join(ROOT, name)) || !statSync(join(ROOT, name)).isDirectory();
     if (name.includes('*')) return !sourcesUnder(name.slice(0, name.indexOf('*'))).some((path) => names(name, path));
@@ -192,6 +203,20 @@ describe('the checker fails on an import that breaks a row', () => {
     ]);
   });
 
+  test('the management API or MCP reading storage itself, while the management API may name the Table it is handed', () => {
+    const text = [
+      "import type { Table } from '../../table/table';",
+      "import { listAudit } from '../../table/audit-log';",
+      "import type { WebhookItem } from '../../table/item-types';",
+      "import { readAuditLog } from '../../features/audit/audit-log';",
+    ].join('\n');
+    expect(check('lambda/management-api/handlers/planted-routes.ts', text)).toEqual([
+      'lambda/management-api/handlers/planted-routes.ts -> lambda/table/audit-log.ts',
+      'lambda/management-api/handlers/planted-routes.ts -> lambda/table/item-types.ts',
+    ]);
+    expect(check('lambda/mcp/planted.ts', "import type { Table } from '../table/table';")).toEqual(['lambda/mcp/planted.ts -> lambda/table/table.ts']);
+  });
+
   test('the commit functions imported by anything but an operation module, and by an operation module', () => {
     const text = "import { commitChange } from '../../operations/commit';";
     expect(check('lambda/features/labels/labels.ts', text)).toEqual(['lambda/features/labels/labels.ts -> lambda/operations/commit.ts']);
@@ -225,7 +250,7 @@ describe('the checker fails on an import that breaks a row', () => {
 
 test('a layout without the section is refused rather than read as no rules', () => {
   expect(() => rulesOf('# Layout\n')).toThrow('no "Dependencies" section');
-  expect(() => rulesOf('## Dependencies\n\n| a | b |\n|---|---|\n')).toThrow('five-column');
+  expect(() => rulesOf('## Dependencies\n\n| a | b |\n|---|---|\n')).toThrow('six-column');
 });
 
 // The paths above are the repository's own: a check of the checker that named files which moved would prove nothing.
@@ -243,6 +268,10 @@ test('the files the planted imports lead to are there', () => {
     'lambda/management-api/handlers/key-routes.ts',
     'lambda/management-api/handlers/key-contracts.ts',
     'lambda/features/rollouts/rollouts.ts',
+    'lambda/table/table.ts',
+    'lambda/table/audit-log.ts',
+    'lambda/table/item-types.ts',
+    'lambda/features/audit/audit-log.ts',
   ];
   expect(planted.filter((path) => !existsInRepository(path))).toEqual([]);
 });

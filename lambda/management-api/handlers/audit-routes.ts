@@ -1,5 +1,4 @@
-import { decodeCursor, listAudit } from '../../table/audit-log';
-import { badRequest } from '../management-errors';
+import { readAuditLog } from '../../features/audit/audit-log';
 import { defineRoute, type ManagementRoute } from '../route';
 import * as contracts from './audit-contracts';
 
@@ -9,9 +8,6 @@ export const auditRoutes: readonly ManagementRoute[] = [
     access: 'read the account',
     async handle(request) {
       const { before, actor, prompt, action, outcome, from, to } = request.query;
-      if (before !== undefined && decodeCursor(before) === undefined) {
-        throw badRequest('before: must be a cursor from a previous page of the audit log', 'before');
-      }
       const filter = {
         ...(actor === undefined ? {} : { actor }),
         ...(prompt === undefined ? {} : { promptId: prompt }),
@@ -20,8 +16,8 @@ export const auditRoutes: readonly ManagementRoute[] = [
         ...(from === undefined ? {} : { from }),
         ...(to === undefined ? {} : { to }),
       };
-      const page = await listAudit(request.table, request.params.accountId, { ...(before === undefined ? {} : { before }), filter });
-      return { status: 200, body: { entries: page.entries, next: page.next ?? null } };
+      const page = await readAuditLog(request.table, request.params.accountId, { ...(before === undefined ? {} : { before }), filter });
+      return { status: 200, body: page };
     },
   }),
 ];

@@ -1,7 +1,6 @@
 import { answerOf } from '../../features/change-requests/answers';
 import { findChangeRequest, listChangeRequests } from '../../features/change-requests/change-requests';
 import { changeRequestDiff } from '../../features/change-requests/review-diff';
-import type { ChangeRequestItem } from '../../table/item-types';
 import { notFound } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
 import * as contracts from './change-request-contracts';
@@ -15,7 +14,7 @@ import { requireLabelRole } from './label-access';
  */
 
 /** The request, or 404 (an ApiError: a decision aimed at no request is recorded as refused). */
-async function changeRequestOr404({ table }: Pick<HandlerInput, 'table'>, accountId: string, requestId: string): Promise<ChangeRequestItem> {
+async function changeRequestOr404({ table }: Pick<HandlerInput, 'table'>, accountId: string, requestId: string) {
   const item = await findChangeRequest(table, accountId, requestId);
   if (!item) throw notFound(`account ${accountId} has no change request ${requestId}`);
   return item;
@@ -25,7 +24,7 @@ async function changeRequestOr404({ table }: Pick<HandlerInput, 'table'>, accoun
  * Approving or rejecting: a member who may move the label. That it is not the one who asked (and that only they
  * withdraw it) the operations decide, for every door.
  */
-async function requireDecider(request: Pick<HandlerInput, 'table' | 'member' | 'caller'>, accountId: string, item: ChangeRequestItem): Promise<void> {
+async function requireDecider(request: Pick<HandlerInput, 'table' | 'member' | 'caller'>, accountId: string, item: { readonly label: string }): Promise<void> {
   await requireLabelRole(request, { accountId, label: item.label }, 'deciding a change request of it');
 }
 

@@ -1,6 +1,6 @@
 import { contentBytes, MAX_CONTENT_BYTES } from '../../domain/content-rules';
-import { isHistoryCursor, listLabelHistory } from '../../table/label-history';
-import { getPromptDetail, listPrompts, readVersion, requireHead, type StoredVersionContent } from '../../features/prompts/authoring';
+import { readLabelHistory } from '../../features/labels/history';
+import { getPromptDetail, listPrompts, readVersion, type StoredVersionContent } from '../../features/prompts/authoring';
 import { badRequest, payloadTooLarge, preconditionRequired } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
 import * as contracts from './prompt-contracts';
@@ -118,11 +118,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
     async handle(request) {
       const { accountId, promptId, label } = request.params;
       const { before } = request.query;
-      if (before !== undefined && !isHistoryCursor(before, promptId, label)) {
-        throw badRequest('before: must be a cursor from a previous page of this label history', 'before');
-      }
-      await requireHead(request.table, accountId, promptId);
-      return { status: 200, body: await listLabelHistory(request.table, accountId, promptId, label, before === undefined ? {} : { before }) };
+      return { status: 200, body: await readLabelHistory(request.table, accountId, promptId, label, before === undefined ? {} : { before }) };
     },
   }),
   defineRoute(contracts.removeLabel, {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ACCOUNT_ID_PATTERN, ACCOUNT_ID_RULE } from '../../domain/account-id';
-import { WEBHOOK_ID_PATTERN } from '../../table/webhooks';
+import { WEBHOOK_ID_PATTERN } from '../../domain/webhook-rules';
 import { Label, PromptId, Version } from '../fields';
 import { ChangeRequestId } from '../handlers/change-request-contracts';
 import type { ManagementMiddleware } from '../management-context';
