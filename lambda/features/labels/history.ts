@@ -21,12 +21,12 @@ export async function readLabelHistory(
   accountId: string,
   promptId: string,
   label: string,
-  options: { readonly before?: string } = {},
+  options: { readonly before?: string; readonly limit?: number } = {},
 ): Promise<{ entries: LabelHistoryEntry[]; next?: string }> {
-  const { before } = options;
+  const { before, limit } = options;
   if (before !== undefined && !isHistoryCursor(before, promptId, label)) {
     throw new InvalidCursorError('must be a cursor from a previous page of this label history', 'before');
   }
   await requireHead(table, accountId, promptId);
-  return listLabelHistory(table, accountId, promptId, label, before === undefined ? {} : { before });
+  return listLabelHistory(table, accountId, promptId, label, { ...(before === undefined ? {} : { before }), ...(limit === undefined ? {} : { limit }) });
 }

@@ -1,5 +1,6 @@
 import { NotFoundError } from '../../../lambda/table/errors';
-import { InvalidLabelError, PromptDeletedError, RolloutActiveError, VersionNotPublishedError } from '../../../lambda/features/errors';
+import { InvalidCursorError, InvalidLabelError, PromptDeletedError, RolloutActiveError, VersionNotPublishedError } from '../../../lambda/features/errors';
+import { readLabelHistory } from '../../../lambda/features/labels/history';
 import { planLabelMoves } from '../../../lambda/features/labels/label-move';
 import { planRemoveLabel, planSetLabel } from '../../../lambda/features/labels/labels';
 import type { LabelHistoryItem, StoredContent } from '../../../lambda/table/item-types';
@@ -203,4 +204,21 @@ test('the one label-move builder writes a history entry for each label that move
     expect(Object.values(action?.ExpressionAttributeNames ?? {})).toContain('rollout');
     expect(action?.ConditionExpression).toMatch(/^attribute_not_exists\(/);
   }
+});
+
+test("a label's history is read a page at a time below a cursor that history gave; another label's cursor is refused naming before, and a prompt the account lacks is not found", async () => {
+  const accountId = await features.account(greet());
+  const labels = features.operations(editor).labels;
+  await labels.set(accountId, 'greet', 'production', '1.1.0');
+  await labels.set(accountId, 'greet', 'staging', '1.1.0');
+  const first = await readLabelHistory(features.table, accountId, 'greet', 'production', { limit: 1 });
+  expect(first.entries).toEqual([expect.objectContaining({ from: '1.0.0', to: '1.1.0' })]);
+  const next = first.next ?? '';
+  expect(await readLabelHistory(features.table, accountId, 'greet', 'production', { before: next })).toEqual({
+    entries: [expect.objectContaining({ from: null, to: '1.0.0', reason: 'import' })],
+  });
+  const staging = await readLabelHistory(features.table, accountId, 'greet', 'staging', { before: next }).catch((error: unknown) => error);
+  expect(staging).toEqual(expect.any(InvalidCursorError));
+  expect(staging).toEqual(expect.objectContaining({ field: 'before', message: 'before: must be a cursor from a previous page of this label history' }));
+  await expect(readLabelHistory(features.table, accountId, 'nobody', 'production')).rejects.toEqual(expect.any(NotFoundError));
 });
