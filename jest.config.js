@@ -1,6 +1,13 @@
+const { availableParallelism } = require('node:os');
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
+  // jest's default keeps a core for itself: one worker on a 2-core CI machine, the whole suite in series. A test
+  // file mostly waits on the stacks, stores, browsers and linters it starts, so each core gets a worker.
+  maxWorkers: Math.max(2, availableParallelism()),
+  // Files marked `@run-alone` (their assertions are about time) first, one at a time; then the rest in parallel.
+  runner: '<rootDir>/test/support/alone-first-runner.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   setupFiles: ['<rootDir>/test/support/jest-env.ts'],

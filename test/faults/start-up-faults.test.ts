@@ -1,3 +1,6 @@
+/**
+ * @run-alone it watches the order npm start comes up in, and a store fault at each step of it: another test file's CPU would stretch the steps past its waits.
+ */
 import { connect, createServer } from 'node:net';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lambda/table/client';

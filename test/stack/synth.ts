@@ -96,7 +96,7 @@ export function acknowledgmentsIn(root: IConstruct): Acknowledgment[] {
 
 /**
  * The templates the settings can make, one per branch of the stack's code: every synthesized template the
- * linters check (cfn-lint.test.ts, cfn-guard.test.ts).
+ * linters check (cfn-lint.test.ts, and cfn-guard/ with a test file per variant).
  */
 export const TEMPLATE_VARIANTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   defaults: {},
