@@ -8,6 +8,8 @@ module.exports = {
   maxWorkers: Math.max(2, availableParallelism()),
   // Files marked `@run-alone` (their assertions are about time) first, one at a time; then the rest in parallel.
   runner: '<rootDir>/test/support/alone-first-runner.js',
+  // A test or hook is called hung after 30 s, not jest's 5: a file beside another has half the CPU it would have alone.
+  testTimeout: 30_000,
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   setupFiles: ['<rootDir>/test/support/jest-env.ts'],

@@ -1,3 +1,6 @@
+/**
+ * @run-alone hundreds of concurrent reads while a rollout ends, each answered within its store budget: another test file's CPU would slow the store into 503s.
+ */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey } from '../../lambda/domain/api-key';
 import type { Prompt } from '../../lambda/domain/prompt';
