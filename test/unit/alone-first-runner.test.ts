@@ -39,6 +39,13 @@ test('the timed suites are marked to run alone: the burst, the fault suites and 
   expect(marked.filter((path) => !runsAlone(join(ROOT, path)))).toEqual([]);
 });
 
+test('a file of a folder that starts services and counts answers runs alone; the stack, unit and OpenAPI files share the workers', () => {
+  const alone = ['test/e2e/local-stack.test.ts', 'test/integration/quota.test.ts', 'test/management/names-and-depth.test.ts', 'test/browser/dashboard.test.ts'];
+  const sharing = ['test/stack/cdk-nag.test.ts', 'test/unit/alone-first-runner.test.ts', 'test/openapi/openapi-document.test.ts'];
+  expect(alone.map((path) => runsAlone(join(ROOT, path)))).toEqual(alone.map(() => true));
+  expect(sharing.map((path) => runsAlone(join(ROOT, path)))).toEqual(sharing.map(() => false));
+});
+
 describe('a run on several workers', () => {
   const calls: { paths: string[]; serial: boolean }[] = [];
   beforeEach(() => {
