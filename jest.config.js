@@ -6,9 +6,12 @@ module.exports = {
   // jest's default keeps a core for itself: one worker on a 2-core CI machine, the whole suite in series. A test
   // file mostly waits on the stacks, stores, browsers and linters it starts, so each core gets a worker.
   maxWorkers: Math.max(2, availableParallelism()),
-  // Files marked `@run-alone` (their assertions are about time) first, one at a time; then the rest in parallel.
+  // Files that start services and count their answers (and those marked `@run-alone`) first, one at a time; then
+  // the stack's, unit and OpenAPI files side by side (test/support/alone-first-runner.js).
   runner: '<rootDir>/test/support/alone-first-runner.js',
-  // A test or hook is called hung after 30 s, not jest's 5: a file beside another has half the CPU it would have alone.
+  // How long a test or hook may run before jest calls it hung (jest's default is 5 s). It bounds no behaviour:
+  // a test about time measures it and says so. Beside another file, a test gets half the CPU it had in series,
+  // and one that writes its fixtures or starts a process took more than 5 s so on a loaded machine.
   testTimeout: 30_000,
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],

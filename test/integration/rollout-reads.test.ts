@@ -1,5 +1,5 @@
 /**
- * @run-alone hundreds of concurrent reads while a rollout ends, each answered within its store budget: another test file's CPU would slow the store into 503s.
+ * @run-alone 240 reads, 16 at once in this one process, each answered within its 3.5 s store budget: another test file's CPU would turn some into 503s.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey } from '../../lambda/domain/api-key';

@@ -28,13 +28,14 @@ test('a file runs alone when its leading docblock says @run-alone, and only then
   expect([timed, plain, later, other].map(({ path }) => runsAlone(path))).toEqual([true, false, false, false]);
 });
 
-test('the timed suites are marked to run alone: the burst, the fault suites and the MCP stalled-store answer', () => {
+test('the timed suites are marked to run alone: the burst, the fault suites, the MCP stalled-store answer and the rollout reads', () => {
   const marked = [
     'test/e2e/burst.test.ts',
     'test/faults/store-faults.test.ts',
     'test/faults/start-up-faults.test.ts',
     'test/management/store-faults.test.ts',
     'test/e2e/mcp.test.ts',
+    'test/integration/rollout-reads.test.ts',
   ];
   expect(marked.filter((path) => !runsAlone(join(ROOT, path)))).toEqual([]);
 });

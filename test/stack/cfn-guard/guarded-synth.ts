@@ -12,8 +12,8 @@ import { acknowledgmentsIn, synthesizeService, TEMPLATE_VARIANTS } from '../synt
  * acknowledged on its construct with a reason, and every acknowledgment still answers a finding.
  *
  * One template variant per test file, so that jest's workers check the variants side by side: cfn-guard takes
- * a minute or more of CPU over each template (it re-allocates the whole template for each of its 237 rule
- * files), and one file checking every variant in turn was the longest file of the suite.
+ * a minute or more of CPU over each template (two thirds of it in the kernel: its allocator maps and unmaps
+ * memory some 420,000 times a run), and one file checking every variant in turn was the suite's longest.
  */
 
 type Template = { Resources: Record<string, { Metadata?: { 'aws:cdk:path'?: string } }> };
