@@ -11,7 +11,7 @@ module.exports = {
   runner: '<rootDir>/test/support/alone-first-runner.js',
   // How long a test or hook may run before jest calls it hung (jest's default is 5 s). It bounds no behaviour:
   // a test about time measures it and says so. Beside another file, a test gets half the CPU it had in series,
-  // and one that writes its fixtures or starts a process took more than 5 s so on a loaded machine.
+  // and tests that write their fixtures or start a process took more than 5 s that way on a loaded machine.
   testTimeout: 30_000,
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],

@@ -43,9 +43,9 @@ export function checkVariantWithGuard(variant: string): void {
   // report in place, hence the copy): the same cfn-guard run over the same file as running the plugin again.
   const validate = CfnGuardValidator.prototype.validate;
   const runs: { templatePaths: string[]; violations: Violations }[] = [];
-  jest.spyOn(CfnGuardValidator.prototype, 'validate').mockImplementation(function (this: CfnGuardValidator, context) {
-    const report = validate.call(this, context);
-    runs.push({ templatePaths: [...context.templatePaths], violations: structuredClone(report.violations) });
+  jest.spyOn(CfnGuardValidator.prototype, 'validate').mockImplementation(function (this: CfnGuardValidator, validation) {
+    const report = validate.call(this, validation);
+    runs.push({ templatePaths: [...validation.templatePaths], violations: structuredClone(report.violations) });
     return report;
   });
   const { app, stack } = synthesizeService({ context, outdir, policyChecks: true });
