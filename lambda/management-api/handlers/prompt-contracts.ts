@@ -66,28 +66,25 @@ export const LabelBody = named(
 
 const When = z.nullable(z.string());
 
-export const PromptListEntry = named(
-  'PromptListEntry',
-  z.strictObject({
-    promptId: z.string(),
-    promptName: z.string(),
-    description: z.nullable(z.string()),
-    tags: z.array(z.string()),
-    deleted: z.boolean(),
-    latestVersion: z.nullable(z.string()),
-    labels: z.record(z.string(), z.string()),
-    drafts: z.array(z.string()),
-    updatedAt: When,
-    updatedBy: When,
-  }),
-);
+/** What names and describes a prompt, in every answer about one. */
+const promptNamingFields = { promptId: z.string(), promptName: z.string(), description: z.nullable(z.string()), tags: z.array(z.string()) };
+
+/** A prompt's head as lists and details both answer it. */
+const promptHeadFields = {
+  ...promptNamingFields,
+  deleted: z.boolean(),
+  latestVersion: z.nullable(z.string()),
+  labels: z.record(z.string(), z.string()),
+};
+
+/** Who changed it last, and when. */
+const lastChangeFields = { updatedAt: When, updatedBy: When };
+
+export const PromptListEntry = named('PromptListEntry', z.strictObject({ ...promptHeadFields, drafts: z.array(z.string()), ...lastChangeFields }));
 
 const PromptList = named('PromptList', z.strictObject({ prompts: z.array(PromptListEntry) }));
 
-const PromptDetails = named(
-  'PromptDetails',
-  z.strictObject({ promptId: z.string(), promptName: z.string(), description: z.nullable(z.string()), tags: z.array(z.string()) }),
-);
+const PromptDetails = named('PromptDetails', z.strictObject(promptNamingFields));
 
 export const VersionSummary = named(
   'VersionSummary',
@@ -97,26 +94,11 @@ export const VersionSummary = named(
     publishedAt: When,
     publishedBy: When,
     note: z.nullable(z.string()),
-    updatedAt: When,
-    updatedBy: When,
+    ...lastChangeFields,
   }),
 );
 
-export const PromptDetail = named(
-  'PromptDetail',
-  z.strictObject({
-    promptId: z.string(),
-    promptName: z.string(),
-    description: z.nullable(z.string()),
-    tags: z.array(z.string()),
-    deleted: z.boolean(),
-    latestVersion: z.nullable(z.string()),
-    labels: z.record(z.string(), z.string()),
-    updatedAt: When,
-    updatedBy: When,
-    versions: z.array(VersionSummary),
-  }),
-);
+export const PromptDetail = named('PromptDetail', z.strictObject({ ...promptHeadFields, ...lastChangeFields, versions: z.array(VersionSummary) }));
 
 export const VersionAnswer = named(
   'Version',
