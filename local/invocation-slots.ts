@@ -1,4 +1,14 @@
 /**
+ * Invocations the local stack runs at once, as a deployed function's concurrency would; docs/local-stack.md
+ * says what it absorbs. Each request makes at most three store calls at once (the key
+ * check, a prompt's head and version), so the store clients keep that many connections per invocation:
+ * no store call ever waits for a socket with its timeout running.
+ */
+export const LOCAL_CONCURRENCY = { maxRunning: 16, maxWaiting: 10_000 } as const;
+const STORE_CALLS_PER_REQUEST = 3;
+export const LOCAL_STORE_SOCKETS = LOCAL_CONCURRENCY.maxRunning * STORE_CALLS_PER_REQUEST;
+
+/**
  * How many invocations run at once, as a Lambda function's concurrency bounds them; the rest wait in
  * line, in arrival order, up to a bound. Waiting here is the gateway's business: a store call's own
  * timeouts start only when the invocation runs.

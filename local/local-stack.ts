@@ -21,6 +21,7 @@ import { createTokenVerifier, type VerifyToken } from './identity/verify-token';
 import { createHttpGateway } from './http-gateway';
 import { createManagementGateway } from './management-gateway';
 import { createLocalFunctions, gatewayRoutes } from './lambda-functions';
+import { LOCAL_CONCURRENCY, LOCAL_STORE_SOCKETS } from './invocation-slots';
 import { listenOnLoopback } from './listen';
 import { type ModelStandIn, startModelStandIn } from './model-stand-in/server';
 import { WEBHOOK_KEY_FILE_NAME } from '../lambda/webhook-delivery/sealer-from-config';
@@ -60,16 +61,6 @@ export interface LocalStackOptions {
 
 /** How long open requests get to finish when the stack stops. */
 const DRAIN_MS = 3_000;
-
-/**
- * Invocations the local stack runs at once, as a deployed function's concurrency would; docs/local-stack.md
- * says what it absorbs. Each request makes at most three store calls at once (the key
- * check, a prompt's head and version), so the store clients keep that many connections per invocation:
- * no store call ever waits for a socket with its timeout running.
- */
-export const LOCAL_CONCURRENCY = { maxRunning: 16, maxWaiting: 10_000 } as const;
-const STORE_CALLS_PER_REQUEST = 3;
-export const LOCAL_STORE_SOCKETS = LOCAL_CONCURRENCY.maxRunning * STORE_CALLS_PER_REQUEST;
 
 export interface LocalStore {
   readonly endpoint: string;

@@ -1,4 +1,4 @@
-import type { ChangeRequest } from '../../lambda/features/change-requests/change-requests';
+import type { ChangeRequest } from '../../lambda/features/change-requests/answers';
 import { NotFoundError } from '../../lambda/table/errors';
 import { isHistoryCursor, listLabelHistory } from '../../lambda/table/label-history';
 import type { LabelMoveOutcome } from '../../lambda/features/change-requests/approval-gate';
@@ -23,11 +23,11 @@ const BREAK_GLASS_HELP = [
 ];
 
 /** What the operator is told when the move was asked for rather than made. */
-function askedText(request: ChangeRequest, accountId: string): string {
-  const move = request.to === null ? `the removal of label ${request.label}` : `the move of label ${request.label} to ${request.to}`;
+function askedText(changeRequest: ChangeRequest, accountId: string): string {
+  const move = changeRequest.to === null ? `the removal of label ${changeRequest.label}` : `the move of label ${changeRequest.label} to ${changeRequest.to}`;
   return [
-    `The account puts label ${request.label} of prompt ${request.promptId} (account ${accountId}) under approval: asked for ${move} in change request ${request.requestId}.`,
-    `It moves once ${request.required === 1 ? 'a member approves' : `${request.required} members approve`} it (the dashboard's Requests); to move it now without a request, run again with --break-glass.`,
+    `The account puts label ${changeRequest.label} of prompt ${changeRequest.promptId} (account ${accountId}) under approval: asked for ${move} in change request ${changeRequest.requestId}.`,
+    `It moves once ${changeRequest.required === 1 ? 'a member approves' : `${changeRequest.required} members approve`} it (the dashboard's Requests); to move it now without a request, run again with --break-glass.`,
   ].join('\n');
 }
 
@@ -75,7 +75,7 @@ const label: Command = {
     const breakGlass = args.values['break-glass'] === true;
     const options = { ...(note === undefined ? {} : { note }), ...(breakGlass ? { breakGlass } : {}) };
     const outcome = await (await operationsOn(context, accountId)).labels.set(accountId, promptId, name, version, options);
-    if ('request' in outcome) return { json: { accountId, request: outcome.request }, text: askedText(outcome.request, accountId) };
+    if ('changeRequest' in outcome) return { json: { accountId, request: outcome.changeRequest }, text: askedText(outcome.changeRequest, accountId) };
     const change = outcome.moved;
     const glass = outcome.breakGlass ? ' (break-glass: no change request)' : '';
     const text = !change.changed
@@ -116,7 +116,7 @@ const unlabel: Command = {
       if (!(error instanceof NotFoundError) || (await listLabels(context.table(), accountId, promptId))[name] !== undefined) throw error;
       outcome = { moved: { accountId, promptId, label: name, changed: false } };
     }
-    if ('request' in outcome) return { json: { accountId, request: outcome.request }, text: askedText(outcome.request, accountId) };
+    if ('changeRequest' in outcome) return { json: { accountId, request: outcome.changeRequest }, text: askedText(outcome.changeRequest, accountId) };
     const change = outcome.moved;
     const text = change.changed
       ? `Removed label ${name} (was ${change.previousVersion}) from prompt ${promptId} of account ${accountId}${outcome.breakGlass ? ' (break-glass: no change request)' : ''}`

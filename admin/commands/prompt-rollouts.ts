@@ -149,11 +149,11 @@ const rollout: Command = {
         ...(guardAlarm === undefined ? {} : { guardAlarm }),
       };
       const started = await (await operationsOn(context, accountId)).rollouts.start(accountId, promptId, label, input);
-      if ('request' in started) {
-        const { request } = started;
+      if ('changeRequest' in started) {
+        const { changeRequest } = started;
         return {
-          json: { accountId, request },
-          text: `The account puts ${where} under approval: asked for the rollout in change request ${request.requestId}, which starts it once approved`,
+          json: { accountId, request: changeRequest },
+          text: `The account puts ${where} under approval: asked for the rollout in change request ${changeRequest.requestId}, which starts it once approved`,
         };
       }
       return { json: { accountId, rollout: started.rollout }, text: `Started ${describe(started.rollout).replace(/^Rollout/, 'rollout')}` };

@@ -19,10 +19,10 @@ export interface ServedPrompt {
   /** The latest published version, as a file would hold it; absent while nothing is published. */
   readonly latest?: PromptFile;
   /** Labels with an open change request, label -> the request and where it would move the label (`null`: removed). */
-  readonly openRequests?: Readonly<Record<string, OpenRequest>>;
+  readonly openChangeRequests?: Readonly<Record<string, OpenChangeRequest>>;
 }
 
-export interface OpenRequest {
+export interface OpenChangeRequest {
   readonly requestId: string;
   readonly to: string | null;
 }
@@ -120,10 +120,11 @@ function planOne(file: PromptFile, served: ServedPrompt | undefined): PromptPlan
   const publishedAfter = new Set([...(served?.versions ?? []).filter((each) => each.published).map((each) => each.version), file.version]);
   const labels: { label: string; from: string | null; to: string | null }[] = [];
   const pending: PendingLabel[] = [];
-  const open = (label: string) => (served?.openRequests && Object.hasOwn(served.openRequests, label) ? served.openRequests[label] : undefined);
+  const open = (label: string) =>
+    served?.openChangeRequests && Object.hasOwn(served.openChangeRequests, label) ? served.openChangeRequests[label] : undefined;
   const move = (label: string, from: string | null, to: string | null) => {
-    const request = open(label);
-    if (request && request.to === to) pending.push({ label, to, requestId: request.requestId });
+    const asked = open(label);
+    if (asked && asked.to === to) pending.push({ label, to, requestId: asked.requestId });
     else labels.push({ label, from, to });
   };
   for (const [label, version] of Object.entries(file.labels)) {

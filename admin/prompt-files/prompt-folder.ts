@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { Table } from '../../lambda/table/table';
 import { listPromptSummaries } from '../../lambda/features/prompts/deletion';
 import { listPrompts, readVersion } from '../../lambda/features/prompts/authoring';
-import { listOpenRequestPointers } from '../../lambda/features/change-requests/change-requests';
-import type { OpenRequest, ServedPrompt } from './folder-plan';
+import { listOpenChangeRequestPointers } from '../../lambda/features/change-requests/open-change-requests';
+import type { OpenChangeRequest, ServedPrompt } from './folder-plan';
 import { formatPromptFile, PROMPT_FILE_SUFFIX, type PromptFile, PromptFileError, parsePromptFile, promptIdOfFile, sortedLabels } from './prompt-file';
 
 /** A folder of prompt files, read and written; and an account's prompts, read as files would hold them. */
@@ -96,26 +96,26 @@ export async function readServedPrompts(table: Table, accountId: string): Promis
   const [summaries, entries, pointers] = await Promise.all([
     listPromptSummaries(table, accountId),
     listPrompts(table, accountId),
-    listOpenRequestPointers(table, accountId),
+    listOpenChangeRequestPointers(table, accountId),
   ]);
   const details = new Map(entries.map((entry) => [entry.promptId, entry]));
   // By prompt, then label: a Map and a table that inherits nothing (a label may be named `constructor`).
-  const open = new Map<string, Record<string, OpenRequest>>();
+  const open = new Map<string, Record<string, OpenChangeRequest>>();
   for (const pointer of pointers) {
-    const labels = open.get(pointer.promptId) ?? (Object.create(null) as Record<string, OpenRequest>);
+    const labels = open.get(pointer.promptId) ?? (Object.create(null) as Record<string, OpenChangeRequest>);
     labels[pointer.label] = { requestId: pointer.requestId, to: pointer.to ?? null };
     open.set(pointer.promptId, labels);
   }
   return Promise.all(
     summaries.map(async (summary): Promise<ServedPrompt> => {
       const entry = details.get(summary.promptId);
-      const requests = open.get(summary.promptId);
+      const openChangeRequests = open.get(summary.promptId);
       const base = {
         promptId: summary.promptId,
         deleted: summary.deleted,
         versions: summary.versions,
         labels: summary.labels,
-        ...(requests ? { openRequests: requests } : {}),
+        ...(openChangeRequests ? { openChangeRequests } : {}),
       };
       if (summary.latestVersion === undefined) return base;
       const stored = await readVersion(table, accountId, summary.promptId, summary.latestVersion);

@@ -37,7 +37,7 @@ export async function pushPrompt(ops: Operations, accountId: string, plan: Promp
   };
   let awaiting: readonly { label: string; requestId: string }[];
   try {
-    awaiting = (await ops.prompts.release(accountId, release, { note })).requests;
+    awaiting = (await ops.prompts.release(accountId, release, { note })).changeRequests;
   } catch (error) {
     return { promptId, outcome: 'unchanged', reason: reasonOf(error) };
   }

@@ -1,5 +1,5 @@
 /**
- * The rollout bucket rule (docs/rollouts.md), exactly as the server's lambda/domain/rollout.ts applies it,
+ * The rollout bucket rule (docs/rollouts.md), exactly as the server's lambda/domain/rollout-bucket.ts applies it,
  * so that a subject gets the same side from the service, from this client's cache and from the Python
  * client (test/client/bucket-agreement.test.ts holds the three to each other).
  *

@@ -1,7 +1,13 @@
 import { render } from 'preact';
 import { App } from './app';
 import { finishSignIn, loadConfig } from './auth/session';
-import './styles.css';
+// Stylesheets only, no inline styles (the Content-Security-Policy allows style-src 'self' alone), built into one
+// file: later sheets may override earlier ones, so the cascade follows this order.
+import './styles/theme.css';
+import './styles/page.css';
+import './styles/controls.css';
+import './styles/editor.css';
+import './styles/features.css';
 
 /** Reads the sign-in settings, finishes a sign-in the page was opened by, then shows the dashboard. */
 async function start(root: HTMLElement): Promise<void> {

@@ -26,7 +26,7 @@ export function keyIdFromHash(keyHash: string): string {
 }
 
 /** What a listing says of a key's state, at `now`: an active key past its expiry is `expired`. */
-export function keyState(key: { status: string; expiresAt?: number }, now: Date): string {
+export function keyState<Status extends string>(key: { status: Status; expiresAt?: number }, now: Date): Status | 'expired' {
   if (key.status === 'active' && key.expiresAt !== undefined && key.expiresAt <= now.getTime()) return 'expired';
   return key.status;
 }

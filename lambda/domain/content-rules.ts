@@ -1,6 +1,7 @@
 /**
  * What a version's content and a key's settings must be, wherever they come from: the seed file and
- * the CLI (admin/) and the management API (lambda/management-api/schemas.ts) check the same rules.
+ * the CLI (admin/) and the management API (its contracts, lambda/management-api/handlers/*-contracts.ts) check the
+ * same rules. No Node API here: the contracts are the dashboard's too.
  */
 
 /**
@@ -19,7 +20,7 @@ export const TEMPERATURE_RANGE = { min: 0, max: 2 } as const;
 
 /** How many bytes a version's content takes, as it is bounded above. */
 export const contentBytes = (content: { systemMessage: string; userMessage: string; config: unknown }): number =>
-  Buffer.byteLength(JSON.stringify({ systemMessage: content.systemMessage, userMessage: content.userMessage, config: content.config }));
+  new TextEncoder().encode(JSON.stringify({ systemMessage: content.systemMessage, userMessage: content.userMessage, config: content.config })).byteLength;
 
 /**
  * Whether JSON nests deeper than `max` levels (a scalar is 0, `[]` and `{}` are 1). It walks with a

@@ -1,10 +1,7 @@
-import { createHash } from 'node:crypto';
-
 /**
  * A rollout moves one label of one prompt from the version it points at (`from`) to another (`to`) for a
- * share of subjects (docs/rollouts.md). Which side a subject gets is the bucket rule below: the same in every
- * process, client and language (client/src/rollout.ts and client-python's rollout.py implement it too, and
- * test/client/bucket-agreement.test.ts holds all three to each other).
+ * share of subjects (docs/rollouts.md). Which side a subject gets is the bucket rule (rollout-bucket.ts). This
+ * module imports nothing, so the management API's contracts, which the dashboard shares, can use its rules.
  */
 
 /** `ro_`, the instant it started (UTC, digits only: sorts by time), `_` and 8 hex digits. */
@@ -36,25 +33,6 @@ export function isValidPercent(value: unknown): value is number {
 }
 
 export const PERCENT_RULE = 'a number from 0 to 100 with at most two decimals';
-
-/**
- * The subject's bucket in [0, 100): the first 4 bytes of SHA-256(`<rolloutId>:<subject>`) as an unsigned
- * big-endian integer, over 2^32, times 100. Salted by the rollout so that one subject's side in one rollout
- * says nothing of its side in the next.
- */
-export function bucketOf(rolloutId: string, subject: string): number {
-  const digest = createHash('sha256').update(`${rolloutId}:${subject}`, 'utf8').digest();
-  return (digest.readUInt32BE(0) / 2 ** 32) * 100;
-}
-
-/**
- * The side a subject gets: `to` when its bucket is below the share. Without a subject the side is drawn at
- * random with the same odds (`random` returns a number in [0, 1), as Math.random does).
- */
-export function sideFor(share: RolloutShare, subject: string | undefined, random: () => number = Math.random): RolloutSide {
-  const bucket = subject === undefined ? random() * 100 : bucketOf(share.rolloutId, subject);
-  return bucket < share.percent ? 'to' : 'from';
-}
 
 /** The request header that names the subject (a user or session id); never stored or logged. */
 export const SUBJECT_HEADER = 'x-prompt-subject';

@@ -2,9 +2,12 @@ import { EVENT_TYPES } from './events';
 
 /**
  * What a webhook's settings may be (docs/events.md "Webhooks"), for both doors: the management API's schemas
- * (lambda/management-api/schemas.ts) and the operations that the CLI calls too. Where a URL may point is the
+ * (lambda/management-api/handlers/webhook-contracts.ts) and the operations that the CLI calls too. Where a URL may point is the
  * destination policy's (lambda/webhook-delivery/destination.ts), which needs DNS.
  */
+
+/** A webhook's id: `wh_` and 16 hex digits. */
+export const WEBHOOK_ID_PATTERN = /^wh_[0-9a-f]{16}$/;
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500;

@@ -101,3 +101,14 @@ export class InvalidWebhookError extends Error {
     super(`${field}: ${message}`);
   }
 }
+
+/** A page asked for below a cursor that no page of that list gave (400, naming `field`). */
+export class InvalidCursorError extends Error {
+  override readonly name: string = 'InvalidCursorError';
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(`${field}: ${message}`);
+  }
+}

@@ -1,9 +1,9 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { ApiError, serviceUnavailable } from '../http/api-error';
 import { MAX_CONTENT_BYTES } from '../domain/content-rules';
 import { reasonOf } from '../operations/reasons';
 import { StaleDraftError } from '../features/prompts/authoring';
-import { InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../features/errors';
+import { InvalidCursorError, InvalidLabelError, InvalidRolloutError, InvalidWebhookError } from '../features/errors';
 
 /** The management API's errors: the read API's format, `{"error", "code"}`, with the field named where one is wrong. */
 
@@ -28,7 +28,7 @@ export const payloadTooLarge = (bytes: number): ApiError =>
   new ApiError(413, 'PAYLOAD_TOO_LARGE', `the version's content is ${Math.ceil(bytes / 1024)} KB, at most ${MAX_CONTENT_BYTES / 1024} KB fit one version`);
 
 /** The first problem zod found, with the field it is in: `config.temperature: must be from 0 to 2`. */
-export function invalidBody(error: z.ZodError, prefix?: string): ApiError {
+export function invalidBody(error: z.core.$ZodError, prefix?: string): ApiError {
   const issue = error.issues[0];
   const path = [prefix, ...(issue?.path ?? []).map(String)].filter((part) => part !== undefined && part !== '').join('.');
   const message = issue?.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : (issue?.message ?? 'is not valid');
@@ -44,7 +44,9 @@ export function toManagementError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
   if (error instanceof StaleDraftError) return preconditionFailed(error.message, error.current);
   if (error instanceof InvalidLabelError) return badRequest(error.message, 'label');
-  if (error instanceof InvalidRolloutError || error instanceof InvalidWebhookError) return badRequest(error.message, error.field);
+  if (error instanceof InvalidRolloutError || error instanceof InvalidWebhookError || error instanceof InvalidCursorError) {
+    return badRequest(error.message, error.field);
+  }
   const { code, message } = reasonOf(error);
   if (code === 'NOT_FOUND') return notFound(message);
   if (code === 'CONFLICT') return conflict(message);

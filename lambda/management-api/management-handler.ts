@@ -19,7 +19,7 @@ import { refusalAudit } from './middleware/refusal-audit';
 import { requestLog } from './middleware/request-log';
 import { roleCheck } from './middleware/role';
 import { routeLookup } from './middleware/route-lookup';
-import { nameTable } from './name-table';
+import { headersOf, queryOf } from './name-table';
 import type { ManagementRoute } from './route';
 import type { WebhookTools } from '../webhook-delivery/sealer-from-config';
 
@@ -32,22 +32,10 @@ export interface ManagementDependencies {
   readonly webhooks?: WebhookTools;
 }
 
-function headersOf(event: ApiEvent): Record<string, string> {
-  const headers = nameTable();
-  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
-  return headers;
-}
-
-function queryOf(event: ApiEvent): Record<string, string> {
-  const query = nameTable();
-  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) if (value !== undefined) query[name] = value;
-  return query;
-}
-
 /**
  * A management function, each step a middleware of middleware/: log line -> store deadline -> answer
  * budget -> caller (401) -> route (404) -> the store as the caller -> membership (404) -> the body as sent
- * -> path parameters (400) -> role (403) -> body (400) -> the route's handler -> shared operations.
+ * -> path parameters (400) -> role (403) -> body and query (400) -> the route's handler -> shared operations.
  * Registration order matters: Middy runs `after`/`onError` in reverse, so a refusal is recorded in the
  * audit log first (refusal-audit.ts, within the answer's budget), then the budget stops, the operations'
  * errors get their HTTP meaning, errors become JSON, and the request is logged on its final response.

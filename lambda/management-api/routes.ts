@@ -2,10 +2,10 @@ import type { ErrorCode, ManagementErrorCode } from '../http/api-error';
 import { SHARED_GATEWAY_ANSWERS } from '../http/gateway-answers';
 import { accountRoutes } from './handlers/account-routes';
 import { auditRoutes } from './handlers/audit-routes';
+import { changeRequestRoutes } from './handlers/change-request-routes';
 import { keyRoutes } from './handlers/key-routes';
 import { memberRoutes } from './handlers/member-routes';
 import { promptRoutes } from './handlers/prompt-routes';
-import { requestRoutes } from './handlers/request-routes';
 import { runRoutes } from './handlers/run-routes';
 import { rolloutRoutes } from './handlers/rollout-routes';
 import { usageRoutes } from './handlers/usage-routes';
@@ -44,7 +44,7 @@ export const MANAGEMENT_FUNCTIONS: readonly ManagementFunction[] = [
     id: 'ManagePrompts',
     entry: 'lambda/management-api/prompts-function.ts',
     description: 'Management API: prompts, drafts, publishing, labels, their change requests and rollouts',
-    routes: [...promptRoutes, ...requestRoutes, ...rolloutRoutes],
+    routes: [...promptRoutes, ...changeRequestRoutes, ...rolloutRoutes],
   },
   {
     id: 'ManageKeys',

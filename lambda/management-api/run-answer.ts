@@ -6,7 +6,10 @@ import type { RunListener, RunStart } from '../features/runs/run-prompt';
 import type { RunRecord } from '../features/runs/run-record';
 import { toApiError } from '../http/error-handler';
 import { badRequest, toManagementError } from './management-errors';
-import type { Reply } from './route';
+import type { runPrompt } from './handlers/run-contracts';
+import type { ReplyOf } from './route';
+
+type RunReply = ReplyOf<typeof runPrompt>;
 
 /**
  * How a run is answered (docs/runs.md "Runs"): as JSON when it ends, or, for `Accept: text/event-stream`, as
@@ -38,7 +41,7 @@ export const EVENT_STREAM_HEADERS = {
 } as const;
 
 /** The run answered as JSON, once it has ended. */
-export async function runAsJson(run: (listener: RunListener) => Promise<RunRecord>): Promise<Reply> {
+export async function runAsJson(run: (listener: RunListener) => Promise<RunRecord>): Promise<RunReply> {
   try {
     return { status: 200, body: { run: await run({}) } };
   } catch (error) {
@@ -50,7 +53,7 @@ export async function runAsJson(run: (listener: RunListener) => Promise<RunRecor
  * The run answered as events: resolves once the run has started (with the stream, which the run goes on writing)
  * or rejects with what refused it before then. A caller who goes away stops the model call.
  */
-export function runAsEvents(run: (listener: RunListener) => Promise<RunRecord>): Promise<Reply> {
+export function runAsEvents(run: (listener: RunListener) => Promise<RunRecord>): Promise<RunReply> {
   const stream = new PassThrough();
   const gone = new AbortController();
   stream.on('close', () => {
@@ -59,7 +62,7 @@ export function runAsEvents(run: (listener: RunListener) => Promise<RunRecord>):
   const write = (name: string, data: unknown) => {
     if (!stream.destroyed && !stream.writableEnded) stream.write(serverSentEvent(name, data));
   };
-  return new Promise<Reply>((resolve, reject) => {
+  return new Promise<RunReply>((resolve, reject) => {
     let started = false;
     const onStart = (start: RunStart) => {
       started = true;

@@ -20,7 +20,7 @@ import { refusalAudit } from './middleware/refusal-audit';
 import { requestLog } from './middleware/request-log';
 import { roleCheck } from './middleware/role';
 import { routeLookup } from './middleware/route-lookup';
-import { nameTable } from './name-table';
+import { headersOf, queryOf } from './name-table';
 import type { ManagementRoute } from './route';
 
 /**
@@ -42,18 +42,6 @@ export type StreamingHandler = (event: ApiEvent, context: Context) => Promise<St
 
 interface StreamingContext extends ManagementContext {
   replyStream?: Readable;
-}
-
-function headersOf(event: ApiEvent): Record<string, string> {
-  const headers = nameTable();
-  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
-  return headers;
-}
-
-function queryOf(event: ApiEvent): Record<string, string> {
-  const query = nameTable();
-  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) if (value !== undefined) query[name] = value;
-  return query;
 }
 
 export function createStreamingManagementHandler(deps: RunDependencies, routes: readonly ManagementRoute[]): StreamingHandler {

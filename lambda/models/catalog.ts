@@ -5,8 +5,9 @@
  * every function reads lambda/config.ts, whose bundles must not grow.
  */
 
-export const PROVIDERS = ['bedrock', 'openai', 'local'] as const;
-export type ProviderName = (typeof PROVIDERS)[number];
+import { PROVIDERS, type ProviderName } from '../domain/run-rules';
+
+export { PROVIDERS, type ProviderName };
 
 export interface CatalogModel {
   /** What a run names (`model`), unique in the catalog: a Bedrock model or inference profile id, or an endpoint's model name. */

@@ -4,7 +4,9 @@
  * MODEL_TIMEOUT; anything else the provider says is 502 MODEL_ERROR with its message. A message here is the
  * provider's words, with any key taken out (scrubbed by the provider that made it): it reaches answers and logs.
  */
-export type ModelErrorCode = 'MODEL_ERROR' | 'MODEL_THROTTLED' | 'MODEL_TIMEOUT';
+import type { ModelErrorCode } from '../domain/run-rules';
+
+export type { ModelErrorCode };
 
 export abstract class ModelCallError extends Error {
   abstract readonly code: ModelErrorCode;

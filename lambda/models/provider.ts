@@ -31,7 +31,9 @@ export interface JsonObject {
 }
 
 /** Bedrock's words for why a model stopped, which every provider's answer is put in. */
-export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'content_filtered' | 'guardrail_intervened' | 'other';
+import type { StopReason } from '../domain/run-rules';
+
+export type { StopReason };
 
 export interface TokenUsage {
   readonly inputTokens: number;

@@ -1,6 +1,14 @@
 import { urlsRecordedIn } from '../domain/webhook-rules';
 import { BreakGlassNotAllowedError } from '../features/change-requests/approval-gate';
-import { ImmutableVersionError, InvalidLabelError, InvalidRolloutError, InvalidWebhookError, VersionNotPublishedError } from '../features/errors';
+import { NotTheDeciderError } from '../features/change-requests/decisions';
+import {
+  ImmutableVersionError,
+  InvalidCursorError,
+  InvalidLabelError,
+  InvalidRolloutError,
+  InvalidWebhookError,
+  VersionNotPublishedError,
+} from '../features/errors';
 import { StaleDraftError } from '../features/prompts/authoring';
 import { ConflictError, NotFoundError, StoreUnavailableError } from '../table/errors';
 import type { AuditEntryItem } from '../table/item-types';
@@ -19,11 +27,11 @@ export function reasonOf(error: unknown): AuditReason {
   if (error instanceof VersionNotPublishedError && !error.draft) return { code: 'NOT_FOUND', message };
   if (error instanceof ConflictError || error instanceof ImmutableVersionError) return { code: 'CONFLICT', message };
   if (error instanceof NotFoundError) return { code: 'NOT_FOUND', message };
-  if (error instanceof InvalidLabelError || error instanceof InvalidRolloutError || error instanceof InvalidWebhookError)
+  if (error instanceof InvalidLabelError || error instanceof InvalidRolloutError || error instanceof InvalidWebhookError || error instanceof InvalidCursorError)
     return { code: 'BAD_REQUEST', message };
   if (error instanceof StoreUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the store could not answer' };
   if (error instanceof LookupTimeoutError) return { code: 'SERVICE_UNAVAILABLE', message: 'DNS did not answer in time' };
   if (error instanceof SealerUnavailableError) return { code: 'SERVICE_UNAVAILABLE', message: 'the sealing key did not answer in time' };
-  if (error instanceof BreakGlassNotAllowedError) return { code: 'FORBIDDEN', message };
+  if (error instanceof BreakGlassNotAllowedError || error instanceof NotTheDeciderError) return { code: 'FORBIDDEN', message };
   return { code: 'INTERNAL_ERROR', message: 'unexpected error' };
 }

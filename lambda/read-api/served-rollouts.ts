@@ -1,5 +1,6 @@
 import type { Prompt } from '../domain/prompt';
-import { MAX_SUBJECT_LENGTH, type RolloutShare, type RolloutSide, ROLLOUT_HEADER, SUBJECT_HEADER, sideFor } from '../domain/rollout';
+import { MAX_SUBJECT_LENGTH, type RolloutShare, type RolloutSide, ROLLOUT_HEADER, SUBJECT_HEADER } from '../domain/rollout';
+import { sideFor } from '../domain/rollout-bucket';
 import { badRequest } from '../http/api-error';
 import type { ApiResult, HttpRequest } from '../http/http-event';
 import type { AtLabel, ServedChange, ServedCount } from './store/api-store';

@@ -1,3 +1,4 @@
+import type { ChangeRequestState } from '../domain/change-request';
 import type { Actor } from '../domain/actor';
 import type { PromptConfig, PromptContent } from '../domain/prompt';
 import type { Role } from '../domain/roles';
@@ -257,10 +258,11 @@ export interface LabelHistoryRollout {
   served?: { from: number; to: number };
 }
 
-export type ChangeRequestState = 'open' | 'applied' | 'rejected' | 'withdrawn' | 'stale';
+/** A change request's states: domain/change-request.ts, which the management API's contracts use too. */
+export type { ChangeRequestState };
 
 /** One approval of a change request: who (a person's email), when, and what they said. */
-export interface RequestApproval {
+export interface ChangeRequestApproval {
   /** The approver's identity, one approval each: a user id, or `cli:<operator>`. */
   who: string;
   by: string;
@@ -291,25 +293,25 @@ export interface ChangeRequestItem {
   requestedAt: string;
   /** Distinct approvals it needs: the account's setting when it was asked. */
   required: number;
-  approvals: RequestApproval[];
+  approvals: ChangeRequestApproval[];
   state: ChangeRequestState;
   /** Who took it out of `open`, when, and their comment. */
   decision?: { by: string; at: string; comment: string | null };
   /** Raised by every change to the request: each is conditional on the one it read. */
   revision: number;
   /** A request to start a rollout to `to` (not to move the label): the approval that applies it starts it. */
-  rollout?: RequestedRollout;
+  rollout?: ChangeRequestRollout;
 }
 
 /** The rollout a change request carries, started as asked when it is applied. */
-export interface RequestedRollout {
+export interface ChangeRequestRollout {
   percent: number;
   steps?: { percent: number; afterMinutes: number }[];
   guardAlarm?: string;
 }
 
 /** The open request of one label of one prompt, while it is open: at most one per label. */
-export interface OpenRequestItem {
+export interface OpenChangeRequestItem {
   accountId: string;
   promptId: string;
   label: string;

@@ -13,8 +13,7 @@ import { buildCondition } from './update-expression';
 
 export const RUN_RETENTION_DAYS = 90;
 
-/** What a run id is: its time, compact, then 8 hex digits; it sorts as the runs were started. */
-export const RUN_ID_PATTERN = /^run_\d{8}T\d{9}Z_[0-9a-f]{8}$/;
+export { RUN_ID_PATTERN } from '../domain/run-rules';
 
 export const runIdAt = (at: string, tail: string): string => `run_${at.replace(/[-:.]/g, '')}_${tail}`;
 

@@ -50,7 +50,7 @@ export const keys = {
   /** A change request; its id starts with its time, so the account's requests sort newest last. */
   changeRequest: (accountId: string, requestId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `REQUEST#${requestId}` }),
   /** The one open request of a prompt's label, while there is one: its id and where it would move the label. */
-  openRequest: (accountId: string, promptId: string, label: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `OPENREQ#${promptId}#${label}` }),
+  openChangeRequest: (accountId: string, promptId: string, label: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `OPENREQ#${promptId}#${label}` }),
   /** The active rollout of a prompt's label, while there is one (one per label: written `attribute_not_exists`). */
   rollout: (accountId: string, promptId: string, label: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `ROLLOUT#${promptId}#${label}` }),
   /** An event in the outbox; its id starts with its time, so the account's events sort oldest first. */
@@ -123,7 +123,7 @@ export const prefixes = {
   /** One label's history (labelHistorySortKey). */
   labelHistoryOf: (promptId: string, label: string) => `LABELHIST#${promptId}#${label}#`,
   changeRequests: 'REQUEST#',
-  openRequests: 'OPENREQ#',
+  openChangeRequests: 'OPENREQ#',
   rollouts: 'ROLLOUT#',
   events: 'EVENT#',
   webhooks: 'WEBHOOK#',

@@ -1,3 +1,4 @@
+import { WEBHOOK_ID_PATTERN } from '../domain/webhook-rules';
 import type { WebhookItem } from './item-types';
 import { keys, prefixes } from './schema';
 import type { Table } from './table';
@@ -8,9 +9,6 @@ import type { Table } from './table';
  * been disabled, changed or deleted since the event was queued). The changes people make to them are the webhooks
  * feature's (lambda/features/webhooks/).
  */
-
-/** `wh_` and 16 hex digits. */
-export const WEBHOOK_ID_PATTERN = /^wh_[0-9a-f]{16}$/;
 
 export async function findWebhook(table: Table, accountId: string, webhookId: string): Promise<WebhookItem | undefined> {
   if (!WEBHOOK_ID_PATTERN.test(webhookId)) return undefined;

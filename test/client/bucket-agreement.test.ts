@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { bucketOf as clientBucketOf, sideFor as clientSideFor } from '../../client/src/rollout';
-import { bucketOf as serverBucketOf, sideFor as serverSideFor } from '../../lambda/domain/rollout';
+import { bucketOf as serverBucketOf, sideFor as serverSideFor } from '../../lambda/domain/rollout-bucket';
 import { CLIENT_PYTHON } from '../python/support/python';
 
 /**

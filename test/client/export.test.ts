@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { runAdmin } from '../../admin/cli';
 import { createPromptClient, type PromptSnapshot } from '../../client/src/index';
-import { bucketOf } from '../../lambda/domain/rollout';
+import { bucketOf } from '../../lambda/domain/rollout-bucket';
 import { createDocumentClient } from '../../lambda/table/client';
 import { temporaryFolder } from '../e2e/support/processes';
 import { prompt, version } from '../support/fixtures';

@@ -1,5 +1,5 @@
 import { createPromptClient, InvalidOptionsError, type PromptClient, type PromptSnapshot } from '../../client/src/index';
-import { bucketOf } from '../../lambda/domain/rollout';
+import { bucketOf } from '../../lambda/domain/rollout-bucket';
 import { RolloutApi } from './support/rollout-api';
 
 /**

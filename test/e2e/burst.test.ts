@@ -1,6 +1,9 @@
+/**
+ * @run-alone 1,000 requests, each answered before its store calls' deadline: another test file's CPU would slow the store into 503s.
+ */
 import { createDocumentClient } from '../../lambda/table/client';
 import { DEFAULT_TABLE_NAME } from '../../local/local-config';
-import { LOCAL_CONCURRENCY } from '../../local/local-stack';
+import { LOCAL_CONCURRENCY } from '../../local/invocation-slots';
 import { Fixtures, prompt, version } from '../support/fixtures';
 import { type StackProcess, StackSet, temporaryFolder } from './support/processes';
 

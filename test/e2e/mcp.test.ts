@@ -1,3 +1,6 @@
+/**
+ * @run-alone a stalled store is answered within 5 s: another test file's CPU would be in that time.
+ */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';

@@ -1,6 +1,6 @@
 import { Operations } from '../../lambda/operations';
 import { listAudit } from '../../lambda/table/audit-log';
-import { listRequests } from '../../lambda/features/change-requests/change-requests';
+import { listChangeRequests } from '../../lambda/features/change-requests/change-requests';
 import { listLabelHistory } from '../../lambda/table/label-history';
 import { findRollout } from '../../lambda/features/rollouts/rollouts';
 import { keys } from '../../lambda/table/schema';
@@ -67,7 +67,7 @@ const historyOf = async (promptId: string, label = 'production', account = ACCOU
   (await listLabelHistory(api.table, account, promptId, label)).entries.map(({ by, from, to, reason }) => ({ by, from, to, reason }));
 
 const openRequestsOf = async (promptId: string, account = ACCOUNT) =>
-  (await listRequests(api.table, account, { state: 'open' })).requests.filter((request) => request.promptId === promptId);
+  (await listChangeRequests(api.table, account, { state: 'open' })).requests.filter((request) => request.promptId === promptId);
 
 /** Every audit entry of a prompt, newest first, page after page. */
 async function auditOf(account: string, promptId: string) {
@@ -234,7 +234,7 @@ describe('approvals turned on between a door reading them and its change: the ch
     const ops = new Operations({ table, actor: { type: 'cli', operator: 'ci-bot' } });
     const released = await ops.prompts.release('door-push', { promptId: 'welcome', labels: [{ label: 'production', to: '1.1.0' }] }, { note: 'From main' });
     expect(table.fired).toBe(true);
-    expect(released.requests).toEqual([{ label: 'production', requestId: expect.stringMatching(/^req_/) }]);
+    expect(released.changeRequests).toEqual([{ label: 'production', requestId: expect.stringMatching(/^req_/) }]);
     await nothingMovedAndAsked('door-push');
   });
 });

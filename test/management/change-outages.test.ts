@@ -3,7 +3,7 @@ import { hashApiKey, keyIdFromHash } from '../../lambda/domain/api-key';
 import type { Operations } from '../../lambda/operations';
 import { Table } from '../../lambda/table/table';
 import { createStoreClients, type StoreClients } from '../../lambda/table/client';
-import { listRequests } from '../../lambda/features/change-requests/change-requests';
+import { listChangeRequests } from '../../lambda/features/change-requests/change-requests';
 import type { EventType } from '../../lambda/domain/events';
 import { readEventBody } from '../../lambda/table/outbox';
 import { ADMIN_INDEX, adminIndexKeys, keys, prefixes } from '../../lambda/table/schema';
@@ -701,7 +701,7 @@ async function rollingOut(setup: Setup): Promise<void> {
 
 /** The account's one open request (read straight from the store: nothing the proxy sees). */
 async function openRequestOf(account: Account): Promise<string> {
-  const { requests } = await listRequests(api.table, account.accountId, { state: 'open' });
+  const { requests } = await listChangeRequests(api.table, account.accountId, { state: 'open' });
   const [request] = requests;
   if (!request) throw new Error(`no open request in ${account.accountId}`);
   return request.requestId;

@@ -1,7 +1,7 @@
 import { Operations } from '../../lambda/operations';
 import { Table } from '../../lambda/table/table';
 import { listAudit } from '../../lambda/table/audit-log';
-import { listRequests, requireRequest } from '../../lambda/features/change-requests/change-requests';
+import { listChangeRequests, requireChangeRequest } from '../../lambda/features/change-requests/change-requests';
 import type { TransactionWrite } from '../../lambda/table/transaction';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
@@ -239,7 +239,7 @@ describe('asking', () => {
     expect((await api.send('PUT', `${P}/roles/labels/production`, { as: editor, body: { version: '1.1.0' } })).status).toBe(403);
     expect((await api.send('PUT', `${P}/roles/labels/release`, { as: viewer, body: { version: '1.1.0' } })).status).toBe(403);
     expect((await api.send('DELETE', `${P}/roles/labels/production`, { as: editor })).status).toBe(403);
-    const { requests } = await listRequests(api.table, 'acme');
+    const { requests } = await listChangeRequests(api.table, 'acme');
     expect(requests.filter((request) => request.promptId === 'roles')).toEqual([]);
     expect(await labelsOf('roles')).toMatchObject({ production: '1.0.0', release: '1.0.0' });
   });
@@ -247,7 +247,7 @@ describe('asking', () => {
   test('a move to where the label points already answers 200 as any move would, and opens nothing', async () => {
     const response = await api.send('PUT', `${P}/same/labels/production`, { as: asker, body: { version: '1.0.0' } });
     expect(response).toMatchObject({ status: 200, body: { label: 'production', version: '1.0.0', previous: '1.0.0' } });
-    expect((await listRequests(api.table, 'acme')).requests.filter((request) => request.promptId === 'same')).toEqual([]);
+    expect((await listChangeRequests(api.table, 'acme')).requests.filter((request) => request.promptId === 'same')).toEqual([]);
   });
 
   test('a second request of the same label is 409 naming the open one, and changes nothing; another label of the prompt may be asked', async () => {
@@ -256,7 +256,7 @@ describe('asking', () => {
     expect(again.status).toBe(409);
     expect((again.body as { error: string }).error).toContain(first.requestId);
     expect(await requestOf(first.requestId)).toEqual(first);
-    expect((await listRequests(api.table, 'acme', { state: 'open' })).requests.filter((request) => request.promptId === 'second')).toHaveLength(1);
+    expect((await listChangeRequests(api.table, 'acme', { state: 'open' })).requests.filter((request) => request.promptId === 'second')).toHaveLength(1);
     await ask('second', { version: '1.1.0' }, { label: 'release' });
     expect(await audited('acme', 'second', 'request.open')).toEqual([
       { action: 'request.open', outcome: 'succeeded' },
@@ -270,7 +270,9 @@ describe('asking', () => {
     expect((await api.send('PUT', `${P}/refused/labels/production`, { as: asker, body: { version: '9.9.9' } })).status).toBe(404);
     expect((await api.send('PUT', `${P}/nope/labels/production`, { as: asker, body: { version: '1.0.0' } })).status).toBe(404);
     expect((await api.send('DELETE', `${P}/nope/labels/production`, { as: asker })).status).toBe(404);
-    expect((await listRequests(api.table, 'acme')).requests.filter((request) => request.promptId === 'refused' || request.promptId === 'nope')).toEqual([]);
+    expect((await listChangeRequests(api.table, 'acme')).requests.filter((request) => request.promptId === 'refused' || request.promptId === 'nope')).toEqual(
+      [],
+    );
   });
 
   test("a label not under approval moves at once (200); the operator's --break-glass moves one under approval at once too (label.set, its history saying break-glass)", async () => {
@@ -468,7 +470,7 @@ describe('deciding', () => {
       }
     })(api.local.client, api.local.tableName, () => new Date());
     const ops = new Operations({ table: racing, actor: { type: 'user', userId: approver.userId, email: approver.email } });
-    const decided = await ops.changeRequests.approve('acme', await requireRequest(api.table, 'acme', request.requestId));
+    const decided = await ops.changeRequests.approve('acme', await requireChangeRequest(api.table, 'acme', request.requestId));
     expect(raced).toBe(true);
     expect(decided.stale).toBe(true);
     expect(await requestOf(request.requestId)).toMatchObject({ state: 'stale', approvals: [] });
@@ -613,11 +615,11 @@ describe('approvals count while their givers may still give them', () => {
       }
     })(api.local.client, api.local.tableName, () => new Date());
     const ops = new Operations({ table: racing, actor: { type: 'user', userId: second.userId, email: second.email } });
-    const decided = await ops.changeRequests.approve('counted', await requireRequest(api.table, 'counted', request.requestId));
+    const decided = await ops.changeRequests.approve('counted', await requireChangeRequest(api.table, 'counted', request.requestId));
     expect(raced).toBe(true);
     expect(decided).toMatchObject({
       stale: false,
-      request: {
+      changeRequest: {
         state: 'open',
         approvals: [
           { by: demoted.email, counts: false },
@@ -684,14 +686,14 @@ describe('the list', () => {
   });
 
   test('paged: `next` goes on below the last request of the page', async () => {
-    const first = await listRequests(api.table, 'acme', { limit: 3 });
+    const first = await listChangeRequests(api.table, 'acme', { limit: 3 });
     expect(first.requests).toHaveLength(3);
-    const second = await listRequests(api.table, 'acme', { limit: 3, before: first.next as string });
-    const all = await listRequests(api.table, 'acme');
+    const second = await listChangeRequests(api.table, 'acme', { limit: 3, before: first.next as string });
+    const all = await listChangeRequests(api.table, 'acme');
     expect([...first.requests, ...second.requests].map((request) => request.requestId)).toEqual(
       all.requests.slice(0, first.requests.length + second.requests.length).map((request) => request.requestId),
     );
-    const rejected = await listRequests(api.table, 'acme', { state: 'rejected', limit: 1 });
+    const rejected = await listChangeRequests(api.table, 'acme', { state: 'rejected', limit: 1 });
     expect(rejected.requests).toHaveLength(1);
     expect(rejected.next).toEqual(expect.any(String));
   });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listAudit } from '../../lambda/table/audit-log';
 import { keys } from '../../lambda/table/schema';
-import { listRequests } from '../../lambda/features/change-requests/change-requests';
+import { listChangeRequests } from '../../lambda/features/change-requests/change-requests';
 import { prompt, version } from '../support/fixtures';
 import { ManagementHarness, type Person } from '../support/management-harness';
 
@@ -43,7 +43,7 @@ const cli = (...argv: string[]) => api.cli(OPERATOR, 'prompts', ...argv, '--acco
 const labelsOf = async (promptId: string) =>
   (await api.send('GET', `/api/accounts/${ACCOUNT}/prompts/${promptId}`, { as: owner })).body as { labels: Record<string, string>; updatedBy: string | null };
 const openOf = async (promptId: string) =>
-  (await listRequests(api.table, ACCOUNT, { state: 'open' })).requests.filter((request) => request.promptId === promptId);
+  (await listChangeRequests(api.table, ACCOUNT, { state: 'open' })).requests.filter((request) => request.promptId === promptId);
 
 async function edit(promptId: string, change: (text: string) => string): Promise<void> {
   const file = join(dir, `${promptId}.prompt.yaml`);
@@ -81,11 +81,11 @@ test("diff then: the label awaiting the file's move is pending, not drift (exit 
 });
 
 test('a second push opens no second request, and changes nothing', async () => {
-  const before = await listRequests(api.table, ACCOUNT);
+  const before = await listChangeRequests(api.table, ACCOUNT);
   const again = await cli('push', '--note', 'From main again');
   expect(again.code).toBe(0);
   expect(again.stdout).toContain('nothing to do: notice, renamed, welcome');
-  expect((await listRequests(api.table, ACCOUNT)).requests).toEqual(before.requests);
+  expect((await listChangeRequests(api.table, ACCOUNT)).requests).toEqual(before.requests);
 });
 
 test('approved in the dashboard, the label moves; the folder and the account then agree', async () => {

@@ -89,7 +89,7 @@ beforeAll(async () => {
   await api.person(owner.email, 'gated', 'owner');
   await api.person(admin.email, 'gated', 'admin');
   expect((await api.send('PATCH', '/api/accounts/gated', { as: owner, body: { approvals: { labels: ['production'] } } })).status).toBe(200);
-});
+}, 60_000);
 afterAll(() => api.stop());
 
 const rolloutPath = (promptId: string, label = 'production', account = 'acme') => `/api/accounts/${account}/prompts/${promptId}/labels/${label}/rollout`;

@@ -1,3 +1,6 @@
+/**
+ * @run-alone every fault is answered within 5 s: another test file's CPU would be in those times.
+ */
 import { createStoreClients, type StoreClients } from '../../lambda/table/client';
 import { Table } from '../../lambda/table/table';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy';

@@ -4,7 +4,7 @@ import type { IConstruct } from 'constructs';
 import { GUARD_NAMESPACE } from '../../lib/policy-checks';
 import { acknowledgmentsIn as allAcknowledgmentsIn, synthesizeService } from './synth';
 
-/** cdk-nag's acknowledgments: cfn-guard's are cfn-guard.test.ts's. */
+/** cdk-nag's acknowledgments: cfn-guard's are checked by the tests in cfn-guard/. */
 const acknowledgmentsIn = (root: IConstruct) => allAcknowledgmentsIn(root).filter(({ ruleId }) => !ruleId.startsWith(`${GUARD_NAMESPACE}::`));
 
 describe('cdk-nag AwsSolutions checks', () => {

@@ -3,13 +3,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { synthesizeService, TEMPLATE_VARIANTS } from './synth';
+import { CfnResource, Stack } from 'aws-cdk-lib';
+import { synthesizeService, TEMPLATE_VARIANTS, testApp } from './synth';
 
 /**
  * cfn-lint, AWS's CloudFormation linter, over every template the stack's settings can make: no error and
  * no warning. A finding that is a known lag or a decision is suppressed on its resource
  * (`Metadata.cfn-lint.config.ignore_checks`, lib/policy-checks.ts suppressLintFinding) with its reason
- * beside it, and each suppression must still be needed.
+ * beside it, and each suppression must still be needed. CDK's own CloudFormation validation, which `cdk synth`
+ * runs and only warns about, finds nothing in them either, here as an error.
  */
 
 const run = promisify(execFile);
@@ -23,6 +25,9 @@ interface Finding {
   readonly Location: { readonly Path: readonly (string | number)[] };
 }
 type Template = { Resources: Record<string, { Metadata?: Record<string, unknown> }> };
+interface ValidationReport {
+  readonly pluginReports: { readonly pluginName: string; readonly violations: { readonly ruleName: string; readonly description: string }[] }[];
+}
 
 const INSTALL = 'cfn-lint is not on the PATH, so the templates are not checked: install it (`pip install cfn-lint==1.51.0`, or `pipx install cfn-lint`)';
 
@@ -45,14 +50,16 @@ afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
 
 /** Each variant's template as `cdk synth` writes it, and a copy without the suppressions. */
 const templates = Object.entries(TEMPLATE_VARIANTS).map(([variant, context], index) => {
-  const template = synthesizeService({ context }).template.toJSON() as Template;
+  const { app, template: synthesized } = synthesizeService({ context, cloudFormationValidation: true });
+  const template = synthesized.toJSON() as Template;
+  const validation = JSON.parse(fs.readFileSync(path.join(app.synth().directory, 'validation-report.json'), 'utf8')) as ValidationReport;
   const file = path.join(folder, `variant-${index}.template.json`);
   fs.writeFileSync(file, JSON.stringify(template, null, 1));
   const bare = structuredClone(template);
   for (const resource of Object.values(bare.Resources)) delete resource.Metadata?.['cfn-lint'];
   const bareFile = path.join(folder, `variant-${index}.bare.template.json`);
   fs.writeFileSync(bareFile, JSON.stringify(bare, null, 1));
-  return { variant, template, file, bareFile };
+  return { variant, template, file, bareFile, validation };
 });
 
 /** `<resource> <check>` for each suppression in a template, with its reason. */
@@ -101,6 +108,22 @@ it.each(templates.map(({ variant, template, bareFile }) => [variant, template, b
     for (const [key, reason] of suppressed) expect([key, (reason ?? '').length > 80]).toEqual([key, true]);
   },
 );
+
+it.each(templates.map(({ variant, validation }) => [variant, validation] as const))(
+  "passes CDK's own CloudFormation validation, made an error, with nothing to report (%s)",
+  (_variant, validation) => {
+    // The synth above would have failed on an error; nothing is left in the report at any severity either.
+    expect(validation.pluginReports.flatMap(({ pluginName, violations }) => violations.map((v) => `${pluginName} ${v.ruleName}: ${v.description}`))).toEqual(
+      [],
+    );
+  },
+);
+
+it("fails the synth on what CDK's own CloudFormation validation finds, as these templates are synthesized (the check is live)", () => {
+  const app = testApp({ cloudFormationValidation: true });
+  new CfnResource(new Stack(app, 'Invalid'), 'Bucket', { type: 'AWS::S3::Bucket', properties: { NoSuchProperty: true } });
+  expect(() => app.synth()).toThrow(/NoSuchProperty/);
+});
 
 it("suppresses on the CloudWatch dashboard only the Tags that cfn-lint's schema lacks, and keeps the Tags", () => {
   const [{ template }] = templates as [(typeof templates)[number]];

@@ -1,5 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { VALIDATE_AGAINST_DEFAULT_RULES } from 'aws-cdk-lib/cx-api';
 import type { IConstruct } from 'constructs';
 import { addPolicyChecks } from '../../lib/policy-checks';
 import { PromptServiceStack } from '../../lib/prompt-service-stack';
@@ -18,6 +19,12 @@ export interface SynthOptions {
   readonly policyChecks?: boolean;
   /** The region, as deploying credentials give it to bin/app.ts; unknown (a token) when absent. */
   readonly region?: string;
+  /**
+   * Run CDK's built-in CloudFormation validation, as `cdk synth` does, with its errors failing the synth (`cdk
+   * synth` only warns). Off unless asked: its engine takes seconds of CPU to start in every test file, and
+   * cfn-lint.test.ts runs it over every template variant.
+   */
+  readonly cloudFormationValidation?: boolean;
 }
 
 export interface SynthesizedService {
@@ -32,17 +39,35 @@ export const CLI_DEFAULT_CONTEXT = {
   'aws:cdk:enable-asset-metadata': true,
 } as const;
 
-/** The stack as bin/app.ts builds it from context, synthesized. */
-export function synthesizeService({ context = {}, bundle = false, outdir, policyChecks = false, region }: SynthOptions = {}): SynthesizedService {
-  const values: Record<string, string> = { upgradeUrl: TEST_UPGRADE_URL, ...context };
-  const app = new App({
+/** An app with the context the CDK CLI gives bin/app.ts; CDK's own CloudFormation validation only when asked. */
+export function testApp({
+  bundle = false,
+  outdir,
+  cloudFormationValidation = false,
+}: Pick<SynthOptions, 'bundle' | 'outdir' | 'cloudFormationValidation'> = {}): App {
+  return new App({
     ...(outdir ? { outdir } : {}),
+    builtinCloudFormationValidation: cloudFormationValidation,
     context: {
       ...CLI_DEFAULT_CONTEXT,
       // An empty list tells the asset system to bundle no stack, as `cdk deploy OtherStack` would.
       ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...(cloudFormationValidation ? { [VALIDATE_AGAINST_DEFAULT_RULES]: true } : {}),
     },
   });
+}
+
+/** The stack as bin/app.ts builds it from context, synthesized. */
+export function synthesizeService({
+  context = {},
+  bundle = false,
+  outdir,
+  policyChecks = false,
+  region,
+  cloudFormationValidation = false,
+}: SynthOptions = {}): SynthesizedService {
+  const values: Record<string, string> = { upgradeUrl: TEST_UPGRADE_URL, ...context };
+  const app = testApp({ bundle, outdir, cloudFormationValidation });
   if (policyChecks) addPolicyChecks(app);
   const settings = settingsFromContext((key) => values[key]);
   const props = { settings, ...(region ? { env: { region } } : {}) };
@@ -96,7 +121,7 @@ export function acknowledgmentsIn(root: IConstruct): Acknowledgment[] {
 
 /**
  * The templates the settings can make, one per branch of the stack's code: every synthesized template the
- * linters check (cfn-lint.test.ts, cfn-guard.test.ts).
+ * linters check (cfn-lint.test.ts, and cfn-guard/ with a test file per variant).
  */
 export const TEMPLATE_VARIANTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   defaults: {},

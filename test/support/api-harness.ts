@@ -13,8 +13,7 @@ import type { LogRecord } from './key-leak-check';
 import { capturedRequestLines } from './log-capture';
 import { type GatewayRoute, gatewayRouteFor, type LambdaFunction, type LambdaHandler } from '../../local/http-gateway';
 import { type FunctionName, gatewayRoutes, type LocalFunctions } from '../../local/lambda-functions';
-import { InvocationSlots } from '../../local/invocation-slots';
-import { LOCAL_CONCURRENCY } from '../../local/local-stack';
+import { InvocationSlots, LOCAL_CONCURRENCY } from '../../local/invocation-slots';
 import { type LocalStore, startLocalStore } from './local-store';
 import { expectResponseMatchesOpenApi } from './openapi';
 

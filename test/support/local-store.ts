@@ -3,7 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AddressInfo, Server } from 'node:net';
 import { createDocumentClient, createStoreClients, type StoreClients } from '../../lambda/table/client';
 import { createActiveTable } from './active-table';
-import { LOCAL_STORE_SOCKETS } from '../../local/local-stack';
+import { LOCAL_STORE_SOCKETS } from '../../local/invocation-slots';
 
 // dynalite ships no types; this is the part of it the tests use.
 const dynalite = require('dynalite') as (options: { createTableMs: number; updateTableMs: number }) => Server;

@@ -2,16 +2,14 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { runAdmin } from '../../admin/cli';
 import type { ApiResult } from '../../lambda/http/http-event';
 import { createManagementHandler, type ManagementDependencies } from '../../lambda/management-api/management-handler';
+import { text } from 'node:stream/consumers';
 import { createStreamingManagementHandler } from '../../lambda/management-api/streaming-handler';
 import type { ManagementRoute } from '../../lambda/management-api/route';
 import { createModels, type Models } from '../../lambda/models/models';
 import { localCatalog } from '../../lambda/models/catalog';
 import { type ModelStandIn, startModelStandIn } from '../../local/model-stand-in/server';
-import { text } from 'node:stream/consumers';
-import { MANAGEMENT_FUNCTIONS } from '../../lambda/management-api/routes';
+import { MANAGEMENT_FUNCTIONS, type ManagementFunction } from '../../lambda/management-api/routes';
 import { Operations } from '../../lambda/operations';
-import { checkUrl, type Resolve } from '../../lambda/webhook-delivery/destination';
-import { LocalSecretSealer } from '../../lambda/webhook-delivery/secret-sealer';
 import type { Role } from '../../lambda/table/item-types';
 import { Table } from '../../lambda/table/table';
 import { gatewayRouteFor, type LambdaFunction, restEvent } from '../../local/http-gateway';
@@ -20,24 +18,14 @@ import { lambdaContext } from './events';
 import { Fixtures } from './fixtures';
 import { type LocalStore, startLocalStore } from './local-store';
 import { MemoryDirectory } from './memory-directory';
+import { expectAnswerKeepsContract } from './management-contracts';
 import { expectManagementResponseMatches } from './management-openapi';
 import { capturedRequestLines, registerApiKey } from './log-capture';
 import { TEST_SERVICE_NAME } from './api-harness';
 import type { LogRecord } from './key-leak-check';
-import type { WebhookTools } from '../../lambda/webhook-delivery/sealer-from-config';
 import type { Actor } from '../../lambda/domain/actor';
 import { addMember } from '../../lambda/features/members/operations';
-
-/** No test looks a name up in DNS: every name is unknown, so only loopback addresses and `localhost` pass. */
-const noNames: Resolve = async (host) => {
-  throw Object.assign(new Error(`the tests resolve no names (${host})`), { code: 'ENOTFOUND' });
-};
-
-/** Webhook secrets sealed with a key of this run; URLs checked as npm start checks them (loopback http allowed). */
-export const localWebhookTools = (): WebhookTools => ({
-  sealer: new LocalSecretSealer(LocalSecretSealer.generateKey()),
-  checkDestination: (url) => checkUrl(url, 'local', noNames),
-});
+import { localWebhookTools } from './webhook-tools';
 
 export interface Person {
   readonly userId: string;
@@ -81,7 +69,7 @@ export class ManagementHarness {
   local!: LocalStore;
   fixtures!: Fixtures;
   deps!: ManagementDependencies;
-  private functions: { name: string; routes: { method: string; path: string }[]; handler: Handler }[] = [];
+  private functions: { name: string; routes: readonly ManagementRoute[]; handler: Handler }[] = [];
   private logsFrom = 0;
 
   async start(): Promise<this> {
@@ -98,10 +86,11 @@ export class ManagementHarness {
     return this;
   }
 
-  useDependencies(deps: ManagementDependencies): void {
-    this.functions = MANAGEMENT_FUNCTIONS.map((fn) => ({
+  /** The functions built on `deps`; `functions` other than the route table's only where a test needs a route of its own. */
+  useDependencies(deps: ManagementDependencies, functions: readonly ManagementFunction[] = MANAGEMENT_FUNCTIONS): void {
+    this.functions = functions.map((fn) => ({
       name: fn.id,
-      routes: [...fn.routes],
+      routes: fn.routes,
       handler: fn.streaming ? this.streamingHandler(deps, fn.routes) : createManagementHandler(deps, fn.routes),
     }));
   }
@@ -189,6 +178,10 @@ export class ManagementHarness {
     if (claims) (event.requestContext as { authorizer?: unknown }).authorizer = { claims };
     const handler = match.route.function.handler as unknown as Handler;
     const response = toApiResponse(await handler(event, lambdaContext()));
+    // Every answer is what its route's contract allows, and what openapi-management.yaml says.
+    const route = this.functions.flatMap((fn) => fn.routes).find((candidate) => candidate.method === method && candidate.path === match.resource);
+    if (!route) throw new Error(`no route ${method} ${match.resource}`);
+    expectAnswerKeepsContract(route, response.status, response.body);
     expectManagementResponseMatches({ method, resource: match.resource, status: response.status, headers: response.headers, body: response.body });
     // A key handed out (its one 201) joins the keys the run's logs are grepped for.
     const apiKey = (response.body as { apiKey?: unknown } | undefined)?.apiKey;

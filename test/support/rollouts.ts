@@ -32,7 +32,7 @@ export function labelRollout(
   return {
     async start(input) {
       const started = await operations.rollouts.start(accountId, promptId, label, input);
-      if (!('rollout' in started)) throw new Error(`labelRollout: ${label} is under approval; starting opened ${started.request.requestId}`);
+      if (!('rollout' in started)) throw new Error(`labelRollout: ${label} is under approval; starting opened ${started.changeRequest.requestId}`);
       return started.rollout;
     },
     change: (percent) => operations.rollouts.change(accountId, promptId, label, { percent }),

@@ -161,7 +161,7 @@ test('an event item is in the account partition under EVENT#, a prefix no other 
     prefixes.labelled('e'),
     prefixes.labelHistoryOf('EVENT', 'e'),
     prefixes.changeRequests,
-    prefixes.openRequests,
+    prefixes.openChangeRequests,
     prefixes.rollouts,
     prefixes.webhooks,
     prefixes.deliveriesOf('wh_0123456789abcdef'),

@@ -1,4 +1,4 @@
-import { bucketOf } from '../../lambda/domain/rollout';
+import { bucketOf } from '../../lambda/domain/rollout-bucket';
 import { RequestSides, ServedRollouts } from '../../lambda/read-api/served-rollouts';
 
 /** docs/rollouts.md "The bucket rule" and "Served counts", as one request of the read API applies them. */

@@ -1,4 +1,4 @@
-"""The rollout bucket rule (docs/rollouts.md), exactly as the server's ``lambda/domain/rollout.ts`` and the
+"""The rollout bucket rule (docs/rollouts.md), exactly as the server's ``lambda/domain/rollout-bucket.ts`` and the
 TypeScript client's ``client/src/rollout.ts`` apply it, so that a subject gets the same side from the
 service and from every client's cache (``test/client/bucket-agreement.test.ts`` holds the three to each
 other)."""

@@ -1,255 +1,82 @@
-import type { AuditEntry } from '../features/audit/audit-text';
-import type { ChangeRequest } from '../features/change-requests/change-requests';
-import type { LabelHistoryEntry } from '../features/labels/history-text';
-import type { Role } from '../logic/roles';
-import type { Rollout, RolloutStep } from '../features/rollouts/rollouts';
+import type { AnswerBody, RequestBody } from '../../../lambda/management-api/contract';
+import type * as accounts from '../../../lambda/management-api/handlers/account-contracts';
+import type * as audit from '../../../lambda/management-api/handlers/audit-contracts';
+import type * as changeRequests from '../../../lambda/management-api/handlers/change-request-contracts';
+import type * as keys from '../../../lambda/management-api/handlers/key-contracts';
+import type * as members from '../../../lambda/management-api/handlers/member-contracts';
+import type * as prompts from '../../../lambda/management-api/handlers/prompt-contracts';
+import type * as rollouts from '../../../lambda/management-api/handlers/rollout-contracts';
+import type * as usage from '../../../lambda/management-api/handlers/usage-contracts';
+import type * as webhooks from '../../../lambda/management-api/handlers/webhook-contracts';
 
-/** The management API's answers (docs/management-api.md, "The management API"; openapi-management.yaml), as the dashboard reads them. */
+/**
+ * The management API's answers and bodies as the dashboard reads and sends them: each derived from its route's
+ * contract (lambda/management-api/handlers/*-contracts.ts), which the API answers by and the client parses every
+ * answer with (client.ts), under the names the pages use. Only what the client makes of answers is its own here.
+ */
 
-export interface Membership {
-  readonly accountId: string;
-  readonly name: string;
-  readonly plan: string;
-  readonly role: Role;
-}
+export type Me = AnswerBody<typeof accounts.readMe, 200>;
+export type Membership = Me['accounts'][number];
+export type AccountSettings = AnswerBody<typeof accounts.readAccount, 200>;
+/** Which labels move only after others approve, and how many approvals each move needs; `labels: []` when none. */
+export type ApprovalSettings = AccountSettings['approvals'];
+export type AccountChange = RequestBody<typeof accounts.updateAccount>;
 
-export interface Me {
-  readonly userId: string;
-  readonly email: string;
-  readonly accounts: readonly Membership[];
-}
+export type PromptListEntry = AnswerBody<typeof prompts.createPrompt, 201>;
+export type PromptDetailsChange = RequestBody<typeof prompts.updatePromptDetails>;
+export type VersionSummary = AnswerBody<typeof prompts.publishVersion, 200>;
+export type PromptDetail = AnswerBody<typeof prompts.readPrompt, 200>;
+/** What a draft is saved with. */
+export type VersionContent = RequestBody<typeof prompts.saveDraft>;
+export type PromptConfig = VersionContent['config'];
+/** A version as read: `etag` is the strong ETag, quoted, as If-Match wants it back. */
+export type StoredVersion = AnswerBody<typeof prompts.readVersion, 200>;
 
-export interface AccountSettings {
-  readonly accountId: string;
-  readonly name: string;
-  readonly plan: string;
-  readonly protectedLabels: readonly string[];
-  /** Which labels move only after others approve, and how many approvals each move needs; none when absent. */
-  readonly approvals?: ApprovalSettings | null;
-  readonly role?: Role;
-}
+export type ApiKey = AnswerBody<typeof keys.updateKey, 200>;
+export type KeyState = ApiKey['state'];
+/** The only answers that hold a key's secret: creating and rotating (which also answers the key it retired). */
+export type IssuedKey = AnswerBody<typeof keys.createKey, 201> & Partial<Pick<AnswerBody<typeof keys.rotateKey, 201>, 'retired'>>;
+export type NewKey = RequestBody<typeof keys.createKey>;
+export type KeyChange = RequestBody<typeof keys.updateKey>;
 
-export interface ApprovalSettings {
-  readonly labels: readonly string[];
-  readonly required: number;
-}
+export type Member = AnswerBody<typeof members.setMemberRole, 200>;
+/** `temporaryPassword` only where the user pool sends no invitation (locally): shown once to whoever added the person. */
+export type AddedMember = AnswerBody<typeof members.addMember, 201>;
 
-export interface PromptListEntry {
-  readonly promptId: string;
-  readonly promptName: string;
-  readonly description: string | null;
-  readonly tags: readonly string[];
-  readonly deleted: boolean;
-  readonly latestVersion: string | null;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly drafts: readonly string[];
-  readonly updatedAt: string | null;
-  readonly updatedBy: string | null;
-}
+export type Usage = AnswerBody<typeof usage.readUsage, 200>;
+export type KeyUsage = Usage['keys'][number];
 
-export interface PromptDetailsChange {
-  readonly promptName?: string;
-  readonly description?: string | null;
-  readonly tags?: readonly string[];
-}
+export type AuditPage = AnswerBody<typeof audit.readAudit, 200>;
+export type AuditEntry = AuditPage['entries'][number];
 
-export interface VersionSummary {
-  readonly version: string;
-  readonly published: boolean;
-  readonly publishedAt: string | null;
-  readonly publishedBy: string | null;
-  readonly note: string | null;
-  readonly updatedAt: string | null;
-  readonly updatedBy: string | null;
-}
-
-export interface PromptDetail extends Omit<PromptListEntry, 'drafts'> {
-  readonly versions: readonly VersionSummary[];
-}
-
-export interface PromptConfig {
-  readonly model: string;
-  readonly temperature: number;
-  readonly schema?: readonly unknown[];
-  readonly inputData?: unknown;
-  readonly inputDataRootName?: string | null;
-  readonly [other: string]: unknown;
-}
-
-export interface VersionContent {
-  readonly systemMessage: string;
-  readonly userMessage: string;
-  readonly config: PromptConfig;
-}
-
-export interface StoredVersion extends VersionContent {
-  readonly version: string;
-  readonly published: boolean;
-  /** The strong ETag, quoted, as If-Match wants it back. */
-  readonly etag: string;
-  readonly updatedAt: string | null;
-  readonly updatedBy: string | null;
-}
-
-export type KeyState = 'active' | 'disabled' | 'revoked' | 'expired';
-
-export interface ApiKey {
-  readonly keyId: string;
-  readonly name: string | null;
-  readonly displayPrefix: string | null;
-  readonly state: KeyState | string;
-  /** The limit in force: the key's own, or its plan's. */
-  readonly limit?: number;
-  readonly monthlyLimit: number | null;
-  readonly scope: readonly string[] | null;
-  readonly expiresAt: string | null;
-  readonly createdAt: string | null;
-  readonly createdBy: string | null;
-  readonly usedThisMonth?: number;
-}
-
-/** The only answers that hold a key's secret: creating and rotating. */
-export interface IssuedKey {
-  readonly key: ApiKey;
-  readonly apiKey: string;
-  readonly retired?: ApiKey;
-}
-
-export interface NewKey {
-  readonly name: string;
-  readonly monthlyLimit?: number;
-  readonly scope?: readonly string[];
-  readonly expiresAt?: string;
-}
-
-export interface KeyChange {
-  readonly name?: string;
-  readonly monthlyLimit?: number | null;
-  readonly scope?: readonly string[] | null;
-  readonly expiresAt?: string | null;
-  readonly disabled?: boolean;
-}
-
-export interface Member {
-  readonly userId: string;
-  readonly email: string;
-  readonly role: Role;
-  readonly addedAt?: string;
-  readonly addedBy?: string;
-}
-
-export interface AddedMember {
-  readonly member: Member;
-  /** Only where the user pool sends no invitation (locally): shown once to whoever added the person. */
-  readonly temporaryPassword?: string;
-}
-
-export interface KeyUsage {
-  readonly keyId: string;
-  readonly name: string | null;
-  readonly used: number;
-  readonly limit: number;
-  /** Count per UTC day `"01"`-`"31"`; null for a month older than the days kept. */
-  readonly days: Readonly<Record<string, number>> | null;
-}
-
-export interface Usage {
-  readonly month: string;
-  readonly keys: readonly KeyUsage[];
-}
-
-export interface AuditPage {
-  readonly entries: readonly AuditEntry[];
-  readonly next: string | null;
-}
-
-export type { ChangeRequest, LabelHistoryEntry };
-
-export interface LabelHistoryPage {
-  readonly entries: readonly LabelHistoryEntry[];
-  readonly next?: string | null;
-}
+export type ChangeRequest = AnswerBody<typeof changeRequests.withdrawChangeRequest, 200>['request'];
+export type LabelHistoryPage = AnswerBody<typeof prompts.labelHistory, 200>;
+export type LabelHistoryEntry = LabelHistoryPage['entries'][number];
+/** A change request with what it would change: both versions (null: no version), and the variables added and removed. */
+export type RequestDetail = AnswerBody<typeof changeRequests.readChangeRequest, 200>;
+/** A version as a request compares it: its messages and config. */
+export type RequestVersion = NonNullable<RequestDetail['fromVersion']>;
+export type RequestsPage = AnswerBody<typeof changeRequests.listChangeRequests, 200>;
 
 /** What a label move came to: moved at once, or a change request opened for others to approve. */
 export type LabelMove = { readonly kind: 'moved' } | { readonly kind: 'requested'; readonly request: ChangeRequest };
 
-/** A version as a request compares it: its messages and config. */
-export interface RequestVersion extends VersionContent {
-  readonly version: string;
-}
-
-/** A change request with what it would change: both versions (null: no version), and the variables added and removed. */
-export interface RequestDetail {
-  readonly request: ChangeRequest;
-  readonly fromVersion: RequestVersion | null;
-  readonly toVersion: RequestVersion | null;
-  readonly placeholders: { readonly added: readonly string[]; readonly removed: readonly string[] };
-}
-
-export interface RequestsPage {
-  readonly requests: readonly ChangeRequest[];
-  readonly next?: string | null;
-}
-
 /** What a label removal came to: removed at once, or a change request opened. */
 export type LabelRemoval = { readonly kind: 'removed' } | { readonly kind: 'requested'; readonly request: ChangeRequest };
 
-export type { Rollout, RolloutStep };
-
+export type Rollout = AnswerBody<typeof rollouts.readRollout, 200>['rollout'];
+export type RolloutStep = Rollout['steps'][number];
 /** What starting a rollout asks for (docs/rollouts.md). */
-export interface RolloutStart {
-  readonly to: string;
-  readonly percent: number;
-  readonly note?: string;
-  readonly steps?: readonly RolloutStep[];
-  readonly guardAlarm?: string;
-}
+export type RolloutStart = RequestBody<typeof rollouts.startRollout>;
 
 /** What starting a rollout came to: started at once, or a change request opened that carries it. */
 export type RolloutStartOutcome = { readonly kind: 'started'; readonly rollout: Rollout } | { readonly kind: 'requested'; readonly request: ChangeRequest };
 
 /** A webhook as the API answers it (docs/events.md "Webhooks"): never a secret. */
-export interface Webhook {
-  readonly webhookId: string;
-  readonly url: string;
-  /** Event types, or exactly `["*"]`: every type, those added later too. */
-  readonly events: readonly string[];
-  readonly enabled: boolean;
-  readonly description: string | null;
-  readonly createdAt: string;
-  readonly createdBy: string | null;
-  readonly updatedAt: string | null;
-  readonly secretRotatedAt: string | null;
-  readonly previousSecretExpiresAt: string | null;
-}
-
+export type Webhook = AnswerBody<typeof webhooks.readWebhook, 200>;
 /** The only answers that hold a webhook's secret: creating and rotating. */
-export interface IssuedWebhookSecret {
-  readonly webhook: Webhook;
-  readonly secret: string;
-}
-
-export interface NewWebhook {
-  readonly url: string;
-  readonly events: readonly string[];
-  readonly description?: string;
-}
-
-export interface WebhookChange {
-  readonly url?: string;
-  readonly events?: readonly string[];
-  readonly enabled?: boolean;
-  readonly description?: string | null;
-}
-
+export type IssuedWebhookSecret = AnswerBody<typeof webhooks.createWebhook, 201>;
+export type NewWebhook = RequestBody<typeof webhooks.createWebhook>;
+export type WebhookChange = RequestBody<typeof webhooks.updateWebhook>;
 /** One attempt to deliver an event to a webhook; `status` null when no answer came. */
-export interface WebhookDelivery {
-  readonly deliveryId: string;
-  readonly eventId: string;
-  readonly type: string;
-  readonly attempt: number;
-  readonly at: string;
-  readonly status: number | null;
-  readonly durationMs: number;
-  readonly error?: string;
-}
+export type WebhookDelivery = AnswerBody<typeof webhooks.listDeliveries, 200>['deliveries'][number];

@@ -7,15 +7,16 @@ import { type AccountSettings, readHeldSettings } from '../accounts/accounts';
 import { type LabelChange, planRemoveLabel, planSetLabel } from '../labels/labels';
 import { moveReason } from '../labels/move-reasons';
 import { type PlannedChange, plannedAs } from '../planned-change';
-import { type Rollout, type RolloutStart, requestedRollout } from '../rollouts/rollouts';
+import { type Rollout, type RolloutStart, changeRequestRollout } from '../rollouts/rollouts';
 import { planStartRollout } from '../rollouts/start';
-import { type ChangeRequest, planOpenRequest, type RequestedMove } from './change-requests';
+import type { ChangeRequest } from './answers';
+import { type AskedMove, planOpenChangeRequest } from './opening';
 
 /**
  * Does this label move only through a change request? The one place that says so
  * (docs/management-api.md "Change requests"), asked inside every change that may move a label, whichever door it came through: a move, a removal or a
- * restore from the management API or the CLI (planLabelMoveOrRequest below), a rollout's start
- * (planRolloutStartOrRequest below) and its completion (rollouts/ending.ts: only a rollout a change request started
+ * restore from the management API or the CLI (planLabelMoveOrChangeRequest below), a rollout's start
+ * (planRolloutStartOrChangeRequest below) and its completion (rollouts/ending.ts: only a rollout a change request started
  * completes on such a label), one prompt of a push (prompts/release.ts). A door decides nothing of it. The answer comes
  * from the account's approvals as the change reads them, and the change's transaction holds them (`accountHolds`,
  * operations/commit.ts): approvals turned on or off meanwhile refuse the transaction, and the change is planned, and
@@ -89,10 +90,10 @@ export function requireApprovedRollout(gate: ApprovalGate, rollout: Pick<Rollout
  * A move's outcome: the label moved (or found where it was asked to point: `changed: false`), `breakGlass` when it
  * was the operator's break-glass past its approvals; or a request opened for it.
  */
-export type LabelMoveOutcome = { readonly moved: LabelChange; readonly breakGlass?: true } | { readonly request: ChangeRequest };
+export type LabelMoveOutcome = { readonly moved: LabelChange; readonly breakGlass?: true } | { readonly changeRequest: ChangeRequest };
 
 /** A rollout start's outcome: the rollout started, or a request opened that carries it (its approval starts it). */
-export type RolloutStartOutcome = { readonly rollout: Rollout } | { readonly request: ChangeRequest };
+export type RolloutStartOutcome = { readonly rollout: Rollout } | { readonly changeRequest: ChangeRequest };
 
 /** A request opened in place of the move: its entry says `request.open`, and so does a refusal of it. */
 const ASKED = { action: 'request.open' } as const;
@@ -103,18 +104,21 @@ const ASKED = { action: 'request.open' } as const;
  * label points at `to` already: 200, nothing moved). A removal of a label the prompt does not carry is refused
  * (404), asked for or not.
  */
-export async function planLabelMoveOrRequest(table: Table, accountId: string, move: RequestedMove, mover: Mover): Promise<PlannedChange<LabelMoveOutcome>> {
+export async function planLabelMoveOrChangeRequest(table: Table, accountId: string, move: AskedMove, mover: Mover): Promise<PlannedChange<LabelMoveOutcome>> {
   const gate = await readApprovalGate(table, accountId, mover);
   const { promptId, label, to } = move;
   const breakGlass = gate.breaks(label);
   const cause = { by: mover.by, reason: moveReason({ note: move.note, restore: move.restore, breakGlass }) };
   if (gate.asks(label)) {
     // Nothing to ask where the label points at `to` already (its item brought in step if it was not): a move planned
-    // from the same reads is discarded, and asked for instead.
-    const stays = to === null ? undefined : await planSetLabel(table, accountId, promptId, label, to, cause);
-    if (stays && !stays.result.changed) return held(gate, stays, (moved) => ({ moved }));
-    const requested = await plannedAs(ASKED, () => planOpenRequest(table, accountId, move, mover, gate.required));
-    return held(gate, requested, (request) => ({ request }));
+    // from the same reads is discarded, and asked for instead. A move refused here is a request refused.
+    const stays = to === null ? undefined : await plannedAs(ASKED, () => planSetLabel(table, accountId, promptId, label, to, cause));
+    if (stays && !stays.result.changed) {
+      const { recordedAs: _asked, ...nothingMoved } = stays;
+      return held(gate, nothingMoved, (moved) => ({ moved }));
+    }
+    const opened = await plannedAs(ASKED, () => planOpenChangeRequest(table, accountId, move, mover, gate.required));
+    return held(gate, opened, (changeRequest) => ({ changeRequest }));
   }
   const planned =
     to === null ? await planRemoveLabel(table, accountId, promptId, label, cause) : await planSetLabel(table, accountId, promptId, label, to, cause);
@@ -125,7 +129,7 @@ export async function planLabelMoveOrRequest(table: Table, accountId: string, mo
 }
 
 /** Starts a rollout of the label, or, where the gate says the label moves through a request, asks for one that carries it. */
-export async function planRolloutStartOrRequest(
+export async function planRolloutStartOrChangeRequest(
   table: Table,
   accountId: string,
   start: RolloutStart,
@@ -134,9 +138,9 @@ export async function planRolloutStartOrRequest(
   const gate = await readApprovalGate(table, accountId, mover);
   const { promptId, label, to, note } = start;
   if (gate.asks(label)) {
-    const move = { promptId, label, to, rollout: requestedRollout(start), ...(note === undefined ? {} : { note }) };
-    const requested = await plannedAs(ASKED, () => planOpenRequest(table, accountId, move, mover, gate.required));
-    return held(gate, requested, (request) => ({ request }));
+    const move = { promptId, label, to, rollout: changeRequestRollout(start), ...(note === undefined ? {} : { note }) };
+    const opened = await plannedAs(ASKED, () => planOpenChangeRequest(table, accountId, move, mover, gate.required));
+    return held(gate, opened, (changeRequest) => ({ changeRequest }));
   }
   return held(gate, await planStartRollout(table, accountId, start, { by: mover.by }), (rollout) => ({ rollout }));
 }

@@ -1,7 +1,8 @@
 import { actorIdentity } from '../../domain/actor';
 import type { OperationContext } from '../../operations/context';
 import type { ChangeRequestItem } from '../../table/item-types';
-import { type Decider, planApproveRequest, planCloseRequest, type RequestDecision } from './change-requests';
+import { planApproveChangeRequest } from './approving';
+import { type ChangeRequestDecision, type Decider, planCloseChangeRequest } from './decisions';
 
 /** Which change request a decision is about, as its audit entry names it. */
 type Decided = Pick<ChangeRequestItem, 'requestId' | 'promptId' | 'label'>;
@@ -17,21 +18,21 @@ export class ChangeRequestOperations {
    * The caller's approval; the `required`-th that counts (from a member who may still give it) applies the move, or
    * finds the request stale (`stale: true`). Whether the caller may approve now is the door's to say.
    */
-  approve(accountId: string, request: Decided, comment?: string): Promise<RequestDecision> {
-    return this.context.audited({ accountId, action: 'request.approve', target: decided(request), ...commented(comment) }, () =>
-      planApproveRequest(this.context.table, accountId, request.requestId, this.decider(comment)),
+  approve(accountId: string, changeRequest: Decided, comment?: string): Promise<ChangeRequestDecision> {
+    return this.context.audited({ accountId, action: 'request.approve', target: decided(changeRequest), ...commented(comment) }, () =>
+      planApproveChangeRequest(this.context.table, accountId, changeRequest.requestId, this.decider(comment)),
     );
   }
 
-  reject(accountId: string, request: Decided, comment?: string): Promise<RequestDecision> {
-    return this.context.audited({ accountId, action: 'request.reject', target: decided(request), ...commented(comment) }, () =>
-      planCloseRequest(this.context.table, accountId, request.requestId, 'rejected', this.decider(comment)),
+  reject(accountId: string, changeRequest: Decided, comment?: string): Promise<ChangeRequestDecision> {
+    return this.context.audited({ accountId, action: 'request.reject', target: decided(changeRequest), ...commented(comment) }, () =>
+      planCloseChangeRequest(this.context.table, accountId, changeRequest.requestId, 'rejected', this.decider(comment)),
     );
   }
 
-  withdraw(accountId: string, request: Decided): Promise<RequestDecision> {
-    return this.context.audited({ accountId, action: 'request.withdraw', target: decided(request) }, () =>
-      planCloseRequest(this.context.table, accountId, request.requestId, 'withdrawn', this.decider()),
+  withdraw(accountId: string, changeRequest: Decided): Promise<ChangeRequestDecision> {
+    return this.context.audited({ accountId, action: 'request.withdraw', target: decided(changeRequest) }, () =>
+      planCloseChangeRequest(this.context.table, accountId, changeRequest.requestId, 'withdrawn', this.decider()),
     );
   }
 

@@ -1,6 +1,6 @@
 import type { AccountItem, ApiKeyItem, WithKeys } from '../../table/item-types';
 import { ADMIN_INDEX, adminIndexKeys, keys, usageAttribute } from '../../table/schema';
-import { requireAccount } from '../accounts/accounts';
+import { getAccountSettings, requireAccount } from '../accounts/accounts';
 import { ConflictError, NotFoundError } from '../../table/errors';
 import { type AdminApiKey, apiKeyItem, keyHashOf, limitInForce, toApiKey, withFreshDayCounters } from '../../table/item-builders';
 import { indexedKeysOf } from '../../table/propagation';
@@ -309,4 +309,10 @@ export async function listKeyUsage(table: Table, accountId: string, month: strin
       days: item.daysMonth === month ? { ...item.days } : item.prevDaysMonth === month ? { ...item.prevDays } : null,
     }))
     .sort((a, b) => (a.key.keyId < b.key.keyId ? -1 : a.key.keyId > b.key.keyId ? 1 : 0));
+}
+
+/** The account's plan and the monthly limit it grants a key that sets none of its own. */
+export async function planLimitOf(table: Table, accountId: string): Promise<{ plan: string; limit: number }> {
+  const { plan } = await getAccountSettings(table, accountId);
+  return { plan, limit: limitInForce(plan, undefined) };
 }

@@ -8,7 +8,7 @@ import { buildCondition, buildUpdate, type ExpressionNames } from '../../table/u
 
 /**
  * The one way a label moves, whichever path moves it: a move, a removal or a restore from any door (labels.ts), a
- * change request applied (change-requests/decisions.ts), a rollout completed (rollouts/ending.ts), one prompt of a
+ * change request applied (change-requests/approving.ts), a rollout completed (rollouts/ending.ts), one prompt of a
  * push (prompts/release.ts) and an import (labels.ts's plan, unaudited). Every moved label is written alike, in the
  * transaction of the change that moves it:
  *

@@ -20,6 +20,6 @@ export const BREAK_GLASS_REASON = 'break-glass';
 /** What a move made by `prompts push` says. */
 export const PUSH_REASON = 'push';
 
-export const requestReason = (requestId: string): string => `request ${requestId}`;
+export const changeRequestReason = (requestId: string): string => `request ${requestId}`;
 
 export const rolloutReason = (rolloutId: string): string => `rollout ${rolloutId}`;

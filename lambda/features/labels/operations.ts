@@ -2,7 +2,7 @@ import { commitUnaudited } from '../../operations/commit';
 import type { OperationContext } from '../../operations/context';
 import type { MoveCause } from '../../table/label-history';
 import type { Table } from '../../table/table';
-import { type LabelMoveOutcome, type Mover, planLabelMoveOrRequest } from '../change-requests/approval-gate';
+import { type LabelMoveOutcome, type Mover, planLabelMoveOrChangeRequest } from '../change-requests/approval-gate';
 import { IMPORT_CAUSE, type LabelChange, planRemoveLabel, planSetLabel } from './labels';
 
 /**
@@ -33,7 +33,7 @@ export class LabelOperations {
     const { note, restore, breakGlass } = options;
     const requested = { version, ...(note === undefined ? {} : { note }), ...(restore ? { restore: true } : {}), ...(breakGlass ? { breakGlass: true } : {}) };
     return this.context.audited({ accountId, action: 'label.set', target: { promptId, label }, requested }, () =>
-      planLabelMoveOrRequest(this.context.table, accountId, { promptId, label, to: version, note, restore }, this.mover(breakGlass)),
+      planLabelMoveOrChangeRequest(this.context.table, accountId, { promptId, label, to: version, note, restore }, this.mover(breakGlass)),
     );
   }
 
@@ -41,7 +41,7 @@ export class LabelOperations {
   remove(accountId: string, promptId: string, label: string, options: { breakGlass?: boolean } = {}): Promise<LabelMoveOutcome> {
     const requested = options.breakGlass ? { breakGlass: true } : undefined;
     return this.context.audited({ accountId, action: 'label.remove', target: { promptId, label }, ...(requested ? { requested } : {}) }, () =>
-      planLabelMoveOrRequest(this.context.table, accountId, { promptId, label, to: null }, this.mover(options.breakGlass)),
+      planLabelMoveOrChangeRequest(this.context.table, accountId, { promptId, label, to: null }, this.mover(options.breakGlass)),
     );
   }
 }

@@ -77,10 +77,10 @@ export class PromptOperations {
    * approval is not moved: a change request is opened for it in the same transaction (`requests`).
    */
   async release(accountId: string, release: PromptRelease, options: { note?: string } = {}): Promise<ReleaseResult> {
-    const asked = { ...release, ...(options.note === undefined ? {} : { requestNote: options.note }) };
+    const asked = { ...release, ...(options.note === undefined ? {} : { changeRequestNote: options.note }) };
     // The entry names the first step as asked; the plan names it anew once the gate has split the labels.
     const [first] = releaseSteps(asked, { was: new Map(), promptName: '', description: null, tags: [] });
-    if (!first) return { steps: 0, requests: [] };
+    if (!first) return { steps: 0, changeRequests: [] };
     const { after: _after, ...step } = first;
     const { actor, by } = this.context;
     return this.context.audited({ accountId, ...step }, () => planPromptRelease(this.context.table, accountId, asked, { actor, by }));

@@ -9,8 +9,8 @@ import type { Table } from '../../table/table';
 import type { TransactionWrite } from '../../table/transaction';
 import { buildUpdate } from '../../table/update-expression';
 import { readApprovalGate } from '../change-requests/approval-gate';
-import { openRequestWrites } from '../change-requests/change-requests';
-import { requireNoOpenRequest } from '../change-requests/open-change-requests';
+import { openChangeRequestWrites } from '../change-requests/opening';
+import { requireNoOpenChangeRequest } from '../change-requests/open-change-requests';
 import { InvalidLabelError, PromptDeletedError, PromptMissingError, RolloutActiveError, VersionNotPublishedError } from '../errors';
 import { labelMovesOnHead, labelsUnchanged, planLabelMoves } from '../labels/label-move';
 import { labelCopyWrites } from '../labels/labels';
@@ -37,13 +37,17 @@ export interface PromptRelease {
   /** `to: null` takes the label off; a label under approval is asked for instead (a change request). */
   readonly labels: readonly { readonly label: string; readonly to: string | null }[];
   /** What the change request of a label under approval says: the push's note. */
-  readonly requestNote?: string;
+  readonly changeRequestNote?: string;
   readonly details?: PromptDetailsChange;
 }
 
 /** A release as the approval gate split it: the labels it moves, and those it asks for (`requests`), with the approvals each request needs. */
 interface DecidedRelease extends PromptRelease {
-  readonly requests?: { readonly labels: readonly { readonly label: string; readonly to: string | null }[]; readonly required: number; readonly note: string };
+  readonly changeRequests?: {
+    readonly labels: readonly { readonly label: string; readonly to: string | null }[];
+    readonly required: number;
+    readonly note: string;
+  };
 }
 
 /** Who pushes: their actor (a request's requester) and name (`cli:<operator>`). */
@@ -55,7 +59,7 @@ export interface Releaser {
 /** What a release did: its steps (audit entries), and the request opened for each label under approval. */
 export interface ReleaseResult {
   readonly steps: number;
-  readonly requests: readonly { readonly label: string; readonly requestId: string }[];
+  readonly changeRequests: readonly { readonly label: string; readonly requestId: string }[];
 }
 
 /**
@@ -69,7 +73,9 @@ export async function planPromptRelease(table: Table, accountId: string, release
   const decided: DecidedRelease = {
     ...release,
     labels: release.labels.filter(({ label }) => !gate.asks(label)),
-    ...(asked.length > 0 ? { requests: { labels: asked, required: gate.required, note: release.requestNote ?? release.publish?.note ?? 'push' } } : {}),
+    ...(asked.length > 0
+      ? { changeRequests: { labels: asked, required: gate.required, note: release.changeRequestNote ?? release.publish?.note ?? 'push' } }
+      : {}),
   };
   const [first] = releaseSteps(decided, { was: new Map(), promptName: '', description: null, tags: [] });
   const plan = () => planDecidedRelease(table, accountId, decided, releaser);
@@ -80,7 +86,7 @@ export async function planPromptRelease(table: Table, accountId: string, release
 async function planDecidedRelease(table: Table, accountId: string, release: DecidedRelease, releaser: Releaser): Promise<PlannedChange<ReleaseResult>> {
   const { promptId } = release;
   const { by } = releaser;
-  const asked = release.requests?.labels ?? [];
+  const asked = release.changeRequests?.labels ?? [];
   for (const { label } of [...release.labels, ...asked]) if (!isSettableLabel(label)) throw new InvalidLabelError(label, LABEL_RULE);
   const head = release.create ? undefined : await table.get<PromptHeadItem>('releasePrompt', keys.promptHead(accountId, promptId));
   if (!release.create && !head) throw new PromptMissingError(accountId, promptId);
@@ -88,7 +94,7 @@ async function planDecidedRelease(table: Table, accountId: string, release: Deci
   const askedAdds = asked.filter((move): move is { label: string; to: string } => move.to !== null);
   if (head?.deleted === true && (release.publish || adds.length > 0 || askedAdds.length > 0)) throw new PromptDeletedError(accountId, promptId);
   // A label takes one open request at a time: a push finds the other's and names it (the pointer's condition holds it in a race).
-  await Promise.all(asked.map(({ label }) => requireNoOpenRequest(table, accountId, promptId, label)));
+  await Promise.all(asked.map(({ label }) => requireNoOpenChangeRequest(table, accountId, promptId, label)));
   // A label that rolls out moves only through its rollout (the label item's condition holds it in a race).
   if (head) {
     const items = await Promise.all(
@@ -188,9 +194,15 @@ async function planDecidedRelease(table: Table, accountId: string, release: Deci
   const opened = new Map<string, { requestId: string; from: string | null }>();
   for (const { label, to } of asked) {
     const from = labelledVersion(head?.labels, label) ?? null;
-    const request = openRequestWrites(table, accountId, { promptId, label, from, to, note: release.requests?.note }, releaser, release.requests?.required ?? 1);
-    opened.set(label, { requestId: request.item.requestId, from });
-    writes.push(...request.writes);
+    const changeRequest = openChangeRequestWrites(
+      table,
+      accountId,
+      { promptId, label, from, to, note: release.changeRequests?.note },
+      releaser,
+      release.changeRequests?.required ?? 1,
+    );
+    opened.set(label, { requestId: changeRequest.item.requestId, from });
+    writes.push(...changeRequest.writes);
   }
   if (head && release.details?.promptName !== undefined && release.details.promptName !== head.promptName) {
     const untouched = { ...head, labels: Object.fromEntries(Object.entries(head.labels ?? {}).filter(([label]) => !was.has(label))) };
@@ -207,7 +219,7 @@ async function planDecidedRelease(table: Table, accountId: string, release: Deci
   });
   return {
     writes,
-    result: { steps: steps.length, requests: asked.map(({ label }) => ({ label, requestId: opened.get(label)?.requestId as string })) },
+    result: { steps: steps.length, changeRequests: asked.map(({ label }) => ({ label, requestId: opened.get(label)?.requestId as string })) },
     alsoRecords: steps.slice(1),
     ...(steps[0]?.after ? { after: steps[0].after } : {}),
     visible: publication !== undefined || labelsChange || release.details?.promptName !== undefined,
@@ -268,16 +280,16 @@ export function releaseSteps(
             after: { version: to, was: outcome.was.get(label) ?? null, reason: PUSH_REASON },
           },
     ),
-    ...(release.requests?.labels ?? []).map(({ label, to }) => ({
+    ...(release.changeRequests?.labels ?? []).map(({ label, to }) => ({
       action: 'request.open',
       target: { promptId, label },
-      requested: { version: to, note: release.requests?.note },
+      requested: { version: to, note: release.changeRequests?.note },
       after: {
         requestId: outcome.opened?.get(label)?.requestId ?? null,
         from: outcome.opened?.get(label)?.from ?? null,
         to,
         state: 'open',
-        required: release.requests?.required ?? 1,
+        required: release.changeRequests?.required ?? 1,
       },
     })),
     ...(release.details

@@ -1,7 +1,7 @@
 import type { RolloutStep } from '../../domain/rollout';
 import type { OperationContext } from '../../operations/context';
 import { holdingServedCounts } from '../../table/served-counts';
-import { planRolloutStartOrRequest, type RolloutStartOutcome } from '../change-requests/approval-gate';
+import { planRolloutStartOrChangeRequest, type RolloutStartOutcome } from '../change-requests/approval-gate';
 import { planAbortRollout, planCompleteRollout } from './ending';
 import { findRollout, NoRolloutError, OtherRolloutError, type Rollout, type RolloutChange, readRollout } from './rollouts';
 import { hasDueStep, NoStepDueError, planApplyDueStep, planChangeRollout } from './share';
@@ -27,7 +27,7 @@ export class RolloutOperations {
   start(accountId: string, promptId: string, label: string, input: RolloutInput): Promise<RolloutStartOutcome> {
     const { actor, by } = this.context;
     return this.context.audited({ accountId, action: 'rollout.start', target: { promptId, label }, requested: rolloutRequested(input) }, () =>
-      planRolloutStartOrRequest(this.context.table, accountId, { promptId, label, ...input }, { actor, by }),
+      planRolloutStartOrChangeRequest(this.context.table, accountId, { promptId, label, ...input }, { actor, by }),
     );
   }
 

@@ -4,7 +4,7 @@ import { isValidPercent, PERCENT_RULE, type RolloutState, type RolloutStep } fro
 import { ALARM_NAME_RULE, isAlarmName, stepsProblem } from '../../domain/rollout-rules';
 import { VERSION_PATTERN } from '../../domain/version';
 import { ConflictError, NotFoundError } from '../../table/errors';
-import type { LabelHistoryRollout, RequestedRollout, RolloutItem } from '../../table/item-types';
+import type { LabelHistoryRollout, ChangeRequestRollout, RolloutItem } from '../../table/item-types';
 import { labelHistoryWrite, type MoveCause } from '../../table/label-history';
 import { ADMIN_INDEX, adminIndexKeys, keys } from '../../table/schema';
 import { type ServedCounts, servedCounts } from '../../table/served-counts';
@@ -202,7 +202,7 @@ export function rolloutHistoryWrite(
 }
 
 /** The rollout a change request carries, as the request item keeps it. */
-export function requestedRollout(start: Pick<RolloutStart, 'percent' | 'steps' | 'guardAlarm'>): RequestedRollout {
+export function changeRequestRollout(start: Pick<RolloutStart, 'percent' | 'steps' | 'guardAlarm'>): ChangeRequestRollout {
   return {
     percent: start.percent,
     ...(start.steps && start.steps.length > 0 ? { steps: start.steps.map(({ percent, afterMinutes }) => ({ percent, afterMinutes })) } : {}),

@@ -6,7 +6,7 @@ import { adminIndexKeys, keys } from '../../table/schema';
 import { fromStoredContent, toStoredContent } from '../../table/stored-content';
 import type { Table } from '../../table/table';
 import { buildUpdate } from '../../table/update-expression';
-import { requireNoOpenRequest } from '../change-requests/open-change-requests';
+import { requireNoOpenChangeRequest } from '../change-requests/open-change-requests';
 import { PromptDeletedError, PromptMissingError, RolloutActiveError } from '../errors';
 import { labelsUnchanged } from '../labels/label-move';
 import type { PlannedChange } from '../planned-change';
@@ -46,7 +46,7 @@ export async function checkRolloutStart(table: Table, accountId: string, start: 
   if (from === to) throw new ConflictError(`label ${label} of prompt ${promptId} points at ${to} already`);
   if (rollout) throw new RolloutActiveError(promptId, label, rollout.rolloutId);
   if (item.rollout) throw new RolloutActiveError(promptId, label, item.rollout.rolloutId);
-  if (options.applying === undefined) await requireNoOpenRequest(table, accountId, promptId, label);
+  if (options.applying === undefined) await requireNoOpenChangeRequest(table, accountId, promptId, label);
   return { head, labelItem: item, from, toContent: toStoredContent(fromStoredContent(stored)) };
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { TemplateVariablesError } from '../../../client/src/errors';
 import { PromptTemplate } from '../../../client/src/template';
 import { type CatalogModel, publicModel } from '../../models/catalog';
+import { DEFAULT_MAX_TOKENS, MAX_STOP_SEQUENCES, MAX_TOKENS } from '../../domain/run-rules';
 import { ModelCallError } from '../../models/errors';
 import type { Models } from '../../models/models';
 import type { ModelAnswer, ModelRequest } from '../../models/provider';
@@ -35,9 +36,6 @@ export interface RunDependencies {
 }
 
 export const RUN_DEADLINE_MS = 120_000;
-export const DEFAULT_MAX_TOKENS = 1_024;
-export const MAX_TOKENS = 8_192;
-export const MAX_STOP_SEQUENCES = 4;
 
 export interface RunAsk {
   readonly accountId: string;

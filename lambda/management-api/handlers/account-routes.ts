@@ -1,31 +1,24 @@
 import { getAccountSettings } from '../../features/accounts/accounts';
 import { membershipsOf } from '../../features/members/members';
 import { defineRoute, type ManagementRoute } from '../route';
-import { AccountPatchBody } from '../schemas';
+import * as contracts from './account-contracts';
 
 export const accountRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/me',
+  defineRoute(contracts.readMe, {
     access: 'signed-in',
     async handle({ caller, table }) {
       return { status: 200, body: { userId: caller.userId, email: caller.email, accounts: await membershipsOf(table, caller.userId) } };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}',
+  defineRoute(contracts.readAccount, {
     access: 'read the account',
     async handle(request) {
       return { status: 200, body: { ...(await getAccountSettings(request.table, request.params.accountId)), role: request.member?.role } };
     },
   }),
-  defineRoute({
-    method: 'PATCH',
-    path: '/api/accounts/{accountId}',
+  defineRoute(contracts.updateAccount, {
     access: 'change account settings',
     action: 'account.update',
-    body: AccountPatchBody,
     async handle(request) {
       const change = request.body;
       const settings = await request.ops.accounts.updateSettings(request.params.accountId, {

@@ -1,25 +1,13 @@
-import { decodeCursor, listAudit } from '../../table/audit-log';
-import { badRequest } from '../management-errors';
+import { readAuditLog } from '../../features/audit/audit-log';
 import { defineRoute, type ManagementRoute } from '../route';
-import { AuditQuery } from '../schemas';
+import * as contracts from './audit-contracts';
 
 /** The audit log is read here and nowhere written: entries are never changed or deleted through the API. */
 export const auditRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/audit',
+  defineRoute(contracts.readAudit, {
     access: 'read the account',
     async handle(request) {
-      const parsed = AuditQuery.safeParse(request.query);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const field = issue?.path.length ? String(issue.path[0]) : undefined;
-        throw badRequest(`${field ?? 'query'}: ${issue?.message ?? 'not understood'}`, field);
-      }
-      const { before, actor, prompt, action, outcome, from, to } = parsed.data;
-      if (before !== undefined && decodeCursor(before) === undefined) {
-        throw badRequest('before: must be a cursor from a previous page of the audit log', 'before');
-      }
+      const { before, actor, prompt, action, outcome, from, to } = request.query;
       const filter = {
         ...(actor === undefined ? {} : { actor }),
         ...(prompt === undefined ? {} : { promptId: prompt }),
@@ -28,8 +16,8 @@ export const auditRoutes: readonly ManagementRoute[] = [
         ...(from === undefined ? {} : { from }),
         ...(to === undefined ? {} : { to }),
       };
-      const page = await listAudit(request.table, request.params.accountId, { ...(before === undefined ? {} : { before }), filter });
-      return { status: 200, body: { entries: page.entries, next: page.next ?? null } };
+      const page = await readAuditLog(request.table, request.params.accountId, { ...(before === undefined ? {} : { before }), filter });
+      return { status: 200, body: page };
     },
   }),
 ];

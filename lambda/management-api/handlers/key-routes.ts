@@ -1,31 +1,12 @@
 import { quotaPeriodAt } from '../../domain/quota-period';
-import { keyState } from '../../domain/api-key';
 import { parseInstant } from '../../domain/content-rules';
-import { getAccountSettings } from '../../features/accounts/accounts';
 import type { Table } from '../../table/table';
-import { type AdminApiKey, limitInForce } from '../../table/item-builders';
+import { keyAnswer } from '../../features/keys/answers';
 import type { ApiKeyChange } from '../../features/keys/keys';
-import { listKeyUsage } from '../../features/keys/keys';
+import { listKeyUsage, planLimitOf } from '../../features/keys/keys';
 import { badRequest } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
-import { KeyCreateBody, KeyPatchBody, RotateBody } from '../schemas';
-
-/** A key as people see it: never the key itself, which is not stored anywhere. */
-export function keyBody(key: AdminApiKey, now: Date, extra: { limit?: number; usedThisMonth?: number } = {}) {
-  return {
-    keyId: key.keyId,
-    name: key.name ?? null,
-    displayPrefix: key.displayPrefix ?? null,
-    state: keyState(key, now),
-    ...(extra.limit === undefined ? {} : { limit: extra.limit }),
-    monthlyLimit: key.monthlyLimit ?? null,
-    scope: key.scope ?? null,
-    expiresAt: key.expiresAt === undefined ? null : new Date(key.expiresAt).toISOString(),
-    createdAt: key.createdAt ?? null,
-    createdBy: key.createdBy ?? null,
-    ...(extra.usedThisMonth === undefined ? {} : { usedThisMonth: extra.usedThisMonth }),
-  };
-}
+import * as contracts from './key-contracts';
 
 /**
  * Through the API a key's own monthly limit may be lower than its account's plan, never higher (plans are
@@ -33,8 +14,7 @@ export function keyBody(key: AdminApiKey, now: Date, extra: { limit?: number; us
  */
 async function requireWithinPlan(table: Table, accountId: string, monthlyLimit: number | null | undefined): Promise<void> {
   if (monthlyLimit === undefined || monthlyLimit === null) return;
-  const { plan } = await getAccountSettings(table, accountId);
-  const ceiling = limitInForce(plan, undefined);
+  const { plan, limit: ceiling } = await planLimitOf(table, accountId);
   if (monthlyLimit > ceiling) {
     throw badRequest(`monthlyLimit: must be at most ${ceiling}, the monthly limit of the account's ${plan} plan`, 'monthlyLimit');
   }
@@ -48,25 +28,20 @@ function instantOf(text: string): number {
 }
 
 export const keyRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/keys',
+  defineRoute(contracts.listKeys, {
     access: 'read the account',
     async handle(request) {
       const usage = await listKeyUsage(request.table, request.params.accountId, quotaPeriodAt(request.now).month);
       return {
         status: 200,
-        body: { keys: usage.map(({ key, limit, used }) => keyBody(key, request.now, { limit, usedThisMonth: used })) },
+        body: { keys: usage.map(({ key, limit, used }) => keyAnswer(key, request.now, { limit, usedThisMonth: used })) },
       };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/keys',
+  defineRoute(contracts.createKey, {
     access: 'manage keys',
     action: 'key.create',
     bodyTarget: ['name'],
-    body: KeyCreateBody,
     async handle(request) {
       const input = request.body;
       await requireWithinPlan(request.table, request.params.accountId, input.monthlyLimit);
@@ -77,15 +52,12 @@ export const keyRoutes: readonly ManagementRoute[] = [
         ...(input.expiresAt === undefined ? {} : { expiresAt: instantOf(input.expiresAt) }),
       });
       // The only answer that ever holds the key.
-      return { status: 201, body: { key: keyBody(key, request.now), apiKey } };
+      return { status: 201, body: { key: keyAnswer(key, request.now), apiKey } };
     },
   }),
-  defineRoute({
-    method: 'PATCH',
-    path: '/api/accounts/{accountId}/keys/{keyId}',
+  defineRoute(contracts.updateKey, {
     access: 'manage keys',
     action: 'key.update',
-    body: KeyPatchBody,
     async handle(request) {
       const input = request.body;
       await requireWithinPlan(request.table, request.params.accountId, input.monthlyLimit);
@@ -97,29 +69,24 @@ export const keyRoutes: readonly ManagementRoute[] = [
         ...(input.disabled === undefined ? {} : { enabled: !input.disabled }),
       };
       const key = await request.ops.keys.update(request.params.accountId, request.params.keyId, change);
-      return { status: 200, body: keyBody(key, request.now) };
+      return { status: 200, body: keyAnswer(key, request.now) };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/keys/{keyId}/rotate',
+  defineRoute(contracts.rotateKey, {
     access: 'manage keys',
     action: 'key.rotate',
-    body: RotateBody,
     async handle(request) {
       const { graceSeconds } = request.body;
       const { created, retired, apiKey } = await request.ops.keys.rotate(request.params.accountId, request.params.keyId, graceSeconds * 1000);
-      return { status: 201, body: { key: keyBody(created, request.now), apiKey, retired: keyBody(retired, request.now) } };
+      return { status: 201, body: { key: keyAnswer(created, request.now), apiKey, retired: keyAnswer(retired, request.now) } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/keys/{keyId}/revoke',
+  defineRoute(contracts.revokeKey, {
     access: 'manage keys',
     action: 'key.revoke',
     async handle(request) {
       const { key } = await request.ops.keys.revoke(request.params.accountId, request.params.keyId);
-      return { status: 200, body: keyBody(key, request.now) };
+      return { status: 200, body: keyAnswer(key, request.now) };
     },
   }),
 ];

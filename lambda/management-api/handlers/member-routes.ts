@@ -3,7 +3,7 @@ import type { Table } from '../../table/table';
 import { findMember, listMembers, type Member } from '../../features/members/members';
 import { forbidden, notFound } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
-import { MemberAddBody, MemberPatchBody } from '../schemas';
+import * as contracts from './member-contracts';
 
 async function requireTarget(table: Table, { accountId, userId }: { readonly accountId: string; readonly userId: string }): Promise<Member> {
   const target = await findMember(table, accountId, userId);
@@ -18,21 +18,16 @@ function requireMayManage(member: Member | undefined, from: Member['role'] | und
 }
 
 export const memberRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/members',
+  defineRoute(contracts.listMembers, {
     access: 'read the account',
     async handle(request) {
       return { status: 200, body: { members: await listMembers(request.table, request.params.accountId) } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/members',
+  defineRoute(contracts.addMember, {
     access: 'manage members',
     action: 'member.add',
     bodyTarget: ['email'],
-    body: MemberAddBody,
     async handle(request) {
       const input = request.body;
       requireMayManage(request.member, undefined, input.role);
@@ -41,12 +36,9 @@ export const memberRoutes: readonly ManagementRoute[] = [
       return { status: 201, body: { member, ...(temporaryPassword ? { temporaryPassword } : {}) } };
     },
   }),
-  defineRoute({
-    method: 'PATCH',
-    path: '/api/accounts/{accountId}/members/{userId}',
+  defineRoute(contracts.setMemberRole, {
     access: 'manage members',
     action: 'member.set-role',
-    body: MemberPatchBody,
     async handle(request) {
       const { role } = request.body;
       const target = await requireTarget(request.table, request.params);
@@ -55,9 +47,7 @@ export const memberRoutes: readonly ManagementRoute[] = [
       return { status: 200, body: member };
     },
   }),
-  defineRoute({
-    method: 'DELETE',
-    path: '/api/accounts/{accountId}/members/{userId}',
+  defineRoute(contracts.removeMember, {
     // Anyone may leave an account (the last owner excepted, 409); removing someone else needs an admin.
     access: 'leave the account',
     action: 'member.remove',

@@ -1,9 +1,9 @@
 import { contentBytes, MAX_CONTENT_BYTES } from '../../domain/content-rules';
-import { isHistoryCursor, listLabelHistory } from '../../table/label-history';
-import { getPromptDetail, listPrompts, readVersion, requireHead, type StoredVersionContent } from '../../features/prompts/authoring';
+import { readLabelHistory } from '../../features/labels/history';
+import { getPromptDetail, listPrompts, readVersion, type StoredVersionContent } from '../../features/prompts/authoring';
 import { badRequest, payloadTooLarge, preconditionRequired } from '../management-errors';
-import { defineRoute, type HandlerInput, type ManagementRoute, type Reply } from '../route';
-import { CreatePromptBody, LabelBody, PromptPatchBody, PublishBody, VersionContentBody } from '../schemas';
+import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
+import * as contracts from './prompt-contracts';
 import { requireLabelRole } from './label-access';
 
 /** A strong ETag as sent and compared: the tag in quotes. A weak one never matches. */
@@ -17,66 +17,51 @@ function ifMatchOf(headers: HandlerInput['headers']): string {
   return match?.[1] ?? `unmatched:${value}`;
 }
 
-function versionReply(status: number, version: StoredVersionContent): Reply {
+function versionReply<Status extends 200 | 201>(status: Status, version: StoredVersionContent) {
   const { etag, ...body } = version;
   return { status, body: { ...body, etag: quoted(etag) }, headers: { ETag: quoted(etag) } };
 }
 
 export const promptRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/prompts',
+  defineRoute(contracts.listPrompts, {
     access: 'read the account',
     async handle(request) {
       return { status: 200, body: { prompts: await listPrompts(request.table, request.params.accountId) } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/prompts',
+  defineRoute(contracts.createPrompt, {
     access: 'create prompts',
     action: 'prompt.create',
     bodyTarget: ['promptId'],
-    body: CreatePromptBody,
     async handle(request) {
       return { status: 201, body: await request.ops.prompts.create(request.params.accountId, request.body) };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/prompts/{promptId}',
+  defineRoute(contracts.readPrompt, {
     access: 'read the account',
     async handle(request) {
       return { status: 200, body: await getPromptDetail(request.table, request.params.accountId, request.params.promptId) };
     },
   }),
-  defineRoute({
-    method: 'PATCH',
-    path: '/api/accounts/{accountId}/prompts/{promptId}',
+  defineRoute(contracts.updatePromptDetails, {
     access: 'edit prompt details',
     action: 'prompt.update',
-    body: PromptPatchBody,
     async handle(request) {
       const { accountId, promptId } = request.params;
       const details = await request.ops.prompts.updateDetails(accountId, promptId, request.body);
       return { status: 200, body: { promptId, ...details } };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/prompts/{promptId}/versions/{version}',
+  defineRoute(contracts.readVersion, {
     access: 'read the account',
     async handle(request) {
       const { accountId, promptId, version } = request.params;
       return versionReply(200, await readVersion(request.table, accountId, promptId, version));
     },
   }),
-  defineRoute({
-    method: 'PUT',
-    path: '/api/accounts/{accountId}/prompts/{promptId}/versions/{version}',
+  defineRoute(contracts.saveDraft, {
     access: 'edit drafts',
     action: 'draft.save',
-    body: VersionContentBody,
     async handle(request) {
       const content = request.body;
       const bytes = contentBytes(content);
@@ -93,9 +78,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
       return versionReply(200, await request.ops.prompts.replaceDraft(accountId, promptId, version, content, ifMatchOf(request.headers)));
     },
   }),
-  defineRoute({
-    method: 'DELETE',
-    path: '/api/accounts/{accountId}/prompts/{promptId}/versions/{version}',
+  defineRoute(contracts.deleteDraft, {
     access: 'edit drafts',
     action: 'draft.delete',
     async handle(request) {
@@ -105,12 +88,9 @@ export const promptRoutes: readonly ManagementRoute[] = [
       return { status: 204 };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/prompts/{promptId}/versions/{version}/publish',
+  defineRoute(contracts.publishVersion, {
     access: 'publish versions',
     action: 'version.publish',
-    body: PublishBody,
     async handle(request) {
       const { note } = request.body;
       const ifMatch = ifMatchOf(request.headers);
@@ -119,12 +99,9 @@ export const promptRoutes: readonly ManagementRoute[] = [
       return { status: 200, body: published };
     },
   }),
-  defineRoute({
-    method: 'PUT',
-    path: '/api/accounts/{accountId}/prompts/{promptId}/labels/{label}',
+  defineRoute(contracts.setLabel, {
     access: 'move labels',
     action: 'label.set',
-    body: LabelBody,
     async handle(request) {
       await requireLabelRole(request, request.params);
       const { version, note, restore } = request.body;
@@ -132,39 +109,29 @@ export const promptRoutes: readonly ManagementRoute[] = [
       const options = { ...(note === undefined ? {} : { note }), ...(restore === undefined ? {} : { restore }) };
       // The operation decides whether the label moves or is asked for (a label under approval: 202).
       const outcome = await request.ops.labels.set(accountId, promptId, label, version, options);
-      if ('request' in outcome) return { status: 202, body: { request: outcome.request } };
+      if ('changeRequest' in outcome) return { status: 202, body: { request: outcome.changeRequest } };
       return { status: 200, body: { label, version, previous: outcome.moved.previousVersion ?? null } };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/prompts/{promptId}/labels/{label}/history',
+  defineRoute(contracts.labelHistory, {
     access: 'read the account',
     async handle(request) {
       const { accountId, promptId, label } = request.params;
       const { before } = request.query;
-      if (before !== undefined && !isHistoryCursor(before, promptId, label)) {
-        throw badRequest('before: must be a cursor from a previous page of this label history', 'before');
-      }
-      await requireHead(request.table, accountId, promptId);
-      return { status: 200, body: await listLabelHistory(request.table, accountId, promptId, label, before === undefined ? {} : { before }) };
+      return { status: 200, body: await readLabelHistory(request.table, accountId, promptId, label, before === undefined ? {} : { before }) };
     },
   }),
-  defineRoute({
-    method: 'DELETE',
-    path: '/api/accounts/{accountId}/prompts/{promptId}/labels/{label}',
+  defineRoute(contracts.removeLabel, {
     access: 'move labels',
     action: 'label.remove',
     async handle(request) {
       await requireLabelRole(request, request.params);
       const { accountId, promptId, label } = request.params;
       const outcome = await request.ops.labels.remove(accountId, promptId, label);
-      return 'request' in outcome ? { status: 202, body: { request: outcome.request } } : { status: 204 };
+      return 'changeRequest' in outcome ? { status: 202, body: { request: outcome.changeRequest } } : { status: 204 };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/prompts/{promptId}/delete',
+  defineRoute(contracts.deletePrompt, {
     access: 'delete and restore prompts',
     action: 'prompt.delete',
     async handle(request) {
@@ -173,9 +140,7 @@ export const promptRoutes: readonly ManagementRoute[] = [
       return { status: 200, body: { promptId, deleted: true } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/prompts/{promptId}/restore',
+  defineRoute(contracts.restorePrompt, {
     access: 'delete and restore prompts',
     action: 'prompt.restore',
     async handle(request) {

@@ -1,12 +1,12 @@
 import { actorName } from '../../domain/actor';
-import { runPrompt } from '../../features/runs/run-prompt';
-import { getRun, isRunId, listRuns } from '../../features/runs/runs';
+import { runPrompt, type RunListener } from '../../features/runs/run-prompt';
+import type { RunSource } from '../../features/runs/run-record';
+import { getRun, listRuns } from '../../features/runs/runs';
 import { publicModel } from '../../models/catalog';
 import type { Models } from '../../models/models';
-import { badRequest, invalidBody } from '../management-errors';
 import { defineRoute, type HandlerInput, type ManagementRoute } from '../route';
 import { runAsEvents, runAsJson, wantsEvents } from '../run-answer';
-import { RunBody, RunsQuery, runSourceOf } from '../run-schemas';
+import * as contracts from './run-contracts';
 
 /**
  * Runs of prompts on models (docs/runs.md): run one (editors and up), read the account's runs and the stack's
@@ -22,16 +22,29 @@ const modelsOf = (request: Pick<HandlerInput, 'models'>): Models => {
 /** The store's calls after the model's answer get a deadline of their own: the request's has long passed. */
 const RECORD_BUDGET_MS = 5_000;
 
+type SentSource = {
+  readonly promptId?: string | undefined;
+  readonly version?: string | undefined;
+  readonly label?: string | undefined;
+  readonly prompt?: Extract<RunSource, { prompt: unknown }>['prompt'] | undefined;
+};
+
+/** The source as the run operation takes it (the contract has checked that exactly one is given, with its prompt). */
+function runSourceOf(source: SentSource): RunSource {
+  if (source.prompt !== undefined) return { prompt: source.prompt, ...(source.promptId === undefined ? {} : { promptId: source.promptId }) };
+  if (source.promptId === undefined) throw new Error('a stored source names its prompt (the contract checks it)');
+  if (source.version !== undefined) return { promptId: source.promptId, version: source.version };
+  if (source.label !== undefined) return { promptId: source.promptId, label: source.label };
+  throw new Error('a source is a version, a label or a prompt (the contract checks it)');
+}
+
 export const runRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'POST',
-    path: '/api/accounts/{accountId}/runs',
+  defineRoute(contracts.runPrompt, {
     access: 'run prompts',
-    body: RunBody,
     handle(request) {
       const models = modelsOf(request);
       const { body } = request;
-      const run = (listener: Parameters<typeof runPrompt>[2]) =>
+      const run = (listener: RunListener) =>
         runPrompt(
           // Reads and the reservation are held to the request's deadline; the record, after the model, to its own.
           { table: request.table, models, recordTable: () => request.table.withDeadline(AbortSignal.timeout(RECORD_BUDGET_MS)) },
@@ -48,32 +61,24 @@ export const runRoutes: readonly ManagementRoute[] = [
       return wantsEvents(request.headers.accept) ? runAsEvents(run) : runAsJson(run);
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/runs',
+  defineRoute(contracts.listRuns, {
     access: 'read the account',
     async handle(request) {
-      const query = RunsQuery.safeParse({ ...request.query });
-      if (!query.success) throw invalidBody(query.error);
+      const { promptId, before } = request.query;
       const page = await listRuns(request.table, request.params.accountId, {
-        ...(query.data.promptId === undefined ? {} : { promptId: query.data.promptId }),
-        ...(query.data.before === undefined ? {} : { before: query.data.before }),
+        ...(promptId === undefined ? {} : { promptId }),
+        ...(before === undefined ? {} : { before }),
       });
       return { status: 200, body: { runs: page.runs, next: page.next ?? null } };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/runs/{runId}',
+  defineRoute(contracts.readRun, {
     access: 'read the account',
     async handle(request) {
-      if (!isRunId(request.params.runId)) throw badRequest('runId: must be a run id, as the runs list shows it (run_...)', 'runId');
       return { status: 200, body: { run: await getRun(request.table, request.params.accountId, request.params.runId) } };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/models',
+  defineRoute(contracts.listModels, {
     access: 'read the account',
     async handle(request) {
       return { status: 200, body: { models: modelsOf(request).catalog.map(publicModel) } };

@@ -1,18 +1,14 @@
 import { quotaPeriodAt } from '../../domain/quota-period';
 import { modelTokensOf } from '../../features/budget/model-budget';
 import { listKeyUsage } from '../../features/keys/keys';
-import { badRequest } from '../management-errors';
 import { defineRoute, type ManagementRoute } from '../route';
-import { Month } from '../schemas';
+import * as contracts from './usage-contracts';
 
 export const usageRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/accounts/{accountId}/usage',
+  defineRoute(contracts.readUsage, {
     access: 'read the account',
     async handle(request) {
       const month = request.query.month ?? quotaPeriodAt(request.now).month;
-      if (!Month.safeParse(month).success) throw badRequest('month: must be YYYY-MM, e.g. 2026-11', 'month');
       const [usage, modelTokens] = await Promise.all([
         listKeyUsage(request.table, request.params.accountId, month),
         modelTokensOf(request.table, request.params.accountId, month),

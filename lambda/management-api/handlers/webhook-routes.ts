@@ -1,78 +1,42 @@
-import type { WebhookItem } from '../../table/item-types';
-import { listDeliveries } from '../../table/deliveries';
+import { readDeliveries, readWebhook, readWebhooks, webhookAnswer } from '../../features/webhooks/answers';
 import type { WebhookChange } from '../../features/webhooks/webhooks';
-import { requireWebhook } from '../../features/webhooks/webhooks';
 import { defineRoute, type ManagementRoute } from '../route';
-import { WebhookCreateBody, WebhookPatchBody } from '../schemas';
-import { listWebhooks } from '../../table/webhooks';
+import * as contracts from './webhook-contracts';
 
 /**
  * Webhooks (docs/events.md "Webhooks"), admins' and owners' alone: a webhook's URL and events say much of what
  * the account does. A secret is in the answers of create and rotate only, never in a webhook's body.
  */
 
-/** A webhook as people see it: where it sends, what, and when its secret last changed; never a secret, sealed or not. */
-export function webhookBody(webhook: WebhookItem, now: Date) {
-  const [current, previous] = webhook.secrets;
-  const rotatedAt = current && current.createdAt !== webhook.createdAt ? current.createdAt : null;
-  const previousValid = previous?.expiresAt !== undefined && Date.parse(previous.expiresAt) > now.getTime();
-  return {
-    webhookId: webhook.webhookId,
-    url: webhook.url,
-    events: webhook.events,
-    enabled: webhook.enabled,
-    description: webhook.description,
-    createdAt: webhook.createdAt,
-    createdBy: webhook.createdBy,
-    updatedAt: webhook.updatedAt,
-    secretRotatedAt: rotatedAt,
-    previousSecretExpiresAt: previousValid ? (previous?.expiresAt ?? null) : null,
-  };
-}
-
-const W = '/api/accounts/{accountId}/webhooks';
-
 export const webhookRoutes: readonly ManagementRoute[] = [
-  defineRoute({
-    method: 'GET',
-    path: W,
+  defineRoute(contracts.listWebhooks, {
     access: 'manage webhooks',
     async handle(request) {
-      const webhooks = await listWebhooks(request.table, request.params.accountId);
-      return { status: 200, body: { webhooks: webhooks.map((webhook) => webhookBody(webhook, request.now)) } };
+      return { status: 200, body: { webhooks: await readWebhooks(request.table, request.params.accountId, request.now) } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: W,
+  defineRoute(contracts.createWebhook, {
     access: 'manage webhooks',
     action: 'webhook.create',
     bodyTarget: ['url'],
     urlFields: ['url'],
-    body: WebhookCreateBody,
     async handle(request) {
       const { url, events, description } = request.body;
       const { webhook, secret } = await request.ops.webhooks.create(request.params.accountId, { url, events, description: description ?? null });
       // The only answer that ever holds this secret.
-      return { status: 201, body: { webhook: webhookBody(webhook, request.now), secret } };
+      return { status: 201, body: { webhook: webhookAnswer(webhook, request.now), secret } };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: `${W}/{webhookId}`,
+  defineRoute(contracts.readWebhook, {
     access: 'manage webhooks',
     async handle(request) {
-      const webhook = await requireWebhook(request.table, request.params.accountId, request.params.webhookId);
-      return { status: 200, body: webhookBody(webhook, request.now) };
+      return { status: 200, body: await readWebhook(request.table, request.params.accountId, request.params.webhookId, request.now) };
     },
   }),
-  defineRoute({
-    method: 'PATCH',
-    path: `${W}/{webhookId}`,
+  defineRoute(contracts.updateWebhook, {
     access: 'manage webhooks',
     action: 'webhook.update',
     urlFields: ['url'],
-    body: WebhookPatchBody,
     async handle(request) {
       const { url, events, enabled, description } = request.body;
       const change: WebhookChange = {
@@ -82,12 +46,10 @@ export const webhookRoutes: readonly ManagementRoute[] = [
         ...(description === undefined ? {} : { description: description || null }),
       };
       const webhook = await request.ops.webhooks.update(request.params.accountId, request.params.webhookId, change);
-      return { status: 200, body: webhookBody(webhook, request.now) };
+      return { status: 200, body: webhookAnswer(webhook, request.now) };
     },
   }),
-  defineRoute({
-    method: 'DELETE',
-    path: `${W}/{webhookId}`,
+  defineRoute(contracts.deleteWebhook, {
     access: 'manage webhooks',
     action: 'webhook.delete',
     async handle(request) {
@@ -95,19 +57,15 @@ export const webhookRoutes: readonly ManagementRoute[] = [
       return { status: 204 };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: `${W}/{webhookId}/rotate`,
+  defineRoute(contracts.rotateWebhookSecret, {
     access: 'manage webhooks',
     action: 'webhook.rotate',
     async handle(request) {
       const { webhook, secret } = await request.ops.webhooks.rotateSecret(request.params.accountId, request.params.webhookId);
-      return { status: 200, body: { webhook: webhookBody(webhook, request.now), secret } };
+      return { status: 200, body: { webhook: webhookAnswer(webhook, request.now), secret } };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: `${W}/{webhookId}/test`,
+  defineRoute(contracts.testWebhook, {
     access: 'manage webhooks',
     action: 'webhook.test',
     async handle(request) {
@@ -115,15 +73,11 @@ export const webhookRoutes: readonly ManagementRoute[] = [
       return { status: 202, body: { eventId } };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: `${W}/{webhookId}/deliveries`,
+  defineRoute(contracts.listDeliveries, {
     access: 'manage webhooks',
     async handle(request) {
       const { accountId, webhookId } = request.params;
-      await requireWebhook(request.table, accountId, webhookId);
-      const deliveries = await listDeliveries(request.table, accountId, webhookId);
-      return { status: 200, body: { deliveries } };
+      return { status: 200, body: { deliveries: await readDeliveries(request.table, accountId, webhookId) } };
     },
   }),
 ];

@@ -3,6 +3,7 @@ import { type ApiEvent, bodyTextOf } from '../../http/http-event';
 import { textNestsDeeperThan } from '../../domain/content-rules';
 import type { ManagementMiddleware } from '../management-context';
 import { badRequest, invalidBody } from '../management-errors';
+import { queryOf } from '../name-table';
 import type { ManagementRoute } from '../route';
 
 export interface SentBody {
@@ -39,13 +40,16 @@ export const sentBody = (): ManagementMiddleware => ({
   },
 });
 
-/** The body by the route's schema, once the caller may make the change: 400 naming the field, and the handler bound to what the schema read. */
+/**
+ * The body and the query by the route's contract, once the caller may make the change: 400 naming the field, and the
+ * handler bound to what the schemas read.
+ */
 export const validBody = (): ManagementMiddleware => ({
-  before: ({ context }) => {
+  before: ({ event, context }) => {
     const { route, sent } = context;
     if (!route || !sent) throw new Error('sentBody must run before validBody');
     if (sent.problem) throw sent.problem;
-    const bound = route.bindBody(sent.json);
+    const bound = route.bind(sent.json, queryOf(event));
     if ('invalid' in bound) throw invalidBody(bound.invalid);
     context.handle = bound.handle;
   },

@@ -1,7 +1,7 @@
 import { findMember } from '../../features/members/members';
 import type { ManagementMiddleware } from '../management-context';
 import { notFound } from '../management-errors';
-import { AccountId } from '../schemas';
+import { AccountId } from './path-parameters';
 import { withinBudget } from './answer-budget';
 
 /**

@@ -2,7 +2,7 @@ import { createHash, randomInt } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PromptData } from '../../../client/src/index';
-import { bucketOf } from '../../../lambda/domain/rollout';
+import { bucketOf } from '../../../lambda/domain/rollout-bucket';
 
 /** One request the fake answered. */
 export interface Seen {

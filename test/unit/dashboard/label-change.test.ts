@@ -7,10 +7,14 @@ const opened = (change: Partial<ChangeRequest> = {}): ChangeRequest => ({
   label: 'production',
   from: '1.0.0',
   to: '1.0.1',
+  note: null,
+  restore: false,
   requestedBy: 'ana@example.com',
   requestedAt: '2025-01-02T10:00:00.000Z',
+  required: 1,
   approvals: [],
   state: 'open',
+  decision: null,
   ...change,
 });
 
@@ -33,7 +37,10 @@ describe('a label change, said the same way from every door of the prompt page',
       percent: 12.5,
       startedAt: '2025-01-02T10:00:00.000Z',
       startedBy: 'ana@example.com',
+      note: null,
       served: { from: 0, to: 0 },
+      steps: [],
+      guardAlarm: null,
       state: 'active',
     };
     expect(answerText('production', { kind: 'rollout', to: '1.0.2', percent: 12.5 }, { kind: 'done', rollout })).toBe(

@@ -78,10 +78,6 @@ describe("a rollout's entries in the label's history", () => {
     );
   });
 
-  test('an event this page does not know is still said', () => {
-    expect(rolloutEventText({ from: '1.0.0', rollout: { ...rollout, event: 'paused' } })).toBe('rollout paused: 10% on 1.1.0');
-  });
-
   test('the reason `rollout <id>` names the rollout; other reasons do not', () => {
     expect(rolloutOfReason('rollout ro_20261127051600000_0a1b2c3d')).toBe('ro_20261127051600000_0a1b2c3d');
     expect(rolloutOfReason('rollout out the new tone')).toBeUndefined();
@@ -106,7 +102,7 @@ describe('scheduled steps', () => {
   });
 
   test('none scheduled: no steps', () => {
-    expect(scheduledSteps({ startedAt: '2026-11-27T05:00:00.000Z', steps: null })).toEqual([]);
+    expect(scheduledSteps({ startedAt: '2026-11-27T05:00:00.000Z', steps: [] })).toEqual([]);
   });
 
   test('a delay in days, hours and minutes', () => {

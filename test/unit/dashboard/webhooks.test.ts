@@ -40,6 +40,12 @@ describe('the events a webhook takes, as the Webhooks page picks them', () => {
     expect(eventsToSend({ every: false, types: [] })).toEqual({ problem: 'Pick at least one event, or every event (*).' });
   });
 
+  test('a type the service no longer sends, kept from a webhook made before, is refused before sending, by name', () => {
+    expect(eventsToSend({ every: false, types: ['prompt.created', 'prompt.archived'] })).toEqual({
+      problem: 'Untick prompt.archived: the service no longer sends it.',
+    });
+  });
+
   test('a group’s box ticks and unticks its types, and says when only some are ticked', () => {
     const request = eventGroups().find((group) => group.prefix === 'request');
     if (!request) throw new Error('no request group');

@@ -1,21 +1,9 @@
+import type { AuditEntry } from '../../api/types';
+
 /** An audit entry in a sentence: who did what to which thing, and how it ended. */
 
-export interface AuditEntry {
-  readonly entryId: string;
-  readonly at: string;
-  readonly actor:
-    | { readonly type: 'user'; readonly userId: string; readonly email: string }
-    | { readonly type: 'cli'; readonly operator: string }
-    | { readonly type: 'system'; readonly name: string };
-  readonly action: string;
-  readonly target: Readonly<Record<string, string>>;
-  readonly before?: Readonly<Record<string, unknown>>;
-  readonly after?: Readonly<Record<string, unknown>>;
-  readonly outcome: 'pending' | 'succeeded' | 'failed' | 'refused';
-  readonly reason?: { readonly code: string; readonly message: string };
-  /** What was asked for (a request's body, cut short), on attempts made through the API. */
-  readonly requested?: unknown;
-}
+/** An entry as the audit log's route answers it (its contract). */
+export type { AuditEntry };
 
 /** Each action in words; a Map, since an entry's action is data. */
 export const ACTIONS: ReadonlyMap<string, string> = new Map(

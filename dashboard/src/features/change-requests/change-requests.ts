@@ -1,3 +1,5 @@
+import { CHANGE_REQUEST_STATES, type ChangeRequestState } from '../../../../lambda/domain/change-request';
+import type { ChangeRequest } from '../../api/types';
 import { atLeast, type Role, roleForLabel } from '../../../../lambda/domain/roles';
 import { percentText } from '../rollouts/rollouts';
 
@@ -6,50 +8,13 @@ import { percentText } from '../rollouts/rollouts';
  * and what it means, and who may decide. The API decides; this only explains, the same way for every page.
  */
 
-export const CHANGE_REQUEST_STATES = ['open', 'applied', 'rejected', 'withdrawn', 'stale'] as const;
-export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number];
+export { CHANGE_REQUEST_STATES, type ChangeRequestState };
 
-export interface Approval {
-  readonly by: string;
-  readonly at: string;
-  readonly comment?: string | null;
-  /**
-   * Whether it counts toward `required`: its giver may still approve (now, while the request is open; as it stood
-   * when it closed, once closed). Absent: counted, as an answer from before the API said.
-   */
-  readonly counts?: boolean;
-  /** Why it does not count: what its giver is (`a viewer, and approving a change of production needs the admin role`). */
-  readonly why?: string | null;
-}
-
-export interface ChangeRequest {
-  readonly requestId: string;
-  readonly promptId: string;
-  readonly label: string;
-  readonly from: string | null;
-  /** null: a request to take the label off. */
-  readonly to: string | null;
-  readonly note?: string | null;
-  /** A move back to a version from the label's history. */
-  readonly restore?: boolean;
-  /** A rollout to start once approved (docs/rollouts.md): the label then rolls out to `to` for this share instead of moving. */
-  readonly rollout?: ChangeRequestRollout | null;
-  readonly requestedBy: string;
-  readonly requestedAt: string;
-  readonly approvals: readonly Approval[];
-  readonly state: ChangeRequestState | string;
-  /** How many approvals it needs (the account's setting when it was asked). */
-  readonly required?: number;
-  /** Who took it out of `open` (the approver who applied it or found it stale, the rejecter, the requester), when, and their comment. */
-  readonly decision?: { readonly by: string; readonly at: string; readonly comment?: string | null } | null;
-}
-
+/** A change request as the API answers it (its routes' contract), and one of its approvals. */
+export type { ChangeRequest };
+export type Approval = ChangeRequest['approvals'][number];
 /** What a request that starts a rollout carries of it. */
-export interface ChangeRequestRollout {
-  readonly percent: number;
-  readonly steps?: readonly { readonly percent: number; readonly afterMinutes: number }[] | null;
-  readonly guardAlarm?: string | null;
-}
+export type ChangeRequestRollout = NonNullable<ChangeRequest['rollout']>;
 
 /** Each state as a badge says it. */
 export const STATE_WORDS: Readonly<Record<ChangeRequestState, string>> = {

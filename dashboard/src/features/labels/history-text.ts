@@ -1,17 +1,9 @@
-import type { HistoryRollout } from '../rollouts/rollouts';
+import type { LabelHistoryEntry } from '../../api/types';
 
 /** A label's history in words: each move, how it moved, and where it can go back to. */
 
-/** One position of a label's history, as the API lists it (newest first). */
-export interface LabelHistoryEntry {
-  readonly at: string;
-  readonly by: string;
-  readonly from: string | null;
-  readonly to: string | null;
-  readonly reason?: string | null;
-  /** Present on the entries a rollout wrote: started, its share changed, completed, aborted. */
-  readonly rollout?: HistoryRollout | null;
-}
+/** One position of a label's history, as the API lists it (newest first): its route's contract. */
+export type { LabelHistoryEntry };
 
 /** What the move did: `1.0.1 to 1.0.2`, `set to 1.0.0`, `removed (was 1.0.2)`. */
 export function historyMove(entry: Pick<LabelHistoryEntry, 'from' | 'to'>): string {

@@ -1,49 +1,18 @@
+import type { LabelHistoryEntry, Rollout, RolloutStep } from '../../api/types';
+
 /**
  * Rollouts (docs/rollouts.md) in words for the person: the share as they type it, the served counts as shares
  * of the reads, the scheduled steps, and the label history's rollout entries. The API decides; this only
  * checks early and explains.
  */
 
-export type RolloutState = 'active' | 'completed' | 'aborted';
-
-export interface RolloutStep {
-  readonly percent: number;
-  readonly afterMinutes: number;
-}
-
-/** A rollout as `GET .../labels/{label}/rollout` and the other rollout routes answer it. */
-export interface Rollout {
-  readonly rolloutId: string;
-  readonly promptId: string;
-  readonly label: string;
-  readonly from: string;
-  readonly to: string;
-  readonly percent: number;
-  readonly startedAt: string;
-  readonly startedBy: string;
-  readonly served: ServedCounts;
-  readonly steps?: readonly RolloutStep[] | null;
-  readonly guardAlarm?: string | null;
-  readonly note?: string | null;
-  readonly state: RolloutState | string;
-  readonly endedAt?: string | null;
-  readonly endedBy?: string | null;
-}
-
-export interface ServedCounts {
-  readonly from: number;
-  readonly to: number;
-}
+/** A rollout as `GET .../labels/{label}/rollout` and the other rollout routes answer it (its route's contract). */
+export type { Rollout, RolloutStep };
+export type RolloutState = Rollout['state'];
+export type ServedCounts = Rollout['served'];
 
 /** What a label history entry carries of the rollout that wrote it (its reason is `rollout <id>`). */
-export interface HistoryRollout {
-  readonly rolloutId: string;
-  /** What happened: `started`, the share `changed` (by a person or a scheduled step), `completed`, `aborted`; another word is shown as it comes. */
-  readonly event: string;
-  readonly percent: number;
-  readonly to: string;
-  readonly served?: ServedCounts | null;
-}
+export type HistoryRollout = NonNullable<LabelHistoryEntry['rollout']>;
 
 /** The shares offered with one press: the number input's presets when starting, and the step buttons while active. */
 export const SHARE_PRESETS: readonly number[] = [1, 5, 10, 25, 50];

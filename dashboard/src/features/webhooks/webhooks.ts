@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../../../../lambda/domain/events';
+import { EVENT_TYPES, type EventType, isEventType } from '../../../../lambda/domain/events';
 
 /**
  * The Webhooks page's choices and words (docs/events.md "Webhooks"). The event types are the service's own list
@@ -6,7 +6,7 @@ import { EVENT_TYPES } from '../../../../lambda/domain/events';
  */
 
 /** Every type, those added later too: what the API takes as `["*"]`. */
-export const EVERY_EVENT = '*';
+export const EVERY_EVENT = '*' as const;
 
 /** `webhook.test` goes to the webhook tested whatever it lists: it is not something to subscribe to. */
 export const SUBSCRIBABLE_EVENTS: readonly string[] = EVENT_TYPES.filter((type) => type !== 'webhook.test');
@@ -57,11 +57,16 @@ export function groupState(choice: EventChoice, group: EventGroup): 'all' | 'som
   return count === 0 ? 'none' : count === group.types.length ? 'all' : 'some';
 }
 
-/** What the API is sent as `events`, or why nothing can be: the API refuses an empty list. */
-export function eventsToSend(choice: EventChoice): { events: string[] } | { problem: string } {
+/**
+ * What the API is sent as `events`, or why nothing can be: the API refuses an empty list, and a type it does not
+ * know (one a webhook listed before the service stopped sending it).
+ */
+export function eventsToSend(choice: EventChoice): { events: (EventType | typeof EVERY_EVENT)[] } | { problem: string } {
   if (choice.every) return { events: [EVERY_EVENT] };
   if (choice.types.length === 0) return { problem: 'Pick at least one event, or every event (*).' };
-  return { events: [...choice.types] };
+  const unknown = choice.types.filter((type) => !isEventType(type));
+  if (unknown.length > 0) return { problem: `Untick ${unknown.join(', ')}: the service no longer sends ${unknown.length === 1 ? 'it' : 'them'}.` };
+  return { events: choice.types.filter(isEventType) };
 }
 
 /** A webhook's events in a few words, for the list. */

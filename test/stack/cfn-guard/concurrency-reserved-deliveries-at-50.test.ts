@@ -1,0 +1,3 @@
+import { checkVariantWithGuard } from './guarded-synth';
+
+checkVariantWithGuard('concurrency reserved, deliveries at 50');

@@ -1,0 +1,3 @@
+import { checkVariantWithGuard } from './guarded-synth';
+
+checkVariantWithGuard('defaults');
