@@ -13,6 +13,7 @@ import { createDocumentClient } from '../lambda/table/client';
 import { Table } from '../lambda/table/table';
 import { Operations } from '../lambda/operations';
 import { type EventCost, measureEventCosts } from './event-costs';
+import { measureRuns, runOverheadReport } from './run-overhead';
 import { ensureTable } from '../admin/table/ensure-table';
 import { keys } from '../lambda/table/schema';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../lambda/domain/api-key';
@@ -38,6 +39,8 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 2);
 const WARMUP_S = 1;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+/** Paired rounds of the runs' measurement (a run through the function, the same request straight to the model). */
+const RUN_ROUNDS = Number(process.env.BENCH_RUN_ROUNDS ?? 40);
 const LARGE_ACCOUNT_PROMPTS = 1_500;
 /** A read at a label rolling out, each request for another subject: its side decided and counted (docs/rollouts.md). */
 const ROLLING_OUT = 'GET /prompts/{id}?label= (rolling out, a new subject each)';
@@ -387,6 +390,7 @@ async function main(): Promise<void> {
   const passes: PassResult[] = [];
   for (const latencyMs of [0, STORE_LATENCY_MS]) passes.push(await measurePass(latencyMs, logLines, latencyMs === STORE_LATENCY_MS));
   const perRequest = passes.flatMap((pass) => pass.perRequest);
+  const runs = await measureRuns(STORE_LATENCY_MS, RUN_ROUNDS);
 
   const header = ['scenario', 'store ops/request', 'req/s (median)', 'p50 ms', 'p99 ms', 'ratio to baseline', 'non-2xx'];
   const bundleRows = bundles.map((bundle: BundleReport): [string, ...string[]] => [
@@ -448,6 +452,8 @@ async function main(): Promise<void> {
         ]),
       ['change', 'events', 'event items', 'write units added'],
     ),
+    '',
+    ...runOverheadReport(runs, STORE_LATENCY_MS),
     '',
     'Bundles (what `cdk synth` builds; load = `import()` of the bundle in a fresh Node process, module scope included):',
     '',

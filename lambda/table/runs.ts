@@ -1,6 +1,6 @@
 import type { RunItem, WithKeys } from './item-types';
 import { newestFirstPage, belowKey } from './newest-first';
-import { keys, prefixes, TTL_ATTRIBUTE } from './schema';
+import { runKeys, TTL_ATTRIBUTE } from './schema';
 import type { Table } from './table';
 import type { TransactionWrite } from './transaction';
 import { buildCondition } from './update-expression';
@@ -29,7 +29,7 @@ export interface StoredRun {
 /** The put of a run, conditional on its id being new. */
 export function runWrite(accountId: string, stored: StoredRun): TransactionWrite {
   const item: WithKeys<RunItem> = {
-    ...keys.run(accountId, stored.runId),
+    ...runKeys.run(accountId, stored.runId),
     type: 'run',
     accountId,
     runId: stored.runId,
@@ -43,7 +43,7 @@ export function runWrite(accountId: string, stored: StoredRun): TransactionWrite
 }
 
 export function readRunItem(table: Table, accountId: string, runId: string): Promise<RunItem | undefined> {
-  return table.get<RunItem>('readRun', keys.run(accountId, runId));
+  return table.get<RunItem>('readRun', runKeys.run(accountId, runId));
 }
 
 /** A page of the account's runs (of one prompt, when given), newest first, without their messages. */
@@ -54,8 +54,8 @@ export async function runItemsPage(
 ): Promise<{ items: Pick<RunItem, 'runId' | 'run'>[]; next?: string }> {
   const page = await newestFirstPage<WithKeys<Pick<RunItem, 'runId' | 'run'>>>(table, 'listRuns', {
     accountId,
-    lower: prefixes.runs,
-    upper: options.before === undefined ? `${prefixes.runs}~` : belowKey(keys.run(accountId, options.before).sk),
+    lower: runKeys.runsPrefix,
+    upper: options.before === undefined ? `${runKeys.runsPrefix}~` : belowKey(runKeys.run(accountId, options.before).sk),
     limit: options.limit,
     ...(options.promptId === undefined
       ? {}
@@ -67,6 +67,6 @@ export async function runItemsPage(
   });
   return {
     items: page.items.map(({ runId, run }) => ({ runId, run })),
-    ...(page.nextKey ? { next: page.nextKey.slice(prefixes.runs.length) } : {}),
+    ...(page.nextKey ? { next: page.nextKey.slice(runKeys.runsPrefix.length) } : {}),
   };
 }

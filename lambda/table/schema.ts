@@ -63,10 +63,18 @@ export const keys = {
     pk: `ACCOUNT#${accountId}`,
     sk: `ATTEMPT#${webhookId}#${eventId}#${attempt}`,
   }),
+} as const;
+
+/**
+ * The items of runs on models (docs/runs.md), apart from `keys` and `prefixes`: only the functions that run models
+ * and read runs name them, and the read API's bundles, which hold `keys` whole, do not grow by them.
+ */
+export const runKeys = {
   /** A run of a prompt on a model; its id starts with its time, so the account's runs sort by time. */
   run: (accountId: string, runId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `RUN#${runId}` }),
   /** The account's model tokens in one UTC month (`YYYY-MM`): counted, held for calls under way, and per day. */
   modelTokens: (accountId: string, month: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `MODELTOKENS#${month}` }),
+  runsPrefix: 'RUN#',
 } as const;
 
 /** A webhook's deliveries sort by time under its own prefix (a webhook id has no `#`). */
@@ -128,7 +136,6 @@ export const prefixes = {
   events: 'EVENT#',
   webhooks: 'WEBHOOK#',
   deliveriesOf: (webhookId: string) => `DELIVERY#${webhookId}#`,
-  runs: 'RUN#',
 } as const;
 
 export const adminIndexKeys = {

@@ -128,7 +128,10 @@ async function check(request: FuzzManagementRequest): Promise<void> {
   const { items, newEntries } = stateChanges(before, after);
   const problems: string[] = [];
   if (response.status >= 500) problems.push(`status ${response.status}: ${response.rawBody}`);
-  const otherAccounts = items.filter((id) => !id.startsWith('ACCOUNT#acme ') && !id.startsWith('APIKEY#'));
+  // A change reaches the account its path names, and only that one: globex only for its own owner, the outsider.
+  const named = resolve(request.parameters.accountId ?? 'acme');
+  const reachable = named === 'acme' || (named === 'globex' && request.caller === 'outsider') ? named : 'acme';
+  const otherAccounts = items.filter((id) => !id.startsWith(`ACCOUNT#${reachable} `) && !id.startsWith('APIKEY#'));
   if (otherAccounts.length > 0) problems.push(`items outside the account changed: ${otherAccounts.join(', ')}`);
   const written = JSON.stringify([...newEntries, ...items.map((id) => after.items.get(id))]);
   if (secrets.some((secret) => written.includes(secret))) problems.push("a key's secret was stored");

@@ -37,7 +37,7 @@ const bodies = ALL_ROUTES.flatMap((route) => (route.body ? [[`${route.method} ${
 function inPlace(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(inPlace);
   if (typeof value !== 'object' || value === null) return value;
-  const { $ref, ...rest } = value as Json;
+  const { $ref, ...rest }: Record<string, unknown> = { ...value };
   const fields = Object.fromEntries(Object.entries(rest).map(([name, field]) => [name, inPlace(field)]));
   if (typeof $ref !== 'string') return fields;
   const referred = ((document.components as Json).schemas as Json)[$ref.replace('#/components/schemas/', '')];

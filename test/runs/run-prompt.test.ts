@@ -6,7 +6,7 @@ import { localCatalog } from '../../lambda/models/catalog';
 import { createModels } from '../../lambda/models/models';
 import { NotFoundError } from '../../lambda/table/errors';
 import type { RunItem } from '../../lambda/table/item-types';
-import { keys } from '../../lambda/table/schema';
+import { runKeys } from '../../lambda/table/schema';
 import { config, prompt, version } from '../support/fixtures';
 import { QUICK_RETRIES, type RunsWorld, setModelBudget, startRunsWorld } from '../support/runs';
 
@@ -106,7 +106,7 @@ describe('a run', () => {
   test('is kept as it was answered, 90 days', async () => {
     const answer = await run({});
     expect(await getRun(world.table, ACCOUNT, answer.runId)).toEqual(answer);
-    const item = await world.table.get<RunItem>('test', keys.run(ACCOUNT, answer.runId));
+    const item = await world.table.get<RunItem>('test', runKeys.run(ACCOUNT, answer.runId));
     expect(item?.ttl).toBe(Math.floor(Date.parse(answer.at) / 1000) + 90 * 24 * 3600);
   });
 
@@ -327,7 +327,7 @@ describe('the budget of model tokens', () => {
     );
     const used = answer.usage.inputTokens + answer.usage.outputTokens;
     expect(await modelTokensOf(world.table, accountId, month())).toEqual({ used, days: { [day()]: used } });
-    const item = await world.table.get<{ held: number }>('test', keys.modelTokens(accountId, month()));
+    const item = await world.table.get<{ held: number }>('test', runKeys.modelTokens(accountId, month()));
     expect(item?.held).toBe(used);
   });
 
@@ -345,7 +345,7 @@ describe('the budget of model tokens', () => {
     expect(failure).toBeInstanceOf(BudgetExceededError);
     expect(failure).toMatchObject({ used: 0, limit: 500 });
     expect(await storedRuns(accountId)).toEqual([]);
-    expect(await world.table.get<{ held: number }>('test', keys.modelTokens(accountId, month()))).toBeUndefined();
+    expect(await world.table.get<{ held: number }>('test', runKeys.modelTokens(accountId, month()))).toBeUndefined();
   });
 
   test('is never passed by runs at once: exactly as many run as fit, and the tokens counted stay within it', async () => {

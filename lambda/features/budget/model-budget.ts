@@ -1,7 +1,7 @@
 import { quotaPeriodAt } from '../../domain/quota-period';
 import type { AccountItem, ModelTokensItem } from '../../table/item-types';
 import { ConflictError } from '../../table/errors';
-import { keys } from '../../table/schema';
+import { keys, runKeys } from '../../table/schema';
 import type { Table } from '../../table/table';
 import { conditionCheck, type TransactionWrite, TransactionRefusedError } from '../../table/transaction';
 import { buildCondition, buildUpdate, type ExpressionNames } from '../../table/update-expression';
@@ -73,7 +73,7 @@ function reservationWrites(accountId: string, month: string, limit: number | nul
   return [
     {
       Update: {
-        Key: keys.modelTokens(accountId, month),
+        Key: runKeys.modelTokens(accountId, month),
         ...buildUpdate({
           set: {
             type: 'modelTokens',
@@ -111,7 +111,7 @@ export function settlementWrite(reservation: Reservation, usedTokens: number): T
   const today = `days.${reservation.day}`;
   return {
     Update: {
-      Key: keys.modelTokens(reservation.accountId, reservation.month),
+      Key: runKeys.modelTokens(reservation.accountId, reservation.month),
       ...buildUpdate({
         // ADD takes top-level attributes only: the day's counter, in the days map, is set from zero up.
         set: { [today]: (e: ExpressionNames) => `if_not_exists(${e.name(today)}, ${e.value(0)}) + ${e.value(usedTokens)}` },
@@ -124,7 +124,7 @@ export function settlementWrite(reservation: Reservation, usedTokens: number): T
 
 /** The month's model tokens counted, and per day (`01` to `31`). */
 export async function modelTokensOf(table: Table, accountId: string, month: string): Promise<{ used: number; days: Record<string, number> }> {
-  const item = await table.get<ModelTokensItem>('readModelTokens', keys.modelTokens(accountId, month));
+  const item = await table.get<ModelTokensItem>('readModelTokens', runKeys.modelTokens(accountId, month));
   const days: Record<string, number> = {};
   for (const [day, count] of Object.entries(item?.days ?? {})) if (/^\d{2}$/.test(day)) days[day] = Number(count);
   return { used: Number(item?.used ?? 0), days };
