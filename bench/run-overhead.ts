@@ -2,7 +2,6 @@ import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import type { Context } from 'aws-lambda';
 import { AccountImporter } from '../admin/table/account-importer';
 import { ensureTable } from '../admin/table/ensure-table';
@@ -11,7 +10,8 @@ import { addMember } from '../lambda/features/members/operations';
 import { runDependencies } from '../lambda/management-api/run-runtime';
 import { routesOf } from '../lambda/management-api/routes';
 import { createStreamingManagementHandler } from '../lambda/management-api/streaming-handler';
-import { createBedrockClient } from '../lambda/models/bedrock-provider';
+import { localCatalog } from '../lambda/models/catalog';
+import { createModels } from '../lambda/models/models';
 import { createDocumentClient } from '../lambda/table/client';
 import { Table } from '../lambda/table/table';
 import { restEvent } from '../local/http-gateway';
@@ -24,7 +24,7 @@ import { table } from './markdown-table';
  * environment) and invoked in this process as Lambda invokes it, warm; its store is the counting store with the
  * latency the caller gives; the model is the local stand-in in a process of its own, reached through AWS's
  * BedrockRuntimeClient as the deployed function reaches Bedrock. Each run is paired with a call of the very same
- * model request straight through the SDK, interleaved, so the difference is the service's share: the chain, the
+ * model request straight through the model layer (lambda/models/: the provider and the SDK a run calls it with), interleaved, so the difference is the service's share: the chain, the
  * reads and the reservation before the model is called, and each piece's server-sent event after.
  */
 
@@ -36,7 +36,7 @@ const MODEL = 'gpt-4o-mini';
 
 export interface RunOverhead {
   readonly runs: number;
-  /** The model's own time to its first piece, straight through the SDK (SLOW: sets it). */
+  /** The model's own time to its first piece, straight through the model layer a run calls it with (SLOW: sets it). */
   readonly modelFirstTokenMs: Percentiles;
   /** From invoking the function to its first `delta` event. */
   readonly serviceFirstTokenMs: Percentiles;
@@ -166,7 +166,10 @@ export async function measureRunOverhead(store: CountingStore, tableName: string
       POWERTOOLS_LOG_LEVEL: 'ERROR',
     };
     const handler = createStreamingManagementHandler(runDependencies(env), routesOf('RunPrompts'));
-    const bedrock = createBedrockClient({ region: 'us-east-1', endpoint: standIn.url });
+    // The model straight: the provider a run calls it through (BedrockRuntimeClient's ConverseStream), nothing else.
+    const catalogModel = localCatalog().find((each) => each.modelId === MODEL);
+    if (!catalogModel) throw new Error(`the local catalog has no ${MODEL}`);
+    const models = createModels({ catalog: localCatalog(), region: 'us-east-1', standInEndpoint: standIn.url, endpointKeys: new Map() });
 
     const invoke = async (ask: string): Promise<Streamed> => {
       const event = restEvent({
@@ -191,24 +194,21 @@ export async function measureRunOverhead(store: CountingStore, tableName: string
 
     const direct = async (ask: string): Promise<Streamed> => {
       const startedAt = performance.now();
-      const answer = await bedrock.send(
-        new ConverseStreamCommand({
-          modelId: MODEL,
-          system: [{ text: 'Be brief.' }],
-          messages: [{ role: 'user', content: [{ text: ask }] }],
-          inferenceConfig: { maxTokens: 1024, temperature: 0 },
-        }),
-      );
       let first = Number.NaN;
       let last = Number.NaN;
       let pieces = 0;
-      for await (const part of answer.stream ?? []) {
-        if (part.contentBlockDelta?.delta?.text === undefined) continue;
-        const now = performance.now();
-        if (pieces === 0) first = now;
-        last = now;
-        pieces++;
-      }
+      await models.converse(
+        { model: catalogModel, system: 'Be brief.', user: ask, params: { maxTokens: 1024, temperature: 0 } },
+        {
+          deadline: Date.now() + 120_000,
+          onDelta: () => {
+            const now = performance.now();
+            if (pieces === 0) first = now;
+            last = now;
+            pieces++;
+          },
+        },
+      );
       return { firstMs: first - startedAt, lastMs: last - startedAt, pieces };
     };
 
@@ -243,7 +243,6 @@ export async function measureRunOverhead(store: CountingStore, tableName: string
       serviceStream.push(longService.lastMs - longService.firstMs);
       perDelta.push((longService.lastMs - longService.firstMs - (longDirect.lastMs - longDirect.firstMs)) / pieces);
     }
-    bedrock.destroy();
     return {
       runs,
       slowMs,
@@ -276,7 +275,7 @@ export function runOverheadReport(runs: RunOverhead, latencyMs: number): string[
   const ms = (value: number) => value.toFixed(value < 1 ? 3 : 1);
   const row = (name: string, figures: { p50: number; p95: number }): [string, ...string[]] => [name, ms(figures.p50), ms(figures.p95)];
   return [
-    `Runs of prompts on models (docs/performance.md "Runs"): the run function (RunPrompts) built from its environment as a cold start builds it and invoked warm in this process, its store with ${latencyMs} ms added to every round trip, the local stand-in model in a process of its own through AWS's BedrockRuntimeClient; each of ${runs.runs} rounds pairs a run (server-sent events) with the same model request straight through the SDK. Time to first token with \`SLOW:${runs.slowMs}\` (the model's share), and a ${runs.pieces}-piece answer written as fast as the model can (no \`PACE:\`); ${runs.storeOpsPerRun} store operations per run, counted at the store:`,
+    `Runs of prompts on models (docs/performance.md "Runs"): the run function (RunPrompts) built from its environment as a cold start builds it and invoked warm in this process, its store with ${latencyMs} ms added to every round trip, the local stand-in model in a process of its own through AWS's BedrockRuntimeClient; each of ${runs.runs} rounds pairs a run (server-sent events) with the same model request straight through the model layer (lambda/models/, the provider a run calls it with). Time to first token with \`SLOW:${runs.slowMs}\` (the model's share), and a ${runs.pieces}-piece answer written as fast as the model can (no \`PACE:\`); ${runs.storeOpsPerRun} store operations per run, counted at the store:`,
     '',
     table(
       [
