@@ -16,7 +16,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Validations } from 'aws-cdk-lib';
 import { apiKeySecretArns, bedrockResourceArns, type CatalogModel } from '../lambda/models/catalog';
-import { RUN_DEADLINE_MS } from '../lambda/features/runs/run-prompt';
+import { RUN_FUNCTION_TIMEOUT_MS } from '../lambda/features/runs/run-prompt';
 import { Construct } from 'constructs';
 import { MANAGEMENT_FUNCTIONS, MANAGEMENT_GATEWAY_ANSWERS, managementAnswerBody, managementAnswerHeaders } from '../lambda/management-api/routes';
 import { ApiFunction } from './api-function';
@@ -45,7 +45,7 @@ export interface ManagementApiProps {
  * A streaming function (the run function) may take as long as a model, 120 s, and then record the run: its
  * Lambda timeout, and its integration's (a streaming REST integration may take up to 15 minutes).
  */
-export const STREAMING_TIMEOUT = Duration.millis(RUN_DEADLINE_MS + 30_000);
+export const STREAMING_TIMEOUT = Duration.millis(RUN_FUNCTION_TIMEOUT_MS);
 
 /**
  * The dashboard's back end: a second REST API (Lambda proxy, payload 1.0) whose every method has the

@@ -29,6 +29,8 @@ export type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => P
 export interface LambdaFunction {
   readonly name: string;
   readonly handler: LambdaHandler;
+  /** Its Lambda timeout, when not the API functions' 6 s (the run function's: a model's time). */
+  readonly timeoutMs?: number;
 }
 
 export interface GatewayRoute {
@@ -170,7 +172,7 @@ async function serve(
   if (claims) (event.requestContext as { authorizer?: unknown }).authorizer = { claims };
   let result: unknown;
   try {
-    result = await fn.handler(event, lambdaContext(fn.name, event.requestContext.requestId));
+    result = await fn.handler(event, lambdaContext(fn.name, event.requestContext.requestId, fn.timeoutMs));
   } catch (error) {
     options.onFunctionError(fn.name, error);
     writeAnswer(response, 'DEFAULT_5XX', 502);

@@ -3,9 +3,9 @@ import type { Context } from 'aws-lambda';
 /** The deployed functions' timeout (lib/api-function.ts), so Middy sees the same remaining time locally. */
 const FUNCTION_TIMEOUT_MS = 6_000;
 
-/** The Lambda context of one local invocation. */
-export function lambdaContext(functionName: string, requestId: string): Context {
-  const deadline = Date.now() + FUNCTION_TIMEOUT_MS;
+/** The Lambda context of one local invocation, with the function's timeout (the API functions' unless it has its own). */
+export function lambdaContext(functionName: string, requestId: string, timeoutMs: number = FUNCTION_TIMEOUT_MS): Context {
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,

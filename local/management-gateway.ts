@@ -3,6 +3,7 @@ import { createManagementHandler, type ManagementDependencies } from '../lambda/
 import { MANAGEMENT_FUNCTIONS, managementAnswerBody, managementAnswerHeaders, managementGatewayAnswer } from '../lambda/management-api/routes';
 import { managementDependencies } from '../lambda/management-api/runtime';
 import { createStreamingManagementHandler } from '../lambda/management-api/streaming-handler';
+import { RUN_FUNCTION_TIMEOUT_MS } from '../lambda/features/runs/run-prompt';
 import { loadModelsConfig } from '../lambda/config';
 import { createModels, type Models } from '../lambda/models/models';
 import { createGatewayListener, type GatewayAnswerWriter, type GatewayRoute, type LambdaHandler } from './http-gateway';
@@ -67,7 +68,8 @@ export function createManagementGateway(options: ManagementGatewayOptions): (req
         }
       : createManagementHandler(deps, fn.routes);
     // Bodies are read once the token is checked, never before (http-gateway.ts).
-    return fn.routes.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: { name: fn.id, handler }, readsBody: true }));
+    const timeout = fn.streaming ? { timeoutMs: RUN_FUNCTION_TIMEOUT_MS } : {};
+    return fn.routes.map((route) => ({ routeKey: `${route.method} ${route.path}`, function: { name: fn.id, handler, ...timeout }, readsBody: true }));
   });
   return createGatewayListener({
     routes,

@@ -31,10 +31,19 @@ export const payloadTooLarge = (bytes: number): ApiError =>
 export function invalidBody(error: z.core.$ZodError, prefix?: string): ApiError {
   const issue = error.issues[0];
   const path = [prefix, ...(issue?.path ?? []).map(String)].filter((part) => part !== undefined && part !== '').join('.');
-  const message = issue?.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : (issue?.message ?? 'is not valid');
-  const field = issue?.code === 'unrecognized_keys' ? [path, ...issue.keys].filter(Boolean).join('.') : path;
-  return badRequest(field ? `${field}: ${message}` : message, field || undefined);
+  if (issue?.code === 'unrecognized_keys') {
+    // The field named is the first unknown one; the others are counted, never echoed in bulk (they are the caller's, and may be thousands).
+    const [first = '', ...others] = issue.keys.map(shortName);
+    const field = [path, first].filter(Boolean).join('.');
+    const more = others.length === 0 ? '' : ` (and ${others.length} more: ${others.slice(0, 3).join(', ')}${others.length > 3 ? ', ...' : ''})`;
+    return badRequest(`${field}: unknown field${more}`, field);
+  }
+  const message = issue?.message ?? 'is not valid';
+  return badRequest(path ? `${path}: ${message}` : message, path || undefined);
 }
+
+/** A name the caller sent, as an answer repeats it: at most 64 characters. */
+const shortName = (name: string): string => (name.length > 64 ? `${name.slice(0, 64)}...` : name);
 
 /**
  * What the shared operations' errors mean over HTTP: the code reasonOf records in the audit log, so an

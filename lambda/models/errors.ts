@@ -5,6 +5,7 @@
  * provider's words, with any key taken out (scrubbed by the provider that made it): it reaches answers and logs.
  */
 import type { ModelErrorCode } from '../domain/run-rules';
+import { withoutSecrets } from './secret-scrubber';
 
 export type { ModelErrorCode };
 
@@ -50,8 +51,7 @@ export const MAX_PROVIDER_MESSAGE = 500;
 
 /** A provider's message as it may be shown: one line, cut short, each secret it might echo taken out. */
 export function providerMessage(message: string, secrets: readonly string[] = []): string {
-  let text = message;
-  for (const secret of secrets) if (secret.length >= 4) text = text.split(secret).join('[key]');
+  let text = withoutSecrets(message, secrets);
   // Providers echo keys they refuse in part (`Incorrect API key provided: sk-proj-****abcd`): no fragment of one is kept.
   text = text
     .replace(/\b(sk|pk|rk|key)-[A-Za-z0-9_*.-]{3,}[A-Za-z0-9_*]/g, '[key]')

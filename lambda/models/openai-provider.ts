@@ -3,6 +3,7 @@ import { deadlineSignal, timeSince } from './call-timing';
 import { ModelCallError, ModelError, ModelThrottledError, ModelTimeoutError, providerMessage } from './errors';
 import type { CallOptions, ModelAnswer, ModelProvider, ModelRequest, StopReason, TokenUsage } from './provider';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetries } from './retry';
+import { SecretScrubber, withoutSecrets } from './secret-scrubber';
 import { serverSentData } from './server-sent-events';
 
 /**
@@ -107,6 +108,10 @@ const isChunk = (value: unknown): value is Chunk => typeof value === 'object' &&
 
 async function readStream(response: Response, request: ModelRequest, secrets: readonly string[], onDelta: (text: string) => void): Promise<Attempted> {
   if (!response.body) throw new ModelError('the endpoint answered with no body');
+  const scrubber = new SecretScrubber(secrets);
+  const pass = (clean: string) => {
+    if (clean !== '') onDelta(clean);
+  };
   let text = '';
   let finish: unknown;
   let usage: Chunk['usage'];
@@ -118,12 +123,14 @@ async function readStream(response: Response, request: ModelRequest, secrets: re
     const piece = choice?.delta?.content;
     if (typeof piece === 'string' && piece !== '') {
       text += piece;
-      onDelta(piece);
+      pass(scrubber.push(piece));
     }
     if (choice?.finish_reason !== undefined && choice.finish_reason !== null) finish = choice.finish_reason;
     if (chunk.usage) usage = chunk.usage;
   }
-  return { text, usage: usageOf(usage, request, text), stopReason: stopReasonOf(finish) };
+  pass(scrubber.end());
+  // Counted as the endpoint wrote it; kept and answered without its key.
+  return { text: withoutSecrets(text, secrets), usage: usageOf(usage, request, text), stopReason: stopReasonOf(finish) };
 }
 
 function completionOf(json: unknown, request: ModelRequest, secrets: readonly string[]): Attempted {
@@ -132,7 +139,7 @@ function completionOf(json: unknown, request: ModelRequest, secrets: readonly st
   const choice = json.choices?.[0];
   const content = choice?.message?.content;
   const text = typeof content === 'string' ? content : '';
-  return { text, usage: usageOf(json.usage, request, text), stopReason: stopReasonOf(choice?.finish_reason) };
+  return { text: withoutSecrets(text, secrets), usage: usageOf(json.usage, request, text), stopReason: stopReasonOf(choice?.finish_reason) };
 }
 
 function parseChunk(data: string): Chunk {

@@ -243,3 +243,21 @@ describe('server-sent events', () => {
     expect(await read('data: last', 4)).toEqual(['last']);
   });
 });
+
+test('an endpoint that writes its key into the answer never gets it to the caller, whole or split across pieces', async () => {
+  const [head, tail] = [KEY.slice(0, 9), KEY.slice(9)];
+  next = [{ kind: 'stream', chunks: streamedAnswer(['Your key is ', head, tail, ', and again ', KEY, '.'], { prompt_tokens: 4, completion_tokens: 9 }) }];
+  const pieces: string[] = [];
+  const answer = await provider().converse(ask(), { ...within(5_000), onDelta: (text) => pieces.push(text) });
+  expect(pieces.join('')).toBe('Your key is [key], and again [key].');
+  expect(answer.text).toBe('Your key is [key], and again [key].');
+  expect(JSON.stringify({ pieces, answer })).not.toContain('Zq81');
+  // Ordinary text is not held back: the first piece goes on as it came.
+  expect(pieces[0]).toBe('Your key is ');
+});
+
+test('a model that does not stream has its key taken out of its answer too', async () => {
+  next = [{ kind: 'json', body: { choices: [{ index: 0, message: { role: 'assistant', content: `Bearer ${KEY}` }, finish_reason: 'stop' }] } }];
+  const answer = await provider().converse(ask({ model: model({ streaming: false }) }), within(5_000));
+  expect(answer.text).toBe('Bearer [key]');
+});

@@ -240,15 +240,31 @@ describe('what a run refuses, changing nothing', () => {
 
 describe('a model that fails the run', () => {
   test.each([
-    ['ERROR:ValidationException REPLY: x', 'MODEL_ERROR', 502, 1],
     ['ERROR:AccessDeniedException REPLY: x', 'MODEL_ERROR', 502, 1],
     [`THROTTLE:9 REPLY: throttled ${Date.now()}`, 'MODEL_THROTTLED', 503, 4],
-  ])('%s is kept as a failed run and thrown with it (%s, %d)', async (userMessage, code, status, attempts) => {
+  ])('%s, before any answer, is kept as a failed run and thrown with it (%s, %d), no token counted', async (userMessage, code, status, attempts) => {
     const failure = await failureOf(run({ source: { prompt: { systemMessage: '', userMessage, config: { model: MODEL, temperature: 0 } } } }));
     expect(failure).toBeInstanceOf(RunFailedError);
     const { run: failed, failure: cause } = failure as RunFailedError;
     expect(cause).toMatchObject({ code, status });
-    expect(failed).toMatchObject({ state: 'failed', attempts, error: { code }, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0 });
+    expect(failed).toMatchObject({ state: 'failed', attempts, error: { code }, output: { text: '' }, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0 });
+    expect(failed.firstTokenMs).toBeNull();
+    expect(failed.error?.message).not.toMatch(/\n\s+at /);
+    expect(await getRun(world.table, ACCOUNT, failed.runId)).toEqual(failed);
+  });
+
+  test('a model that fails after it started writing: the run keeps what it wrote, its times and the tokens of that part (MODEL_ERROR, 502)', async () => {
+    const userMessage = 'PACE:20 ERROR:ValidationException REPLY: written before the fault';
+    const failure = await failureOf(run({ source: { prompt: { systemMessage: '', userMessage, config: { model: MODEL, temperature: 0 } } } }));
+    expect(failure).toBeInstanceOf(RunFailedError);
+    const { run: failed } = failure as RunFailedError;
+    expect(failed).toMatchObject({ state: 'failed', error: { code: 'MODEL_ERROR' }, output: { text: 'written before the fault' } });
+    // Counted as the stand-in counts them: a token per 4 characters, the messages sent and the part written.
+    expect(failed.usage).toEqual({ inputTokens: Math.ceil(userMessage.length / 4), outputTokens: Math.ceil('written before the fault'.length / 4) });
+    expect(failed.costUsd).toBeGreaterThan(0);
+    expect(failed.firstTokenMs).not.toBeNull();
+    expect(failed.latencyMs).toBeGreaterThanOrEqual(failed.firstTokenMs ?? 0);
+    expect(failed.latencyMs).toBeGreaterThan(0);
     expect(failed.error?.message).not.toMatch(/\n\s+at /);
     expect(await getRun(world.table, ACCOUNT, failed.runId)).toEqual(failed);
   });

@@ -100,6 +100,16 @@ test.each([
   expect(await runs()).toEqual(before);
 });
 
+test('thousands of unknown fields are a 400 naming the first, its message short, nothing run', async () => {
+  const before = await runs();
+  const unknown = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`field${i}`, i]));
+  const response = await harness.send('POST', RUNS, { as: editor, body: runBody({ params: unknown }) });
+  expect(response.status).toBe(400);
+  expect(response.body).toMatchObject({ code: 'BAD_REQUEST', field: 'params.field0' });
+  expect((response.body as { error: string }).error).toBe('params.field0: unknown field (and 4999 more: field1, field2, field3, ...)');
+  expect(await runs()).toEqual(before);
+});
+
 test('a model that fails the run is a 502 MODEL_ERROR with the provider’s words and the failed run’s id, kept', async () => {
   const response = await harness.send('POST', RUNS, {
     as: editor,

@@ -3,7 +3,7 @@ import { TemplateVariablesError } from '../../../client/src/errors';
 import { PromptTemplate } from '../../../client/src/template';
 import { type CatalogModel, publicModel } from '../../models/catalog';
 import { DEFAULT_MAX_TOKENS, MAX_STOP_SEQUENCES, MAX_TOKENS } from '../../domain/run-rules';
-import { ModelCallError } from '../../models/errors';
+import { ModelCallError, ModelError } from '../../models/errors';
 import type { Models } from '../../models/models';
 import type { ModelAnswer, ModelRequest } from '../../models/provider';
 import { runIdAt, runWrite } from '../../table/runs';
@@ -36,6 +36,8 @@ export interface RunDependencies {
 }
 
 export const RUN_DEADLINE_MS = 120_000;
+/** The run function's timeout: the model's 120 s, then the run's record (lib/management-api.ts, and npm start's gateway). */
+export const RUN_FUNCTION_TIMEOUT_MS = RUN_DEADLINE_MS + 30_000;
 
 export interface RunAsk {
   readonly accountId: string;
@@ -98,19 +100,33 @@ export async function runPrompt(deps: RunDependencies, ask: RunAsk, listener: Ru
 
   let answer: ModelAnswer | undefined;
   let failure: ModelCallError | undefined;
+  // What the model wrote, and when, kept for a run that fails after it started writing.
+  const calledAt = performance.now();
+  let written = '';
+  let firstAt: number | undefined;
   try {
     answer = await deps.models.converse(request, {
       deadline: Date.now() + (deps.deadlineMs ?? RUN_DEADLINE_MS),
-      ...(listener.onDelta ? { onDelta: listener.onDelta } : {}),
+      onDelta: (text) => {
+        firstAt ??= performance.now();
+        written += text;
+        listener.onDelta?.(text);
+      },
       ...(listener.signal ? { signal: listener.signal } : {}),
     });
   } catch (error) {
     if (!(error instanceof ModelCallError)) throw error;
-    failure = error;
+    failure = listener.signal?.aborted ? callerGone(error) : error;
   }
+  const elapsed = (at: number) => Math.round(at - calledAt);
 
   const json = answer === undefined ? undefined : (answer.toolInput ?? parsedJson(answer.text));
-  const usage = answer?.usage ?? { inputTokens: 0, outputTokens: 0 };
+  // A call that failed after the model wrote some of its answer was billed for it: counted as the stand-in counts.
+  const usage =
+    answer?.usage ??
+    (written === ''
+      ? { inputTokens: 0, outputTokens: 0 }
+      : { inputTokens: estimatedTokens(messages.system, messages.user), outputTokens: estimatedTokens(written) });
   const run: RunRecord = {
     runId,
     promptId: source.promptId,
@@ -124,12 +140,12 @@ export async function runPrompt(deps: RunDependencies, ask: RunAsk, listener: Ru
       { role: 'system', content: messages.system },
       { role: 'user', content: messages.user },
     ],
-    output: { text: answer?.text ?? '', json: json ?? null },
+    output: { text: answer?.text ?? written, json: json ?? null },
     schema: fields.length === 0 || answer === undefined ? null : checkOutput(json, fields),
     usage,
     costUsd: costOf(usage, publicModel(model)),
-    latencyMs: answer?.latencyMs ?? 0,
-    firstTokenMs: answer?.firstTokenMs ?? null,
+    latencyMs: answer?.latencyMs ?? elapsed(performance.now()),
+    firstTokenMs: answer ? answer.firstTokenMs : firstAt === undefined ? null : elapsed(firstAt),
     stopReason: answer?.stopReason ?? null,
     attempts: answer?.attempts ?? failure?.attempts ?? 1,
     state: failure ? 'failed' : 'completed',
@@ -143,6 +159,14 @@ export async function runPrompt(deps: RunDependencies, ask: RunAsk, listener: Ru
   ]);
   if (failure) throw new RunFailedError(run, failure);
   return run;
+}
+
+/** A call stopped because the caller went away: so the run's record says, not what the stopped call looked like. */
+function callerGone(error: ModelCallError): ModelCallError {
+  const gone = new ModelError('stopped: the caller went away before the model finished');
+  gone.attempts = error.attempts;
+  gone.answered = error.answered;
+  return gone;
 }
 
 /** Each value a string (a number is not), copied into a table that inherits nothing: the names are the caller's. */
