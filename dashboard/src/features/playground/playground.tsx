@@ -52,7 +52,7 @@ export function Playground({ detail, draft }: { detail: PromptDetail; draft?: Ed
   const { api, account, role, announce } = useWorkspace();
   const promptId = detail.promptId;
   const choices = useMemo(() => sourceChoices(detail, draft?.version), [detail, draft?.version]);
-  const [columns, setColumns] = useState<readonly Column[]>(() => startingSources(choices).map(column));
+  const [columns, setColumns] = useState<readonly Column[]>(() => startingSources(choices, detail).map(column));
   const [samples, setSamples] = useSampleValues(promptId);
   /** What the person typed here; a variable not typed yet shows its starting value. */
   const [typed, setTyped] = useState<ReadonlyMap<string, string>>(new Map());

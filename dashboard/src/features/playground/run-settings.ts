@@ -66,12 +66,16 @@ export function nextSource(choices: readonly SourceChoice[], taken: readonly Col
 
 export const MAX_COLUMNS = 4;
 
-/** The columns the Playground opens with: the draft and what is published in the editor; latest and the version before it elsewhere. */
-export function startingSources(choices: readonly SourceChoice[]): ColumnSource[] {
+/**
+ * The columns the Playground opens with: the first choice (the editor's draft, else latest) and the first after it
+ * that runs another version, so two different texts stand side by side from the start.
+ */
+export function startingSources(choices: readonly SourceChoice[], detail: PromptDetail): ColumnSource[] {
   const first = choices[0]?.source;
   if (!first) return [];
-  const second = choices.find((choice) => choice.value !== sourceValue(first) && (first.kind !== 'label' || choice.source.kind === 'version'));
-  return second && second.value !== sourceValue(first) ? [first, second.source] : [first];
+  const firstVersion = versionOf(first, detail);
+  const second = choices.slice(1).find((choice) => firstVersion === undefined || versionOf(choice.source, detail) !== firstVersion);
+  return second ? [first, second.source] : [first];
 }
 
 /** The parameters as typed: an empty temperature is the prompt's own. */
