@@ -37,6 +37,8 @@ interface Column {
   readonly source: ColumnSource;
 }
 
+const READING = 'Reading this version…';
+
 let columnIds = 0;
 const column = (source: ColumnSource): Column => {
   columnIds += 1;
@@ -99,8 +101,10 @@ export function Playground({ detail, draft }: { detail: PromptDetail; draft?: Ed
   const blockedReason = (source: ColumnSource): string | undefined => {
     if (source.kind === 'draft') return draft?.content ? undefined : 'The draft has mistakes: fix the fields marked in the editor to run it.';
     if (versionOf(source, detail) === undefined) return 'This label points at no version.';
-    return contentOf(source) ? undefined : 'Reading this version…';
+    return contentOf(source) ? undefined : READING;
   };
+  // Every column runs on what it will show, so none starts before each has read its version.
+  const reading = columns.some((c) => blockedReason(c.source) === READING);
 
   const runAll = () => {
     const parsed = paramsOf(paramsForm);
@@ -176,7 +180,7 @@ export function Playground({ detail, draft }: { detail: PromptDetail; draft?: Ed
           <ErrorNote problem={catalog.problem} doing="Reading the models" />
         </fieldset>
         <div class="actions">
-          <Button type="submit" kind="primary" denied={denied} deniedId={deniedId} disabled={anyRunning || columns.length === 0}>
+          <Button type="submit" kind="primary" denied={denied} deniedId={deniedId} disabled={anyRunning || reading || columns.length === 0}>
             Run all
           </Button>
           {anyRunning ? (

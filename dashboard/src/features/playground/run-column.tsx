@@ -69,7 +69,7 @@ export function RunColumn(props: {
         ) : null}
       </p>
       {run.phase === 'failed' ? <ErrorNote problem={run.problem} doing={`Column ${index + 1}’s run`} /> : null}
-      {run.run ? <RunNumbers run={run} index={index} /> : null}
+      {run.run ? <RunNumbers run={run} /> : null}
     </section>
   );
 }
@@ -91,11 +91,11 @@ function phaseText(run: ColumnRun): string {
   }
 }
 
-function RunNumbers({ run, index }: { run: ColumnRun; index: number }) {
+function RunNumbers({ run }: { run: ColumnRun }) {
   const kept = run.run;
   if (!kept) return null;
   return (
-    <dl class="run-numbers" aria-label={`Numbers of column ${index + 1}`}>
+    <dl class="run-numbers">
       <dt>Model</dt>
       <dd class="mono">{kept.model}</dd>
       <dt>Tokens in</dt>
