@@ -63,15 +63,17 @@ export function createRunStreamer({ baseUrl = '', token, onUnauthorized, fetch: 
     const headers: Record<string, string> = { Accept: 'text/event-stream', 'Content-Type': 'application/json' };
     const bearer = token();
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
+    // Never from a cache; Node's fetch has no cache, and ignores the option.
+    const init: RequestInit & { readonly cache?: 'no-store' } = {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      cache: 'no-store',
+      ...(signal ? { signal } : {}),
+    };
     let response: Response;
     try {
-      response = await send(`${baseUrl}${pathOf(runPrompt.path, { accountId })}`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        cache: 'no-store',
-        ...(signal ? { signal } : {}),
-      });
+      response = await send(`${baseUrl}${pathOf(runPrompt.path, { accountId })}`, init);
     } catch (error) {
       if (isAbort(error, signal)) return { kind: 'stopped' };
       throw new ApiProblem(0, 'NETWORK', 'the service could not be reached');
@@ -107,7 +109,7 @@ async function readEvents(response: Response, listener: RunListener, signal: Abo
   signal?.addEventListener('abort', stop, { once: true });
   try {
     for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
         chunk = await reader.read();
       } catch (error) {

@@ -62,7 +62,8 @@ const streaming = (chunks: readonly string[], options: { holdOpen?: boolean } = 
     options,
   );
 
-const streamer = (fetch: typeof globalThis.fetch, onUnauthorized = () => undefined) => createRunStreamer({ token: () => 'id-token', onUnauthorized, fetch });
+const streamer = (fetch: typeof globalThis.fetch, onUnauthorized: () => void = () => undefined) =>
+  createRunStreamer({ token: () => 'id-token', onUnauthorized, fetch });
 const BODY = { source: { promptId: 'welcome', version: '1.0.0' }, variables: { name: 'Ada' } };
 
 test('posts the run asking for events, with the token, and hands over start, each delta and the ended run', async () => {
