@@ -219,7 +219,11 @@ export function Playground({ detail, draft }: { detail: PromptDetail; draft?: Ed
             run={runs.get(c.id) ?? IDLE}
             blocked={blockedReason(c.source)}
             removable={columns.length > 1}
-            onSource={(source) => setColumns(columns.map((other) => (other.id === c.id ? { ...other, source } : other)))}
+            onSource={(source) => {
+              // The output shown is always the output of what the column says it runs.
+              forget(c.id);
+              setColumns(columns.map((other) => (other.id === c.id ? { ...other, source } : other)));
+            }}
             onRemove={() => {
               forget(c.id);
               setColumns(columns.filter((other) => other.id !== c.id));

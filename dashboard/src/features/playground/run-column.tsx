@@ -81,7 +81,7 @@ function phaseText(run: ColumnRun): string {
     case 'waiting':
       return 'Running…';
     case 'streaming':
-      return `Writing… ${run.model ? `(${run.model})` : ''}`;
+      return `Writing…${run.model ? ` (${run.model})` : ''}`;
     case 'ended':
       return `Done${run.run?.stopReason === 'max_tokens' ? ': stopped at the token limit' : ''}.`;
     case 'stopped':
