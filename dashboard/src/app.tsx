@@ -14,6 +14,7 @@ import { AuditPage } from './features/audit/audit-page';
 import { ComparePage } from './features/versions/compare-page';
 import { KeysPage } from './features/keys/keys-page';
 import { MembersPage } from './features/members/members-page';
+import { PlaygroundPage } from './features/playground/playground-page';
 import { PromptPage } from './features/prompts/prompt-page';
 import { PromptsPage } from './features/prompts/prompts-page';
 import { ChangeRequestPage } from './features/change-requests/change-request-page';
@@ -315,6 +316,8 @@ function Page({ route }: { route: Route }) {
       return <PromptsPage />;
     case 'prompt':
       return <PromptPage key={route.promptId} promptId={route.promptId} />;
+    case 'playground':
+      return <PlaygroundPage key={route.promptId} promptId={route.promptId} />;
     case 'version':
       return <VersionPage key={`${route.promptId}@${route.version}`} promptId={route.promptId} version={route.version} />;
     case 'compare':

@@ -4,6 +4,7 @@ import * as changeRequests from '../../../lambda/management-api/handlers/change-
 import * as keys from '../../../lambda/management-api/handlers/key-contracts';
 import * as members from '../../../lambda/management-api/handlers/member-contracts';
 import * as prompts from '../../../lambda/management-api/handlers/prompt-contracts';
+import * as runs from '../../../lambda/management-api/handlers/run-contracts';
 import * as rollouts from '../../../lambda/management-api/handlers/rollout-contracts';
 import * as usage from '../../../lambda/management-api/handlers/usage-contracts';
 import * as webhooks from '../../../lambda/management-api/handlers/webhook-contracts';
@@ -11,6 +12,7 @@ import type { ChangeRequestState } from '../../../lambda/domain/change-request';
 import { ApiProblem } from '../logic/api-errors';
 import type { Role } from '../logic/roles';
 import { createCaller } from './call';
+import { createRunStreamer } from './run-stream';
 import type {
   AccountChange,
   KeyChange,
@@ -148,6 +150,15 @@ export function createApi({ token, onUnauthorized }: ApiOptions) {
     /** The last 100 attempts, newest first. */
     webhookDeliveries: async (accountId: string, webhookId: string) =>
       (await call(webhooks.listDeliveries, { params: { accountId, webhookId } })).body.deliveries,
+
+    /** The stack's catalog of models a run may name. */
+    models: async (accountId: string) => (await call(runs.listModels, { params: inAccount(accountId) })).body.models,
+    /** Runs a prompt, read as the model writes (run-stream.ts); aborting `signal` stops it. */
+    runStream: createRunStreamer({ token, onUnauthorized }),
+    /** One prompt's runs, newest first, 50 a page, without their messages; `before` is the `next` of the page before. */
+    runs: async (accountId: string, promptId: string, before?: string) =>
+      (await call(runs.listRuns, { params: inAccount(accountId), query: { promptId, ...(before === undefined ? {} : { before }) } })).body,
+    run: async (accountId: string, runId: string) => (await call(runs.readRun, { params: { accountId, runId } })).body.run,
 
     usage: async (accountId: string, month: string) => (await call(usage.readUsage, { params: inAccount(accountId), query: { month } })).body,
 

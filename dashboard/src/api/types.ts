@@ -5,6 +5,7 @@ import type * as changeRequests from '../../../lambda/management-api/handlers/ch
 import type * as keys from '../../../lambda/management-api/handlers/key-contracts';
 import type * as members from '../../../lambda/management-api/handlers/member-contracts';
 import type * as prompts from '../../../lambda/management-api/handlers/prompt-contracts';
+import type * as runs from '../../../lambda/management-api/handlers/run-contracts';
 import type * as rollouts from '../../../lambda/management-api/handlers/rollout-contracts';
 import type * as usage from '../../../lambda/management-api/handlers/usage-contracts';
 import type * as webhooks from '../../../lambda/management-api/handlers/webhook-contracts';
@@ -80,3 +81,14 @@ export type NewWebhook = RequestBody<typeof webhooks.createWebhook>;
 export type WebhookChange = RequestBody<typeof webhooks.updateWebhook>;
 /** One attempt to deliver an event to a webhook; `status` null when no answer came. */
 export type WebhookDelivery = AnswerBody<typeof webhooks.listDeliveries, 200>['deliveries'][number];
+
+/** A run of a prompt on a model (docs/runs.md "Runs"): its output, usage, cost and times; `messages` what was sent. */
+export type Run = AnswerBody<typeof runs.readRun, 200>['run'];
+/** A run as the runs list shows it: without its messages. */
+export type RunSummary = AnswerBody<typeof runs.listRuns, 200>['runs'][number];
+export type RunsPage = AnswerBody<typeof runs.listRuns, 200>;
+export type RunRequest = RequestBody<typeof runs.runPrompt>;
+/** What the stream says first: the run's id, and the model and provider it runs on. */
+export type RunStart = { readonly runId: string; readonly model: string; readonly provider: Run['provider'] };
+/** A model of the stack's catalog. */
+export type Model = AnswerBody<typeof runs.listModels, 200>['models'][number];

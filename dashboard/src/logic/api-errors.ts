@@ -18,6 +18,8 @@ export class ApiProblem extends Error {
     message: string,
     readonly field?: string,
     readonly current?: SavedBy,
+    /** A 429 BUDGET_EXCEEDED: the month's model tokens counted or held, and the budget. */
+    readonly budget?: { readonly used: number; readonly limit: number },
   ) {
     super(message);
   }
@@ -28,7 +30,8 @@ export function problemFromAnswer(status: number, body: unknown): ApiProblem {
   const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const current = typeof fields.current === 'object' && fields.current !== null ? (fields.current as SavedBy) : undefined;
-  return new ApiProblem(status, text(fields.code) ?? codeForStatus(status), text(fields.error) ?? '', text(fields.field), current);
+  const budget = typeof fields.used === 'number' && typeof fields.limit === 'number' ? { used: fields.used, limit: fields.limit } : undefined;
+  return new ApiProblem(status, text(fields.code) ?? codeForStatus(status), text(fields.error) ?? '', text(fields.field), current, budget);
 }
 
 function codeForStatus(status: number): string {
@@ -39,6 +42,7 @@ function codeForStatus(status: number): string {
   if (status === 412) return 'PRECONDITION_FAILED';
   if (status === 413) return 'PAYLOAD_TOO_LARGE';
   if (status === 428) return 'PRECONDITION_REQUIRED';
+  if (status === 429) return 'RATE_LIMITED';
   if (status === 503) return 'SERVICE_UNAVAILABLE';
   if (status >= 500) return 'INTERNAL_ERROR';
   return 'BAD_REQUEST';
@@ -78,6 +82,16 @@ export function problemInWords(problem: unknown, doing?: string): string {
       return `${failed}reload the page and try again.`;
     case 'PAYLOAD_TOO_LARGE':
       return `${failed}${detail || 'it is too large.'} Shorten the messages or the input data.`;
+    case 'BUDGET_EXCEEDED':
+      return problem.budget
+        ? `${failed}the account's monthly budget of model tokens is spent: ${problem.budget.used.toLocaleString('en-US')} of ${problem.budget.limit.toLocaleString('en-US')} tokens used or held by runs under way. An owner can raise it in Settings.`
+        : `${failed}the account's monthly budget of model tokens is spent. An owner can raise it in Settings.`;
+    case 'MODEL_THROTTLED':
+      return `${failed}the model is busy and refused the run after several tries. Try again in a moment.`;
+    case 'MODEL_TIMEOUT':
+      return `${failed}the model took too long to answer.`;
+    case 'MODEL_ERROR':
+      return `${failed}the model answered with an error${detail ? `: ${detail}` : '.'}`;
     case 'SERVICE_UNAVAILABLE':
     case 'INTERNAL_ERROR':
       return `${failed}the service could not answer just now. Nothing was lost: try again in a moment.`;

@@ -8,6 +8,7 @@ export type Route =
   | { readonly page: 'home' }
   | { readonly page: 'prompts'; readonly accountId: string }
   | { readonly page: 'prompt'; readonly accountId: string; readonly promptId: string }
+  | { readonly page: 'playground'; readonly accountId: string; readonly promptId: string }
   | { readonly page: 'version'; readonly accountId: string; readonly promptId: string; readonly version: string }
   | { readonly page: 'compare'; readonly accountId: string; readonly promptId: string; readonly from: string; readonly to: string }
   | { readonly page: 'change-request'; readonly accountId: string; readonly requestId: string }
@@ -49,6 +50,7 @@ export function parseRoute(hash: string): Route {
   if (section !== 'prompts') return promptId === undefined ? { page: section, accountId } : { page: 'home' };
   if (promptId === undefined) return { page: 'prompts', accountId };
   if (sub === undefined) return { page: 'prompt', accountId, promptId };
+  if (sub === 'playground' && version === undefined) return { page: 'playground', accountId, promptId };
   if (sub === 'versions' && version !== undefined && extra === undefined) return { page: 'version', accountId, promptId, version };
   if (sub === 'compare' && version !== undefined && extra !== undefined) return { page: 'compare', accountId, promptId, from: version, to: extra };
   return { page: 'prompt', accountId, promptId };
@@ -62,6 +64,8 @@ export function hrefOf(route: Route): string {
       return '#/';
     case 'prompt':
       return `#/accounts/${part(route.accountId)}/prompts/${part(route.promptId)}`;
+    case 'playground':
+      return `#/accounts/${part(route.accountId)}/prompts/${part(route.promptId)}/playground`;
     case 'version':
       return `#/accounts/${part(route.accountId)}/prompts/${part(route.promptId)}/versions/${part(route.version)}`;
     case 'compare':
@@ -76,7 +80,7 @@ export function hrefOf(route: Route): string {
 /** The section of the navigation a page belongs to. */
 export function sectionOf(route: Route): Section | undefined {
   if (route.page === 'home') return undefined;
-  if (route.page === 'prompt' || route.page === 'version' || route.page === 'compare') return 'prompts';
+  if (route.page === 'prompt' || route.page === 'playground' || route.page === 'version' || route.page === 'compare') return 'prompts';
   if (route.page === 'change-request') return 'change-requests';
   return route.page;
 }

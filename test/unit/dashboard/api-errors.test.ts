@@ -27,11 +27,30 @@ describe('API errors in words', () => {
       [428, 'PRECONDITION_REQUIRED'],
       [503, 'SERVICE_UNAVAILABLE'],
       [502, 'INTERNAL_ERROR'],
+      [429, 'BUDGET_EXCEEDED'],
+      [502, 'MODEL_ERROR'],
+      [503, 'MODEL_THROTTLED'],
+      [504, 'MODEL_TIMEOUT'],
     ] as const) {
       const words = problemInWords(problemFromAnswer(status, { code, error: 'x' }), 'Doing it');
       expect(words).not.toContain(code);
       expect(words).not.toContain(String(status));
     }
+  });
+
+  test('a run the budget cannot cover says the tokens used or held and the budget, and who can raise it', () => {
+    const problem = problemFromAnswer(429, { error: 'spent', code: 'BUDGET_EXCEEDED', used: 1234567, limit: 1000000 });
+    expect(problemInWords(problem, 'Running')).toBe(
+      "Running failed: the account's monthly budget of model tokens is spent: 1,234,567 of 1,000,000 tokens used or held by runs under way. An owner can raise it in Settings.",
+    );
+  });
+
+  test("a model's error keeps the provider's words; a throttled or slow model says what to do", () => {
+    expect(problemInWords(problemFromAnswer(502, { error: 'the model does not take images', code: 'MODEL_ERROR' }), 'Running')).toBe(
+      'Running failed: the model answered with an error: The model does not take images.',
+    );
+    expect(problemInWords(problemFromAnswer(503, { error: 'x', code: 'MODEL_THROTTLED' }))).toMatch(/busy.*Try again in a moment/);
+    expect(problemInWords(problemFromAnswer(504, { error: 'x', code: 'MODEL_TIMEOUT' }), 'Running')).toBe('Running failed: the model took too long to answer.');
   });
 
   test('an answer that is not JSON still becomes words', () => {

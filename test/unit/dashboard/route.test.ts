@@ -5,6 +5,7 @@ describe('dashboard routes in the address fragment', () => {
     { page: 'home' },
     { page: 'prompts', accountId: 'acme' },
     { page: 'prompt', accountId: 'acme', promptId: 'web.welcome-email' },
+    { page: 'playground', accountId: 'acme', promptId: 'welcome' },
     { page: 'version', accountId: 'acme', promptId: 'welcome', version: '1.0.1' },
     { page: 'compare', accountId: 'acme', promptId: 'welcome', from: '1.0.0', to: '1.0.1' },
     { page: 'keys', accountId: 'acme' },

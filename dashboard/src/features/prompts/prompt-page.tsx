@@ -28,7 +28,15 @@ export function PromptPage({ promptId }: { promptId: string }) {
       <p class="breadcrumb">
         <a href={hrefOf({ page: 'prompts', accountId: account.accountId })}>Prompts</a> / <span class="mono">{detail.promptId}</span>
       </p>
-      <PageTitle>{detail.promptName}</PageTitle>
+      <PageTitle
+        actions={
+          <a class="button plain" href={hrefOf({ page: 'playground', accountId: account.accountId, promptId })}>
+            Playground
+          </a>
+        }
+      >
+        {detail.promptName}
+      </PageTitle>
       <p class="muted">
         <span class="mono">{detail.promptId}</span> · latest published: <strong class="mono">{detail.latestVersion ?? 'none'}</strong>
         {detail.deleted ? (

@@ -3,6 +3,7 @@ import type { AccountSettings } from '../../api/types';
 import { useAction, useId } from '../../components/hooks';
 import { Button, Control, DeniedNote, ErrorNote, isFieldProblem, Loading, PageTitle } from '../../components/ui';
 import { approvalLabelsFromText, approvalSettingsProblem } from './approval-settings';
+import { ModelBudgetForm } from './model-budget';
 import { denial } from '../../logic/roles';
 import { useWorkspace } from '../../workspace';
 
@@ -25,6 +26,7 @@ export function SettingsPage() {
             <dd>{settings.protectedLabels.length === 0 ? 'none' : settings.protectedLabels.join(', ')} (moved by admins and owners only)</dd>
           </dl>
           <ApprovalsForm settings={settings} />
+          <ModelBudgetForm settings={settings} />
         </>
       ) : (
         <Loading what="the settings" />

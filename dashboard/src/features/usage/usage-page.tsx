@@ -7,7 +7,7 @@ import { useWorkspace } from '../../workspace';
 
 /** Each key's requests this month against its limit, and per UTC day. */
 export function UsagePage() {
-  const { api, account } = useWorkspace();
+  const { api, account, settings } = useWorkspace();
   const months = recentMonths(new Date());
   const [month, setMonth] = useState(months[0] ?? '');
   const usage = useLoad(() => api.usage(account.accountId, month), [api, account.accountId, month]);
@@ -32,6 +32,14 @@ export function UsagePage() {
       </div>
       {usage.loading ? <Loading what="usage" /> : null}
       <ErrorNote problem={usage.problem} doing="Reading the usage" />
+      {usage.data ? (
+        <ModelTokensPanel
+          tokens={usage.data.modelTokens}
+          byDay={usage.data.modelTokensByDay}
+          month={usage.data.month}
+          budget={usage.data.month === months[0] ? settings?.models.monthlyTokens : undefined}
+        />
+      ) : null}
       {usage.data && usage.data.keys.length === 0 ? <p>No keys yet, so no usage.</p> : null}
       {usage.data?.keys.map((key) => (
         <KeyUsagePanel key={key.keyId} usage={key} month={usage.data?.month ?? month} daysKept={months.slice(0, 2).includes(usage.data?.month ?? month)} />
@@ -62,16 +70,46 @@ function KeyUsagePanel({ usage, month, daysKept }: { usage: KeyUsage; month: str
       {days === null ? (
         <p class="muted">Per-day counts are kept for this month and the one before only.</p>
       ) : (
-        <DayChart title={title} month={month} days={days} />
+        <DayChart title={title} month={month} days={days} unit="requests" />
       )}
     </section>
   );
 }
 
-function DayChart({ title, month, days }: { title: string; month: string; days: Readonly<Record<string, number>> }) {
+/** The tokens of runs this month (input and output), against the account's budget when it has one (docs/runs.md "Budget"). */
+function ModelTokensPanel({
+  tokens,
+  byDay,
+  month,
+  budget,
+}: {
+  tokens: number;
+  byDay: Readonly<Record<string, number>>;
+  month: string;
+  budget: number | null | undefined;
+}) {
+  return (
+    <section class="card" aria-labelledby="usage-model-tokens">
+      <h2 id="usage-model-tokens">Model tokens</h2>
+      <p>
+        {budget ? (
+          <>
+            <meter min={0} max={budget} value={Math.min(tokens, budget)} high={budget * 0.8} aria-label={`Model tokens used of the budget in ${month}`} />{' '}
+          </>
+        ) : null}
+        <strong>{tokens.toLocaleString('en-US')}</strong> tokens of runs in {month}
+        {budget ? ` of a budget of ${budget.toLocaleString('en-US')} (${usedShare(tokens, budget)}%)` : budget === null ? ' (no budget set)' : ''}
+        {budget && tokens >= budget ? <strong class="warn-text"> · budget spent: runs are refused</strong> : null}
+      </p>
+      <DayChart title="runs" month={month} days={byDay} unit="model tokens" />
+    </section>
+  );
+}
+
+function DayChart({ title, month, days, unit }: { title: string; month: string; days: Readonly<Record<string, number>>; unit: 'requests' | 'model tokens' }) {
   const chart = chartGeometry(month, days);
   const busiest = chart.bars.reduce((top, bar) => (bar.count > top.count ? bar : top), chart.bars[0] ?? { day: 1, count: 0 });
-  const summary = `Requests per day for ${title} in ${month}: ${chart.total.toLocaleString()} in all${chart.total > 0 ? `, most on day ${busiest.day} (${busiest.count})` : ''}.`;
+  const summary = `${unit === 'requests' ? 'Requests' : 'Model tokens'} per day for ${title} in ${month}: ${chart.total.toLocaleString()} in all${chart.total > 0 ? `, most on day ${busiest.day} (${busiest.count})` : ''}.`;
   return (
     <figure class="chart">
       <svg viewBox={`0 0 ${chart.width} ${chart.height}`} role="img" aria-label={summary} width="100%" preserveAspectRatio="xMinYMin meet">
@@ -86,7 +124,7 @@ function DayChart({ title, month, days }: { title: string; month: string; days: 
         {chart.bars.map((bar) => (
           <g key={bar.day}>
             <rect class="bar" x={bar.x} y={bar.y} width={bar.width} height={Math.max(bar.height, bar.count > 0 ? 1 : 0)}>
-              <title>{`${month}-${String(bar.day).padStart(2, '0')}: ${bar.count} requests`}</title>
+              <title>{`${month}-${String(bar.day).padStart(2, '0')}: ${bar.count} ${unit}`}</title>
             </rect>
             {bar.day === 1 || bar.day % 5 === 0 ? (
               <text class="day" x={bar.x + bar.width / 2} y={chart.height - 6} text-anchor="middle">

@@ -17,6 +17,7 @@ import { readUnsavedDraft, type UnsavedDraft, unsavedDraftKey, writeUnsavedDraft
 import { useWorkspace } from '../../workspace';
 import { type Conflict, ConflictPanel } from './conflict-panel';
 import { Preview, useSampleValues } from './preview';
+import { Playground } from '../playground/playground';
 
 const LEAVE_QUESTION = 'This draft has unsaved changes. Leave without saving them?';
 
@@ -57,6 +58,7 @@ export function DraftEditor({
   const [problems, setProblems] = useState<Partial<Record<DraftField, string>>>({});
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
+  const [playing, setPlaying] = useState(false);
   const dirty = !sameContent(form, formOf(base));
   const denied = denial(role, 'edit drafts');
   const locked =
@@ -299,6 +301,14 @@ export function DraftEditor({
         deniedId={`${deniedId}-publish`}
         publish={publish}
       />
+      <section aria-labelledby="editor-playground-title" class="editor-playground">
+        <h2 id="editor-playground-title">Playground</h2>
+        <p class="muted">Run this draft as it is in the editor, saved or not, beside versions and labels of the prompt, on the same variables.</p>
+        <Button aria-expanded={playing ? 'true' : 'false'} onClick={() => setPlaying(!playing)}>
+          {playing ? 'Close the Playground' : 'Open the Playground'}
+        </Button>
+        {playing && detail ? <Playground detail={detail} draft={{ version: stored.version, content: formContent }} /> : null}
+      </section>
       <ConfirmDialog
         open={confirmDelete}
         title={`Delete draft ${stored.version}?`}
