@@ -350,7 +350,7 @@ describe('the synthesized policies', () => {
       ...(access.bus ? [{ sid: 'EventBus', on: 'eventBus', actions: sorted(access.bus), partitions: [] }] : []),
       ...(access.deliveryQueue ? [{ sid: 'DeliveryQueue', on: 'deliveryQueue', actions: sorted(access.deliveryQueue), partitions: [] }] : []),
       ...(access.webhookKey ? [{ sid: 'WebhookSecretsKey', on: 'webhookKey', actions: sorted(access.webhookKey), partitions: [] }] : []),
-      // The default catalog's models, and no endpoint key: it names none (test/runs/run-stack.test.ts has one that does).
+      // The default catalog's models, and no endpoint key: it names none (test/stack/run-stack.test.ts has one that does).
       ...(access.models ? [{ sid: 'Models', on: 'catalogModels', actions: sorted(access.models), partitions: [] }] : []),
       ...(EVENT_SOURCE_RIGHTS[id] ?? []),
     ];
