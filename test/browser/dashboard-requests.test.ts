@@ -103,7 +103,8 @@ test('an owner chooses which labels need approval and how many; an admin sees th
 
   const admin = await harness.signedIn(rita);
   await admin.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Settings' }).click();
-  await admin.getByText('Admins cannot change account settings: that needs an owner of this account.').waitFor();
+  // Each of the page's settings (approvals, the model budget) says why it is read-only, beside its own controls.
+  await admin.getByRole('region', { name: 'Approvals' }).getByText('Admins cannot change account settings: that needs an owner of this account.').waitFor();
   expect(await textbox(admin, 'Labels that need approval').isDisabled()).toBe(true);
   await expect(textbox(admin, 'Labels that need approval').inputValue()).resolves.toBe('production');
   expect(await admin.getByRole('combobox', { name: 'Approvals needed' }).isDisabled()).toBe(true);
