@@ -6,9 +6,8 @@ module.exports = {
   // jest's default keeps a core for itself: one worker on a 2-core CI machine, the whole suite in series. A test
   // file mostly waits on the stacks, stores, browsers and linters it starts, so each core gets a worker.
   maxWorkers: Math.max(2, availableParallelism()),
-  // Files that start services and count their answers (and those marked `@run-alone`) one at a time in the main
-  // process; meanwhile the stack's, unit and OpenAPI files on the workers, at the lowest priority
-  // (test/support/alone-first-runner.js, shared-files-yield.ts).
+  // Files that start services and count their answers (and those marked `@run-alone`) first, one at a time; then
+  // the stack's, unit and OpenAPI files side by side (test/support/alone-first-runner.js).
   runner: '<rootDir>/test/support/alone-first-runner.js',
   // How long a test or hook may run before jest calls it hung (jest's default is 5 s). It bounds no behaviour:
   // a test about time measures it and says so. Beside another file, a test gets half the CPU it had in series,
@@ -19,7 +18,7 @@ module.exports = {
   setupFiles: ['<rootDir>/test/support/jest-env.ts'],
   // Every log line of the run is captured (and kept off the terminal); the key-leak reporter checks them all.
   globalSetup: '<rootDir>/test/support/log-capture-global.ts',
-  setupFilesAfterEnv: ['<rootDir>/test/support/log-capture-setup.ts', '<rootDir>/test/support/shared-files-yield.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/support/log-capture-setup.ts'],
   reporters: ['<rootDir>/test/support/key-leak-reporter.js', 'default', '<rootDir>/test/support/summary-reporter.js'],
   // Middy ships ESM only; swc turns it (and our TypeScript) into CommonJS for jest.
   transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },

@@ -1,12 +1,11 @@
 /**
- * jest's own runner in two lanes at once. In the main process, one at a time, every file that starts a service
- * and counts its answers (the folders not named in SHARING_FOLDERS), and any file whose leading docblock has
- * `@run-alone <why>`: their assertions are about time and exact counts (an answer within 5 s under a stalled
- * store, none of 1,000 requests a 503), and another file's CPU would be in their numbers. Beside them, the files
- * of SHARING_FOLDERS, whose tests time nothing (templates, linters, pure functions), on jest's workers (maxWorkers
- * in jest.config.js), each worker at the lowest priority (shared-files-yield.ts): the stack's synth, cdk-nag,
- * cfn-guard and cfn-lint, most of the suite's CPU, take only what the first lane leaves (they ran after it,
- * with a core idle for most of it: 27.5 min for the whole of .ci/run).
+ * jest's own runner in two phases. First, one at a time with no other test file running, every file that
+ * starts a service and counts its answers (the folders not named in SHARING_FOLDERS), and any file whose
+ * leading docblock has `@run-alone <why>`: their assertions are about time and exact counts (an answer within
+ * 5 s under a stalled store, none of 1,000 requests a 503), and another file's CPU would be in their numbers.
+ * Then the files of SHARING_FOLDERS, whose tests time nothing (templates, linters, pure functions), on all of
+ * jest's workers (maxWorkers in jest.config.js): the stack's synth, cdk-nag, cfn-guard and cfn-lint are most
+ * of the suite's CPU.
  */
 const { readFileSync } = require('node:fs');
 const { relative, resolve, sep } = require('node:path');
@@ -35,10 +34,8 @@ class AloneFirstRunner extends TestRunner {
     if (options.serial) return super.runTests(tests, watcher, options);
     const alone = tests.filter((test) => runsAlone(test.path));
     const shared = tests.filter((test) => !alone.includes(test));
-    await Promise.all([
-      alone.length > 0 ? super.runTests(alone, watcher, { ...options, serial: true }) : undefined,
-      shared.length > 0 ? super.runTests(shared, watcher, options) : undefined,
-    ]);
+    if (alone.length > 0) await super.runTests(alone, watcher, { ...options, serial: true });
+    if (shared.length > 0) await super.runTests(shared, watcher, options);
   }
 }
 
