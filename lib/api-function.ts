@@ -98,6 +98,12 @@ export interface ApiFunctionProps {
   readonly logRemovalPolicy: RemovalPolicy;
   /** API_TIMEOUT unless given: a function that answers no caller (lib/rollout-automation.ts) may take longer. */
   readonly timeout?: Duration;
+  /**
+   * Packages of CREDENTIAL_SOURCES_LEFT_OUT this function's code imports at load, not only when asked for: bundled
+   * after all (the model SDK's client imports `@aws-sdk/token-providers` for Bedrock's bearer tokens), as an ES module
+   * in Lambda resolves no package the bundle does not hold.
+   */
+  readonly bundledAfterAll?: readonly string[];
   /** Executions reserved for the function, which it never exceeds (the `reservedConcurrency` setting); none when absent. */
   readonly reservedConcurrency?: number;
   /** How Lambda handles a failed asynchronous invocation (an EventBridge rule's): retries, how long, and where it goes then. */
@@ -160,7 +166,7 @@ export class ApiFunction extends Construct {
         sourceMap: true,
         mainFields: ['module', 'main'],
         // Bundle the AWS SDK too: one file to load is a faster cold start than the runtime's copy.
-        externalModules: CREDENTIAL_SOURCES_LEFT_OUT,
+        externalModules: CREDENTIAL_SOURCES_LEFT_OUT.filter((name) => !props.bundledAfterAll?.includes(name)),
         banner: ESM_REQUIRE_BANNER,
         // esbuild is a dev dependency; Docker is neither needed nor available.
         forceDockerBundling: false,

@@ -104,7 +104,7 @@ export class ManagementApi extends Construct {
         },
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
-        ...(spec.streaming ? { timeout: STREAMING_TIMEOUT } : {}),
+        ...(spec.streaming ? { timeout: STREAMING_TIMEOUT, bundledAfterAll: ['@aws-sdk/token-providers'] } : {}),
       });
       // Each function holds what its own routes call (lib/function-access.ts): only the members function the pool.
       const access = accessOf(spec.id);

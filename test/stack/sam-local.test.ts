@@ -156,7 +156,7 @@ interface BundleResult {
  * with plain `node`: what Lambda (or SAM's container) does with the zip. Anything the bundle failed to
  * include would fail to import here.
  */
-async function invokeBundle<Result = BundleResult>(samId: string, event: object, env: Record<string, string>): Promise<Result> {
+async function invokeBundle<Result = BundleResult>(samId: string, event: object, env: Record<string, string>, streaming = false): Promise<Result> {
   const { resource } = functionFor(samId);
   const [file, exportName] = String(resource.Properties.Handler).split('.');
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prompt-service-bundle-'));
@@ -171,8 +171,25 @@ async function invokeBundle<Result = BundleResult>(samId: string, event: object,
     if (typeof handler !== 'function') throw new Error('no exported handler');
     const context = { awsRequestId: 'sam-local-test', functionName: ${JSON.stringify(samId)},
       getRemainingTimeInMillis: () => 10000, callbackWaitsForEmptyEventLoop: false };
-    const result = await handler(JSON.parse(readFileSync(${JSON.stringify(eventFile)}, 'utf8')), context);
+    const event = JSON.parse(readFileSync(${JSON.stringify(eventFile)}, 'utf8'));
+    const result = ${streaming} ? await streamed(handler, event, context) : await handler(event, context);
     writeFileSync(${JSON.stringify(resultFile)}, JSON.stringify(result));
+  `;
+  // A response-streaming function is invoked with a stream to write to, its status and headers first: here the
+  // runtime's two helpers, as Lambda's Node.js runtime gives them (globalThis.awslambda), set before the bundle loads.
+  const streamingRuntime = `
+    import { Writable } from 'node:stream';
+    let prelude;
+    globalThis.awslambda = {
+      streamifyResponse: (fn) => fn,
+      HttpResponseStream: { from: (stream, metadata) => { prelude = metadata; return stream; } },
+    };
+    async function streamed(handler, event, context) {
+      const chunks = [];
+      const stream = new Writable({ write(chunk, _encoding, done) { chunks.push(Buffer.from(chunk)); done(); } });
+      await handler(event, stream, context);
+      return { statusCode: prelude?.statusCode, headers: prelude?.headers, body: Buffer.concat(chunks).toString('utf8') };
+    }
   `;
   const variables = (resource.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
   // The template's literal settings, as SAM passes them; references (the table, the pool) come from `env`.
@@ -184,7 +201,8 @@ async function invokeBundle<Result = BundleResult>(samId: string, event: object,
     ...env,
   };
   try {
-    await run(process.execPath, ['--input-type=module', '-e', script], { cwd: runDir, env: childEnv, timeout: 20_000 });
+    const program = streaming ? `${streamingRuntime}\n${script}` : script;
+    await run(process.execPath, ['--input-type=module', '-e', program], { cwd: runDir, env: childEnv, timeout: 20_000 });
     return JSON.parse(fs.readFileSync(resultFile, 'utf8')) as Result;
   } finally {
     fs.rmSync(runDir, { recursive: true, force: true });
@@ -481,6 +499,19 @@ describe('the management bundles, run with plain node on their sample-events/ fi
     },
     30_000,
   );
+
+  it('run-prompts.json is answered by RunPromptsFunction, a response-streaming function, with 200 and the catalog: its bundle holds every package it imports at load', async () => {
+    const event = readEvent('run-prompts.json');
+    expect(samIdBehindMethod(event.httpMethod, event.resource)).toBe('RunPromptsFunction');
+    const result = await invokeBundle(
+      'RunPromptsFunction',
+      event,
+      { TABLE_NAME: store.tableName, DYNAMODB_ENDPOINT: store.endpoint, USER_POOL_ID: 'us-east-1_EXAMPLE' },
+      true,
+    );
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toContain('"models"');
+  }, 30_000);
 
   it("answers an event without the authorizer's claims with 401: what `sam local start-api` would send, as it runs no Cognito authorizer", async () => {
     const { authorizer: _claims, ...requestContext } = readEvent('manage-accounts.json').requestContext;
