@@ -68,7 +68,9 @@ function environmentOf(resource: FunctionResource): Record<string, string> {
 
 /** One fresh Node process importing the bundle as Lambda's runtime would, with the environment the stack gives it. */
 function loadOnce(bundle: string, environment: Record<string, string>): number {
-  const script = `const t = performance.now(); await import(${JSON.stringify(`file://${bundle}`)}); process.stdout.write(String(performance.now() - t));`;
+  // Lambda's Node.js runtime gives a response-streaming function (the run function) its helpers as a global.
+  const runtime = 'globalThis.awslambda = { streamifyResponse: (fn) => fn, HttpResponseStream: { from: (stream) => stream } };';
+  const script = `${runtime} const t = performance.now(); await import(${JSON.stringify(`file://${bundle}`)}); process.stdout.write(String(performance.now() - t));`;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     env: {
       ...environment,
