@@ -52,8 +52,16 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
     return reply.body === undefined ? emptyResponse(reply.status, headers) : jsonResponse(reply.status, reply.body, headers);
   };
 
+  return managementChain<ManagementContext>(deps, routes).handler(dispatch);
+}
+
+/**
+ * The management chain's middleware, in the order above, for a handler to finish: every management function's,
+ * and the run function's (streaming-handler.ts), whose context carries its answer's stream too.
+ */
+export function managementChain<Context extends ManagementContext>(deps: ManagementDependencies, routes: readonly ManagementRoute[]) {
   return (
-    middy<ApiEvent, ApiResult, Error, ManagementContext>()
+    middy<ApiEvent, ApiResult, Error, Context>()
       // logEvent: false, whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event holds the caller's token.
       .use(injectLambdaContext(deps.telemetry.logger, { logEvent: false, resetKeys: true }))
       .use(requestLog(deps.telemetry))
@@ -70,6 +78,5 @@ export function createManagementHandler(deps: ManagementDependencies, routes: re
       .use(pathParameters())
       .use(roleCheck())
       .use(validBody())
-      .handler(dispatch)
   );
 }

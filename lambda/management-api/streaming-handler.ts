@@ -1,30 +1,15 @@
 import type { Readable } from 'node:stream';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { errorHandler } from '../http/error-handler';
 import type { ApiEvent, ApiResult } from '../http/http-event';
 import { emptyResponse, jsonResponse } from '../http/responses';
-import { storeDeadline } from '../http/store-deadline';
 import type { Models } from '../models/models';
 import type { ManagementContext } from './management-context';
-import type { ManagementDependencies } from './management-handler';
-import { answerBudget } from './middleware/answer-budget';
-import { sentBody, validBody } from './middleware/body';
-import { signedIn } from './middleware/caller';
-import { membership } from './middleware/membership';
-import { operationErrors } from './middleware/operation-errors';
-import { operations } from './middleware/operations';
-import { pathParameters } from './middleware/path-parameters';
-import { refusalAudit } from './middleware/refusal-audit';
-import { requestLog } from './middleware/request-log';
-import { roleCheck } from './middleware/role';
-import { routeLookup } from './middleware/route-lookup';
+import { type ManagementDependencies, managementChain } from './management-handler';
 import { headersOf, queryOf } from './name-table';
 import type { ManagementRoute } from './route';
 
 /**
- * The run function's chain (RunPrompts): the management chain's middleware, step for step (management-handler.ts),
+ * The run function's chain (RunPrompts): the management chain's middleware, the same chain (management-handler.ts managementChain),
  * with two differences. Its handlers get the stack's models. And a handler's answer is not held to the answer's
  * budget, as a run's is the model's time: the steps before it are (the caller, the membership, the refusal's
  * record), and so are the run's own reads and its reservation (the request's store deadline). An answer may be a
@@ -68,24 +53,7 @@ export function createStreamingManagementHandler(deps: RunDependencies, routes: 
     return reply.body === undefined ? emptyResponse(reply.status, headers) : jsonResponse(reply.status, reply.body, headers);
   };
 
-  const chain = middy<ApiEvent, ApiResult, Error, StreamingContext>()
-    // logEvent: false, whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event holds the caller's token.
-    .use(injectLambdaContext(deps.telemetry.logger, { logEvent: false, resetKeys: true }))
-    .use(requestLog(deps.telemetry))
-    .use(storeDeadline())
-    .use(errorHandler())
-    .use(operationErrors())
-    .use(answerBudget())
-    .use(refusalAudit())
-    .use(signedIn())
-    .use(routeLookup(routes))
-    .use(operations(deps.table, deps.directory, deps.webhooks))
-    .use(membership())
-    .use(sentBody())
-    .use(pathParameters())
-    .use(roleCheck())
-    .use(validBody())
-    .handler(dispatch);
+  const chain = managementChain<StreamingContext>(deps, routes).handler(dispatch);
 
   return async (event, context) => {
     const streaming: StreamingContext = Object.assign(context, { replyStream: undefined });
